@@ -1,0 +1,143 @@
+package board
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Board is a board as stored: its identity, owner, sharing and phase
+// configuration, and the version counter that sync moves.
+type Board struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	OwnerEmail    string    `json:"ownerEmail"`
+	InvitedEmails []string  `json:"invitedEmails"`
+	CreatedAt     time.Time `json:"createdAt"`
+	// UpdatedAt is the ISO 8601 time the last push gave for the board (or the
+	// server's time when the push gave none).
+	UpdatedAt string  `json:"updatedAt"`
+	Version   int64   `json:"version"`
+	Phases    *Phases `json:"phases,omitempty"`
+}
+
+// Header is the board part of a pull answer.
+type Header struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Version   int64  `json:"version"`
+	UpdatedAt string `json:"updatedAt"`
+}
+
+// Header returns the pull-answer view of b.
+func (b *Board) Header() Header {
+	return Header{ID: b.ID, Name: b.Name, Version: b.Version, UpdatedAt: b.UpdatedAt}
+}
+
+// HasMember reports whether email owns b or is invited to it.
+func (b *Board) HasMember(email string) bool {
+	if b.OwnerEmail == email {
+		return true
+	}
+	for _, e := range b.InvitedEmails {
+		if e == email {
+			return true
+		}
+	}
+	return false
+}
+
+// Phases is a board's phase configuration. Each phase is a JSON object with
+// at least a string "id"; other keys (name, colour, …) belong to the client
+// and are kept as sent.
+type Phases struct {
+	Phases         []json.RawMessage `json:"phases"`
+	CurrentPhaseID string            `json:"currentPhaseId"`
+}
+
+// Note is a sticky note. On pull, Version is the board version that last
+// changed it and DeletedAt is null for a live note.
+type Note struct {
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	Content   string  `json:"content"`
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	Color     string  `json:"color"`
+	Type      string  `json:"type"`
+	UpdatedAt string  `json:"updatedAt"`
+	Version   int64   `json:"version"`
+	DeletedAt *string `json:"deletedAt"`
+}
+
+// TrackerItem is a tracker work item. The spec names id, key, type, summary
+// and updatedAt; description, status and parentId are Corkboard's additions
+// (docs/sync.md) so that generated children can point at their parent.
+type TrackerItem struct {
+	ID          string  `json:"id"`
+	Key         string  `json:"key"`
+	Type        string  `json:"type"`
+	Summary     string  `json:"summary"`
+	Description string  `json:"description,omitempty"`
+	Status      string  `json:"status,omitempty"`
+	ParentID    string  `json:"parentId,omitempty"`
+	UpdatedAt   string  `json:"updatedAt"`
+	Version     int64   `json:"version"`
+	DeletedAt   *string `json:"deletedAt"`
+}
+
+// Push is one batch of client mutations, applied atomically.
+type Push struct {
+	ClientVersion int64       `json:"clientVersion"`
+	Board         *BoardPatch `json:"board,omitempty"`
+	Notes         NoteChanges `json:"notes"`
+	TrackerItems  ItemChanges `json:"trackerItems"`
+}
+
+// BoardPatch carries the board fields a push may change.
+type BoardPatch struct {
+	Name      string `json:"name"`
+	UpdatedAt string `json:"updatedAt"`
+}
+
+// NoteChanges lists upserted notes and deleted note IDs.
+type NoteChanges struct {
+	Upserted []Note   `json:"upserted"`
+	Deleted  []string `json:"deleted"`
+}
+
+// ItemChanges lists upserted tracker items and deleted item IDs.
+type ItemChanges struct {
+	Upserted []TrackerItem `json:"upserted"`
+	Deleted  []string      `json:"deleted"`
+}
+
+// Empty reports whether p changes nothing.
+func (p *Push) Empty() bool {
+	return p.Board == nil && len(p.Notes.Upserted) == 0 && len(p.Notes.Deleted) == 0 &&
+		len(p.TrackerItems.Upserted) == 0 && len(p.TrackerItems.Deleted) == 0
+}
+
+// Changes is what a pull answers for since < serverVersion, and what a room
+// fans out after each applied push: every row changed after a version, the
+// IDs deleted after it, and the board header.
+type Changes struct {
+	Board                 Header        `json:"board"`
+	Notes                 []Note        `json:"notes"`
+	DeletedNoteIDs        []string      `json:"deletedNoteIds"`
+	TrackerItems          []TrackerItem `json:"trackerItems"`
+	DeletedTrackerItemIDs []string      `json:"deletedTrackerItemIds"`
+	ServerVersion         int64         `json:"serverVersion"`
+	// Reset is true when the client's since is older than the tombstone
+	// horizon: the answer is the full state and the client must drop rows it
+	// has that are not in it.
+	Reset bool `json:"reset,omitempty"`
+}
+
+// State is a whole board at one version: the board header, every live note
+// and every live tracker item. It is what a board snapshot holds.
+type State struct {
+	Board        Header        `json:"board"`
+	Phases       *Phases       `json:"phases,omitempty"`
+	Notes        []Note        `json:"notes"`
+	TrackerItems []TrackerItem `json:"trackerItems"`
+}

@@ -1,0 +1,238 @@
+package board
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits. "Characters" are Unicode code points throughout.
+const (
+	MaxUpsertedNotes   = 500   // spec: notes.upserted per push
+	MaxUpsertedItems   = 500   // spec: trackerItems.upserted per push
+	MaxNoteContent     = 30000 // spec: note content
+	MaxDeletedPerPush  = 5000  // Corkboard: deleted IDs per list per push
+	MaxIDLen           = 128   // note and tracker item IDs
+	MaxBoardIDLen      = 64
+	MaxTitleLen        = 1000
+	MaxShortField      = 64 // color, type, status, item key
+	MaxBoardNameLen    = 200
+	MaxItemSummaryLen  = 1000
+	MaxItemDescription = 30000
+	MaxCoordinate      = 1e9 // |x| and |y|
+	MaxEmailLen        = 254
+	MaxPhases          = 100
+	MaxPhaseBytes      = 4096 // one phase object, as JSON
+)
+
+// ValidBoardID reports whether id is 1 to 64 characters of A-Za-z0-9_-.
+func ValidBoardID(id string) bool {
+	if len(id) == 0 || len(id) > MaxBoardIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// NormalizeEmail trims and lower-cases an address and checks it is one bare
+// address (no display name, no CR/LF or other control characters). field
+// names the request field in the error.
+func NormalizeEmail(field, s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return "", FieldErrorf(field, "%s is required.", field)
+	}
+	if utf8.RuneCountInString(s) > MaxEmailLen {
+		return "", FieldErrorf(field, "%s must be at most %d characters.", field, MaxEmailLen)
+	}
+	for _, r := range s {
+		if r < 0x21 || r == 0x7f || r == ',' || r == ';' || r == '<' || r == '>' || r == '"' {
+			return "", FieldErrorf(field, "%s is not a valid e-mail address.", field)
+		}
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return "", FieldErrorf(field, "%s is not a valid e-mail address.", field)
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 1 || at == len(s)-1 || !strings.Contains(s[at+1:], ".") && s[at+1:] != "localhost" {
+		return "", FieldErrorf(field, "%s is not a valid e-mail address.", field)
+	}
+	return s, nil
+}
+
+// ValidateTimestamp checks an optional ISO 8601 (RFC 3339) timestamp.
+func ValidateTimestamp(field, s string) error {
+	if s == "" {
+		return nil
+	}
+	if len(s) > 64 {
+		return FieldErrorf(field, "%s must be an ISO 8601 timestamp.", field)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		return FieldErrorf(field, "%s must be an ISO 8601 timestamp such as 2026-11-22T10:00:00Z.", field)
+	}
+	return nil
+}
+
+func checkLen(field, s string, max int, required bool) error {
+	if required && s == "" {
+		return FieldErrorf(field, "%s is required.", field)
+	}
+	if !utf8.ValidString(s) {
+		return FieldErrorf(field, "%s must be valid UTF-8.", field)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return FieldErrorf(field, "%s must be at most %d characters (got %d).", field, max, n)
+	}
+	return nil
+}
+
+func checkCoord(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxCoordinate {
+		return FieldErrorf(field, "%s must be a finite number between -%g and %g.", field, float64(MaxCoordinate), float64(MaxCoordinate))
+	}
+	return nil
+}
+
+// Validate checks a note as upserted by a client; path is its place in the
+// request, e.g. "notes.upserted[17]".
+func (n *Note) Validate(path string) error {
+	for _, c := range []struct {
+		name string
+		v    string
+		max  int
+		req  bool
+	}{
+		{"id", n.ID, MaxIDLen, true},
+		{"title", n.Title, MaxTitleLen, false},
+		{"content", n.Content, MaxNoteContent, false},
+		{"color", n.Color, MaxShortField, false},
+		{"type", n.Type, MaxShortField, false},
+	} {
+		if err := checkLen(path+"."+c.name, c.v, c.max, c.req); err != nil {
+			return err
+		}
+	}
+	if err := checkCoord(path+".x", n.X); err != nil {
+		return err
+	}
+	if err := checkCoord(path+".y", n.Y); err != nil {
+		return err
+	}
+	return ValidateTimestamp(path+".updatedAt", n.UpdatedAt)
+}
+
+// Validate checks a tracker item as upserted by a client.
+func (it *TrackerItem) Validate(path string) error {
+	for _, c := range []struct {
+		name string
+		v    string
+		max  int
+		req  bool
+	}{
+		{"id", it.ID, MaxIDLen, true},
+		{"key", it.Key, MaxShortField, false},
+		{"type", it.Type, MaxShortField, false},
+		{"summary", it.Summary, MaxItemSummaryLen, false},
+		{"description", it.Description, MaxItemDescription, false},
+		{"status", it.Status, MaxShortField, false},
+		{"parentId", it.ParentID, MaxIDLen, false},
+	} {
+		if err := checkLen(path+"."+c.name, c.v, c.max, c.req); err != nil {
+			return err
+		}
+	}
+	return ValidateTimestamp(path+".updatedAt", it.UpdatedAt)
+}
+
+func validateIDs(path string, ids []string) error {
+	if len(ids) > MaxDeletedPerPush {
+		return FieldErrorf(path, "%s may list at most %d IDs (got %d).", path, MaxDeletedPerPush, len(ids))
+	}
+	for i, id := range ids {
+		if err := checkLen(fmt.Sprintf("%s[%d]", path, i), id, MaxIDLen, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks a whole push; the first problem is returned as an EINVALID
+// error naming its field. Nothing is applied when it fails.
+func (p *Push) Validate() error {
+	if p.ClientVersion < 0 {
+		return FieldErrorf("clientVersion", "clientVersion must be a non-negative integer.")
+	}
+	if p.Board != nil {
+		if err := checkLen("board.name", p.Board.Name, MaxBoardNameLen, false); err != nil {
+			return err
+		}
+		if err := ValidateTimestamp("board.updatedAt", p.Board.UpdatedAt); err != nil {
+			return err
+		}
+	}
+	if n := len(p.Notes.Upserted); n > MaxUpsertedNotes {
+		return FieldErrorf("notes.upserted", "notes.upserted may hold at most %d notes (got %d).", MaxUpsertedNotes, n)
+	}
+	if n := len(p.TrackerItems.Upserted); n > MaxUpsertedItems {
+		return FieldErrorf("trackerItems.upserted", "trackerItems.upserted may hold at most %d items (got %d).", MaxUpsertedItems, n)
+	}
+	for i := range p.Notes.Upserted {
+		if err := p.Notes.Upserted[i].Validate(fmt.Sprintf("notes.upserted[%d]", i)); err != nil {
+			return err
+		}
+	}
+	for i := range p.TrackerItems.Upserted {
+		if err := p.TrackerItems.Upserted[i].Validate(fmt.Sprintf("trackerItems.upserted[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if err := validateIDs("notes.deleted", p.Notes.Deleted); err != nil {
+		return err
+	}
+	return validateIDs("trackerItems.deleted", p.TrackerItems.Deleted)
+}
+
+// Validate checks a phase configuration: an array of objects each with a
+// non-empty, unique string id, and currentPhaseId one of them or empty.
+func (ph *Phases) Validate() error {
+	if len(ph.Phases) > MaxPhases {
+		return FieldErrorf("phases.phases", "phases.phases may hold at most %d phases.", MaxPhases)
+	}
+	seen := make(map[string]bool, len(ph.Phases))
+	for i, raw := range ph.Phases {
+		field := fmt.Sprintf("phases.phases[%d]", i)
+		if len(raw) > MaxPhaseBytes {
+			return FieldErrorf(field, "%s must be at most %d bytes of JSON.", field, MaxPhaseBytes)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+			return FieldErrorf(field, "%s must be an object.", field)
+		}
+		var id string
+		if err := json.Unmarshal(obj["id"], &id); err != nil || id == "" {
+			return FieldErrorf(field+".id", "%s.id must be a non-empty string.", field)
+		}
+		if err := checkLen(field+".id", id, MaxIDLen, true); err != nil {
+			return err
+		}
+		if seen[id] {
+			return FieldErrorf(field+".id", "%s.id %q is used by an earlier phase.", field, id)
+		}
+		seen[id] = true
+	}
+	if ph.CurrentPhaseID != "" && !seen[ph.CurrentPhaseID] {
+		return FieldErrorf("phases.currentPhaseId", "phases.currentPhaseId must be the id of one of the phases, or empty.")
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Config is everything the corkboard binary can be told, from flags or from
+// CORKBOARD_<FLAG> environment variables (a flag on the command line wins).
+type Config struct {
+	Addr          string
+	DataDir       string
+	PublicURL     string
+	TrustProxy    bool
+	SMTP          string
+	MailFrom      string
+	OTPEmailLimit string
+	OTPIPLimit    string
+	SessionMaxAge time.Duration
+	ShutdownGrace time.Duration
+	LogFormat     string
+}
+
+// newFlagSet declares every flag on fs, bound to cfg.
+func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("corkboard", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&cfg.DataDir, "data", "./data", "data folder; the bbolt file lives in it")
+	fs.StringVar(&cfg.PublicURL, "public-url", "http://localhost:8080", "the origin browsers use; Origin checks and links use it")
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "take the client IP from X-Forwarded-For (only behind a reverse proxy you run)")
+	fs.StringVar(&cfg.SMTP, "smtp", "", "smtp://user:pass@host:port (STARTTLS when offered) or smtps://…; empty: codes go to the log and <data>/outbox/")
+	fs.StringVar(&cfg.MailFrom, "mail-from", "Corkboard <noreply@localhost>", "sender of login e-mails")
+	fs.StringVar(&cfg.OTPEmailLimit, "otp-email-limit", "5/15m", "send-otp limit per e-mail address (count/window)")
+	fs.StringVar(&cfg.OTPIPLimit, "otp-ip-limit", "30/15m", "send-otp limit per client IP (count/window)")
+	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
+	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long in-flight requests may take to finish on shutdown")
+	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// envName is the environment variable for a flag: -public-url → CORKBOARD_PUBLIC_URL.
+func envName(flagName string) string {
+	return "CORKBOARD_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseConfig parses args, then fills every flag not given on the command
+// line from its environment variable.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Config, error) {
+	cfg := &Config{}
+	fs := newFlagSet(cfg, out)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see corkboard -h)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = fmt.Errorf("environment variable %s: %w", envName(f.Name), serr)
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		return nil, fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,111 @@
+// Command corkboard runs the Corkboard service: the HTTP API, live sockets
+// and the embedded bbolt store, in one process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"corkboard/auth"
+	"corkboard/persist"
+	"corkboard/transport"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, nil); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "corkboard:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the service and blocks until ctx is done, then shuts down in
+// order: HTTP (in-flight requests finish), rooms and sockets, storage. When
+// ready is non-nil it receives the listening address.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stdout)
+
+	db, err := persist.Open(cfg.DataDir)
+	if err != nil {
+		if errors.Is(err, persist.ErrLocked) {
+			return fmt.Errorf("%w: is another corkboard already running with -data %s?", err, cfg.DataDir)
+		}
+		return err
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			log.Error("close storage", "err", err)
+		}
+	}()
+
+	authSvc := &auth.Service{}
+
+	srv := transport.New(transport.Config{
+		PublicURL:   cfg.PublicURL,
+		TrustProxy:  cfg.TrustProxy,
+		DefaultPlan: "free",
+	}, transport.Deps{DB: db, Auth: authSvc}, log)
+
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		// ReadTimeout bounds a whole request body: the largest push is 64 MiB.
+		ReadTimeout: 2 * time.Minute,
+		// WriteTimeout is per response; streams and sockets extend their own
+		// deadlines with http.ResponseController.
+		WriteTimeout:   2 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	log.Info("corkboard listening", "addr", ln.Addr().String(), "publicURL", cfg.PublicURL, "data", db.Path())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutCtx); err != nil {
+		log.Warn("HTTP shutdown did not finish in time", "err", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func newLogger(cfg *Config, w io.Writer) *slog.Logger {
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}

@@ -1,0 +1,136 @@
+// Package persist is Corkboard's storage: the bbolt implementation of
+// everything the rest of the program keeps (users, sessions, one-time codes,
+// boards and their rows, changelog, usage). Methods speak board's domain types
+// and return *board.Error codes, never bbolt errors.
+package persist
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"corkboard/board"
+)
+
+// FileName is the bbolt file's name inside the data folder.
+const FileName = "corkboard.db"
+
+// Top-level buckets. Per-board rows live in nested buckets under bucketBoardRows.
+var (
+	bucketMeta      = []byte("meta")
+	bucketUsers     = []byte("users")
+	bucketSessions  = []byte("sessions")
+	bucketOTP       = []byte("otp")
+	bucketBoards    = []byte("boards")
+	bucketMembers   = []byte("members") // email 0x00 boardID → role
+	bucketBoardRows = []byte("board_rows")
+
+	keySecret = []byte("secret")
+)
+
+var topBuckets = [][]byte{bucketMeta, bucketUsers, bucketSessions, bucketOTP, bucketBoards, bucketMembers, bucketBoardRows}
+
+// ErrLocked is returned by Open when another process holds the data file.
+var ErrLocked = errors.New("the data file is in use by another corkboard process")
+
+// DB is the bbolt-backed store. It is safe for concurrent use.
+type DB struct {
+	bolt   *bbolt.DB
+	path   string
+	secret []byte
+
+	// Now is the clock; tests replace it before use.
+	Now func() time.Time
+}
+
+// Open opens (creating when needed) the bbolt file in dir. It fails within
+// about a second with ErrLocked when another process has the file open.
+func Open(dir string) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data folder %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, path: path, Now: time.Now}
+	if err := bdb.Update(func(tx *bbolt.Tx) error {
+		for _, name := range topBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if s := meta.Get(keySecret); s != nil {
+			db.secret = append([]byte(nil), s...)
+			return nil
+		}
+		db.secret = make([]byte, 32)
+		if _, err := rand.Read(db.secret); err != nil {
+			return fmt.Errorf("generate server secret: %w", err)
+		}
+		return meta.Put(keySecret, db.secret)
+	}); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the file. Calling it twice is safe.
+func (db *DB) Close() error {
+	return db.bolt.Close()
+}
+
+// Path returns the bbolt file's path.
+func (db *DB) Path() string { return db.path }
+
+// Secret returns the server's 32-byte secret, created on first open and kept
+// in the data file; it keys the hashes of one-time codes.
+func (db *DB) Secret() []byte { return db.secret }
+
+// now returns the current time in UTC.
+func (db *DB) now() time.Time { return db.Now().UTC() }
+
+// view and update run fn in a read or write transaction, returning early when
+// ctx is already done, and turning storage failures into EINTERNAL errors
+// (the message stays generic; the cause is wrapped for logs).
+func (db *DB) view(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.View(fn)
+}
+
+func (db *DB) update(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.Update(fn)
+}
+
+// batch is update through bbolt's Batch, which coalesces concurrent writers
+// into one transaction and one fsync (group commit). fn may run more than
+// once, so it must have no effect outside the transaction.
+func (db *DB) batch(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.Batch(fn)
+}
+
+// notFound is the ENOTFOUND error for a missing thing.
+func notFound(what string) error {
+	return board.Errorf(board.ENOTFOUND, "%s not found.", what)
+}

@@ -1,0 +1,84 @@
+package persist
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// User is an account, created on first login.
+type User struct {
+	Email     string    `json:"email"`
+	Plan      string    `json:"plan"`
+	CreatedAt time.Time `json:"createdAt"`
+	// CustomerID is the payment provider's customer id, once known.
+	CustomerID string `json:"customerId,omitempty"`
+}
+
+func getUser(tx *bbolt.Tx, email string) (*User, error) {
+	v := tx.Bucket(bucketUsers).Get([]byte(email))
+	if v == nil {
+		return nil, notFound("User")
+	}
+	var u User
+	if err := json.Unmarshal(v, &u); err != nil {
+		return nil, fmt.Errorf("decode user: %w", err)
+	}
+	return &u, nil
+}
+
+func putUser(tx *bbolt.Tx, u *User) error {
+	v, err := json.Marshal(u)
+	if err != nil {
+		return fmt.Errorf("encode user: %w", err)
+	}
+	return tx.Bucket(bucketUsers).Put([]byte(u.Email), v)
+}
+
+// FindUser returns the user with that (normalised) e-mail. ENOTFOUND when
+// the address has never logged in.
+func (db *DB) FindUser(ctx context.Context, email string) (*User, error) {
+	var u *User
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		u, err = getUser(tx, email)
+		return err
+	})
+	return u, err
+}
+
+// EnsureUser returns the user with that e-mail, creating it on plan when it
+// does not exist yet.
+func (db *DB) EnsureUser(ctx context.Context, email, plan string) (*User, error) {
+	var u *User
+	err := db.update(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if u, err = getUser(tx, email); err == nil {
+			return nil
+		}
+		u = &User{Email: email, Plan: plan, CreatedAt: db.now()}
+		return putUser(tx, u)
+	})
+	return u, err
+}
+
+// UpdateUser applies fn to the user with that e-mail in one transaction,
+// creating the user (with Plan set to defaultPlan) first when it does not
+// exist, and returns the stored result.
+func (db *DB) UpdateUser(ctx context.Context, email, defaultPlan string, fn func(u *User) error) (*User, error) {
+	var u *User
+	err := db.update(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if u, err = getUser(tx, email); err != nil {
+			u = &User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
+		}
+		if err := fn(u); err != nil {
+			return err
+		}
+		return putUser(tx, u)
+	})
+	return u, err
+}

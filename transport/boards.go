@@ -1,0 +1,278 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"corkboard/board"
+)
+
+// access is what the board guard learned about the caller and the board.
+type access struct {
+	Board   *board.Board
+	Email   string
+	IsOwner bool
+	CanEdit bool
+}
+
+// registerBoardRoutes adds the board list, access and invite endpoints.
+func (s *Server) registerBoardRoutes(r chi.Router) {
+	// GET /api/boards
+	r.Get("/boards", s.handleListBoards)
+	// GET|POST /api/boards/{boardId}/access: open to any logged-in user, so
+	// that unclaimed boards can be seen and claimed.
+	r.Get("/boards/{boardId}/access", s.handleGetAccess)
+	r.Post("/boards/{boardId}/access", s.handleClaimBoard)
+
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireBoard)
+		// PATCH /api/boards/{boardId}/access
+		r.Patch("/boards/{boardId}/access", s.ownerOnly(s.handleSetPhases))
+		// GET|POST|DELETE /api/boards/{boardId}/invite
+		r.Get("/boards/{boardId}/invite", s.ownerOnly(s.handleListInvites))
+		r.Post("/boards/{boardId}/invite", s.ownerOnly(s.handleAddInvite))
+		r.Delete("/boards/{boardId}/invite", s.ownerOnly(s.handleRemoveInvite))
+	})
+}
+
+// boardIDParam validates the {boardId} path segment.
+func boardIDParam(r *http.Request) (string, error) {
+	id := chi.URLParam(r, "boardId")
+	if !board.ValidBoardID(id) {
+		return "", board.FieldErrorf("boardId", "boardId must be 1 to %d characters of A-Z, a-z, 0-9, _ and -.", board.MaxBoardIDLen)
+	}
+	return id, nil
+}
+
+// guardBoard is the central board guard: 400 for a malformed ID, 404 for an
+// unclaimed board, 403 when email neither owns it nor is invited.
+func (s *Server) guardBoard(ctx context.Context, boardID, email string) (*access, error) {
+	if !board.ValidBoardID(boardID) {
+		return nil, board.FieldErrorf("boardId", "boardId must be 1 to %d characters of A-Z, a-z, 0-9, _ and -.", board.MaxBoardIDLen)
+	}
+	b, err := s.db.FindBoard(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	if !b.HasMember(email) {
+		return nil, board.Errorf(board.EFORBIDDEN, "You do not have access to this board.")
+	}
+	a := &access{Board: b, Email: email, IsOwner: b.OwnerEmail == email}
+	if a.CanEdit, err = s.canEdit(ctx, b, email); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// canEdit is true for the owner, and for an invitee whose plan lets
+// invitees edit.
+func (s *Server) canEdit(ctx context.Context, b *board.Board, email string) (bool, error) {
+	if b.OwnerEmail == email {
+		return true, nil
+	}
+	plan := s.cfg.DefaultPlan
+	if u, err := s.db.FindUser(ctx, email); err == nil && u.Plan != "" {
+		plan = u.Plan
+	} else if err != nil && board.ErrorCode(err) != board.ENOTFOUND {
+		return false, err
+	}
+	return s.inviteeCanEdit(plan), nil
+}
+
+// requireBoard runs the board guard for {boardId} routes.
+func (s *Server) requireBoard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, err := s.guardBoard(r.Context(), chi.URLParam(r, "boardId"), userEmail(r.Context()))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxBoard, a)))
+	})
+}
+
+// boardAccess is the guard's result for the request (set by requireBoard).
+func boardAccess(ctx context.Context) *access {
+	a, _ := ctx.Value(ctxBoard).(*access)
+	return a
+}
+
+// ownerOnly wraps a guarded handler so only the board's owner gets through.
+func (s *Server) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a := boardAccess(r.Context()); a == nil || !a.IsOwner {
+			s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Only the board's owner can do this."))
+			return
+		}
+		h(w, r)
+	}
+}
+
+type boardListItem struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	CreatedAt  time.Time `json:"createdAt"`
+	OwnerEmail string    `json:"ownerEmail"`
+}
+
+// handleListBoards is GET /api/boards.
+func (s *Server) handleListBoards(w http.ResponseWriter, r *http.Request) {
+	boards, err := s.db.ListBoardsFor(r.Context(), userEmail(r.Context()))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]boardListItem, len(boards))
+	for i, b := range boards {
+		out[i] = boardListItem{ID: b.ID, Name: b.Name, CreatedAt: b.CreatedAt, OwnerEmail: b.OwnerEmail}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"boards": out})
+}
+
+type accessBody struct {
+	HasAccess   bool          `json:"hasAccess"`
+	IsOwner     bool          `json:"isOwner"`
+	IsUnclaimed bool          `json:"isUnclaimed"`
+	CanEdit     bool          `json:"canEdit"`
+	Phases      *board.Phases `json:"phases,omitempty"`
+}
+
+// handleGetAccess is GET /api/boards/{boardId}/access. It answers 200 for
+// boards the caller cannot open too, so a client can tell "claim it" from
+// "ask the owner".
+func (s *Server) handleGetAccess(w http.ResponseWriter, r *http.Request) {
+	id, err := boardIDParam(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	email := userEmail(r.Context())
+	b, err := s.db.FindBoard(r.Context(), id)
+	if board.ErrorCode(err) == board.ENOTFOUND {
+		writeJSON(w, http.StatusOK, accessBody{IsUnclaimed: true})
+		return
+	} else if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body := accessBody{HasAccess: b.HasMember(email), IsOwner: b.OwnerEmail == email}
+	if body.HasAccess {
+		if body.CanEdit, err = s.canEdit(r.Context(), b, email); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		body.Phases = b.Phases
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// handleClaimBoard is POST /api/boards/{boardId}/access. Claiming a board
+// you already own answers 200 again (a retry is harmless); a board someone
+// else owns is 409.
+func (s *Server) handleClaimBoard(w http.ResponseWriter, r *http.Request) {
+	id, err := boardIDParam(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	email := userEmail(r.Context())
+	if _, err := s.db.ClaimBoard(r.Context(), id, email); err != nil {
+		if board.ErrorCode(err) == board.ECONFLICT {
+			if b, ferr := s.db.FindBoard(r.Context(), id); ferr == nil && b.OwnerEmail == email {
+				writeJSON(w, http.StatusOK, okBody)
+				return
+			}
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	s.log.InfoContext(r.Context(), "board claimed", "board", id, "owner", email)
+	writeJSON(w, http.StatusOK, okBody)
+}
+
+type phasesRequest struct {
+	Phases *board.Phases `json:"phases"`
+}
+
+// handleSetPhases is PATCH /api/boards/{boardId}/access (owner only).
+func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
+	var req phasesRequest
+	if err := decodeJSON(w, r, limitJSONBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Phases == nil {
+		s.writeError(w, r, board.FieldErrorf("phases", "phases is required."))
+		return
+	}
+	if req.Phases.Phases == nil {
+		s.writeError(w, r, board.FieldErrorf("phases.phases", "phases.phases must be an array."))
+		return
+	}
+	if err := req.Phases.Validate(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	b, err := s.db.SetPhases(r.Context(), boardAccess(r.Context()).Board.ID, req.Phases)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "phases": b.Phases})
+}
+
+// handleListInvites is GET /api/boards/{boardId}/invite (owner only).
+func (s *Server) handleListInvites(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"invitedEmails": boardAccess(r.Context()).Board.InvitedEmails})
+}
+
+type inviteRequest struct {
+	Email string `json:"email"`
+}
+
+// inviteEmail reads the {email} body (or, for DELETE, ?email= when the
+// body is empty: some HTTP clients cannot send a DELETE body).
+func inviteEmail(w http.ResponseWriter, r *http.Request) (string, error) {
+	var req inviteRequest
+	if r.Method == http.MethodDelete && r.ContentLength == 0 && r.URL.Query().Has("email") {
+		req.Email = r.URL.Query().Get("email")
+	} else if err := decodeJSON(w, r, limitJSONBody, &req); err != nil {
+		return "", err
+	}
+	return board.NormalizeEmail("email", req.Email)
+}
+
+// handleAddInvite is POST /api/boards/{boardId}/invite (owner only).
+// Inviting an address twice is not an error: added tells whether it was new.
+func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
+	email, err := inviteEmail(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	b, added, err := s.db.AddInvite(r.Context(), boardAccess(r.Context()).Board.ID, email)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "added": added, "invitedEmails": b.InvitedEmails})
+}
+
+// handleRemoveInvite is DELETE /api/boards/{boardId}/invite (owner only).
+// Removing an address that is not invited is not an error: removed tells.
+func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
+	email, err := inviteEmail(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	b, removed, err := s.db.RemoveInvite(r.Context(), boardAccess(r.Context()).Board.ID, email)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails})
+}

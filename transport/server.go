@@ -1,0 +1,91 @@
+// Package transport is Corkboard's HTTP surface: the chi router, middleware,
+// JSON handlers, the WebSocket live channel and the AI streams.
+package transport
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"corkboard/auth"
+	"corkboard/persist"
+)
+
+// Config holds what the HTTP layer needs to know about its deployment.
+type Config struct {
+	// PublicURL is the origin browsers use, e.g. http://localhost:8080; it is
+	// the trusted origin of cross-origin checks.
+	PublicURL string
+	// TrustProxy makes the client IP come from X-Forwarded-For / X-Real-IP.
+	TrustProxy bool
+	// DefaultPlan is the plan of a user record that names none.
+	DefaultPlan string
+}
+
+// Server serves the API. Build it with New; it is an http.Handler.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	db     *persist.DB
+	auth   *auth.Service
+	router chi.Router
+
+	canEditPlan func(plan string) bool
+}
+
+// Deps are the services the HTTP layer calls.
+type Deps struct {
+	DB   *persist.DB
+	Auth *auth.Service
+	// InviteeCanEdit tells whether an invitee on a plan may edit; nil means
+	// every plan but "free".
+	InviteeCanEdit func(plan string) bool
+}
+
+// New builds the server and its routes.
+func New(cfg Config, deps Deps, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, canEditPlan: deps.InviteeCanEdit}
+	s.router = s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.router.ServeHTTP(w, r)
+}
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(s.recoverPanics, s.logRequests, s.crossOriginProtection())
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, errorBody{Error: "No such endpoint."})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "Method not allowed on this endpoint."})
+	})
+
+	r.Route("/api", func(r chi.Router) {
+		// Routes that need no session.
+		s.registerAuthRoutes(r)
+
+		// Everything else needs a session.
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireSession)
+			s.registerBoardRoutes(r)
+			// ROUTES: each feature adds one line here.
+		})
+	})
+	return r
+}
+
+// inviteeCanEdit reports whether an invitee on plan may edit.
+func (s *Server) inviteeCanEdit(plan string) bool {
+	if s.canEditPlan != nil {
+		return s.canEditPlan(plan)
+	}
+	return plan != "free"
+}
