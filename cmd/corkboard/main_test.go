@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"corkboard/persist"
+)
+
+// syncBuffer is a log sink safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs the binary's run() on a free port and returns its base URL and
+// a stop function that waits for a clean exit.
+func start(t *testing.T, args ...string) (string, *syncBuffer, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	logs := &syncBuffer{}
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, logs, io.Discard, ready)
+	}()
+	select {
+	case addr := <-ready:
+		stopped := false
+		return "http://" + addr, logs, func() {
+			if stopped {
+				return
+			}
+			stopped = true
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run returned %v after shutdown", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Errorf("run did not return after shutdown")
+			}
+		}
+	case err := <-done:
+		cancel()
+		t.Fatalf("run exited early: %v\n%s", err, logs.String())
+	case <-time.After(20 * time.Second):
+		cancel()
+		t.Fatal("server did not start")
+	}
+	return "", nil, nil
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	data := t.TempDir()
+	base, logs, stop := start(t, "-data", data)
+	defer stop()
+
+	resp, err := http.Get(base + "/api/auth/me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `"error"`) {
+		t.Fatalf("GET /api/auth/me = %d %s, want 401 JSON error", resp.StatusCode, body)
+	}
+
+	// A second process on the same data folder fails at once, clearly.
+	startAt := time.Now()
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", data}, func(string) string { return "" }, io.Discard, io.Discard, nil)
+	if !errors.Is(err, persist.ErrLocked) || !strings.Contains(err.Error(), "another corkboard") {
+		t.Fatalf("second run err=%v, want a clear 'in use' error", err)
+	}
+	if d := time.Since(startAt); d > 5*time.Second {
+		t.Fatalf("second run took %v to fail", d)
+	}
+
+	stop()
+	if !strings.Contains(logs.String(), "stopped") {
+		t.Fatalf("no clean stop in logs:\n%s", logs.String())
+	}
+	// After shutdown the file is closed: a new process can open it.
+	db, err := persist.Open(data)
+	if err != nil {
+		t.Fatalf("reopen after shutdown: %v", err)
+	}
+	db.Close()
+}
+
+func TestParseConfigEnv(t *testing.T) {
+	env := map[string]string{
+		"CORKBOARD_ADDR":        "0.0.0.0:9999",
+		"CORKBOARD_PUBLIC_URL":  "https://board.example.com",
+		"CORKBOARD_DATA":        "/from/env",
+		"CORKBOARD_TRUST_PROXY": "true",
+	}
+	cfg, err := parseConfig([]string{"-data", "/from/flag"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "0.0.0.0:9999" || cfg.PublicURL != "https://board.example.com" || !cfg.TrustProxy {
+		t.Fatalf("env not applied: %+v", cfg)
+	}
+	if cfg.DataDir != "/from/flag" {
+		t.Fatalf("DataDir=%q, want the flag to win over the environment", cfg.DataDir)
+	}
+
+	if _, err := parseConfig(nil, func(k string) string {
+		if k == "CORKBOARD_SESSION_MAX_AGE" {
+			return "soon"
+		}
+		return ""
+	}, io.Discard); err == nil || !strings.Contains(err.Error(), "CORKBOARD_SESSION_MAX_AGE") {
+		t.Fatalf("bad env value err=%v, want it to name the variable", err)
+	}
+}
+
+func TestHelpListsFlags(t *testing.T) {
+	var out bytes.Buffer
+	_, err := parseConfig([]string{"-h"}, func(string) string { return "" }, &out)
+	if !errors.Is(err, flagErrHelp()) {
+		t.Fatalf("err=%v, want flag.ErrHelp", err)
+	}
+	for _, f := range []string{"-addr", "-data", "-public-url", "-smtp", "-mail-from", "-otp-email-limit", "-otp-ip-limit", "CORKBOARD_"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("help does not mention %s", f)
+		}
+	}
+}
+
+func flagErrHelp() error { return flag.ErrHelp }

@@ -1,0 +1,141 @@
+package persist
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"corkboard/board"
+)
+
+var (
+	bucketUsage     = []byte("usage")      // email 0x00 month ("2026-11") → uint64 credits used
+	bucketEvents    = []byte("billing_ev") // provider event id → processed time (RFC 3339)
+	bucketCustomers = []byte("customers")  // provider customer id → email
+)
+
+func init() {
+	topBuckets = append(topBuckets, bucketUsage, bucketEvents, bucketCustomers)
+}
+
+func usageKey(email, month string) []byte {
+	return []byte(email + "\x00" + month)
+}
+
+// QuotaError is returned by ChargeCredits when a charge would pass the
+// monthly limit; nothing is charged then.
+type QuotaError struct {
+	Used, Limit int
+}
+
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("monthly AI credit quota exceeded: used %d of %d", e.Used, e.Limit)
+}
+
+// ChargeCredits adds credits to email's usage for month when the total
+// stays within limit, atomically, and returns the new total. Past the limit
+// it charges nothing and returns a *QuotaError with the current usage.
+func (db *DB) ChargeCredits(ctx context.Context, email, month string, credits, limit int) (int, error) {
+	var used int
+	err := db.batch(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketUsage)
+		k := usageKey(email, month)
+		used = 0
+		if v := b.Get(k); len(v) == 8 {
+			used = int(binary.BigEndian.Uint64(v))
+		}
+		if used+credits > limit {
+			return &QuotaError{Used: used, Limit: limit}
+		}
+		used += credits
+		return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(used)))
+	})
+	return used, err
+}
+
+// RefundCredits gives back credits charged for a call that never reached the
+// model (it cannot go below zero).
+func (db *DB) RefundCredits(ctx context.Context, email, month string, credits int) error {
+	return db.batch(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketUsage)
+		k := usageKey(email, month)
+		used := 0
+		if v := b.Get(k); len(v) == 8 {
+			used = int(binary.BigEndian.Uint64(v))
+		}
+		used = max(used-credits, 0)
+		return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(used)))
+	})
+}
+
+// CreditsUsed returns email's usage for month.
+func (db *DB) CreditsUsed(ctx context.Context, email, month string) (int, error) {
+	used := 0
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bucketUsage).Get(usageKey(email, month)); len(v) == 8 {
+			used = int(binary.BigEndian.Uint64(v))
+		}
+		return nil
+	})
+	return used, err
+}
+
+// BillingUpdate is what a verified provider event asks of the store.
+type BillingUpdate struct {
+	EventID    string
+	CustomerID string
+	// Email identifies the user when the event carries it; otherwise the
+	// user is found by CustomerID from an earlier event.
+	Email string
+	// Plan returns the user's new plan given the current one, and whether to
+	// change it.
+	Plan func(current string) (string, bool)
+}
+
+// ApplyBillingEvent applies one provider event at most once: a repeated
+// event id changes nothing and reports replayed. The user is found by e-mail
+// (created on defaultPlan when new) or by a customer id seen before;
+// ENOTFOUND when neither identifies anyone.
+func (db *DB) ApplyBillingEvent(ctx context.Context, upd BillingUpdate, defaultPlan string) (u *User, replayed bool, err error) {
+	err = db.update(ctx, func(tx *bbolt.Tx) error {
+		ev := tx.Bucket(bucketEvents)
+		if ev.Get([]byte(upd.EventID)) != nil {
+			replayed = true
+			return nil
+		}
+		email := upd.Email
+		if email == "" && upd.CustomerID != "" {
+			if v := tx.Bucket(bucketCustomers).Get([]byte(upd.CustomerID)); v != nil {
+				email = string(v)
+			}
+		}
+		if email == "" {
+			return board.Errorf(board.ENOTFOUND, "No user is known for this customer.")
+		}
+		var gerr error
+		if u, gerr = getUser(tx, email); gerr != nil {
+			u = &User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
+		}
+		if upd.CustomerID != "" {
+			u.CustomerID = upd.CustomerID
+			if err := tx.Bucket(bucketCustomers).Put([]byte(upd.CustomerID), []byte(email)); err != nil {
+				return err
+			}
+		}
+		if upd.Plan != nil {
+			if p, ok := upd.Plan(u.Plan); ok {
+				u.Plan = p
+			}
+		}
+		if err := putUser(tx, u); err != nil {
+			return err
+		}
+		stamp, _ := json.Marshal(db.now().Format(time.RFC3339))
+		return ev.Put([]byte(upd.EventID), stamp)
+	})
+	return u, replayed, err
+}
