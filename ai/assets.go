@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -133,6 +134,15 @@ func parseAssets() (*assetSet, error) {
 		if a.tools[n] == nil {
 			return nil, fmt.Errorf("ai: tool %s has no schema file", n)
 		}
+	}
+	// loadSkill's enum is what the model may ask for: every guide, no more.
+	var names []string
+	for _, v := range a.tools["loadSkill"].params.props["name"].Enum {
+		names = append(names, fmt.Sprint(v))
+	}
+	slices.Sort(names)
+	if files := slices.Sorted(maps.Keys(a.skills)); !slices.Equal(names, files) {
+		return nil, fmt.Errorf("ai: loadSkill enum %v does not match the skill files %v", names, files)
 	}
 	for _, c := range Commands() {
 		if a.prompts.Lookup(commandPrompt(c)) == nil {

@@ -1,18 +1,297 @@
 // Package auth is passwordless login: one-time codes sent by e-mail, and
 // server-side sessions referenced by an opaque cookie token.
+//
+// Codes and sessions live in persist as hashes only; rate limits live in
+// memory. A Service runs two kinds of background goroutines between Start
+// and Close: mail senders fed by a bounded queue (so a request never waits
+// for SMTP) and a sweeper that deletes expired codes and sessions.
 package auth
 
 import (
 	"context"
+	"log/slog"
+	"sync"
+	"time"
 
-	"corkboard/board"
+	"corkboard/persist"
 )
 
-// Service issues codes and sessions. (Placeholder contract: being built.)
-type Service struct{}
+// Config tunes the service. A zero field takes its default (see Defaults).
+type Config struct {
+	// CodeTTL is how long a one-time code is accepted. Default 10 minutes.
+	CodeTTL time.Duration
+	// MaxCodeAttempts is how many wrong tries void a code. Default 5.
+	MaxCodeAttempts int
+	// SessionIdle ends a session not used for this long. Default 15 days.
+	SessionIdle time.Duration
+	// SessionMaxAge ends a session this long after login, used or not, and
+	// is the cookie's Max-Age. Default 90 days.
+	SessionMaxAge time.Duration
+	// LastSeenEvery is how stale a session's stored last use may get before
+	// a request writes the new one. Default 1 hour.
+	LastSeenEvery time.Duration
+	// EmailRate limits send-otp per address. Default 5/15m.
+	EmailRate Rate
+	// IPRate limits send-otp per client IP (IPv6: per /64). Default 30/15m.
+	IPRate Rate
+	// VerifyIPRate limits verify-otp per client IP. Default 30/15m.
+	VerifyIPRate Rate
+	// DefaultPlan is the plan of a user created at first login. Default "free".
+	DefaultPlan string
+	// MailQueue is how many messages may wait for a sender; past it new
+	// ones are dropped and logged. Default 256.
+	MailQueue int
+	// MailWorkers is how many messages are sent at once. Default 2.
+	MailWorkers int
+	// MailTimeout bounds one send. Default 1 minute.
+	MailTimeout time.Duration
+	// SweepInterval is how often expired codes and sessions are deleted.
+	// Default 10 minutes.
+	SweepInterval time.Duration
+	// MaxLimiterKeys bounds how many addresses or networks each rate
+	// limiter remembers. Default 100,000.
+	MaxLimiterKeys int
+	// Now is the clock; nil uses the database's clock (db.Now).
+	Now func() time.Time
+}
 
-// Authenticate returns the e-mail of the live session behind token.
-// EUNAUTHORIZED when the token is unknown, forged or expired.
-func (s *Service) Authenticate(ctx context.Context, token string) (string, error) {
-	return "", board.Errorf(board.EUNAUTHORIZED, "Not logged in.")
+// Defaults returns the configuration every zero field of a Config falls back to.
+func Defaults() Config {
+	return Config{
+		CodeTTL:         10 * time.Minute,
+		MaxCodeAttempts: 5,
+		SessionIdle:     15 * 24 * time.Hour,
+		SessionMaxAge:   90 * 24 * time.Hour,
+		LastSeenEvery:   time.Hour,
+		EmailRate:       Rate{Count: 5, Window: 15 * time.Minute},
+		IPRate:          Rate{Count: 30, Window: 15 * time.Minute},
+		VerifyIPRate:    Rate{Count: 30, Window: 15 * time.Minute},
+		DefaultPlan:     "free",
+		MailQueue:       256,
+		MailWorkers:     2,
+		MailTimeout:     time.Minute,
+		SweepInterval:   10 * time.Minute,
+		MaxLimiterKeys:  defaultMaxKeys,
+	}
+}
+
+// withDefaults fills c's zero fields from Defaults.
+func (c Config) withDefaults() Config {
+	d := Defaults()
+	fill := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	fillInt := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	fillRate := func(v *Rate, def Rate) {
+		if v.Count <= 0 || v.Window <= 0 {
+			*v = def
+		}
+	}
+	fill(&c.CodeTTL, d.CodeTTL)
+	fillInt(&c.MaxCodeAttempts, d.MaxCodeAttempts)
+	fill(&c.SessionIdle, d.SessionIdle)
+	fill(&c.SessionMaxAge, d.SessionMaxAge)
+	fill(&c.LastSeenEvery, d.LastSeenEvery)
+	fillRate(&c.EmailRate, d.EmailRate)
+	fillRate(&c.IPRate, d.IPRate)
+	fillRate(&c.VerifyIPRate, d.VerifyIPRate)
+	if c.DefaultPlan == "" {
+		c.DefaultPlan = d.DefaultPlan
+	}
+	fillInt(&c.MailQueue, d.MailQueue)
+	fillInt(&c.MailWorkers, d.MailWorkers)
+	fill(&c.MailTimeout, d.MailTimeout)
+	fill(&c.SweepInterval, d.SweepInterval)
+	fillInt(&c.MaxLimiterKeys, d.MaxLimiterKeys)
+	return c
+}
+
+// Service issues one-time codes and sessions. Build it with New, call Start
+// to run its background senders and sweeper, and Close to stop them.
+type Service struct {
+	db     *persist.DB
+	mailer Mailer
+	cfg    Config
+	log    *slog.Logger
+
+	emailLimit  *limiter
+	ipLimit     *limiter
+	verifyLimit *limiter
+
+	queue     chan outgoing
+	quit      chan struct{} // closed by Close
+	startOnce sync.Once
+	closeOnce sync.Once
+	abort     context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// outgoing is a login-code mail waiting for a sender.
+type outgoing struct {
+	to, subject, body string
+}
+
+// New builds the service on db, sending codes through mailer.
+func New(db *persist.DB, mailer Mailer, cfg Config, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg = cfg.withDefaults()
+	return &Service{
+		db:          db,
+		mailer:      mailer,
+		cfg:         cfg,
+		log:         log,
+		emailLimit:  newLimiter(cfg.EmailRate, cfg.MaxLimiterKeys),
+		ipLimit:     newLimiter(cfg.IPRate, cfg.MaxLimiterKeys),
+		verifyLimit: newLimiter(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
+		queue:       make(chan outgoing, cfg.MailQueue),
+		quit:        make(chan struct{}),
+		abort:       func() {},
+	}
+}
+
+// Config returns the service's effective configuration (defaults filled in).
+func (s *Service) Config() Config { return s.cfg }
+
+// now is the service's clock.
+func (s *Service) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now().UTC()
+	}
+	return s.db.Now().UTC()
+}
+
+// Start runs the mail senders and the sweeper until Close is called or ctx
+// is cancelled. Calling it again does nothing.
+func (s *Service) Start(ctx context.Context) {
+	s.startOnce.Do(func() {
+		runCtx, cancel := context.WithCancel(ctx)
+		s.abort = cancel
+		for range s.cfg.MailWorkers {
+			s.wg.Add(1)
+			go s.sendLoop(runCtx)
+		}
+		s.wg.Add(1)
+		go s.sweepLoop(runCtx)
+	})
+}
+
+// Close stops accepting mail, lets the senders finish what is queued, and
+// stops the sweeper. It waits for them or for ctx; when ctx ends first it
+// aborts the sends in flight and returns ctx's error. Safe to call twice.
+func (s *Service) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.quit) })
+	// Start may never have run; then there is nothing to wait for, and a
+	// later Start must not launch anything (startOnce is spent here).
+	s.startOnce.Do(func() {})
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		s.abort()
+		return nil
+	case <-ctx.Done():
+		s.abort()
+		return ctx.Err()
+	}
+}
+
+// enqueue hands a message to the senders without ever waiting: when the
+// queue is full (or the service is closing) the message is dropped and
+// logged, and the user can ask for a new code.
+func (s *Service) enqueue(ctx context.Context, m outgoing) {
+	select {
+	case <-s.quit:
+		s.log.WarnContext(ctx, "login code mail dropped: service is shutting down", slog.String("to", m.to))
+		return
+	default:
+	}
+	select {
+	case s.queue <- m:
+	default:
+		s.log.WarnContext(ctx, "login code mail dropped: send queue full", slog.String("to", m.to), slog.Int("queue", cap(s.queue)))
+	}
+}
+
+// sendLoop delivers queued mail until Close (then drains the queue) or
+// until ctx ends.
+func (s *Service) sendLoop(ctx context.Context) {
+	defer s.wg.Done()
+	for {
+		select {
+		case m := <-s.queue:
+			s.deliver(ctx, m)
+		case <-s.quit:
+			for {
+				select {
+				case m := <-s.queue:
+					s.deliver(ctx, m)
+				default:
+					return
+				}
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *Service) deliver(ctx context.Context, m outgoing) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.MailTimeout)
+	defer cancel()
+	if err := s.mailer.Send(ctx, m.to, m.subject, m.body); err != nil {
+		s.log.WarnContext(ctx, "login code mail failed", slog.String("to", m.to), slog.Any("err", err))
+		return
+	}
+	s.log.DebugContext(ctx, "login code mail sent", slog.String("to", m.to))
+}
+
+// sweepLoop runs Sweep every SweepInterval.
+func (s *Service) sweepLoop(ctx context.Context) {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "auth sweep failed", slog.Any("err", err))
+			}
+		case <-s.quit:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Sweep deletes expired codes and sessions and forgets idle rate-limit
+// entries. The background sweeper calls it; tests may call it directly.
+func (s *Service) Sweep(ctx context.Context) error {
+	now := s.now()
+	codes, err := s.db.SweepOTPs(ctx, now)
+	if err != nil {
+		return err
+	}
+	sessions, err := s.db.SweepSessions(ctx, now.Add(-s.cfg.SessionIdle), now.Add(-s.cfg.SessionMaxAge))
+	if err != nil {
+		return err
+	}
+	for _, l := range []*limiter{s.emailLimit, s.ipLimit, s.verifyLimit} {
+		l.purge(now)
+	}
+	if codes > 0 || sessions > 0 {
+		s.log.DebugContext(ctx, "auth sweep", slog.Int("codes", codes), slog.Int("sessions", sessions))
+	}
+	return nil
 }

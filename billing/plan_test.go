@@ -268,6 +268,12 @@ func TestLoadPlansFile(t *testing.T) {
 			t.Fatalf("LoadPlansFile({})=%v, %v; want empty, nil", o, err)
 		}
 	})
+	t.Run("Null", func(t *testing.T) {
+		o, err := billing.LoadPlansFile(write(t, `null`))
+		if err != nil || o == nil || len(o) != 0 {
+			t.Fatalf("LoadPlansFile(null)=%v, %v; want empty, nil", o, err)
+		}
+	})
 	errs := []struct {
 		name, content, wantMsg string
 	}{

@@ -276,10 +276,10 @@ func clip(s string, max int) string {
 
 // quote renders s as a YAML scalar that always reads back as exactly s.
 // Strings made only of printable characters are single-quoted, where the only
-// escape is '' for ' (so JSON and most text stay readable); anything else is
-// double-quoted with Go's escapes, every one of which (\n, \t, \x1b, \u2028,
-// \U0001f600, …) means the same in YAML. Either way the scalar stays on one
-// line, so no rendered YAML line can ever look like a fence.
+// escape is a doubled single quote (so JSON and most text stay readable);
+// anything else is double-quoted with Go's escapes, every one of which (\n,
+// \t, \x1b, \u2028, \U0001f600, …) means the same in YAML. Either way the
+// scalar stays on one line, so no rendered YAML line can look like a fence.
 func quote(s string) string {
 	if utf8.ValidString(s) && allPrintable(s) {
 		return "'" + strings.ReplaceAll(s, "'", "''") + "'"

@@ -5,10 +5,13 @@ package transport
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"corkboard/auth"
+	"corkboard/billing"
+	"corkboard/hub"
 	"corkboard/persist"
 )
 
@@ -29,18 +32,32 @@ type Server struct {
 	log    *slog.Logger
 	db     *persist.DB
 	auth   *auth.Service
+	hub    *hub.Hub
 	router chi.Router
 
 	canEditPlan func(plan string) bool
+
+	// Plans, the billing webhook, the AI quota gate and its clock (billing.go).
+	billing billingState
 }
 
 // Deps are the services the HTTP layer calls.
 type Deps struct {
 	DB   *persist.DB
 	Auth *auth.Service
+	// Hub runs the boards' rooms (sync and the live channel).
+	Hub *hub.Hub
 	// InviteeCanEdit tells whether an invitee on a plan may edit; nil means
-	// every plan but "free".
+	// the plan's InviteeCanEdit in Plans.
 	InviteeCanEdit func(plan string) bool
+	// Plans is the table of plans in force; the zero value means
+	// billing.DefaultPlans().
+	Plans billing.Plans
+	// Billing configures the payment webhook; without a Verifier it answers 503.
+	Billing Billing
+	// Now is the clock of the webhook's tolerance, the quota month and the AI
+	// rate limit; nil is time.Now.
+	Now func() time.Time
 }
 
 // New builds the server and its routes.
@@ -48,7 +65,8 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, canEditPlan: deps.InviteeCanEdit}
+	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, canEditPlan: deps.InviteeCanEdit}
+	s.billing = newBillingState(deps)
 	s.router = s.routes()
 	return s
 }
@@ -71,12 +89,15 @@ func (s *Server) routes() chi.Router {
 	r.Route("/api", func(r chi.Router) {
 		// Routes that need no session.
 		s.registerAuthRoutes(r)
+		s.registerWebhookRoutes(r)
 
 		// Everything else needs a session.
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireSession)
 			s.registerBoardRoutes(r)
 			// ROUTES: each feature adds one line here.
+			s.registerUsageRoutes(r)
+			s.registerSyncRoutes(r)
 		})
 	})
 	return r
@@ -87,5 +108,5 @@ func (s *Server) inviteeCanEdit(plan string) bool {
 	if s.canEditPlan != nil {
 		return s.canEditPlan(plan)
 	}
-	return plan != "free"
+	return s.planNamed(plan).InviteeCanEdit
 }

@@ -1,0 +1,242 @@
+package ai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"corkboard/board"
+
+	"github.com/ollama/ollama/api"
+)
+
+// ErrStreamed is wrapped by every error a streaming method returns after it
+// wrote the response headers. The error has then already been reported to
+// the client inside the stream (an "error" chunk, or the end of a text
+// stream), so the handler must only log it and must not write a body.
+// board.ErrorCode still gives the error's code.
+var ErrStreamed = errors.New("ai: error after the response started")
+
+// Streamed reports whether err came after the response was started (see
+// ErrStreamed).
+func Streamed(err error) bool { return errors.Is(err, ErrStreamed) }
+
+func streamedError(err error) error {
+	return fmt.Errorf("%w: %w", ErrStreamed, err)
+}
+
+// Chat answers a board chat as an AI SDK UI message stream on w: the
+// model's text as text deltas and each of its tool calls (createNote,
+// updateNote, deleteNote, expandNote, summarizeBoard,
+// createPlaceholderNote) as tool-input-available with validated arguments,
+// or tool-input-error. The board itself is not changed: the client applies
+// the calls and, if it wants the model to continue, posts again with the
+// tool outputs in the history.
+//
+// Before anything is written, errors are returned for the handler to map:
+// EINVALID (400), EUNAVAILABLE (503), EUPSTREAM (502). After that they are
+// reported in the stream and returned wrapping ErrStreamed. A cancelled ctx
+// (client gone) cancels the model call.
+func (s *Service) Chat(ctx context.Context, req ChatRequest, w http.ResponseWriter) error {
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	system, err := renderPrompt("chat", map[string]any{"Board": renderBoard(req.BoardState)})
+	if err != nil {
+		return err
+	}
+	return s.boardChat(ctx, FeatureChat, system, req, w, nil)
+}
+
+// Subagent answers like Chat with a system prompt built around
+// req.CurrentPhase, and makes sure the answer ends with a fenced ```json
+// block holding exactly three suggested next actions
+// ({"suggestions":[{"label","prompt"}×3]}): when the model's text lacks a
+// valid block, the model is asked once more for just the block (structured
+// output), and when that fails too, a block is synthesised from the phase.
+func (s *Service) Subagent(ctx context.Context, req ChatRequest, w http.ResponseWriter) error {
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	phase := req.CurrentPhase
+	system, err := renderPrompt("subagent", map[string]any{
+		"Board":            renderBoard(req.BoardState),
+		"Phase":            cmpOr(phase.Name, "(no phase set)"),
+		"PhaseDescription": phase.Description,
+		"PhaseJSON":        string(phase.Raw),
+	})
+	if err != nil {
+		return err
+	}
+	return s.boardChat(ctx, FeatureSubagent, system, req, w, func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions {
+		return s.ensureSuggestions(ctx, r, msgs, answer, phase)
+	})
+}
+
+// suggestFunc returns the suggestion block to append to an answer, or
+// nil when the answer already ends with a valid one.
+type suggestFunc func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions
+
+func (s *Service) boardChat(ctx context.Context, f Feature, system string, req ChatRequest, w http.ResponseWriter, suggest suggestFunc) error {
+	r := s.newRun(f)
+	defer r.report(ctx)
+	ctx, cancel := withDeadline(ctx, s.cfg.Timeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+
+	known := make(map[string]bool, len(req.BoardState.Notes))
+	for _, n := range req.BoardState.Notes {
+		known[n.ID] = true
+	}
+	msgs := append([]api.Message{{Role: "system", Content: system}}, toOllamaMessages(req.Messages)...)
+	out := newUIStream(w, deadline.Add(5*time.Second))
+	var calls []checkedCall
+	answer, err := r.call(ctx, "", &api.ChatRequest{Messages: msgs, Tools: toolsFor(boardToolNames)}, func(cr api.ChatResponse) error {
+		if err := out.begin(); err != nil {
+			return err
+		}
+		out.reasoning(cr.Message.Thinking)
+		out.text(cr.Message.Content)
+		for _, tc := range cr.Message.ToolCalls {
+			c := checkToolCall(tc, boardToolNames, known)
+			if c.ErrorText != "" {
+				s.log.Warn("ai: model sent an invalid tool call", "feature", f, "tool", c.Name, "error", c.ErrorText)
+			}
+			calls = append(calls, c)
+			out.tool(c)
+		}
+		return out.err
+	})
+	if err != nil {
+		return s.endWithError(ctx, out, err)
+	}
+	if err := out.begin(); err != nil { // an answer with no line but done
+		return s.endWithError(ctx, out, err)
+	}
+	if suggest != nil {
+		history := append(msgs, api.Message{Role: "assistant", Content: answerForHistory(answer.Message.Content, calls)})
+		if block := suggest(ctx, r, history, out.textSoFar.String()); block != nil {
+			if ctx.Err() != nil {
+				return s.endWithError(ctx, out, s.upstreamError(ctx, r.usage.Model, ctx.Err()))
+			}
+			sep := ""
+			if strings.TrimSpace(out.textSoFar.String()) != "" {
+				sep = "\n\n"
+			}
+			out.endText() // a fresh text part after any tool call
+			out.text(sep + block.Fenced())
+		}
+	}
+	if err := out.finish(); err != nil {
+		return streamedError(err)
+	}
+	return nil
+}
+
+// endWithError returns err unchanged when nothing was written, and
+// otherwise reports it in the stream and wraps it in ErrStreamed.
+func (s *Service) endWithError(ctx context.Context, out *uiStream, err error) error {
+	if !out.started {
+		return err
+	}
+	if ctx.Err() == nil || board.ErrorCode(err) != board.EINTERNAL {
+		out.fail(board.ErrorMessage(err))
+	}
+	return streamedError(err)
+}
+
+// answerForHistory is the assistant turn as the model should remember it
+// when asked for suggestions: its text, and which tools it called.
+func answerForHistory(text string, calls []checkedCall) string {
+	var b strings.Builder
+	b.WriteString(text)
+	for _, c := range calls {
+		if c.ErrorText == "" {
+			fmt.Fprintf(&b, "\n(called %s with %s)", c.Name, clip(string(c.Input), 500))
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Suggestion is one suggested next action of the subagent: a short label
+// for a button and the prompt the client sends when it is clicked.
+type Suggestion struct {
+	Label  string `json:"label"`
+	Prompt string `json:"prompt"`
+}
+
+// Suggestions is the subagent's fenced JSON block:
+// {"suggestions":[…exactly 3…]}.
+type Suggestions struct {
+	Suggestions []Suggestion `json:"suggestions"`
+}
+
+// Fenced renders the block as it ends an answer.
+func (s Suggestions) Fenced() string {
+	b, _ := json.MarshalIndent(s, "", "  ")
+	return "```json\n" + string(b) + "\n```"
+}
+
+// ParseSuggestions extracts the fenced ```json block that ends text (only
+// white space may follow it) and checks it against the suggestions schema:
+// exactly three suggestions with non-empty labels and prompts. ok is false
+// when there is no such block or it is invalid.
+func ParseSuggestions(text string) (sug Suggestions, ok bool) {
+	t := strings.TrimRight(text, " \t\r\n")
+	if !strings.HasSuffix(t, "```") {
+		return Suggestions{}, false
+	}
+	t = t[:len(t)-3]
+	open := strings.LastIndex(t, "```")
+	if open < 0 {
+		return Suggestions{}, false
+	}
+	info, body, found := strings.Cut(t[open+3:], "\n")
+	if !found || !strings.EqualFold(strings.TrimSpace(info), "json") {
+		return Suggestions{}, false
+	}
+	if err := mustAssets().schemas["suggestions"].validate([]byte(body)); err != nil {
+		return Suggestions{}, false
+	}
+	if err := json.Unmarshal([]byte(body), &sug); err != nil {
+		return Suggestions{}, false
+	}
+	return sug, true
+}
+
+// ensureSuggestions implements the subagent's block policy: nothing to add
+// when the answer ends with a valid block; else one structured re-ask; else
+// a block synthesised from the phase.
+func (s *Service) ensureSuggestions(ctx context.Context, r *run, history []api.Message, answer string, phase Phase) *Suggestions {
+	if _, ok := ParseSuggestions(answer); ok {
+		return nil
+	}
+	prompt, err := renderPrompt("subagent-suggestions", map[string]any{"Phase": cmpOr(phase.Name, "(no phase set)")})
+	if err == nil {
+		msgs := append(history, api.Message{Role: "user", Content: prompt})
+		var sug Suggestions
+		if sug, err = structured[Suggestions](ctx, r, "", "suggestions", msgs, 1, nil); err == nil {
+			return &sug
+		}
+	}
+	if ctx.Err() == nil {
+		s.log.Warn("ai: subagent suggestions synthesised", "error", err)
+	}
+	sug := synthesiseSuggestions(phase)
+	return &sug
+}
+
+// synthesiseSuggestions is the last resort when the model gives no usable
+// block: three generic but phase-aware next actions.
+func synthesiseSuggestions(phase Phase) Suggestions {
+	name := cmpOr(phase.Name, "this phase")
+	return Suggestions{Suggestions: []Suggestion{
+		{Label: "What's next in " + clip(name, 40), Prompt: fmt.Sprintf("What are the most important next steps for the %s phase, given the board?", name)},
+		{Label: "Fill the gaps", Prompt: fmt.Sprintf("Which notes are missing for the %s phase? Create placeholder notes for them.", name)},
+		{Label: "Summarize the board", Prompt: "Summarize the board and point out open questions."},
+	}}
+}

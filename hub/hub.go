@@ -1,0 +1,343 @@
+// Package hub is the registry of live rooms: it starts a board's room on
+// first use, stops rooms that have been idle, sweeps old tombstones and
+// idempotency keys, and shuts every room down (closing their sockets with
+// going-away) on Close.
+//
+// Later, with several nodes, the hub is where a room learns of versions
+// committed elsewhere (PostgreSQL NOTIFY or NATS) and fans them out as
+// hints; rooms and transport need not change.
+package hub
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"corkboard/board"
+	"corkboard/persist"
+	"corkboard/rooms"
+)
+
+// Defaults of Options.
+const (
+	DefaultIdleTimeout          = 5 * time.Minute
+	DefaultTombstoneRetention   = 30 * 24 * time.Hour
+	DefaultIdempotencyRetention = 24 * time.Hour
+	DefaultSweepEvery           = time.Hour
+)
+
+// Options tune a hub. Zero fields take the defaults.
+type Options struct {
+	// IdleTimeout stops a room with no subscribers and no request for this long.
+	IdleTimeout time.Duration
+	// TombstoneRetention is how long deletions are remembered for pulls; a
+	// pull from before the forgotten ones answers the full state with reset.
+	TombstoneRetention time.Duration
+	// IdempotencyRetention is how long an Idempotency-Key is remembered
+	// (at least 24 hours: shorter values are raised to 24 hours).
+	IdempotencyRetention time.Duration
+	// SweepEvery is how often tombstones and keys are swept; negative
+	// disables the background sweep (Sweep can still be called).
+	SweepEvery time.Duration
+	// Room tunes every room.
+	Room rooms.Options
+	// Now is the clock; nil is time.Now. It is also the rooms' clock unless
+	// Room.Now is set.
+	Now func() time.Time
+	// Logger; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.TombstoneRetention <= 0 {
+		o.TombstoneRetention = DefaultTombstoneRetention
+	}
+	if o.IdempotencyRetention < DefaultIdempotencyRetention {
+		o.IdempotencyRetention = DefaultIdempotencyRetention
+	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = DefaultSweepEvery
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Room.Now == nil {
+		o.Room.Now = o.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Room.Logger == nil {
+		o.Room.Logger = o.Logger
+	}
+	return o
+}
+
+// errClosed answers requests made after Close.
+var errClosed = board.Errorf(board.EUNAVAILABLE, "The server is shutting down.")
+
+// Hub is the map of running rooms. Build it with New, stop it with Close.
+type Hub struct {
+	store persist.SyncStore
+	opts  Options
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	rooms  map[string]*rooms.Room
+	closed bool
+
+	subs      sync.WaitGroup // live subscriptions, waited for by Close
+	quit      chan struct{}
+	janitor   sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// New builds a hub on store and starts its janitor (idle rooms, sweeps).
+func New(store persist.SyncStore, opts Options) *Hub {
+	opts = opts.withDefaults()
+	h := &Hub{
+		store: store,
+		opts:  opts,
+		log:   opts.Logger,
+		rooms: make(map[string]*rooms.Room),
+		quit:  make(chan struct{}),
+	}
+	h.janitor.Add(1)
+	go h.runJanitor()
+	return h
+}
+
+// Room returns the board's running room, starting it on first use.
+// ENOTFOUND for an unclaimed board, EUNAVAILABLE after Close.
+func (h *Hub) Room(ctx context.Context, boardID string) (*rooms.Room, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, errClosed
+	}
+	if r, ok := h.rooms[boardID]; ok {
+		select {
+		case <-r.Done():
+			// Stopped behind our back (cannot happen today: only the
+			// janitor stops rooms, under mu); start a fresh one.
+		default:
+			return r, nil
+		}
+	}
+	// Starting under mu reads one version from the store; it keeps two
+	// requests from starting two rooms for one board.
+	r, err := rooms.Start(ctx, h.store, boardID, h.opts.Room)
+	if err != nil {
+		return nil, err
+	}
+	h.rooms[boardID] = r
+	return r, nil
+}
+
+// retry runs fn on the board's room, again on a fresh room when the one it
+// got stopped for idleness in between.
+func retry[T any](ctx context.Context, h *Hub, boardID string, fn func(r *rooms.Room) (T, error)) (T, error) {
+	var zero T
+	for range 3 {
+		r, err := h.Room(ctx, boardID)
+		if err != nil {
+			return zero, err
+		}
+		v, err := fn(r)
+		if !errors.Is(err, rooms.ErrClosed) {
+			return v, err
+		}
+		h.forget(boardID, r)
+	}
+	return zero, rooms.ErrClosed
+}
+
+// forget removes r from the map if it is still the board's room.
+func (h *Hub) forget(boardID string, r *rooms.Room) {
+	h.mu.Lock()
+	if h.rooms[boardID] == r {
+		delete(h.rooms, boardID)
+	}
+	h.mu.Unlock()
+}
+
+type pushed struct {
+	version  int64
+	replayed bool
+}
+
+// Push applies a push through the board's room (see rooms.Room.Push).
+func (h *Hub) Push(ctx context.Context, boardID string, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
+	res, err := retry(ctx, h, boardID, func(r *rooms.Room) (pushed, error) {
+		v, rep, err := r.Push(ctx, p, idemKey)
+		return pushed{v, rep}, err
+	})
+	return res.version, res.replayed, err
+}
+
+// Pull answers a pull through the board's room (see rooms.Room.Pull).
+func (h *Hub) Pull(ctx context.Context, boardID string, since int64) (*rooms.PullResult, error) {
+	return retry(ctx, h, boardID, func(r *rooms.Room) (*rooms.PullResult, error) {
+		return r.Pull(ctx, since)
+	})
+}
+
+// Subscribe joins the board's room for a live connection. The caller must
+// call the subscriber's Leave when the connection ends; Close waits for it.
+func (h *Hub) Subscribe(ctx context.Context, boardID, connID, email string) (*rooms.Subscriber, rooms.Welcome, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, rooms.Welcome{}, errClosed
+	}
+	// Counted before the join (under mu, before Close can start waiting)
+	// and released by Leave.
+	h.subs.Add(1)
+	h.mu.Unlock()
+	type joined struct {
+		s *rooms.Subscriber
+		w rooms.Welcome
+	}
+	j, err := retry(ctx, h, boardID, func(r *rooms.Room) (joined, error) {
+		s, w, err := r.Subscribe(ctx, rooms.Member{ConnID: connID, Email: email, OnLeave: h.subs.Done})
+		return joined{s, w}, err
+	})
+	if err != nil {
+		h.subs.Done()
+		return nil, rooms.Welcome{}, err
+	}
+	return j.s, j.w, nil
+}
+
+// Kick closes every live connection of email on the board with
+// rooms.CloseForbidden; call it when an invitee is removed.
+func (h *Hub) Kick(boardID, email string) {
+	h.mu.Lock()
+	r := h.rooms[boardID]
+	h.mu.Unlock()
+	if r != nil {
+		r.Kick(email, "access to the board was withdrawn")
+	}
+}
+
+// Rooms returns how many rooms are running.
+func (h *Hub) Rooms() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.rooms)
+}
+
+// StopIdle stops the rooms idle since before now minus IdleTimeout and
+// returns how many it stopped. The janitor calls it; tests call it with a
+// clock of their own.
+func (h *Hub) StopIdle(now time.Time) int {
+	cutoff := now.Add(-h.opts.IdleTimeout)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for id, r := range h.rooms {
+		// Under mu, so that Room cannot hand out a room being stopped.
+		if r.StopIfIdle(cutoff) {
+			delete(h.rooms, id)
+			n++
+		}
+	}
+	return n
+}
+
+// Sweep forgets tombstones older than TombstoneRetention and idempotency
+// keys older than IdempotencyRetention, as of now.
+func (h *Hub) Sweep(ctx context.Context, now time.Time) error {
+	t, err := h.store.PruneTombstones(ctx, now.Add(-h.opts.TombstoneRetention))
+	if err != nil {
+		return err
+	}
+	k, err := h.store.SweepIdempotencyKeys(ctx, now.Add(-h.opts.IdempotencyRetention))
+	if err != nil {
+		return err
+	}
+	if t > 0 || k > 0 {
+		h.log.InfoContext(ctx, "sync sweep", slog.Int("tombstones", t), slog.Int("idempotencyKeys", k))
+	}
+	return nil
+}
+
+func (h *Hub) runJanitor() {
+	defer h.janitor.Done()
+	idleEvery := min(h.opts.IdleTimeout/2, time.Minute)
+	idle := time.NewTicker(idleEvery)
+	defer idle.Stop()
+	var sweep <-chan time.Time
+	if h.opts.SweepEvery > 0 {
+		t := time.NewTicker(h.opts.SweepEvery)
+		defer t.Stop()
+		sweep = t.C
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-h.quit
+		cancel()
+	}()
+	for {
+		select {
+		case <-idle.C:
+			h.StopIdle(h.opts.Now())
+		case <-sweep:
+			if err := h.Sweep(ctx, h.opts.Now()); err != nil && ctx.Err() == nil {
+				h.log.Warn("sync sweep failed", slog.Any("err", err))
+			}
+		case <-h.quit:
+			return
+		}
+	}
+}
+
+// Close stops the janitor and every room (pushes being committed finish,
+// queued ones fail with EUNAVAILABLE, subscribers are dropped with
+// rooms.CloseGoingAway), then waits until every live connection has left,
+// or until ctx ends. Later calls answer EUNAVAILABLE. Calling it twice is
+// safe.
+func (h *Hub) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() {
+		close(h.quit)
+		h.mu.Lock()
+		h.closed = true
+		h.mu.Unlock()
+	})
+	h.janitor.Wait()
+	h.mu.Lock()
+	all := make([]*rooms.Room, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		all = append(all, r)
+	}
+	h.mu.Unlock()
+	// Rooms close in parallel: each may be finishing a commit (an fsync).
+	errs := make([]error, len(all))
+	var wg sync.WaitGroup
+	for i, r := range all {
+		wg.Go(func() { errs[i] = r.Close(ctx) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // only ever ctx's error
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		h.subs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,260 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"corkboard/board"
+	"corkboard/hub"
+	"corkboard/persist"
+	"corkboard/rooms"
+)
+
+const waitFor = 10 * time.Second
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// newHub opens a store with the boards claimed and a hub on it whose
+// janitor never fires on its own during a test; both close at the end.
+func newHub(tb testing.TB, boards ...string) (*hub.Hub, *persist.DB, *clock) {
+	tb.Helper()
+	db, err := persist.Open(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	db.Now = c.Now
+	for _, id := range boards {
+		if _, err := db.ClaimBoard(context.Background(), id, "owner@example.com"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	h := hub.New(db, hub.Options{Now: c.Now, IdleTimeout: time.Hour, SweepEvery: -1})
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+		defer cancel()
+		if err := h.Close(ctx); err != nil {
+			tb.Errorf("hub Close: %v", err)
+		}
+		db.Close()
+	})
+	return h, db, c
+}
+
+func onePush(id string) *board.Push {
+	return &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: id, Content: "x"}}}}
+}
+
+func TestRoomLifecycle(t *testing.T) {
+	h, _, c := newHub(t, "b1")
+	ctx := context.Background()
+	r1, err := h.Room(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2, _ := h.Room(ctx, "b1"); r2 != r1 {
+		t.Fatal("second Room call started a second room")
+	}
+	if v, _, err := h.Push(ctx, "b1", onePush("a"), ""); err != nil || v != 1 {
+		t.Fatalf("push: v=%d err=%v", v, err)
+	}
+	if n := h.StopIdle(c.Now()); n != 0 {
+		t.Fatalf("StopIdle right after use stopped %d rooms", n)
+	}
+	c.Advance(2 * time.Hour)
+	if n := h.StopIdle(c.Now()); n != 1 || h.Rooms() != 0 {
+		t.Fatalf("StopIdle after 2h stopped %d, %d left; want 1 and 0", n, h.Rooms())
+	}
+	select {
+	case <-r1.Done():
+	default:
+		t.Fatal("stopped room's goroutine still runs")
+	}
+	// On demand again, from the stored version.
+	if v, _, err := h.Push(ctx, "b1", onePush("b"), ""); err != nil || v != 2 {
+		t.Fatalf("push after restart: v=%d err=%v, want 2", v, err)
+	}
+	res, err := h.Pull(ctx, "b1", 0)
+	if err != nil || res.ServerVersion != 2 || len(res.Changes.Notes) != 2 {
+		t.Fatalf("pull after restart: %+v err=%v", res, err)
+	}
+}
+
+func TestSubscribedRoomStays(t *testing.T) {
+	h, _, c := newHub(t, "b1")
+	s, _, err := h.Subscribe(context.Background(), "b1", "A", "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(24 * time.Hour)
+	if n := h.StopIdle(c.Now()); n != 0 {
+		t.Fatal("a room with a live connection was stopped")
+	}
+	s.Leave()
+	c.Advance(2 * time.Hour)
+	if n := h.StopIdle(c.Now()); n != 1 {
+		t.Fatalf("after the last connection left and 2h: stopped %d, want 1", n)
+	}
+}
+
+func TestUnclaimedBoard(t *testing.T) {
+	h, _, _ := newHub(t)
+	if _, err := h.Room(context.Background(), "ghost"); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("err=%v, want ENOTFOUND", err)
+	}
+	if h.Rooms() != 0 {
+		t.Fatal("a room was kept for an unclaimed board")
+	}
+}
+
+func TestKick(t *testing.T) {
+	h, _, _ := newHub(t, "b1")
+	ctx := context.Background()
+	gone, _, _ := h.Subscribe(ctx, "b1", "G", "gone@example.com")
+	stay, _, _ := h.Subscribe(ctx, "b1", "S", "stay@example.com")
+	h.Kick("b1", "gone@example.com")
+	h.Kick("nope", "gone@example.com") // no room: nothing happens
+	if code, _ := gone.CloseStatus(); code != rooms.CloseForbidden {
+		t.Fatalf("kicked with %d, want %d", code, rooms.CloseForbidden)
+	}
+	select {
+	case <-stay.Done():
+		t.Fatal("another user was kicked too")
+	default:
+	}
+	gone.Leave()
+	stay.Leave()
+}
+
+func TestCloseSaysGoingAwayAndWaitsForConnections(t *testing.T) {
+	h, _, _ := newHub(t, "b1")
+	ctx := context.Background()
+	s, _, err := h.Subscribe(ctx, "b1", "A", "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() {
+		cctx, cancel := context.WithTimeout(ctx, waitFor)
+		defer cancel()
+		closed <- h.Close(cctx)
+	}()
+	if code, _ := s.CloseStatus(); code != rooms.CloseGoingAway {
+		t.Fatalf("closed with %d, want %d", code, rooms.CloseGoingAway)
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) before the connection left", err)
+	default:
+	}
+	s.Leave() // the connection's handler ends
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, _, err := h.Push(ctx, "b1", onePush("a"), ""); board.ErrorCode(err) != board.EUNAVAILABLE {
+		t.Fatalf("push after Close: err=%v, want EUNAVAILABLE", err)
+	}
+	if _, _, err := h.Subscribe(ctx, "b1", "B", "b@example.com"); board.ErrorCode(err) != board.EUNAVAILABLE {
+		t.Fatalf("subscribe after Close: err=%v, want EUNAVAILABLE", err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestCloseHonoursDeadline(t *testing.T) {
+	h, _, _ := newHub(t, "b1")
+	s, _, err := h.Subscribe(context.Background(), "b1", "A", "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	// The connection never leaves: Close gives up at the deadline.
+	if err := h.Close(ctx); err != context.DeadlineExceeded {
+		t.Fatalf("Close err=%v, want the deadline", err)
+	}
+	s.Leave()
+}
+
+func TestSweepPrunesTombstones(t *testing.T) {
+	h, _, c := newHub(t, "b1")
+	ctx := context.Background()
+	h.Push(ctx, "b1", onePush("a"), "key")                                               // v1
+	h.Push(ctx, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "") // v2
+	h.Push(ctx, "b1", onePush("b"), "")                                                  // v3
+	c.Advance(31 * 24 * time.Hour)
+	if err := h.Sweep(ctx, c.Now()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Pull(ctx, "b1", 1)
+	if err != nil || res.Changes == nil || !res.Changes.Reset || len(res.Changes.DeletedNoteIDs) != 0 {
+		t.Fatalf("pull since 1 after the sweep: %+v err=%v, want a reset", res.Changes, err)
+	}
+	// The key was swept too: the same key applies again.
+	if v, replayed, _ := h.Push(ctx, "b1", onePush("a"), "key"); v != 4 || replayed {
+		t.Fatalf("key after sweep: v=%d replayed=%v, want 4 applied", v, replayed)
+	}
+}
+
+// TestRequestsRaceWithIdleStops pushes to many boards while the janitor's
+// StopIdle keeps stopping every room it can: no push is lost or doubled.
+func TestRequestsRaceWithIdleStops(t *testing.T) {
+	const boards, each = 10, 5
+	ids := make([]string, boards)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("b%d", i)
+	}
+	h, db, c := newHub(t, ids...)
+	stop := make(chan struct{})
+	var janitor sync.WaitGroup
+	janitor.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				h.StopIdle(c.Now().Add(48 * time.Hour)) // everything looks idle
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			for i := range each {
+				if _, _, err := h.Push(context.Background(), id, onePush(fmt.Sprintf("n%d", i)), ""); err != nil {
+					t.Errorf("%s push %d: %v", id, i, err)
+				}
+				if _, err := h.Pull(context.Background(), id, 0); err != nil {
+					t.Errorf("%s pull: %v", id, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	janitor.Wait()
+	for _, id := range ids {
+		if v, err := db.CurrentVersion(context.Background(), id); err != nil || v != each {
+			t.Fatalf("%s: version=%d err=%v, want %d", id, v, err, each)
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package rooms
+
+import (
+	"encoding/json"
+	"hash/fnv"
+
+	"corkboard/board"
+)
+
+// Close codes a subscriber is dropped with (WebSocket close codes; see
+// docs/live-protocol.md).
+const (
+	// CloseNormal ends a subscription its own client left.
+	CloseNormal = 1000
+	// CloseGoingAway is the server shutting down: reconnect later.
+	CloseGoingAway = 1001
+	// CloseForbidden is access to the board withdrawn (invite removed).
+	CloseForbidden = 4003
+	// CloseResync is a subscriber that fell behind: its queue filled up.
+	// The client pulls what it missed and reconnects.
+	CloseResync = 4008
+)
+
+// Message types of the live protocol (the "type" field).
+const (
+	TypeHello   = "hello"
+	TypeChanges = "changes"
+	TypeAck     = "ack"
+	TypeError   = "error"
+	TypeJoin    = "join"
+	TypeLeave   = "leave"
+	TypePointer = "pointer"
+	TypePush    = "push"
+)
+
+// Presence is one connection on a board: who it is and its colour.
+type Presence struct {
+	// ID is the connection's ID; one person with two tabs is two connections.
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Color string `json:"color"`
+}
+
+// You is the hello message's description of the receiving connection.
+type You struct {
+	Presence
+	CanEdit bool `json:"canEdit"`
+}
+
+// Hello is the first message of every live connection.
+type Hello struct {
+	Type          string     `json:"type"`
+	ServerVersion int64      `json:"serverVersion"`
+	You           You        `json:"you"`
+	Present       []Presence `json:"present"`
+}
+
+// ChangesMessage is a pull answer sent over the live channel: the rows
+// changed after Since, up to ServerVersion. A fan-out of one push has Since =
+// ServerVersion-1 and From = the pushing connection ("" for a REST push).
+type ChangesMessage struct {
+	Type  string `json:"type"`
+	From  string `json:"from,omitempty"`
+	Since int64  `json:"since"`
+	*board.Changes
+}
+
+// Ack answers a push made over the live channel.
+type Ack struct {
+	Type          string `json:"type"`
+	ID            string `json:"id"`
+	ServerVersion int64  `json:"serverVersion"`
+	// Replayed is true when the idempotency key had been applied before.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+// ErrorMessage is a failed client message, with the status the same request
+// would get over HTTP.
+type ErrorMessage struct {
+	Type   string `json:"type"`
+	ID     string `json:"id,omitempty"`
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+	Field  string `json:"field,omitempty"`
+}
+
+// PresenceMessage announces a connection joining or leaving.
+type PresenceMessage struct {
+	Type string `json:"type"`
+	Presence
+}
+
+// PointerMessage is a connection's pointer position, relayed to the others.
+type PointerMessage struct {
+	Type string `json:"type"`
+	Presence
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// EncodeChanges encodes a changes message.
+func EncodeChanges(ch *board.Changes, since int64, from string) ([]byte, error) {
+	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: since, Changes: ch})
+}
+
+// mustEncode encodes messages the room builds from its own values, which
+// cannot fail to encode (no channels, no NaN: coordinates are checked).
+func mustEncode(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("rooms: encode message: " + err.Error())
+	}
+	return b
+}
+
+// palette holds colours readable on a light board, for presence.
+var palette = []string{
+	"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080",
+	"#f032e6", "#9a6324", "#800000", "#808000", "#000075", "#469990",
+}
+
+// ColorFor returns the presence colour of an e-mail address: the same
+// address always gets the same colour, on every server.
+func ColorFor(email string) string {
+	h := fnv.New32a()
+	h.Write([]byte(email))
+	return palette[h.Sum32()%uint32(len(palette))]
+}

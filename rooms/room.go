@@ -1,0 +1,574 @@
+// Package rooms runs one actor goroutine per board. A room applies pushes in
+// arrival order through the store (which owns the version), answers pulls,
+// fans every applied change out to its subscribers without ever waiting for
+// one, and tracks presence and pointers.
+//
+// A room never writes to a socket: each subscriber has a bounded queue that
+// its connection's writer drains; a subscriber whose queue is full is
+// dropped with CloseResync. Fan-out is a hint, not the truth: a client that
+// sees a gap in versions pulls ChangesSince from the store.
+package rooms
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// ErrClosed is returned by a room that has stopped (idle or closed) before
+// it took the request; the hub retries on a fresh room.
+var ErrClosed = &board.Error{Code: board.EUNAVAILABLE, Message: "The board's room has stopped; retry."}
+
+// errShuttingDown answers pushes still queued when the room is closed.
+var errShuttingDown = board.Errorf(board.EUNAVAILABLE, "The server is shutting down; retry the push.")
+
+// Defaults of Options.
+const (
+	DefaultQueueSize       = 256
+	DefaultPointerInterval = 50 * time.Millisecond // at most 20 pointer updates/s per connection
+	DefaultMaxBatch        = 256
+)
+
+// Options tune a room. Zero fields take the defaults.
+type Options struct {
+	// QueueSize is how many messages a subscriber may have waiting before it
+	// is dropped with CloseResync.
+	QueueSize int
+	// PointerInterval is the least time between two pointer updates of one
+	// connection; faster updates are coalesced (the latest position wins).
+	PointerInterval time.Duration
+	// MaxBatch is how many queued pushes one commit may apply together.
+	MaxBatch int
+	// Now is the clock (idle tracking, pointer throttling); nil is time.Now.
+	Now func() time.Time
+	// Logger receives the room's warnings; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.PointerInterval <= 0 {
+		o.PointerInterval = DefaultPointerInterval
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// PullResult answers a pull: Changes is nil when nothing changed after the
+// client's version, and the answer is then {serverVersion} alone.
+type PullResult struct {
+	ServerVersion int64
+	Changes       *board.Changes
+}
+
+// Welcome is what a new subscriber learns atomically with joining: the
+// version after which every change reaches its queue, and who else is here.
+type Welcome struct {
+	ServerVersion int64
+	Present       []Presence
+}
+
+type pushReply struct {
+	version  int64
+	replayed bool
+	err      error
+}
+
+type pushReq struct {
+	ctx    context.Context
+	in     persist.PushInput
+	origin *Subscriber // nil for REST pushes
+	msgID  string      // the live push's id, echoed in the ack
+	reply  chan pushReply
+}
+
+type joinReq struct {
+	sub   *Subscriber
+	reply chan Welcome
+}
+
+type pointerReq struct {
+	sub  *Subscriber
+	x, y float64
+}
+
+type leaveReq struct {
+	sub  *Subscriber
+	done chan struct{}
+}
+
+type kickReq struct {
+	email, reason string
+}
+
+type idleReq struct {
+	cutoff time.Time
+	reply  chan bool
+}
+
+// commit is one store call's outcome, handed back to the loop.
+type commit struct {
+	reqs    []*pushReq
+	applied []persist.Applied
+	msgs    [][]byte // encoded changes message per request; nil when nothing to fan out
+	err     error
+}
+
+// Room is one board's actor. Build it with Start; stop it with Close.
+type Room struct {
+	id    string
+	store persist.SyncStore
+	opts  Options
+	log   *slog.Logger
+
+	pushC    chan *pushReq
+	joinC    chan joinReq
+	leaveC   chan leaveReq
+	pointerC chan pointerReq
+	kickC    chan kickReq
+	idleC    chan idleReq
+	commitC  chan *commit
+	quit     chan struct{} // closed by Close
+	done     chan struct{} // closed when the loop has exited
+
+	closeOnce  sync.Once
+	closing    atomic.Bool
+	version    atomic.Int64 // last committed version; written by the loop only
+	lastActive atomic.Int64 // UnixNano of the last request
+	subCount   atomic.Int32
+
+	// Owned by the loop goroutine.
+	subs       map[*Subscriber]struct{}
+	seq        uint64
+	pending    []*pushReq
+	committing bool
+	dropped    []*Subscriber // full queues found during a fan-out
+}
+
+// Start loads the board's version from the store and starts its room.
+// ENOTFOUND for an unclaimed board.
+func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Options) (*Room, error) {
+	v, err := store.CurrentVersion(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	r := &Room{
+		id:       boardID,
+		store:    store,
+		opts:     opts,
+		log:      opts.Logger.With(slog.String("board", boardID)),
+		pushC:    make(chan *pushReq),
+		joinC:    make(chan joinReq),
+		leaveC:   make(chan leaveReq),
+		pointerC: make(chan pointerReq),
+		kickC:    make(chan kickReq),
+		idleC:    make(chan idleReq),
+		commitC:  make(chan *commit),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+		subs:     make(map[*Subscriber]struct{}),
+	}
+	r.version.Store(v)
+	r.touch()
+	go r.loop()
+	return r, nil
+}
+
+// ID returns the board ID.
+func (r *Room) ID() string { return r.id }
+
+// Version returns the last version the room committed or loaded.
+func (r *Room) Version() int64 { return r.version.Load() }
+
+// Subscribers returns how many subscribers the room has.
+func (r *Room) Subscribers() int { return int(r.subCount.Load()) }
+
+// Done is closed when the room's goroutine has exited.
+func (r *Room) Done() <-chan struct{} { return r.done }
+
+func (r *Room) touch() { r.lastActive.Store(r.opts.Now().UnixNano()) }
+
+// Push applies p through the store and fans the change out; it returns the
+// new version (or, with replayed, the version an earlier push with the same
+// idempotency key produced). Pushes to one board are applied in the order
+// the room receives them. A push whose ctx ends before its commit starts is
+// not applied; once the commit has started it completes even if ctx ends.
+func (r *Room) Push(ctx context.Context, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
+	return r.push(ctx, &pushReq{in: persist.PushInput{Push: p, IdempotencyKey: idemKey}})
+}
+
+func (r *Room) push(ctx context.Context, req *pushReq) (int64, bool, error) {
+	if r.closing.Load() {
+		return 0, false, ErrClosed
+	}
+	req.ctx = ctx
+	req.reply = make(chan pushReply, 1)
+	select {
+	case r.pushC <- req:
+	case <-r.done:
+		return 0, false, ErrClosed
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+	// The loop answers every push it took, even when it shuts down.
+	select {
+	case rep := <-req.reply:
+		return rep.version, rep.replayed, rep.err
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+}
+
+// Pull answers a pull. When since equals the room's version it answers at
+// once without touching storage; otherwise it reads the store in the
+// caller's goroutine, so a large pull never holds up the room.
+func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
+	if since < 0 {
+		return nil, board.FieldErrorf("since", "since must be a non-negative integer.")
+	}
+	if r.closing.Load() {
+		return nil, ErrClosed
+	}
+	r.touch()
+	if v := r.version.Load(); since == v {
+		return &PullResult{ServerVersion: v}, nil
+	}
+	ch, err := r.store.ChangesSince(ctx, r.id, since)
+	if err != nil {
+		return nil, err
+	}
+	if since == ch.ServerVersion && !ch.Reset {
+		return &PullResult{ServerVersion: ch.ServerVersion}, nil
+	}
+	return &PullResult{ServerVersion: ch.ServerVersion, Changes: ch}, nil
+}
+
+// Member describes a connection joining a room.
+type Member struct {
+	// ConnID identifies the connection in presence and changes messages.
+	ConnID string
+	// Email is who is connected.
+	Email string
+	// OnLeave, if set, runs once when the subscriber's Leave is called.
+	OnLeave func()
+}
+
+// Subscribe adds a subscriber for a connection. Every change committed
+// after the returned Welcome's version reaches the subscriber's queue, in
+// order; the others are told it joined. The connection must call Leave when
+// it ends.
+func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, error) {
+	if r.closing.Load() {
+		return nil, Welcome{}, ErrClosed
+	}
+	s := &Subscriber{
+		room:    r,
+		id:      m.ConnID,
+		email:   m.Email,
+		color:   ColorFor(m.Email),
+		onLeave: m.OnLeave,
+		send:    make(chan []byte, r.opts.QueueSize),
+		done:    make(chan struct{}),
+	}
+	req := joinReq{sub: s, reply: make(chan Welcome, 1)}
+	select {
+	case r.joinC <- req:
+	case <-r.done:
+		return nil, Welcome{}, ErrClosed
+	case <-ctx.Done():
+		return nil, Welcome{}, ctx.Err()
+	}
+	// The loop replies at once, without waiting on anything.
+	return s, <-req.reply, nil
+}
+
+// Kick drops every subscriber of email with CloseForbidden (its access was
+// withdrawn).
+func (r *Room) Kick(email, reason string) {
+	select {
+	case r.kickC <- kickReq{email: email, reason: reason}:
+	case <-r.done:
+	}
+}
+
+// StopIfIdle stops the room when it has no subscribers, no pushes in flight
+// and no request since cutoff; it reports whether the room is stopped.
+// Requests that race with the stop get ErrClosed.
+func (r *Room) StopIfIdle(cutoff time.Time) bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+	}
+	if r.subCount.Load() > 0 || r.lastActive.Load() >= cutoff.UnixNano() {
+		return false
+	}
+	req := idleReq{cutoff: cutoff, reply: make(chan bool, 1)}
+	select {
+	case r.idleC <- req:
+		return <-req.reply
+	case <-r.done:
+		return true
+	}
+}
+
+// Close stops the room: the push being committed finishes and is fanned
+// out, pushes still queued fail with EUNAVAILABLE, and every subscriber is
+// dropped with CloseGoingAway. It waits for the room's goroutine or ctx.
+// Calling it twice is safe.
+func (r *Room) Close(ctx context.Context) error {
+	r.closeOnce.Do(func() {
+		r.closing.Store(true)
+		close(r.quit)
+	})
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Room) loop() {
+	defer close(r.done)
+	for {
+		select {
+		case req := <-r.pushC:
+			r.touch()
+			r.pending = append(r.pending, req)
+			r.startCommit()
+		case c := <-r.commitC:
+			r.finishCommit(c)
+			r.startCommit()
+		case req := <-r.joinC:
+			r.touch()
+			r.join(req)
+		case req := <-r.leaveC:
+			r.touch()
+			r.remove(req.sub, 0, "")
+			close(req.done)
+		case req := <-r.pointerC:
+			if _, ok := r.subs[req.sub]; ok {
+				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
+			}
+		case req := <-r.kickC:
+			for s := range r.subs {
+				if s.email == req.email {
+					r.remove(s, CloseForbidden, req.reason)
+				}
+			}
+		case req := <-r.idleC:
+			idle := len(r.subs) == 0 && len(r.pending) == 0 && !r.committing && r.lastActive.Load() < req.cutoff.UnixNano()
+			if idle {
+				r.closing.Store(true)
+			}
+			req.reply <- idle
+			if idle {
+				return
+			}
+		case <-r.quit:
+			r.shutdown()
+			return
+		}
+		r.flushDropped()
+	}
+}
+
+// shutdown finishes the commit in flight, fails queued pushes and drops
+// every subscriber with CloseGoingAway.
+func (r *Room) shutdown() {
+	if r.committing {
+		r.finishCommit(<-r.commitC)
+	}
+	for _, req := range r.pending {
+		req.reply <- pushReply{err: errShuttingDown}
+	}
+	r.pending = nil
+	for s := range r.subs {
+		delete(r.subs, s)
+		s.close(CloseGoingAway, "server shutting down")
+	}
+	r.subCount.Store(0)
+}
+
+// startCommit hands the queued pushes to the store in a goroutine of their
+// own, so that the loop keeps serving pulls, joins and pointers during the
+// fsync, and so that rooms of different boards reach bbolt's Batch together
+// and share one fsync. Pushes that queue up meanwhile go in the next commit,
+// together: one board's throughput is not one fsync per push.
+func (r *Room) startCommit() {
+	if r.committing || len(r.pending) == 0 {
+		return
+	}
+	var batch []*pushReq
+	n := 0
+	for _, req := range r.pending {
+		if len(batch) == r.opts.MaxBatch {
+			break
+		}
+		n++
+		if err := req.ctx.Err(); err != nil {
+			req.reply <- pushReply{err: err} // the caller gave up before anything was written
+			continue
+		}
+		batch = append(batch, req)
+	}
+	r.pending = slices.Delete(r.pending, 0, n)
+	if len(batch) == 0 {
+		return
+	}
+	r.committing = true
+	go r.commit(batch)
+}
+
+func (r *Room) commit(batch []*pushReq) {
+	c := &commit{reqs: batch}
+	in := make([]persist.PushInput, len(batch))
+	for i, req := range batch {
+		in[i] = req.in
+	}
+	// Not the requests' contexts: several requests share this write, and a
+	// commit once started must finish so that versions stay consecutive
+	// with what subscribers were sent.
+	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
+	if c.err == nil {
+		c.msgs = make([][]byte, len(batch))
+		for i, a := range c.applied {
+			if a.Changes == nil {
+				continue
+			}
+			from := ""
+			if batch[i].origin != nil {
+				from = batch[i].origin.id
+			}
+			// Encoded once here, off the loop, and shared by every subscriber.
+			msg, err := EncodeChanges(a.Changes, a.Version-1, from)
+			if err != nil {
+				r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
+				continue
+			}
+			c.msgs[i] = msg
+		}
+	}
+	r.commitC <- c
+}
+
+func (r *Room) finishCommit(c *commit) {
+	r.committing = false
+	for i, req := range c.reqs {
+		if c.err != nil {
+			req.reply <- pushReply{err: c.err}
+			continue
+		}
+		a := c.applied[i]
+		if a.Err != nil {
+			req.reply <- pushReply{err: a.Err}
+			continue
+		}
+		if a.Version > r.version.Load() {
+			r.version.Store(a.Version)
+		}
+		if c.msgs[i] != nil {
+			r.broadcast(c.msgs[i], req.origin)
+		}
+		if req.origin != nil {
+			if _, ok := r.subs[req.origin]; ok {
+				// The ack goes through the pusher's queue so that it arrives
+				// in version order with the changes of others.
+				r.deliver(req.origin, mustEncode(Ack{Type: TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
+			}
+		}
+		req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
+	}
+	if c.err != nil {
+		r.log.Error("commit failed", slog.Int("pushes", len(c.reqs)), slog.Any("err", c.err))
+	}
+}
+
+// join registers a subscriber and tells the others.
+func (r *Room) join(req joinReq) {
+	present := make([]*Subscriber, 0, len(r.subs))
+	for s := range r.subs {
+		present = append(present, s)
+	}
+	slices.SortFunc(present, func(a, b *Subscriber) int { return cmp.Compare(a.seq, b.seq) })
+	w := Welcome{ServerVersion: r.version.Load(), Present: make([]Presence, len(present))}
+	for i, s := range present {
+		w.Present[i] = s.presence()
+	}
+	r.seq++
+	req.sub.seq = r.seq
+	r.subs[req.sub] = struct{}{}
+	r.subCount.Store(int32(len(r.subs)))
+	req.reply <- w
+	r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: req.sub.presence()}), req.sub)
+}
+
+// remove takes s out of the room and tells the others it left; code 0 means
+// s left by itself, otherwise s is closed with code.
+func (r *Room) remove(s *Subscriber, code int, reason string) {
+	if _, ok := r.subs[s]; !ok {
+		return
+	}
+	delete(r.subs, s)
+	r.subCount.Store(int32(len(r.subs)))
+	if code != 0 {
+		s.close(code, reason)
+	}
+	r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: s.presence()}), nil)
+}
+
+// broadcast queues msg for every subscriber but skip. It never waits: a
+// full queue marks its subscriber for dropping.
+func (r *Room) broadcast(msg []byte, skip *Subscriber) {
+	for s := range r.subs {
+		if s != skip {
+			r.deliver(s, msg)
+		}
+	}
+}
+
+func (r *Room) deliver(s *Subscriber, msg []byte) {
+	select {
+	case s.send <- msg:
+	default:
+		r.dropped = append(r.dropped, s)
+	}
+}
+
+// flushDropped drops the subscribers whose queues were full. Telling the
+// others that one left may fill more queues; the loop ends because each
+// round removes a subscriber.
+func (r *Room) flushDropped() {
+	for i := 0; i < len(r.dropped); i++ {
+		if s := r.dropped[i]; r.has(s) {
+			r.log.Info("subscriber dropped: queue full", slog.String("conn", s.id), slog.String("email", s.email))
+			r.remove(s, CloseResync, "resync: pull and reconnect")
+		}
+	}
+	clear(r.dropped)
+	r.dropped = r.dropped[:0]
+}
+
+func (r *Room) has(s *Subscriber) bool {
+	_, ok := r.subs[s]
+	return ok
+}

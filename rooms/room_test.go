@@ -1,0 +1,610 @@
+package rooms_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"corkboard/board"
+	"corkboard/persist"
+	"corkboard/rooms"
+)
+
+// waitFor bounds every wait on a message; tests wait on channels, never sleep.
+const waitFor = 10 * time.Second
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// openStore opens a real bbolt store in a temp folder with board b1 claimed.
+func openStore(tb testing.TB) *persist.DB {
+	tb.Helper()
+	db, err := persist.Open(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if _, err := db.ClaimBoard(context.Background(), "b1", "owner@example.com"); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// startRoom starts b1's room on store; it is closed when the test ends.
+func startRoom(tb testing.TB, store persist.SyncStore, opts rooms.Options) *rooms.Room {
+	tb.Helper()
+	r, err := rooms.Start(context.Background(), store, "b1", opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+		defer cancel()
+		if err := r.Close(ctx); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return r
+}
+
+func subscribe(tb testing.TB, r *rooms.Room, connID, email string) (*rooms.Subscriber, rooms.Welcome) {
+	tb.Helper()
+	s, w, err := r.Subscribe(context.Background(), rooms.Member{ConnID: connID, Email: email})
+	if err != nil {
+		tb.Fatalf("Subscribe: %v", err)
+	}
+	return s, w
+}
+
+// msg is any live message, decoded.
+type msg struct {
+	Type          string       `json:"type"`
+	ID            string       `json:"id"`
+	From          string       `json:"from"`
+	Since         int64        `json:"since"`
+	ServerVersion int64        `json:"serverVersion"`
+	Replayed      bool         `json:"replayed"`
+	Notes         []board.Note `json:"notes"`
+	DeletedNotes  []string     `json:"deletedNoteIds"`
+	Board         board.Header `json:"board"`
+	Email         string       `json:"email"`
+	Color         string       `json:"color"`
+	X             float64      `json:"x"`
+	Y             float64      `json:"y"`
+}
+
+// next returns the subscriber's next message, failing after waitFor.
+func next(tb testing.TB, s *rooms.Subscriber) msg {
+	tb.Helper()
+	select {
+	case b := <-s.Messages():
+		var m msg
+		if err := json.Unmarshal(b, &m); err != nil {
+			tb.Fatalf("decode %s: %v", b, err)
+		}
+		return m
+	case <-time.After(waitFor):
+		tb.Fatalf("no message for %s within %v", s.ID(), waitFor)
+	}
+	return msg{}
+}
+
+// nextOf skips messages of other types.
+func nextOf(tb testing.TB, s *rooms.Subscriber, typ string) msg {
+	tb.Helper()
+	for {
+		if m := next(tb, s); m.Type == typ {
+			return m
+		}
+	}
+}
+
+// noMessage checks that nothing is queued for s right now.
+func noMessage(tb testing.TB, s *rooms.Subscriber) {
+	tb.Helper()
+	select {
+	case b := <-s.Messages():
+		tb.Fatalf("unexpected message for %s: %s", s.ID(), b)
+	default:
+	}
+}
+
+func onePush(id, content string) *board.Push {
+	return &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: id, Content: content}}}}
+}
+
+func TestPushFansOutInOrder(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	a, wa := subscribe(t, r, "A", "a@example.com")
+	b, _ := subscribe(t, r, "B", "b@example.com")
+	if wa.ServerVersion != 0 {
+		t.Fatalf("welcome version=%d, want 0", wa.ServerVersion)
+	}
+	if m := next(t, a); m.Type != rooms.TypeJoin || m.ID != "B" {
+		t.Fatalf("A got %+v, want B's join", m)
+	}
+	for i := 1; i <= 20; i++ {
+		v, replayed, err := r.Push(context.Background(), onePush(fmt.Sprintf("n%d", i), "x"), "")
+		if err != nil || replayed || v != int64(i) {
+			t.Fatalf("push %d: v=%d replayed=%v err=%v", i, v, replayed, err)
+		}
+	}
+	for _, s := range []*rooms.Subscriber{a, b} {
+		for i := 1; i <= 20; i++ {
+			m := next(t, s)
+			if m.Type != rooms.TypeChanges || m.ServerVersion != int64(i) || m.Since != int64(i-1) || m.From != "" {
+				t.Fatalf("%s message %d = %+v, want changes %d since %d", s.ID(), i, m, i, i-1)
+			}
+			if len(m.Notes) != 1 || m.Notes[0].ID != fmt.Sprintf("n%d", i) || m.Notes[0].Version != int64(i) || m.Board.Version != int64(i) {
+				t.Fatalf("%s change %d carries %+v, want note n%d at version %d", s.ID(), i, m.Notes, i, i)
+			}
+		}
+		noMessage(t, s)
+	}
+	if r.Version() != 20 {
+		t.Fatalf("room version=%d, want 20", r.Version())
+	}
+}
+
+func TestConcurrentPushers(t *testing.T) {
+	const pushers, each, subs = 8, 10, 3
+	db := openStore(t)
+	r := startRoom(t, db, rooms.Options{QueueSize: pushers*each + subs + 8})
+	var all []*rooms.Subscriber
+	for i := range subs {
+		s, _ := subscribe(t, r, fmt.Sprintf("S%d", i), fmt.Sprintf("s%d@example.com", i))
+		all = append(all, s)
+	}
+	type ack struct {
+		id string
+		v  int64
+	}
+	acks := make(chan ack, pushers*each)
+	var wg sync.WaitGroup
+	for g := range pushers {
+		wg.Go(func() {
+			last := int64(0)
+			for i := range each {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				v, _, err := r.Push(context.Background(), onePush(id, "x"), "")
+				if err != nil {
+					t.Errorf("push %s: %v", id, err)
+					return
+				}
+				if v <= last {
+					t.Errorf("pusher %d: version %d after %d, want strictly increasing", g, v, last)
+				}
+				last = v
+				acks <- ack{id, v}
+			}
+		})
+	}
+	wg.Wait()
+	close(acks)
+	versions := map[int64]string{}
+	for a := range acks {
+		if other, dup := versions[a.v]; dup {
+			t.Fatalf("version %d acknowledged twice (%s and %s)", a.v, other, a.id)
+		}
+		versions[a.v] = a.id
+	}
+	if len(versions) != pushers*each {
+		t.Fatalf("%d acknowledged pushes, want %d", len(versions), pushers*each)
+	}
+	// Every acknowledged push is in the final state, at its version.
+	ch, err := db.ChangesSince(context.Background(), "b1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := map[string]int64{}
+	for _, n := range ch.Notes {
+		final[n.ID] = n.Version
+	}
+	for v, id := range versions {
+		if final[id] != v {
+			t.Fatalf("note %s: stored at version %d, acknowledged %d", id, final[id], v)
+		}
+	}
+	// Every subscriber saw every change once, in order, with the same rows.
+	for _, s := range all {
+		for v := int64(1); v <= pushers*each; v++ {
+			m := nextOf(t, s, rooms.TypeChanges)
+			if m.ServerVersion != v || m.Since != v-1 || len(m.Notes) != 1 || m.Notes[0].ID != versions[v] {
+				t.Fatalf("%s: got change %d since %d with %v, want %d (%s)", s.ID(), m.ServerVersion, m.Since, m.Notes, v, versions[v])
+			}
+		}
+		noMessage(t, s)
+	}
+}
+
+func TestPushFromAcksThePusherAndTellsTheOthers(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	a, _ := subscribe(t, r, "A", "a@example.com")
+	b, _ := subscribe(t, r, "B", "b@example.com")
+	nextOf(t, a, rooms.TypeJoin)
+	v, _, err := a.Push(context.Background(), "m1", onePush("n1", "hello"), "idem-1")
+	if err != nil || v != 1 {
+		t.Fatalf("push: v=%d err=%v", v, err)
+	}
+	if m := next(t, a); m.Type != rooms.TypeAck || m.ID != "m1" || m.ServerVersion != 1 {
+		t.Fatalf("pusher got %+v, want ack m1 at 1", m)
+	}
+	if m := next(t, b); m.Type != rooms.TypeChanges || m.From != "A" || m.ServerVersion != 1 || m.Notes[0].Content != "hello" {
+		t.Fatalf("other got %+v, want changes from A at 1", m)
+	}
+	// A retry with the same key is acked with the original version and
+	// reaches nobody else.
+	if v, replayed, err := a.Push(context.Background(), "m2", onePush("n1", "again"), "idem-1"); v != 1 || !replayed || err != nil {
+		t.Fatalf("retry: v=%d replayed=%v err=%v", v, replayed, err)
+	}
+	if m := next(t, a); m.Type != rooms.TypeAck || m.ID != "m2" || m.ServerVersion != 1 || !m.Replayed {
+		t.Fatalf("retry ack %+v, want m2 at 1 replayed", m)
+	}
+	noMessage(t, b)
+}
+
+func TestInvalidPushChangesNothing(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	s, _ := subscribe(t, r, "A", "a@example.com")
+	_, _, err := r.Push(context.Background(), onePush("", "no id"), "")
+	if board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("err=%v, want EINVALID", err)
+	}
+	if r.Version() != 0 {
+		t.Fatalf("version=%d, want 0", r.Version())
+	}
+	noMessage(t, s)
+}
+
+func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
+	const queue, pushes = 4, 20
+	r := startRoom(t, openStore(t), rooms.Options{QueueSize: queue})
+	slow, _ := subscribe(t, r, "slow", "slow@example.com") // never reads
+	fast, _ := subscribe(t, r, "fast", "fast@example.com")
+	got := make(chan msg, 2*pushes)
+	go func() {
+		for {
+			select {
+			case b := <-fast.Messages():
+				var m msg
+				_ = json.Unmarshal(b, &m)
+				got <- m
+			case <-fast.Done():
+				return
+			}
+		}
+	}()
+	// Every push completes although slow never reads: the room does not wait.
+	for i := 1; i <= pushes; i++ {
+		if _, _, err := r.Push(context.Background(), onePush(fmt.Sprintf("n%d", i), "x"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-slow.Done():
+	case <-time.After(waitFor):
+		t.Fatal("slow subscriber was not dropped")
+	}
+	if code, reason := slow.CloseStatus(); code != rooms.CloseResync || reason == "" {
+		t.Fatalf("slow closed with %d %q, want %d", code, reason, rooms.CloseResync)
+	}
+	sawLeave := false
+	for v := int64(1); v <= pushes; {
+		select {
+		case m := <-got:
+			switch {
+			case m.Type == rooms.TypeLeave && m.ID == "slow":
+				sawLeave = true
+			case m.Type == rooms.TypeChanges:
+				if m.ServerVersion != v {
+					t.Fatalf("fast got version %d, want %d", m.ServerVersion, v)
+				}
+				v++
+			}
+		case <-time.After(waitFor):
+			t.Fatalf("fast stopped receiving at version %d", v)
+		}
+	}
+	if !sawLeave {
+		t.Fatal("fast was not told that slow left")
+	}
+	if n := r.Subscribers(); n != 1 {
+		t.Fatalf("subscribers=%d, want 1", n)
+	}
+}
+
+// countingStore counts the reads a pull makes.
+type countingStore struct {
+	*persist.DB
+	reads atomic.Int32
+}
+
+func (c *countingStore) ChangesSince(ctx context.Context, id string, since int64) (*board.Changes, error) {
+	c.reads.Add(1)
+	return c.DB.ChangesSince(ctx, id, since)
+}
+
+func TestPull(t *testing.T) {
+	store := &countingStore{DB: openStore(t)}
+	r := startRoom(t, store, rooms.Options{})
+	for i := range 3 {
+		if _, _, err := r.Push(context.Background(), onePush(fmt.Sprintf("n%d", i), "x"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("NoChangeWithoutStorage", func(t *testing.T) {
+		res, err := r.Pull(context.Background(), 3)
+		if err != nil || res.Changes != nil || res.ServerVersion != 3 {
+			t.Fatalf("Pull(3)=%+v err=%v, want {serverVersion 3} alone", res, err)
+		}
+		if n := store.reads.Load(); n != 0 {
+			t.Fatalf("a pull at the current version read storage %d times", n)
+		}
+	})
+	t.Run("Since", func(t *testing.T) {
+		res, err := r.Pull(context.Background(), 1)
+		if err != nil || res.Changes == nil || len(res.Changes.Notes) != 2 || res.ServerVersion != 3 {
+			t.Fatalf("Pull(1)=%+v err=%v, want the two later notes", res, err)
+		}
+	})
+	t.Run("ErrNegative", func(t *testing.T) {
+		if _, err := r.Pull(context.Background(), -1); board.ErrorCode(err) != board.EINVALID {
+			t.Fatalf("err=%v, want EINVALID", err)
+		}
+	})
+}
+
+func TestPresence(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	a, wa := subscribe(t, r, "A", "a@example.com")
+	if len(wa.Present) != 0 {
+		t.Fatalf("first subscriber sees %v present, want nobody", wa.Present)
+	}
+	b, wb := subscribe(t, r, "B", "b@example.com")
+	if len(wb.Present) != 1 || wb.Present[0] != (rooms.Presence{ID: "A", Email: "a@example.com", Color: rooms.ColorFor("a@example.com")}) {
+		t.Fatalf("B sees %+v present, want A", wb.Present)
+	}
+	if m := next(t, a); m.Type != rooms.TypeJoin || m.ID != "B" || m.Email != "b@example.com" || m.Color != b.Color() {
+		t.Fatalf("A got %+v, want B's join with its colour", m)
+	}
+	if err := a.Pointer(10, 20); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, b); m.Type != rooms.TypePointer || m.ID != "A" || m.Email != "a@example.com" || m.X != 10 || m.Y != 20 {
+		t.Fatalf("B got %+v, want A's pointer at 10,20", m)
+	}
+	noMessage(t, a) // a pointer does not come back to its sender
+	if err := a.Pointer(0, 1e10); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("pointer beyond 1e9: err=%v, want EINVALID", err)
+	}
+	b.Leave()
+	b.Leave() // twice is safe
+	if m := next(t, a); m.Type != rooms.TypeLeave || m.ID != "B" {
+		t.Fatalf("A got %+v, want B's leave", m)
+	}
+	if code, _ := b.CloseStatus(); code != rooms.CloseNormal {
+		t.Fatalf("left subscriber closed with %d, want %d", code, rooms.CloseNormal)
+	}
+	if rooms.ColorFor("a@example.com") != rooms.ColorFor("a@example.com") || rooms.ColorFor("a@example.com")[0] != '#' {
+		t.Fatal("ColorFor must be a stable #rrggbb colour")
+	}
+}
+
+func TestPointerThrottle(t *testing.T) {
+	t.Run("Coalesced", func(t *testing.T) {
+		c := newClock()
+		r := startRoom(t, openStore(t), rooms.Options{Now: c.Now, PointerInterval: time.Hour})
+		a, _ := subscribe(t, r, "A", "a@example.com")
+		b, _ := subscribe(t, r, "B", "b@example.com")
+		nextOf(t, a, rooms.TypeJoin)
+		for i := range 50 {
+			if err := a.Pointer(float64(i), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m := next(t, b); m.X != 0 {
+			t.Fatalf("first pointer x=%v, want 0", m.X)
+		}
+		noMessage(t, b) // the other 49 are held back within the interval
+		c.Advance(time.Hour)
+		if err := a.Pointer(99, 0); err != nil {
+			t.Fatal(err)
+		}
+		if m := next(t, b); m.X != 99 {
+			t.Fatalf("pointer after the interval x=%v, want the latest, 99", m.X)
+		}
+		noMessage(t, b)
+		a.Leave() // stops the held-back update
+	})
+	t.Run("LatestPositionArrives", func(t *testing.T) {
+		r := startRoom(t, openStore(t), rooms.Options{PointerInterval: 20 * time.Millisecond})
+		a, _ := subscribe(t, r, "A", "a@example.com")
+		b, _ := subscribe(t, r, "B", "b@example.com")
+		nextOf(t, a, rooms.TypeJoin)
+		for i := range 10 {
+			if err := a.Pointer(float64(i), float64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The last position is delivered when the interval ends, so a
+		// pointer that stops moving is shown where it stopped.
+		var last msg
+		for last.X != 9 {
+			last = nextOf(t, b, rooms.TypePointer)
+		}
+		if last.Y != 9 {
+			t.Fatalf("last pointer %+v, want 9,9", last)
+		}
+	})
+}
+
+func TestKick(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	gone1, _ := subscribe(t, r, "G1", "gone@example.com")
+	gone2, _ := subscribe(t, r, "G2", "gone@example.com")
+	stay, _ := subscribe(t, r, "S", "stay@example.com")
+	r.Kick("gone@example.com", "removed")
+	for _, s := range []*rooms.Subscriber{gone1, gone2} {
+		if code, _ := s.CloseStatus(); code != rooms.CloseForbidden {
+			t.Fatalf("%s closed with %d, want %d", s.ID(), code, rooms.CloseForbidden)
+		}
+	}
+	left := map[string]bool{}
+	for len(left) < 2 {
+		m := nextOf(t, stay, rooms.TypeLeave)
+		left[m.ID] = true
+	}
+	if !left["G1"] || !left["G2"] {
+		t.Fatalf("stay saw leaves of %v, want G1 and G2", left)
+	}
+	if r.Subscribers() != 1 {
+		t.Fatalf("subscribers=%d, want 1", r.Subscribers())
+	}
+}
+
+func TestCloseDropsEveryoneGoingAway(t *testing.T) {
+	r, err := rooms.Start(context.Background(), openStore(t), "b1", rooms.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := subscribe(t, r, "A", "a@example.com")
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if code, _ := s.CloseStatus(); code != rooms.CloseGoingAway {
+		t.Fatalf("closed with %d, want %d", code, rooms.CloseGoingAway)
+	}
+	if _, _, err := r.Push(ctx, onePush("n", "x"), ""); !errors.Is(err, rooms.ErrClosed) {
+		t.Fatalf("push after Close: err=%v, want ErrClosed", err)
+	}
+	if _, _, err := r.Subscribe(ctx, rooms.Member{ConnID: "B", Email: "b@example.com"}); !errors.Is(err, rooms.ErrClosed) {
+		t.Fatalf("subscribe after Close: err=%v, want ErrClosed", err)
+	}
+	s.Leave() // after Close: returns at once
+}
+
+func TestStopIfIdle(t *testing.T) {
+	c := newClock()
+	r := startRoom(t, openStore(t), rooms.Options{Now: c.Now})
+	s, _ := subscribe(t, r, "A", "a@example.com")
+	c.Advance(time.Hour)
+	if r.StopIfIdle(c.Now().Add(-time.Minute)) {
+		t.Fatal("a room with a subscriber was stopped")
+	}
+	s.Leave()
+	if r.StopIfIdle(c.Now().Add(-time.Minute)) {
+		t.Fatal("a room used a moment ago was stopped")
+	}
+	c.Advance(2 * time.Minute)
+	if !r.StopIfIdle(c.Now().Add(-time.Minute)) {
+		t.Fatal("an idle room was not stopped")
+	}
+	if _, err := r.Pull(context.Background(), 0); !errors.Is(err, rooms.ErrClosed) {
+		t.Fatalf("pull on a stopped room: err=%v, want ErrClosed", err)
+	}
+}
+
+func TestStartUnclaimedBoard(t *testing.T) {
+	db := openStore(t)
+	if _, err := rooms.Start(context.Background(), db, "ghost", rooms.Options{}); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("err=%v, want ENOTFOUND", err)
+	}
+}
+
+// memStore is a SyncStore without disk, so that a benchmark measures the
+// room's fan-out rather than fsync.
+type memStore struct {
+	mu      sync.Mutex
+	version int64
+}
+
+func (m *memStore) ApplyPushes(_ context.Context, id string, in []persist.PushInput) ([]persist.Applied, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]persist.Applied, len(in))
+	for i, p := range in {
+		m.version++
+		notes := make([]board.Note, len(p.Push.Notes.Upserted))
+		for j, n := range p.Push.Notes.Upserted {
+			n.Version = m.version
+			notes[j] = n
+		}
+		out[i] = persist.Applied{Version: m.version, Changes: &board.Changes{
+			Board: board.Header{ID: id, Version: m.version}, Notes: notes, DeletedNoteIDs: []string{},
+			TrackerItems: []board.TrackerItem{}, DeletedTrackerItemIDs: []string{}, ServerVersion: m.version,
+		}}
+	}
+	return out, nil
+}
+
+func (m *memStore) ChangesSince(context.Context, string, int64) (*board.Changes, error) {
+	return nil, errors.New("not used")
+}
+func (m *memStore) CurrentVersion(context.Context, string) (int64, error) { return 0, nil }
+func (m *memStore) BoardState(context.Context, string) (*board.State, error) {
+	return nil, errors.New("not used")
+}
+func (m *memStore) PruneTombstones(context.Context, time.Time) (int, error)      { return 0, nil }
+func (m *memStore) SweepIdempotencyKeys(context.Context, time.Time) (int, error) { return 0, nil }
+
+// BenchmarkFanOut1000 is one single-note push reaching 1,000 subscribers,
+// each drained by its own goroutine (as each connection's writer would).
+func BenchmarkFanOut1000(b *testing.B) {
+	const n = 1000
+	r := startRoom(b, &memStore{}, rooms.Options{QueueSize: 2 * n})
+	var received, target atomic.Int64
+	allGot := make(chan struct{}, 1)
+	changes := []byte(`{"type":"changes"`)
+	for i := range n {
+		s, _ := subscribe(b, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i))
+		go func() {
+			for {
+				select {
+				case m := <-s.Messages():
+					if bytes.HasPrefix(m, changes) && received.Add(1) == target.Load() {
+						allGot <- struct{}{}
+					}
+				case <-s.Done():
+					return
+				}
+			}
+		}()
+	}
+	p := onePush("n", "a note of ordinary size, a sentence or two of text")
+	for b.Loop() {
+		target.Add(n)
+		if _, _, err := r.Push(context.Background(), p, ""); err != nil {
+			b.Fatal(err)
+		}
+		<-allGot
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "deliveries/s")
+}

@@ -1,0 +1,183 @@
+package rooms
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// Subscriber is one live connection in a room. The room puts encoded
+// messages on its queue (Messages) and never waits for it; the connection's
+// writer drains the queue and, when Done is closed, closes the socket with
+// CloseStatus.
+type Subscriber struct {
+	room  *Room
+	id    string
+	email string
+	color string
+	seq   uint64 // join order, set by the loop
+
+	onLeave func()
+
+	send chan []byte
+
+	closeOnce sync.Once
+	done      chan struct{}
+	code      int    // written before done is closed
+	reason    string // written before done is closed
+
+	mu          sync.Mutex // guards the pointer throttle
+	left        bool
+	lastPointer time.Time
+	pending     *[2]float64
+	timer       *time.Timer
+}
+
+// ID returns the connection ID.
+func (s *Subscriber) ID() string { return s.id }
+
+// Email returns the subscriber's e-mail.
+func (s *Subscriber) Email() string { return s.email }
+
+// Color returns the subscriber's presence colour.
+func (s *Subscriber) Color() string { return s.color }
+
+// Room returns the subscriber's room.
+func (s *Subscriber) Room() *Room { return s.room }
+
+func (s *Subscriber) presence() Presence {
+	return Presence{ID: s.id, Email: s.email, Color: s.color}
+}
+
+// Messages is the subscriber's queue of encoded messages.
+func (s *Subscriber) Messages() <-chan []byte { return s.send }
+
+// Done is closed when the subscriber has been dropped (or has left); its
+// connection should then close with CloseStatus.
+func (s *Subscriber) Done() <-chan struct{} { return s.done }
+
+// CloseStatus returns the close code and reason once Done is closed.
+func (s *Subscriber) CloseStatus() (code int, reason string) {
+	<-s.done
+	return s.code, s.reason
+}
+
+func (s *Subscriber) close(code int, reason string) {
+	s.closeOnce.Do(func() {
+		s.code, s.reason = code, reason
+		close(s.done)
+	})
+}
+
+// Enqueue puts a message of the connection's own (an error answer) on the
+// queue without waiting. When the queue is full the subscriber is closed
+// with CloseResync and Enqueue reports false.
+func (s *Subscriber) Enqueue(msg []byte) bool {
+	select {
+	case s.send <- msg:
+		return true
+	default:
+		s.close(CloseResync, "resync: pull and reconnect")
+		return false
+	}
+}
+
+// Push applies p like Room.Push, on behalf of this connection: the others get
+// the change and this connection gets an ack carrying msgID, queued in
+// version order with the changes of others.
+func (s *Subscriber) Push(ctx context.Context, msgID string, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
+	return s.room.push(ctx, &pushReq{in: persist.PushInput{Push: p, IdempotencyKey: idemKey}, origin: s, msgID: msgID})
+}
+
+// Pull is Room.Pull.
+func (s *Subscriber) Pull(ctx context.Context, since int64) (*PullResult, error) {
+	return s.room.Pull(ctx, since)
+}
+
+// Pointer relays the connection's pointer position to the others. Updates
+// closer together than the room's PointerInterval are coalesced: the latest
+// position is sent when the interval has passed. Positions are never
+// stored. EINVALID for a coordinate that is not a finite number within
+// ±board.MaxCoordinate.
+func (s *Subscriber) Pointer(x, y float64) error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"x", x}, {"y", y}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) || math.Abs(c.v) > board.MaxCoordinate {
+			return board.FieldErrorf(c.name, "%s must be a finite number between -%g and %g.", c.name, float64(board.MaxCoordinate), float64(board.MaxCoordinate))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.left {
+		return nil
+	}
+	now := s.room.opts.Now()
+	if wait := s.lastPointer.Add(s.room.opts.PointerInterval).Sub(now); wait > 0 {
+		s.pending = &[2]float64{x, y}
+		if s.timer == nil {
+			s.timer = time.AfterFunc(wait, s.flushPointer)
+		}
+		return nil
+	}
+	s.lastPointer = now
+	s.pending = nil
+	s.sendPointer(x, y)
+	return nil
+}
+
+// flushPointer sends the position held back by the throttle.
+func (s *Subscriber) flushPointer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = nil
+	if s.left || s.pending == nil {
+		return
+	}
+	p := *s.pending
+	s.pending = nil
+	s.lastPointer = s.room.opts.Now()
+	s.sendPointer(p[0], p[1])
+}
+
+// sendPointer hands a position to the room; called with s.mu held.
+func (s *Subscriber) sendPointer(x, y float64) {
+	select {
+	case s.room.pointerC <- pointerReq{sub: s, x: x, y: y}:
+	case <-s.room.done:
+	case <-s.done:
+	}
+}
+
+// Leave takes the subscriber out of its room and returns once the others
+// have been told; it closes the subscriber with CloseNormal if it was not
+// closed already. The connection
+// calls it when it ends. Calling it twice is safe.
+func (s *Subscriber) Leave() {
+	s.mu.Lock()
+	already := s.left
+	s.left = true
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.mu.Unlock()
+	if already {
+		return
+	}
+	req := leaveReq{sub: s, done: make(chan struct{})}
+	select {
+	case s.room.leaveC <- req:
+		<-req.done // the loop answers at once
+	case <-s.room.done:
+	}
+	s.close(CloseNormal, "")
+	if s.onLeave != nil {
+		s.onLeave()
+	}
+}

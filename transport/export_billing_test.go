@@ -1,0 +1,14 @@
+package transport
+
+import "net/http"
+
+// AIRouteForTest mounts h the way an AI route is mounted: behind the session
+// check and the quota gate of feature, charged to the caller, or to the
+// board's owner when ownerPays (as notes/rewrite is).
+func (s *Server) AIRouteForTest(feature string, ownerPays bool, h http.Handler) http.Handler {
+	var payer payerFunc
+	if ownerPays {
+		payer = s.boardOwnerPays
+	}
+	return s.requireSession(s.aiGate(feature, payer)(h))
+}

@@ -1,0 +1,301 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"corkboard/board"
+	"corkboard/persist"
+	"corkboard/rooms"
+)
+
+// Live channel limits (docs/live-protocol.md).
+const (
+	// liveReadLimit bounds one client message. Pushes larger than this go
+	// through POST /sync, which admits the spec's largest push; a socket
+	// message is held in memory whole, and 64 MiB per connection would let
+	// a few clients exhaust the server.
+	liveReadLimit = 1 << 20
+	// liveWriteTimeout bounds one message write; a client that cannot take
+	// a message in this time is disconnected.
+	liveWriteTimeout = 10 * time.Second
+	// livePingEvery and livePingTimeout detect dead peers that TCP has not
+	// noticed yet.
+	livePingEvery   = 30 * time.Second
+	livePingTimeout = 15 * time.Second
+	// maxLiveMsgID bounds the id a client gives a push.
+	maxLiveMsgID = 128
+)
+
+// handleLive is GET /api/boards/{boardId}/live: after the session and
+// board guard (and a same-site Origin check), it upgrades to a WebSocket and
+// joins the board's room. ?since=N sends what the client missed after
+// version N right after hello.
+func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
+	a := boardAccess(r.Context())
+	since, err := parseSince(r, false)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !s.liveOriginAllowed(r) {
+		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Cross-site WebSocket refused."))
+		return
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.liveOriginPatterns()})
+	if err != nil {
+		// Accept has answered the request.
+		s.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
+		return
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(liveReadLimit)
+
+	// The request's context must not end the connection once hijacked;
+	// its values (the user) are still wanted.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+
+	connID := newConnID()
+	sub, welcome, err := s.hub.Subscribe(ctx, a.Board.ID, connID, a.Email)
+	if err != nil {
+		code := websocket.StatusInternalError
+		if board.ErrorCode(err) == board.EUNAVAILABLE {
+			code = websocket.StatusGoingAway
+		} else {
+			s.log.ErrorContext(ctx, "live subscribe failed", slog.String("board", a.Board.ID), slog.Any("err", err))
+		}
+		conn.Close(code, board.ErrorMessage(err))
+		return
+	}
+	defer sub.Leave()
+
+	lc := &liveConn{s: s, conn: conn, sub: sub, canEdit: a.CanEdit}
+	hello := rooms.Hello{
+		Type:          rooms.TypeHello,
+		ServerVersion: welcome.ServerVersion,
+		You:           rooms.You{Presence: rooms.Presence{ID: connID, Email: a.Email, Color: sub.Color()}, CanEdit: a.CanEdit},
+		Present:       welcome.Present,
+	}
+	// hello and the catch-up are written before the writer starts draining
+	// the queue, so they come first; changes queued meanwhile follow, and
+	// the client skips those at or below the catch-up's serverVersion.
+	if err := lc.write(ctx, mustJSON(hello)); err != nil {
+		return
+	}
+	if since >= 0 && since != welcome.ServerVersion {
+		res, err := sub.Pull(ctx, since)
+		if err != nil {
+			lc.sendError(ctx, "", err)
+			conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
+			return
+		}
+		if res.Changes != nil {
+			msg, err := rooms.EncodeChanges(res.Changes, since, "")
+			if err != nil {
+				s.log.ErrorContext(ctx, "encode catch-up", slog.Any("err", err))
+				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
+				return
+			}
+			if err := lc.write(ctx, msg); err != nil {
+				return
+			}
+		}
+	}
+
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		defer cancel()
+		lc.writeLoop(ctx)
+	}()
+	lc.readLoop(ctx)
+	cancel()
+	<-writerDone
+}
+
+// liveOriginPatterns are the hosts (besides the request's own) whose pages
+// may open the live channel: the public URL's.
+func (s *Server) liveOriginPatterns() []string {
+	if u, err := url.Parse(s.cfg.PublicURL); err == nil && u.Host != "" {
+		return []string{u.Host}
+	}
+	return nil
+}
+
+// liveOriginAllowed refuses a WebSocket opened by a page of another site:
+// browsers send the cookie with it (SameSite does not cover every case of a
+// cross-site WebSocket), so the Origin must be this host or the public URL's.
+// Clients that are not browsers send no Origin and are let through.
+func (s *Server) liveOriginAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, h := range s.liveOriginPatterns() {
+		if strings.EqualFold(u.Host, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func newConnID() string {
+	b := make([]byte, 9)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("transport: encode live message: " + err.Error())
+	}
+	return b
+}
+
+// liveConn is one live connection: the handler goroutine reads, a writer
+// goroutine drains the subscriber's queue.
+type liveConn struct {
+	s       *Server
+	conn    *websocket.Conn
+	sub     *rooms.Subscriber
+	canEdit bool
+}
+
+// write sends one message with a deadline.
+func (lc *liveConn) write(ctx context.Context, msg []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, liveWriteTimeout)
+	defer cancel()
+	return lc.conn.Write(ctx, websocket.MessageText, msg)
+}
+
+// writeLoop is the connection's only writer after hello: it drains the
+// subscriber's queue, pings, and closes the socket with the room's code
+// when the subscriber is dropped.
+func (lc *liveConn) writeLoop(ctx context.Context) {
+	ping := time.NewTicker(livePingEvery)
+	defer ping.Stop()
+	for {
+		select {
+		case msg := <-lc.sub.Messages():
+			if err := lc.write(ctx, msg); err != nil {
+				return
+			}
+		case <-lc.sub.Done():
+			code, reason := lc.sub.CloseStatus()
+			lc.conn.Close(websocket.StatusCode(code), reason)
+			return
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, livePingTimeout)
+			err := lc.conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// clientMessage is every message a client may send; Type says which
+// fields apply.
+type clientMessage struct {
+	Type           string          `json:"type"`
+	ID             string          `json:"id"`
+	Push           json.RawMessage `json:"push"`
+	IdempotencyKey string          `json:"idempotencyKey"`
+	X              *float64        `json:"x"`
+	Y              *float64        `json:"y"`
+}
+
+// readLoop handles client messages until the connection ends.
+func (lc *liveConn) readLoop(ctx context.Context) {
+	for {
+		_, data, err := lc.conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m clientMessage
+		if err := unmarshalStrict(data, &m, false); err != nil {
+			lc.sendError(ctx, "", err)
+			continue
+		}
+		switch m.Type {
+		case rooms.TypePush:
+			lc.sendError(ctx, m.ID, lc.push(ctx, &m))
+		case rooms.TypePointer:
+			if m.X == nil || m.Y == nil {
+				lc.sendError(ctx, m.ID, board.FieldErrorf("x", "A pointer message needs x and y."))
+				continue
+			}
+			lc.sendError(ctx, m.ID, lc.sub.Pointer(*m.X, *m.Y))
+		default:
+			lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q or %q.", rooms.TypePush, rooms.TypePointer))
+		}
+	}
+}
+
+// push handles a push message: the same checks as POST /sync, in the same
+// order; on success the room queues the ack.
+func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
+	if len(m.ID) > maxLiveMsgID {
+		return board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID)
+	}
+	if !lc.canEdit {
+		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it.")
+	}
+	if len(m.IdempotencyKey) > persist.MaxIdempotencyKeyLen || !visibleASCII(m.IdempotencyKey) {
+		return board.FieldErrorf("idempotencyKey", "idempotencyKey must be at most %d visible ASCII characters.", persist.MaxIdempotencyKeyLen)
+	}
+	if len(m.Push) == 0 || string(m.Push) == "null" {
+		return board.FieldErrorf("push", "push is required.")
+	}
+	var p board.Push
+	if err := unmarshalStrict(m.Push, &p, false); err != nil {
+		return err
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	_, _, err := lc.sub.Push(ctx, m.ID, &p, m.IdempotencyKey)
+	return err
+}
+
+// sendError queues an error answer; nil err sends nothing.
+func (lc *liveConn) sendError(ctx context.Context, id string, err error) {
+	if err == nil {
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		return // the connection is ending
+	}
+	status := ErrorStatus(err)
+	if board.ErrorCode(err) == board.EINTERNAL {
+		lc.s.log.ErrorContext(ctx, "live message failed", slog.String("board", lc.sub.Room().ID()), slog.Any("err", err))
+	}
+	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: status, Error: board.ErrorMessage(err)}
+	var e *board.Error
+	if errors.As(err, &e) {
+		msg.Field = e.Field
+	}
+	lc.sub.Enqueue(mustJSON(msg))
+}

@@ -1,0 +1,331 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"corkboard/billing"
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// payerFunc picks the user an AI call is charged to. It may read the request
+// (restoring its body) and returns the request the handler should see,
+// which may carry more context. Errors are domain errors, answered as they are.
+type payerFunc func(r *http.Request) (payer string, next *http.Request, err error)
+
+// aiGate is the one middleware in front of every AI route. Use it as
+//
+//	r.With(s.aiGate(billing.FeatureChat, nil)).Post("/canvas/chat", s.handleChat)
+//	r.With(s.aiGate(billing.FeatureNotesRewrite, s.boardOwnerPays)).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
+//
+// inside the session group. payer nil charges the caller; s.boardOwnerPays
+// charges the owner of the body's boardId (the spec's rule for
+// notes/rewrite). In order it:
+//
+//  1. applies the caller's per-minute AI rate limit from the caller's plan
+//     (429 with Retry-After; tokens are not given back, whatever follows);
+//  2. resolves the payer (400/403/404 from the board guard);
+//  3. charges billing.Cost(feature) credits to the payer for the current UTC
+//     month, up to the payer's plan's CreditsPerMonth; past it, 429 with
+//     exactly {error, used, limit, plan} and Retry-After to the month's end;
+//  4. runs the handler, and refunds the credits when the handler's answer is
+//     an error (a status of 400 or more: the model was unreachable (503),
+//     its answer stayed invalid (502), the request was invalid (400), a
+//     panic) or it wrote nothing. Once a success status is written (a
+//     stream has begun) the call stays charged, even if the stream later
+//     fails or the client goes away.
+//
+// Charging before the handler runs is what keeps concurrent calls from
+// overspending: the store checks and adds in one transaction.
+func (s *Server) aiGate(feature string, payer payerFunc) func(http.Handler) http.Handler {
+	cost := billing.Cost(feature)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := r.Context()
+			caller := userEmail(ctx)
+			callerPlan, err := s.planOf(ctx, caller)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			now := s.now()
+			if wait, ok := s.billing.limiter.allow(caller, callerPlan.RequestsPerMinute, now); !ok {
+				e := board.Errorf(board.ERATELIMIT, "Too many AI requests: your plan allows %d per minute. Try again in a moment.", callerPlan.RequestsPerMinute)
+				e.RetryAfter = retryAfterSeconds(wait)
+				s.writeError(w, r, e)
+				return
+			}
+
+			payerEmail, plan := caller, callerPlan
+			if payer != nil {
+				if payerEmail, r, err = payer(r); err != nil {
+					s.writeError(w, r, err)
+					return
+				}
+				ctx = r.Context()
+				if payerEmail != caller {
+					if plan, err = s.planOf(ctx, payerEmail); err != nil {
+						s.writeError(w, r, err)
+						return
+					}
+				}
+			}
+
+			month := billing.MonthKey(now)
+			if _, err := s.db.ChargeCredits(ctx, payerEmail, month, cost, plan.CreditsPerMonth); err != nil {
+				var qe *persist.QuotaError
+				if !errors.As(err, &qe) {
+					s.writeError(w, r, err)
+					return
+				}
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(billing.MonthResetsAt(now).Sub(now))))
+				writeJSON(w, http.StatusTooManyRequests, quotaBody{
+					Error: quotaMessage(payerEmail != caller),
+					Used:  qe.Used,
+					Limit: qe.Limit,
+					Plan:  plan.Name,
+				})
+				return
+			}
+
+			rec := &chargeRecorder{ResponseWriter: w}
+			defer func() {
+				if rec.charged() {
+					return
+				}
+				// A detached context: the refund must happen even when the
+				// client's disconnect is what ended the handler.
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				if err := s.db.RefundCredits(rctx, payerEmail, month, cost); err != nil {
+					s.log.ErrorContext(ctx, "AI credit refund failed", slog.String("payer", payerEmail), slog.String("feature", feature), slog.Any("err", err))
+					return
+				}
+				s.log.DebugContext(ctx, "AI credits refunded", slog.String("payer", payerEmail), slog.String("feature", feature), slog.Int("status", rec.status))
+			}()
+			next.ServeHTTP(rec, r)
+		})
+	}
+}
+
+// quotaBody is the spec's AI quota error body, and nothing else.
+type quotaBody struct {
+	Error string `json:"error"`
+	Used  int    `json:"used"`
+	Limit int    `json:"limit"`
+	Plan  string `json:"plan"`
+}
+
+func quotaMessage(ownerPays bool) string {
+	if ownerPays {
+		return "The board owner's monthly AI credits are used up."
+	}
+	return "Your monthly AI credits are used up."
+}
+
+// retryAfterSeconds rounds a wait up to whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
+}
+
+// chargeRecorder remembers the status an AI handler answered, to decide
+// whether its credits are kept. It passes everything through, and unwraps
+// for http.ResponseController (flushes and write deadlines of streams).
+type chargeRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (c *chargeRecorder) WriteHeader(code int) {
+	if c.status == 0 && code >= 200 {
+		c.status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *chargeRecorder) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+// Flush lets streaming handlers that assert http.Flusher flush through.
+func (c *chargeRecorder) Flush() {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	_ = http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (c *chargeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// charged reports whether the call keeps its credits: a success status was
+// written. Nothing written (a panic, an early return) counts as failure.
+func (c *chargeRecorder) charged() bool { return c.status != 0 && c.status < 400 }
+
+// limitPayerPeek bounds how much of a body boardOwnerPays reads to find the
+// boardId: the largest valid rewrite request is far below it.
+const limitPayerPeek = limitJSONBody
+
+// boardOwnerPays is the payerFunc of AI calls charged to the board's owner
+// (notes/rewrite). It reads the JSON body (at most limitPayerPeek bytes,
+// else 413), takes its top-level "boardId", runs the board guard for the
+// caller (400 for a missing or malformed id, 404 for an unclaimed board, 403
+// without access) and returns the owner. The handler gets the body back
+// untouched and the guard's result in its context (boardAccess), so it need
+// not guard again; it must still decode the body with decodeJSON or
+// decodeJSONLenient, which refuse a second "boardId" key.
+func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, limitPayerPeek+1))
+	// The body is restored first, so the handler sees it whatever happens.
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(data), r.Body), r.Body}
+	if err != nil {
+		return "", r, board.Errorf(board.EINVALID, "Could not read the request body.")
+	}
+	if len(data) > limitPayerPeek {
+		return "", r, board.Errorf(board.ETOOLARGE, "Request body is larger than %d bytes.", limitPayerPeek)
+	}
+	boardID, err := peekBoardID(data)
+	if err != nil {
+		return "", r, err
+	}
+	a, err := s.guardBoard(r.Context(), boardID, userEmail(r.Context()))
+	if err != nil {
+		return "", r, err
+	}
+	return a.Board.OwnerEmail, r.WithContext(context.WithValue(r.Context(), ctxBoard, a)), nil
+}
+
+// peekBoardID returns the string value of the top-level "boardId" key of a
+// JSON object. Keys match exactly, as the handlers' decoders match them, and
+// a second "boardId" is refused, so the board that pays is the board the
+// handler works on.
+func peekBoardID(data []byte) (string, error) {
+	malformed := board.Errorf(board.EINVALID, "Request body must be a JSON object.")
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", malformed
+	}
+	id, found := "", false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", malformed
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", malformed
+		}
+		if key != "boardId" {
+			continue
+		}
+		if found {
+			return "", board.FieldErrorf("boardId", "Duplicate key \"boardId\".")
+		}
+		if err := json.Unmarshal(v, &id); err != nil {
+			return "", board.FieldErrorf("boardId", "boardId must be a string.")
+		}
+		found = true
+	}
+	if _, err := dec.Token(); err != nil {
+		return "", malformed
+	}
+	if !found {
+		return "", board.FieldErrorf("boardId", "boardId is required.")
+	}
+	return id, nil
+}
+
+// readCloser pairs a reader with the closer of the body it replaces.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// aiLimiter is the per-user AI rate limit: a token bucket per user holding
+// the plan's requests per minute, refilled evenly over the minute. It lives
+// in memory; a restart forgets it, which costs at most one extra minute's
+// worth of calls.
+type aiLimiter struct {
+	mu        sync.Mutex
+	users     map[string]*userBucket
+	lastSweep time.Time
+}
+
+type userBucket struct {
+	lim  *rate.Limiter
+	rpm  int
+	last time.Time
+}
+
+// idleAfter is how long a bucket must go unused before it is dropped: a
+// bucket refills completely in one minute, so a dropped one would have been
+// full anyway and forgetting it changes no answer.
+const idleAfter = time.Minute
+
+func newAILimiter() *aiLimiter {
+	return &aiLimiter{users: map[string]*userBucket{}}
+}
+
+// allow takes one token from email's bucket at now, sized for rpm requests
+// per minute. When the bucket is empty it returns how long until a token is
+// back, and takes nothing.
+func (l *aiLimiter) allow(email string, rpm int, now time.Time) (wait time.Duration, ok bool) {
+	rpm = max(rpm, 1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.lastSweep) >= idleAfter {
+		l.sweep(now)
+	}
+	b := l.users[email]
+	limit := rate.Limit(float64(rpm) / 60)
+	switch {
+	case b == nil:
+		b = &userBucket{lim: rate.NewLimiter(limit, rpm), rpm: rpm}
+		l.users[email] = b
+	case b.rpm != rpm:
+		// The plan changed: keep the tokens in hand, change the pace.
+		b.lim.SetLimitAt(now, limit)
+		b.lim.SetBurstAt(now, rpm)
+		b.rpm = rpm
+	}
+	b.last = now
+	res := b.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return d, false
+	}
+	return 0, true
+}
+
+// sweep drops buckets idle for idleAfter; the caller holds l.mu.
+func (l *aiLimiter) sweep(now time.Time) {
+	for email, b := range l.users {
+		if now.Sub(b.last) >= idleAfter {
+			delete(l.users, email)
+		}
+	}
+	l.lastSweep = now
+}
+
+// len is the number of buckets held (for tests of eviction).
+func (l *aiLimiter) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.users)
+}

@@ -1,0 +1,125 @@
+package transport
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// registerSyncRoutes adds pull, push and the live channel, behind the board
+// guard.
+func (s *Server) registerSyncRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireBoard)
+		// GET /api/boards/{boardId}/sync?since=N
+		r.Get("/boards/{boardId}/sync", s.handlePull)
+		// POST /api/boards/{boardId}/sync
+		r.Post("/boards/{boardId}/sync", s.handlePush)
+		// GET /api/boards/{boardId}/live (WebSocket)
+		r.Get("/boards/{boardId}/live", s.handleLive)
+	})
+}
+
+// parseSince reads the since query parameter: a non-negative integer,
+// required when required is set (absent otherwise gives -1).
+func parseSince(r *http.Request, required bool) (int64, error) {
+	q := r.URL.Query()
+	if !q.Has("since") {
+		if required {
+			return 0, board.FieldErrorf("since", "since is required: the version you last saw, 0 for everything.")
+		}
+		return -1, nil
+	}
+	since, err := strconv.ParseInt(q.Get("since"), 10, 64)
+	if err != nil || since < 0 {
+		return 0, board.FieldErrorf("since", "since must be a non-negative integer.")
+	}
+	return since, nil
+}
+
+// versionBody is the answer to a push, and to a pull with nothing new.
+type versionBody struct {
+	ServerVersion int64 `json:"serverVersion"`
+}
+
+// handlePull is GET /api/boards/{boardId}/sync?since=N. With nothing newer
+// than since it answers {serverVersion} alone, from the room's memory.
+func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
+	since, err := parseSince(r, true)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.hub.Pull(r.Context(), boardAccess(r.Context()).Board.ID, since)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if res.Changes == nil {
+		writeJSON(w, http.StatusOK, versionBody{res.ServerVersion})
+		return
+	}
+	writeJSON(w, http.StatusOK, res.Changes)
+}
+
+// idempotencyKey reads the optional Idempotency-Key header: at most 128
+// visible ASCII characters.
+func idempotencyKey(r *http.Request) (string, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > persist.MaxIdempotencyKeyLen {
+		return "", board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be at most %d characters.", persist.MaxIdempotencyKeyLen)
+	}
+	if !visibleASCII(key) {
+		return "", board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be visible ASCII characters.")
+	}
+	return key, nil
+}
+
+func visibleASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// handlePush is POST /api/boards/{boardId}/sync. Order: 403 for a viewer
+// (before the body is read), the Idempotency-Key header, then the body:
+// strict decoding and the whole push's validation, each a 400 naming the
+// field with nothing applied. A replayed key answers the original version
+// with Idempotent-Replayed: true.
+func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
+	a := boardAccess(r.Context())
+	if !a.CanEdit {
+		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it."))
+		return
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var push board.Push
+	if err := decodeJSON(w, r, limitPushBody, &push); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := push.Validate(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	version, replayed, err := s.hub.Push(r.Context(), a.Board.ID, &push, key)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, http.StatusOK, versionBody{version})
+}

@@ -1,0 +1,49 @@
+package transport
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"corkboard/billing"
+)
+
+// registerUsageRoutes adds the caller's own plan and AI credit usage.
+func (s *Server) registerUsageRoutes(r chi.Router) {
+	// GET /api/me/usage
+	r.Get("/me/usage", s.handleUsage)
+}
+
+// usageBody is the answer of GET /api/me/usage.
+type usageBody struct {
+	Plan     string    `json:"plan"`
+	Used     int       `json:"used"`
+	Limit    int       `json:"limit"`
+	ResetsAt time.Time `json:"resetsAt"`
+}
+
+// handleUsage is GET /api/me/usage: the caller's plan, the credits they
+// have used this UTC month (calls charged to them as a board owner
+// included), the plan's monthly limit, and when the count resets.
+func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	email := userEmail(ctx)
+	plan, err := s.planOf(ctx, email)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now := s.now()
+	used, err := s.db.CreditsUsed(ctx, email, billing.MonthKey(now))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, usageBody{
+		Plan:     plan.Name,
+		Used:     used,
+		Limit:    plan.CreditsPerMonth,
+		ResetsAt: billing.MonthResetsAt(now),
+	})
+}
