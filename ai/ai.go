@@ -73,6 +73,28 @@ func DefaultOllamaURL() string {
 	return envconfig.Host().String()
 }
 
+// ParseModels parses per-feature model overrides written as
+// "feature=model,feature=model" (e.g. "programmer=qwen2.5-coder:7b"), the
+// form a flag or an environment variable gives them in. Empty means none.
+func ParseModels(s string) (map[Feature]string, error) {
+	out := map[Feature]string{}
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		f, m, ok := strings.Cut(item, "=")
+		f, m = strings.TrimSpace(f), strings.TrimSpace(m)
+		if !ok || m == "" {
+			return nil, fmt.Errorf("ai: model override %q: want feature=model", item)
+		}
+		if !slices.Contains(Features(), Feature(f)) {
+			return nil, fmt.Errorf("ai: model override for unknown feature %q (known: %v)", f, Features())
+		}
+		out[Feature(f)] = m
+	}
+	return out, nil
+}
+
 // Usage is what one call of a Service method cost: the number of model
 // requests and the tokens Ollama reported for them.
 type Usage struct {
@@ -187,7 +209,7 @@ func (s *Service) Model(f Feature) string {
 // EUNAVAILABLE *board.Error naming every configured model that is missing
 // and the command that installs it, or naming why Ollama cannot be reached.
 func (s *Service) CheckModels(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := withDeadline(ctx, 10*time.Second)
 	defer cancel()
 	list, err := s.client.List(ctx)
 	if err != nil {

@@ -13,15 +13,15 @@ import (
 
 // Request limits ("characters" are Unicode code points, as in board).
 const (
-	MaxDocumentText  = 100000 // spec: document-to-notes text
-	MaxDocumentNotes = 15     // spec: notes produced by document-to-notes
-	MaxMessages      = 500    // messages in one chat request
-	MaxBoardNotes    = 2000   // notes in boardState or allNotes
-	MaxTrackerItems  = 2000   // tracker items sent as context
-	MaxPrompt        = 10000  // a note-ai prompt, a user instruction, free context
-	MaxFilename      = 255
+	MaxDocumentText   = 100000 // spec: document-to-notes text
+	MaxDocumentNotes  = 15     // spec: notes produced by document-to-notes
+	MaxMessages       = 500    // messages in one chat request
+	MaxBoardNotes     = 2000   // notes in boardState or allNotes
+	MaxTrackerItems   = 2000   // tracker items sent as context
+	MaxPrompt         = 10000  // a note-ai prompt, a user instruction, free context
+	MaxFilename       = 255
 	MaxGeneratedItems = 20 // tracker items one generation returns
-	maxPhaseBytes    = 4096
+	maxPhaseBytes     = 4096
 )
 
 // checkText checks a string field's length and encoding.
@@ -360,8 +360,8 @@ func (r *RewriteNoteRequest) Validate() error {
 
 // Tracker generation modes.
 const (
-	ModeGenerateStep    = "generate_step"
-	ModeRegenerateItems = "regenerate_items"
+	ModeGenerateStep     = "generate_step"
+	ModeRegenerateItems  = "regenerate_items"
 	ModeGenerateChildren = "generate_children"
 )
 

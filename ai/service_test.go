@@ -176,3 +176,22 @@ func TestPhaseJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestParseModels(t *testing.T) {
+	got, err := ai.ParseModels(" programmer=qwen2.5-coder:7b, document-to-notes = qwen3:8b ,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder:7b", ai.FeatureDocumentToNotes: "qwen3:8b"}
+	if len(got) != len(want) || got[ai.FeatureProgrammer] != want[ai.FeatureProgrammer] || got[ai.FeatureDocumentToNotes] != want[ai.FeatureDocumentToNotes] {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got, err := ai.ParseModels(""); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	for _, bad := range []string{"programmer", "programmer=", "poetry=x"} {
+		if _, err := ai.ParseModels(bad); err == nil {
+			t.Errorf("ParseModels(%q) accepted", bad)
+		}
+	}
+}

@@ -74,8 +74,10 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 		return "", err
 	}
 	now := s.now()
+	// Bookkeeping below must not fail because the client hung up.
+	bg := context.WithoutCancel(ctx)
 	if s.expired(sess, now) {
-		if err := s.db.DeleteSession(ctx, id); err != nil {
+		if err := s.db.DeleteSession(bg, id); err != nil {
 			s.log.WarnContext(ctx, "delete expired session", slog.Any("err", err))
 		}
 		return "", board.Errorf(board.EUNAUTHORIZED, "Your session has expired. Log in again.")
@@ -83,7 +85,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 	// Record the use only when the stored one is an hour (LastSeenEvery)
 	// stale: a read stays a read on almost every request.
 	if now.Sub(sess.LastSeen) >= s.cfg.LastSeenEvery {
-		if err := s.db.TouchSession(ctx, id, now); err != nil {
+		if err := s.db.TouchSession(bg, id, now); err != nil {
 			// The session is valid; failing the request would punish the user
 			// for a storage hiccup that the next request retries.
 			s.log.WarnContext(ctx, "record session use", slog.Any("err", err))

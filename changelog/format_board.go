@@ -69,6 +69,14 @@ const maxHeadingRunes = 80
 // two snapshots of the same board diff line by line.
 func RenderBoard(s board.State) []byte {
 	var b bytes.Buffer
+	size := 1024
+	for _, n := range s.Notes {
+		size += len(n.Content) + len(n.Title) + 512
+	}
+	for _, it := range s.TrackerItems {
+		size += len(it.Description) + len(it.Summary) + 512
+	}
+	b.Grow(size)
 	b.WriteString(fenceLine + "\n")
 	writeField(&b, "", "format", BoardFormat)
 	writeField(&b, "", "id", quote(s.Board.ID))

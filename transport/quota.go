@@ -242,7 +242,10 @@ func peekBoardID(data []byte) (string, error) {
 		}
 		found = true
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return "", malformed
+	}
+	if _, err := dec.Token(); err != io.EOF {
 		return "", malformed
 	}
 	if !found {

@@ -22,6 +22,16 @@ type Config struct {
 	SessionMaxAge time.Duration
 	ShutdownGrace time.Duration
 	LogFormat     string
+
+	TombstoneRetention time.Duration
+	RoomIdle           time.Duration
+
+	BillingProvider    string
+	BillingSecret      string
+	BillingPlanMap     string
+	BillingDefaultPlan string
+	Plans              string
+	PlansFile          string
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
@@ -39,8 +49,16 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long in-flight requests may take to finish on shutdown")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	fs.DurationVar(&cfg.TombstoneRetention, "tombstone-retention", 30*24*time.Hour, "how long deletions are remembered for pulls; an older since gets the full state with reset")
+	fs.DurationVar(&cfg.RoomIdle, "room-idle", 5*time.Minute, "stop a board's room after this long without sockets or requests")
+	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
+	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
+	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
+	fs.StringVar(&cfg.BillingDefaultPlan, "billing-default-plan", "pro", "plan of a paid checkout naming none; none to wait for subscription events")
+	fs.StringVar(&cfg.Plans, "plans", "", "plan overrides: free.credits=200,pro.rpm=30,free.invitee-edit=true")
+	fs.StringVar(&cfg.PlansFile, "plans-file", "", "JSON file of plan overrides")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n       corkboard plan set <email> <plan> | plan show <email>\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs

@@ -13,10 +13,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"corkboard/auth"
+	"corkboard/billing"
+	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/transport"
 )
@@ -37,11 +40,32 @@ func main() {
 // order: HTTP (in-flight requests finish), rooms and sockets, storage. When
 // ready is non-nil it receives the listening address.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+	if len(args) > 0 && args[0] == "plan" {
+		return planCommand(ctx, args[1:], getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	log := newLogger(cfg, stdout)
+
+	// Configuration errors fail before anything is opened.
+	plans, err := buildPlans(cfg.Plans, cfg.PlansFile)
+	if err != nil {
+		return err
+	}
+	verifier, planMap, err := buildBilling(cfg.BillingProvider, cfg.BillingSecret, cfg.BillingPlanMap, cfg.BillingDefaultPlan)
+	if err != nil {
+		return err
+	}
+	emailRate, err := auth.ParseRate(cfg.OTPEmailLimit)
+	if err != nil {
+		return fmt.Errorf("-otp-email-limit: %w", err)
+	}
+	ipRate, err := auth.ParseRate(cfg.OTPIPLimit)
+	if err != nil {
+		return fmt.Errorf("-otp-ip-limit: %w", err)
+	}
 
 	db, err := persist.Open(cfg.DataDir)
 	if err != nil {
@@ -56,13 +80,43 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}()
 
-	authSvc := &auth.Service{}
+	if stopAdmin, err := servePlanAdmin(ctx, db, plans, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
+		log.Warn("plan admin socket not available; stop the server to use 'corkboard plan'", "err", err)
+	} else {
+		defer stopAdmin()
+	}
+
+	mailer, err := auth.NewMailer(cfg.SMTP, cfg.MailFrom, filepath.Join(cfg.DataDir, "outbox"), log)
+	if err != nil {
+		return fmt.Errorf("-smtp: %w", err)
+	}
+	authSvc := auth.New(db, mailer, auth.Config{
+		SessionMaxAge: cfg.SessionMaxAge,
+		EmailRate:     emailRate,
+		IPRate:        ipRate,
+		DefaultPlan:   billing.Free,
+	}, log)
+	// Background work (mail sending, sweeps) outlives ctx so that shutdown
+	// can drain it in order.
+	authSvc.Start(context.WithoutCancel(ctx))
+
+	rooms := hub.New(db, hub.Options{
+		IdleTimeout:        cfg.RoomIdle,
+		TombstoneRetention: cfg.TombstoneRetention,
+		Logger:             log,
+	})
 
 	srv := transport.New(transport.Config{
 		PublicURL:   cfg.PublicURL,
 		TrustProxy:  cfg.TrustProxy,
-		DefaultPlan: "free",
-	}, transport.Deps{DB: db, Auth: authSvc}, log)
+		DefaultPlan: billing.Free,
+	}, transport.Deps{
+		DB:      db,
+		Auth:    authSvc,
+		Hub:     rooms,
+		Plans:   plans,
+		Billing: transport.Billing{Verifier: verifier, PlanMap: planMap},
+	}, log)
 
 	httpSrv := &http.Server{
 		Handler:           srv,
@@ -96,8 +150,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
+	// Sockets are hijacked connections that http.Server.Shutdown does not
+	// wait for: close the rooms (going-away to every socket) alongside it.
+	hubDone := make(chan error, 1)
+	go func() { hubDone <- rooms.Close(shutCtx) }()
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("HTTP shutdown did not finish in time", "err", err)
+	}
+	if err := <-hubDone; err != nil {
+		log.Warn("rooms did not stop in time", "err", err)
+	}
+	if err := authSvc.Close(shutCtx); err != nil {
+		log.Warn("mail queue did not drain in time", "err", err)
 	}
 	log.Info("stopped")
 	return nil

@@ -1,0 +1,373 @@
+// Command live is a WebSocket Corkboard client: it logs in with a one-time
+// code, claims or opens a board, joins its live channel and prints changes
+// and presence as they happen. Each line typed is pushed as a note;
+// "/pointer X Y" moves your pointer. When the server drops the connection
+// (a restart, or this client falling behind) it reconnects with the last
+// version it has, and the server sends what it missed. It uses only the
+// public HTTP API.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Close codes of the live protocol (docs/live-protocol.md).
+const (
+	closeGoingAway = 1001
+	closeForbidden = 4003
+	closeResync    = 4008
+)
+
+func main() {
+	base := flag.String("url", "http://localhost:8080", "Corkboard's address")
+	email := flag.String("email", "", "your e-mail address (required)")
+	boardID := flag.String("board", "demo", "board ID: 1 to 64 of A-Z a-z 0-9 _ -")
+	flag.Parse()
+	if *email == "" {
+		fmt.Fprintln(os.Stderr, "live: -email is required")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c := &client{base: strings.TrimRight(*base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
+	if err := run(ctx, c, *email, *boardID); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c *client, email, boardID string) error {
+	in := bufio.NewReader(os.Stdin)
+	if err := c.login(ctx, email, in); err != nil {
+		return err
+	}
+	if err := c.openBoard(ctx, boardID); err != nil {
+		return err
+	}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	fmt.Println(`type a line to push it as a note, "/pointer X Y" to move your pointer, Ctrl-C to quit`)
+
+	var version int64 // the last version this client has applied
+	backoff := time.Second
+	for {
+		code, err := c.connect(ctx, boardID, &version, lines)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch code {
+		case websocket.StatusNormalClosure:
+			return nil
+		case closeForbidden:
+			return errors.New("your access to the board was withdrawn")
+		case closeResync:
+			fmt.Println("-- fell behind; reconnecting for what was missed")
+			backoff = 0
+		case closeGoingAway:
+			fmt.Println("-- the server is restarting; reconnecting")
+		default:
+			fmt.Printf("-- connection lost (%v); reconnecting\n", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff+time.Second, 30*time.Second)
+	}
+}
+
+// message is any server message; type says which fields are set.
+type message struct {
+	Type          string `json:"type"`
+	ID            string `json:"id"`
+	From          string `json:"from"`
+	Since         int64  `json:"since"`
+	ServerVersion int64  `json:"serverVersion"`
+	Reset         bool   `json:"reset"`
+	Board         struct {
+		Name string `json:"name"`
+	} `json:"board"`
+	Notes []struct {
+		ID, Title, Content string
+		Version            int64
+	} `json:"notes"`
+	DeletedNoteIDs []string `json:"deletedNoteIds"`
+	You            struct {
+		ID, Email, Color string
+		CanEdit          bool
+	} `json:"you"`
+	Present []struct{ ID, Email, Color string } `json:"present"`
+	Email   string                              `json:"email"`
+	Color   string                              `json:"color"`
+	X, Y    float64
+	Status  int    `json:"status"`
+	Error   string `json:"error"`
+	Field   string `json:"field"`
+}
+
+// connect runs one connection until it closes and returns its close code.
+func (c *client) connect(ctx context.Context, boardID string, version *int64, lines <-chan string) (websocket.StatusCode, error) {
+	u := "ws" + strings.TrimPrefix(c.base, "http") + fmt.Sprintf("/api/boards/%s/live?since=%d", boardID, *version)
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	conn, _, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {"session=" + c.token}}})
+	cancel()
+	if err != nil {
+		return -1, err
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(-1) // the server's messages may be as large as a push
+
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { // stdin → socket
+		n := 0
+		for {
+			select {
+			case <-cctx.Done():
+				return
+			case line, ok := <-lines:
+				if !ok {
+					conn.Close(websocket.StatusNormalClosure, "bye")
+					return
+				}
+				if msg := lineToMessage(line, &n); msg != nil {
+					b, _ := json.Marshal(msg)
+					wctx, cancel := context.WithTimeout(cctx, 10*time.Second)
+					err := conn.Write(wctx, websocket.MessageText, b)
+					cancel()
+					if err != nil {
+						return
+					}
+				}
+			}
+		}
+	}()
+
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return websocket.CloseStatus(err), err
+		}
+		var m message
+		if err := json.Unmarshal(data, &m); err != nil {
+			fmt.Println("?? undecodable message:", err)
+			continue
+		}
+		switch m.Type {
+		case "hello":
+			fmt.Printf("-- connected as %s (%s, can edit: %v) at version %d\n", m.You.Email, m.You.Color, m.You.CanEdit, m.ServerVersion)
+			for _, p := range m.Present {
+				fmt.Printf("   here: %s (%s)\n", p.Email, p.Color)
+			}
+		case "changes":
+			if m.Since > *version {
+				// A gap: this client missed versions. Reconnecting with its
+				// version makes the server send them.
+				fmt.Printf("-- gap (have %d, change starts after %d); resyncing\n", *version, m.Since)
+				conn.Close(websocket.StatusNormalClosure, "resync")
+				return closeResync, nil
+			}
+			if m.ServerVersion <= *version {
+				continue // already applied (a catch-up covered it)
+			}
+			if m.Reset {
+				fmt.Println("-- reset: the local copy is replaced by this full state")
+			}
+			who := "someone (REST)"
+			if m.From != "" {
+				who = "connection " + m.From
+			}
+			fmt.Printf("-- version %d (%q) by %s\n", m.ServerVersion, m.Board.Name, who)
+			for _, n := range m.Notes {
+				fmt.Printf("   note %s: %q\n", n.ID, firstLine(n.Title, n.Content))
+			}
+			for _, id := range m.DeletedNoteIDs {
+				fmt.Printf("   deleted note %s\n", id)
+			}
+			*version = m.ServerVersion
+		case "ack":
+			fmt.Printf("-- your push %s is version %d\n", m.ID, m.ServerVersion)
+			*version = max(*version, m.ServerVersion)
+		case "error":
+			fmt.Printf("!! %s: %d %s %s\n", m.ID, m.Status, m.Error, m.Field)
+		case "join":
+			fmt.Printf("++ %s joined (%s)\n", m.Email, m.Color)
+		case "leave":
+			fmt.Printf("-- %s left\n", m.Email)
+		case "pointer":
+			fmt.Printf("   %s's pointer at %.0f,%.0f\n", m.Email, m.X, m.Y)
+		}
+	}
+}
+
+// lineToMessage turns a typed line into a push or pointer message.
+func lineToMessage(line string, n *int) any {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(line, "/pointer "); ok {
+		f := strings.Fields(rest)
+		if len(f) != 2 {
+			fmt.Println("usage: /pointer X Y")
+			return nil
+		}
+		x, err1 := strconv.ParseFloat(f[0], 64)
+		y, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil {
+			fmt.Println("usage: /pointer X Y")
+			return nil
+		}
+		return map[string]any{"type": "pointer", "x": x, "y": y}
+	}
+	*n++
+	id := fmt.Sprintf("live-%d-%d", time.Now().UnixNano(), *n)
+	return map[string]any{
+		"type":           "push",
+		"id":             strconv.Itoa(*n),
+		"idempotencyKey": id,
+		"push": map[string]any{"notes": map[string]any{"upserted": []map[string]any{{
+			"id": id, "title": "From live", "content": line, "x": 40 * *n, "y": 40 * *n, "color": "blue", "type": "sticky",
+		}}}},
+	}
+}
+
+func firstLine(title, content string) string {
+	s := title
+	if s == "" {
+		s = content
+	}
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return s
+}
+
+// client talks to the REST part of the API with the session cookie.
+type client struct {
+	base  string
+	http  *http.Client
+	token string
+}
+
+// login asks for a code by e-mail, reads it from in, and keeps the session.
+func (c *client) login(ctx context.Context, email string, in *bufio.Reader) error {
+	if err := c.do(ctx, "POST", "/api/auth/send-otp", map[string]string{"email": email}, nil); err != nil {
+		return fmt.Errorf("send-otp: %w", err)
+	}
+	fmt.Printf("A login code was sent to %s (without -smtp, the server logs it).\ncode: ", email)
+	code, err := in.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("read code: %w", err)
+	}
+	body, _ := json.Marshal(map[string]string{"email": email, "code": strings.TrimSpace(code)})
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.base+"/api/auth/verify-otp", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if err := check(res); err != nil {
+		return fmt.Errorf("verify-otp: %w", err)
+	}
+	// The cookie is Secure; a cookie jar would not send it over plain
+	// http://localhost, so the client keeps it itself.
+	for _, ck := range res.Cookies() {
+		if ck.Name == "session" {
+			c.token = ck.Value
+		}
+	}
+	if c.token == "" {
+		return errors.New("verify-otp set no session cookie")
+	}
+	return nil
+}
+
+// openBoard claims the board when nobody has, or checks access to it.
+func (c *client) openBoard(ctx context.Context, id string) error {
+	var acc struct{ HasAccess, IsUnclaimed bool }
+	if err := c.do(ctx, "GET", "/api/boards/"+id+"/access", nil, &acc); err != nil {
+		return fmt.Errorf("access: %w", err)
+	}
+	switch {
+	case acc.IsUnclaimed:
+		if err := c.do(ctx, "POST", "/api/boards/"+id+"/access", nil, nil); err != nil {
+			return fmt.Errorf("claim: %w", err)
+		}
+		fmt.Printf("claimed board %s\n", id)
+	case !acc.HasAccess:
+		return fmt.Errorf("board %s belongs to someone else: ask its owner to invite you", id)
+	}
+	return nil
+}
+
+// do sends a JSON request and decodes a JSON answer into out (if not nil).
+func (c *client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.AddCookie(&http.Cookie{Name: "session", Value: c.token})
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if err := check(res); err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	return json.NewDecoder(res.Body).Decode(out)
+}
+
+// check turns an error answer into an error with the server's message.
+func check(res *http.Response) error {
+	if res.StatusCode < 300 {
+		return nil
+	}
+	var e struct{ Error, Field string }
+	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&e)
+	if e.Field != "" {
+		return fmt.Errorf("%s: %s (field %s)", res.Status, e.Error, e.Field)
+	}
+	return fmt.Errorf("%s: %s", res.Status, e.Error)
+}

@@ -1,0 +1,437 @@
+package transport_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"corkboard/board"
+	"corkboard/rooms"
+)
+
+const liveWait = 10 * time.Second
+
+// liveMsg is any server message, decoded.
+type liveMsg struct {
+	Type          string           `json:"type"`
+	ID            string           `json:"id"`
+	From          string           `json:"from"`
+	Since         int64            `json:"since"`
+	ServerVersion int64            `json:"serverVersion"`
+	Reset         bool             `json:"reset"`
+	Board         board.Header     `json:"board"`
+	Notes         []board.Note     `json:"notes"`
+	DeletedNotes  []string         `json:"deletedNoteIds"`
+	You           rooms.You        `json:"you"`
+	Present       []rooms.Presence `json:"present"`
+	Email         string           `json:"email"`
+	Color         string           `json:"color"`
+	X             float64          `json:"x"`
+	Y             float64          `json:"y"`
+	Status        int              `json:"status"`
+	Error         string           `json:"error"`
+	Field         string           `json:"field"`
+}
+
+// dial opens the live channel; query is "" or "?since=N".
+func (e *env) dial(session, id, query, origin string) (*websocket.Conn, *http.Response, error) {
+	e.tb.Helper()
+	h := http.Header{}
+	if session != "" {
+		h.Set("Cookie", "session="+session)
+	}
+	if origin != "" {
+		h.Set("Origin", origin)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/api/boards/" + id + "/live" + query
+	c, res, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: h})
+	if err == nil {
+		c.SetReadLimit(-1)
+		e.tb.Cleanup(func() { c.CloseNow() })
+	}
+	return c, res, err
+}
+
+// connect dials and reads hello.
+func (e *env) connect(session, id, query string) (*websocket.Conn, liveMsg) {
+	e.tb.Helper()
+	c, res, err := e.dial(session, id, query, "")
+	if err != nil {
+		status := 0
+		if res != nil {
+			status = res.StatusCode
+		}
+		e.tb.Fatalf("dial: %v (status %d)", err, status)
+	}
+	hello := read(e.tb, c)
+	if hello.Type != rooms.TypeHello {
+		e.tb.Fatalf("first message %+v, want hello", hello)
+	}
+	return c, hello
+}
+
+func read(tb testing.TB, c *websocket.Conn) liveMsg {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	_, data, err := c.Read(ctx)
+	if err != nil {
+		tb.Fatalf("read: %v", err)
+	}
+	var m liveMsg
+	if err := json.Unmarshal(data, &m); err != nil {
+		tb.Fatalf("decode %s: %v", data, err)
+	}
+	return m
+}
+
+// readType skips messages of other types.
+func readType(tb testing.TB, c *websocket.Conn, typ string) liveMsg {
+	tb.Helper()
+	for {
+		if m := read(tb, c); m.Type == typ {
+			return m
+		}
+	}
+}
+
+func send(tb testing.TB, c *websocket.Conn, v any) {
+	tb.Helper()
+	b, ok := v.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+		tb.Fatalf("write: %v", err)
+	}
+}
+
+// closeStatus reads until the server closes the connection and returns the code.
+func closeStatus(tb testing.TB, c *websocket.Conn) websocket.StatusCode {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			if ctx.Err() != nil {
+				tb.Fatal("the server did not close the connection")
+			}
+			return websocket.CloseStatus(err)
+		}
+	}
+}
+
+type pushMsg struct {
+	Type           string     `json:"type"`
+	ID             string     `json:"id"`
+	Push           board.Push `json:"push"`
+	IdempotencyKey string     `json:"idempotencyKey,omitempty"`
+}
+
+func TestLiveEndToEnd(t *testing.T) {
+	e := newEnv(t)
+	alice := e.claim("alice@example.com", "b1")
+	bob := e.invite(alice, "b1", "bob@example.com", "pro")
+
+	ca, ha := e.connect(alice, "b1", "")
+	if ha.ServerVersion != 0 || ha.You.Email != "alice@example.com" || ha.You.Color != rooms.ColorFor("alice@example.com") || !ha.You.CanEdit || ha.You.ID == "" || len(ha.Present) != 0 {
+		t.Fatalf("alice's hello %+v", ha)
+	}
+	cb, hb := e.connect(bob, "b1", "")
+	if len(hb.Present) != 1 || hb.Present[0].ID != ha.You.ID || hb.Present[0].Email != "alice@example.com" {
+		t.Fatalf("bob's hello present=%+v, want alice", hb.Present)
+	}
+	if m := read(t, ca); m.Type != rooms.TypeJoin || m.ID != hb.You.ID || m.Email != "bob@example.com" || m.Color != hb.You.Color {
+		t.Fatalf("alice got %+v, want bob's join", m)
+	}
+
+	t.Run("PushOverSocket", func(t *testing.T) {
+		send(t, ca, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1", Content: "from alice"})})
+		if m := read(t, ca); m.Type != rooms.TypeAck || m.ID != "p1" || m.ServerVersion != 1 {
+			t.Fatalf("alice got %+v, want ack p1 at 1", m)
+		}
+		m := read(t, cb)
+		if m.Type != rooms.TypeChanges || m.From != ha.You.ID || m.Since != 0 || m.ServerVersion != 1 || m.Board.Version != 1 || len(m.Notes) != 1 || m.Notes[0].Content != "from alice" || m.Notes[0].Version != 1 {
+			t.Fatalf("bob got %+v, want alice's change at 1", m)
+		}
+	})
+	t.Run("RESTPushReachesEveryone", func(t *testing.T) {
+		if status, body := e.push(bob, "b1", notePush(board.Note{ID: "n2", Content: "from bob"}), nil); status != 200 || version(t, body) != 2 {
+			t.Fatalf("REST push: %d %v", status, body)
+		}
+		for _, c := range []*websocket.Conn{ca, cb} {
+			if m := read(t, c); m.Type != rooms.TypeChanges || m.ServerVersion != 2 || m.From != "" || m.Notes[0].ID != "n2" {
+				t.Fatalf("got %+v, want the REST change at 2", m)
+			}
+		}
+	})
+	t.Run("Pointer", func(t *testing.T) {
+		send(t, ca, map[string]any{"type": "pointer", "x": 120.5, "y": -40})
+		if m := read(t, cb); m.Type != rooms.TypePointer || m.ID != ha.You.ID || m.Email != "alice@example.com" || m.Color != ha.You.Color || m.X != 120.5 || m.Y != -40 {
+			t.Fatalf("bob got %+v, want alice's pointer", m)
+		}
+	})
+	t.Run("Errors", func(t *testing.T) {
+		many := make([]board.Note, board.MaxUpsertedNotes+1)
+		for i := range many {
+			many[i] = board.Note{ID: fmt.Sprintf("m%d", i)}
+		}
+		for _, tc := range []struct {
+			name   string
+			msg    any
+			status int
+			field  string
+		}{
+			{"TooManyNotes", pushMsg{Type: "push", ID: "e1", Push: board.Push{Notes: board.NoteChanges{Upserted: many}}}, 400, "notes.upserted"},
+			{"WrongType", []byte(`{"type":"push","id":"e1","push":{"notes":{"upserted":[{"id":"a","x":"left"}]}}}`), 400, "notes.upserted[0].x"},
+			{"NoPush", []byte(`{"type":"push","id":"e1"}`), 400, "push"},
+			{"UnknownType", []byte(`{"type":"shout","id":"e1"}`), 400, "type"},
+			{"UnknownField", []byte(`{"type":"push","id":"e1","pushh":{}}`), 400, "pushh"},
+			{"PointerNaN", []byte(`{"type":"pointer","id":"e1","x":1e999,"y":0}`), 400, "x"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				send(t, ca, tc.msg)
+				m := read(t, ca)
+				if m.Type != rooms.TypeError || m.Status != tc.status || m.Field != tc.field || m.Error == "" {
+					t.Fatalf("got %+v, want error %d on %s", m, tc.status, tc.field)
+				}
+			})
+		}
+	})
+	t.Run("ReconnectWithSince", func(t *testing.T) {
+		cb.Close(websocket.StatusNormalClosure, "bye")
+		if m := readType(t, ca, rooms.TypeLeave); m.ID != hb.You.ID {
+			t.Fatalf("alice got %+v, want bob's leave", m)
+		}
+		// Bob misses version 3.
+		if status, _ := e.push(alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}}, nil); status != 200 {
+			t.Fatal(status)
+		}
+		cb2, h := e.connect(bob, "b1", "?since=2")
+		if h.ServerVersion != 3 {
+			t.Fatalf("hello version %d, want 3", h.ServerVersion)
+		}
+		m := read(t, cb2)
+		if m.Type != rooms.TypeChanges || m.Since != 2 || m.ServerVersion != 3 || len(m.DeletedNotes) != 1 || m.DeletedNotes[0] != "n1" || m.Reset {
+			t.Fatalf("catch-up %+v, want n1's deletion since 2", m)
+		}
+		// Reconnecting up to date gets hello and nothing else.
+		cb3, h := e.connect(bob, "b1", "?since=3")
+		if h.ServerVersion != 3 {
+			t.Fatalf("hello version %d, want 3", h.ServerVersion)
+		}
+		send(t, ca, map[string]any{"type": "pointer", "x": 1, "y": 2})
+		if m := read(t, cb3); m.Type != rooms.TypePointer {
+			t.Fatalf("up-to-date reconnect got %+v first, want nothing before the pointer", m)
+		}
+	})
+}
+
+func TestLiveViewer(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	viewer := e.invite(owner, "b1", "viewer@example.com", "free")
+	cv, h := e.connect(viewer, "b1", "")
+	if h.You.CanEdit {
+		t.Fatal("viewer's hello says canEdit")
+	}
+	send(t, cv, pushMsg{Type: "push", ID: "v1", Push: notePush(board.Note{ID: "x"})})
+	if m := read(t, cv); m.Type != rooms.TypeError || m.ID != "v1" || m.Status != 403 {
+		t.Fatalf("viewer push got %+v, want error 403", m)
+	}
+	// The viewer still follows the board.
+	e.push(owner, "b1", notePush(board.Note{ID: "a"}), nil)
+	if m := read(t, cv); m.Type != rooms.TypeChanges || m.ServerVersion != 1 {
+		t.Fatalf("viewer got %+v, want the owner's change", m)
+	}
+}
+
+func TestLiveGuard(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	stranger := e.login("stranger@example.com")
+	for _, tc := range []struct {
+		name, session, board, query, origin string
+		status                              int
+	}{
+		{"CrossSiteOrigin", owner, "b1", "", "https://evil.example", 403},
+		{"NullOrigin", owner, "b1", "", "null", 403},
+		{"LookalikeOrigin", owner, "b1", "", "https://board.example.com.evil.example", 403},
+		{"NoSession", "", "b1", "", "", 401},
+		{"NoAccess", stranger, "b1", "", "", 403},
+		{"Unclaimed", owner, "nope", "", "", 404},
+		{"BadSince", owner, "b1", "?since=-4", "", 400},
+		{"PublicOrigin", owner, "b1", "", publicURL, 101},
+		{"SameOrigin", owner, "b1", "", "SAME", 101},
+		{"NoOrigin", owner, "b1", "", "", 101},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			origin := tc.origin
+			if origin == "SAME" {
+				origin = e.srv.URL
+			}
+			c, res, err := e.dial(tc.session, tc.board, tc.query, origin)
+			if tc.status == 101 {
+				if err != nil {
+					t.Fatalf("dial: %v", err)
+				}
+				if m := read(t, c); m.Type != rooms.TypeHello {
+					t.Fatalf("got %+v, want hello", m)
+				}
+				return
+			}
+			if err == nil || res == nil || res.StatusCode != tc.status {
+				got := 0
+				if res != nil {
+					got = res.StatusCode
+				}
+				t.Fatalf("dial err=%v status=%d, want refused with %d", err, got, tc.status)
+			}
+		})
+	}
+}
+
+func TestLiveMessageTooBig(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	c, _ := e.connect(owner, "b1", "")
+	big := `{"type":"push","id":"big","push":{"notes":{"upserted":[{"id":"a","content":"` + strings.Repeat("x", 2<<20) + `"}]}}}`
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	_ = c.Write(ctx, websocket.MessageText, []byte(big)) // the server may close mid-write
+	if code := closeStatus(t, c); code != websocket.StatusMessageTooBig {
+		t.Fatalf("closed with %d, want %d", code, websocket.StatusMessageTooBig)
+	}
+	// Such a push goes through REST instead.
+	if status, _ := e.push(owner, "b1", notePush(board.Note{ID: "a", Content: strings.Repeat("x", 29000)}), nil); status != 200 {
+		t.Fatalf("REST push: %d", status)
+	}
+}
+
+func TestLiveKick(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	guest := e.invite(owner, "b1", "guest@example.com", "pro")
+	cg, _ := e.connect(guest, "b1", "")
+	co, _ := e.connect(owner, "b1", "")
+	e.hub.Kick("b1", "guest@example.com")
+	if code := closeStatus(t, cg); code != rooms.CloseForbidden {
+		t.Fatalf("kicked guest closed with %d, want %d", code, rooms.CloseForbidden)
+	}
+	if m := readType(t, co, rooms.TypeLeave); m.Email != "guest@example.com" {
+		t.Fatalf("owner got %+v, want the guest's leave", m)
+	}
+}
+
+func TestLiveShutdownSaysGoingAway(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	c, _ := e.connect(owner, "b1", "")
+	closed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+		defer cancel()
+		closed <- e.hub.Close(ctx)
+	}()
+	if code := closeStatus(t, c); code != websocket.StatusGoingAway {
+		t.Fatalf("closed with %d, want %d (going away)", code, websocket.StatusGoingAway)
+	}
+	// Close returns once the connection's handler has ended.
+	if err := <-closed; err != nil {
+		t.Fatalf("hub Close: %v", err)
+	}
+	// A connection opened during shutdown is closed going-away at once.
+	c2, _, err := e.dial(owner, "b1", "", "")
+	if err != nil {
+		t.Fatalf("dial during shutdown: %v", err)
+	}
+	if code := closeStatus(t, c2); code != websocket.StatusGoingAway {
+		t.Fatalf("new connection closed with %d, want %d", code, websocket.StatusGoingAway)
+	}
+}
+
+// TestLiveConcurrentPushers has REST and socket clients push to one board
+// at once: versions are unique and dense, every acknowledged push is in the
+// final state, and every socket sees every version once, in order (its own
+// pushes as acks, the others' as changes).
+func TestLiveConcurrentPushers(t *testing.T) {
+	const each = 10
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	conns := make([]*websocket.Conn, 3)
+	for i := range conns {
+		conns[i], _ = e.connect(owner, "b1", "")
+	}
+	const total = 4 * each // two REST pushers, two socket pushers
+	seen := make([]chan []int64, len(conns))
+	for i, c := range conns {
+		seen[i] = make(chan []int64, 1)
+		go func() {
+			var vs []int64
+			ctx, cancel := context.WithTimeout(context.Background(), 4*liveWait)
+			defer cancel()
+			for len(vs) < total {
+				_, data, err := c.Read(ctx)
+				if err != nil {
+					break
+				}
+				var m liveMsg
+				if json.Unmarshal(data, &m) == nil && (m.Type == rooms.TypeChanges || m.Type == rooms.TypeAck) {
+					vs = append(vs, m.ServerVersion)
+				}
+			}
+			seen[i] <- vs
+		}()
+	}
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Go(func() { // REST
+			for i := range each {
+				if status, body := e.push(owner, "b1", notePush(board.Note{ID: fmt.Sprintf("rest%d-%d", g, i)}), nil); status != 200 {
+					t.Errorf("REST push: %d %v", status, body)
+				}
+			}
+		})
+		wg.Go(func() { // socket: conns[g] pushes, conns[2] only listens
+			for i := range each {
+				b, _ := json.Marshal(pushMsg{Type: "push", ID: fmt.Sprint(i), Push: notePush(board.Note{ID: fmt.Sprintf("ws%d-%d", g, i)})})
+				ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+				err := conns[g].Write(ctx, websocket.MessageText, b)
+				cancel()
+				if err != nil {
+					t.Errorf("socket push: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range conns {
+		vs := <-seen[i]
+		if len(vs) != total {
+			t.Fatalf("connection %d saw %d versions, want %d: %v", i, len(vs), total, vs)
+		}
+		for j, v := range vs {
+			if v != int64(j+1) {
+				t.Fatalf("connection %d saw versions %v, want 1..%d in order", i, vs, total)
+			}
+		}
+	}
+	if ch := e.pull(owner, "b1", 0); len(ch.Notes) != total || ch.ServerVersion != total {
+		t.Fatalf("final state has %d notes at version %d, want %d", len(ch.Notes), ch.ServerVersion, total)
+	}
+}
