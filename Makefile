@@ -1,7 +1,7 @@
 # Corkboard. `make test` installs what the tests need, then runs every test.
 GO        ?= go
 AISDK_DIR := .cache/aisdk
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.8.2
 
 .PHONY: all run build test test-go deps deps-ai lint fmt bench fuzz clean
 

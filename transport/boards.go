@@ -274,5 +274,9 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if removed && s.hub != nil {
+		// Access is withdrawn now, not at their next reconnect.
+		s.hub.Kick(b.ID, email)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails})
 }
