@@ -34,6 +34,7 @@ type Options struct {
 	IdleTimeout time.Duration
 	// TombstoneRetention is how long deletions are remembered for pulls; a
 	// pull from before the forgotten ones answers the full state with reset.
+	// Negative keeps them forever.
 	TombstoneRetention time.Duration
 	// IdempotencyRetention is how long an Idempotency-Key is remembered
 	// (at least 24 hours: shorter values are raised to 24 hours).
@@ -54,7 +55,7 @@ func (o Options) withDefaults() Options {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	if o.TombstoneRetention <= 0 {
+	if o.TombstoneRetention == 0 {
 		o.TombstoneRetention = DefaultTombstoneRetention
 	}
 	if o.IdempotencyRetention < DefaultIdempotencyRetention {
@@ -250,12 +251,15 @@ func (h *Hub) StopIdle(now time.Time) int {
 	return n
 }
 
-// Sweep forgets tombstones older than TombstoneRetention and idempotency
-// keys older than IdempotencyRetention, as of now.
+// Sweep forgets tombstones older than TombstoneRetention (unless it is
+// negative) and idempotency keys older than IdempotencyRetention, as of now.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) error {
-	t, err := h.store.PruneTombstones(ctx, now.Add(-h.opts.TombstoneRetention))
-	if err != nil {
-		return err
+	t := 0
+	if h.opts.TombstoneRetention > 0 {
+		var err error
+		if t, err = h.store.PruneTombstones(ctx, now.Add(-h.opts.TombstoneRetention)); err != nil {
+			return err
+		}
 	}
 	k, err := h.store.SweepIdempotencyKeys(ctx, now.Add(-h.opts.IdempotencyRetention))
 	if err != nil {

@@ -592,12 +592,20 @@ func (db *DB) BoardState(ctx context.Context, boardID string) (*board.State, err
 	return st, nil
 }
 
-// boardsWithRows lists the IDs of boards that have a rows bucket.
-func (db *DB) boardsWithRows(ctx context.Context) ([]string, error) {
+// boardsDue lists the boards whose sub-bucket index (keyed by a big-endian
+// time first) holds an entry before end: the only ones a sweep must write.
+func (db *DB) boardsDue(ctx context.Context, index, end []byte) ([]string, error) {
 	var ids []string
 	err := db.view(ctx, func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketBoardRows).ForEach(func(k, v []byte) error {
-			if v == nil { // nested bucket
+			if v != nil { // not a nested bucket
+				return nil
+			}
+			b := tx.Bucket(bucketBoardRows).Bucket(k).Bucket(index)
+			if b == nil {
+				return nil
+			}
+			if first, _ := b.Cursor().First(); first != nil && bytes.Compare(first[:8], end) < 0 {
 				ids = append(ids, string(k))
 			}
 			return nil
@@ -606,12 +614,14 @@ func (db *DB) boardsWithRows(ctx context.Context) ([]string, error) {
 	return ids, err
 }
 
-// sweepBoards runs fn on every board's rows bucket, one short write
-// transaction per board so that a sweep never holds the writer for long.
-func (db *DB) sweepBoards(ctx context.Context, fn func(rb *bbolt.Bucket) (int, error)) (int, error) {
-	ids, err := db.boardsWithRows(ctx)
+// sweepBoards runs fn on the rows bucket of every board with something
+// before end in index: first a read to find them (a sweep with nothing to
+// do writes nothing), then one short write transaction per board so that a
+// sweep never holds the writer for long.
+func (db *DB) sweepBoards(ctx context.Context, index, end []byte, fn func(rb *bbolt.Bucket) (int, error)) (int, error) {
+	ids, err := db.boardsDue(ctx, index, end)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("find boards to sweep: %w", err)
 	}
 	total := 0
 	for _, id := range ids {
@@ -619,7 +629,7 @@ func (db *DB) sweepBoards(ctx context.Context, fn func(rb *bbolt.Bucket) (int, e
 		err := db.update(ctx, func(tx *bbolt.Tx) error {
 			n = 0
 			rb, err := rowsBucket(tx, id, false)
-			if err != nil || rb == nil || rb.Bucket(subMeta) == nil {
+			if err != nil || rb == nil {
 				return err
 			}
 			n, err = fn(rb)
@@ -638,7 +648,7 @@ func (db *DB) sweepBoards(ctx context.Context, fn func(rb *bbolt.Bucket) (int, e
 // the horizon gets the full state with reset set (see SyncStore).
 func (db *DB) PruneTombstones(ctx context.Context, cutoff time.Time) (int, error) {
 	end := be64(uint64(cutoff.UnixNano()))
-	return db.sweepBoards(ctx, func(rb *bbolt.Bucket) (int, error) {
+	return db.sweepBoards(ctx, subTombstones, end, func(rb *bbolt.Bucket) (int, error) {
 		hz := horizon(rb)
 		pruned := 0
 		var dead [][]byte
@@ -678,7 +688,7 @@ func (db *DB) PruneTombstones(ctx context.Context, cutoff time.Time) (int, error
 // a push that repeats a forgotten key is applied again.
 func (db *DB) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int, error) {
 	end := be64(uint64(cutoff.UnixNano()))
-	return db.sweepBoards(ctx, func(rb *bbolt.Bucket) (int, error) {
+	return db.sweepBoards(ctx, subKeyTimes, end, func(rb *bbolt.Bucket) (int, error) {
 		var old [][]byte
 		c := rb.Bucket(subKeyTimes).Cursor()
 		for k, _ := c.First(); k != nil && bytes.Compare(k[:8], end) < 0; k, _ = c.Next() {

@@ -1,9 +1,12 @@
 package persist_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -557,4 +560,100 @@ func BenchmarkChangesSince5000Notes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// crashChildEnv names the data folder when the test binary runs as the
+// child of TestKillNineKeepsAcknowledgedPushes.
+const crashChildEnv = "CORKBOARD_SYNC_CRASH_CHILD"
+
+// TestKillNineKeepsAcknowledgedPushes runs a child process that pushes as
+// fast as it can and prints each acknowledged version, kills it with
+// SIGKILL mid-stream, then checks that every acknowledged push is stored
+// and that versions continue upward.
+func TestKillNineKeepsAcknowledgedPushes(t *testing.T) {
+	if dir := os.Getenv(crashChildEnv); dir != "" {
+		crashChild(dir)
+		return
+	}
+	dir := t.TempDir()
+	db, err := persist.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimBoard(context.Background(), "b1", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillNineKeepsAcknowledgedPushes$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := map[string]int64{}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && len(acked) < 30 {
+		var id string
+		var v int64
+		if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &id, &v); err == nil {
+			acked[id] = v
+		}
+	}
+	// Killed while it is in the middle of more pushes.
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() { // acks printed before the kill landed count too
+		var id string
+		var v int64
+		if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &id, &v); err == nil {
+			acked[id] = v
+		}
+	}
+	_ = cmd.Wait()
+	if len(acked) < 30 {
+		t.Fatalf("child acknowledged only %d pushes", len(acked))
+	}
+
+	db, err = persist.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ch := changes(t, db, "b1", 0)
+	stored := map[string]int64{}
+	for _, n := range ch.Notes {
+		stored[n.ID] = n.Version
+	}
+	for id, v := range acked {
+		if stored[id] != v {
+			t.Fatalf("acknowledged push %s (version %d) lost: stored at %d", id, v, stored[id])
+		}
+	}
+	if v := mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("after", "x")}}}, ""); v != ch.ServerVersion+1 || v <= int64(len(acked)) {
+		t.Fatalf("version after the crash=%d, want %d (above every acknowledged one)", v, ch.ServerVersion+1)
+	}
+}
+
+func crashChild(dir string) {
+	db, err := persist.Open(dir)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(1)
+	}
+	// Bounded, so that an orphaned child cannot run forever.
+	for i := range 100_000 {
+		id := fmt.Sprintf("n%d", i)
+		v, _, err := db.ApplyPush(context.Background(), "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(id, "x")}}}, "")
+		if err != nil {
+			fmt.Println("push:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("ack %s %d\n", id, v) // stdout is unbuffered: printed means acknowledged
+	}
+	os.Exit(0)
 }

@@ -451,24 +451,34 @@ func (r *Room) commit(batch []*pushReq) {
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
 	if c.err == nil {
 		c.msgs = make([][]byte, len(batch))
-		for i, a := range c.applied {
-			if a.Changes == nil {
-				continue
+		// Encoded once here, off the loop, and shared by every subscriber;
+		// not at all on a board nobody watches (finishCommit encodes it if
+		// someone joined meanwhile).
+		if r.subCount.Load() > 0 {
+			for i := range c.applied {
+				c.msgs[i] = r.encodeChange(batch[i], c.applied[i])
 			}
-			from := ""
-			if batch[i].origin != nil {
-				from = batch[i].origin.id
-			}
-			// Encoded once here, off the loop, and shared by every subscriber.
-			msg, err := EncodeChanges(a.Changes, a.Version-1, from)
-			if err != nil {
-				r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
-				continue
-			}
-			c.msgs[i] = msg
 		}
 	}
 	r.commitC <- c
+}
+
+// encodeChange encodes the changes message of one applied push; nil when
+// there is nothing to send.
+func (r *Room) encodeChange(req *pushReq, a persist.Applied) []byte {
+	if a.Changes == nil {
+		return nil
+	}
+	from := ""
+	if req.origin != nil {
+		from = req.origin.id
+	}
+	msg, err := EncodeChanges(a.Changes, a.Version-1, from)
+	if err != nil {
+		r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
+		return nil
+	}
+	return msg
 }
 
 func (r *Room) finishCommit(c *commit) {
@@ -486,8 +496,13 @@ func (r *Room) finishCommit(c *commit) {
 		if a.Version > r.version.Load() {
 			r.version.Store(a.Version)
 		}
-		if c.msgs[i] != nil {
-			r.broadcast(c.msgs[i], req.origin)
+		if msg := c.msgs[i]; msg != nil || len(r.subs) > 0 {
+			if msg == nil {
+				msg = r.encodeChange(req, a)
+			}
+			if msg != nil {
+				r.broadcast(msg, req.origin)
+			}
 		}
 		if req.origin != nil {
 			if _, ok := r.subs[req.origin]; ok {

@@ -408,8 +408,8 @@ func TestPresence(t *testing.T) {
 	if code, _ := b.CloseStatus(); code != rooms.CloseNormal {
 		t.Fatalf("left subscriber closed with %d, want %d", code, rooms.CloseNormal)
 	}
-	if rooms.ColorFor("a@example.com") != rooms.ColorFor("a@example.com") || rooms.ColorFor("a@example.com")[0] != '#' {
-		t.Fatal("ColorFor must be a stable #rrggbb colour")
+	if c := rooms.ColorFor("a@example.com"); len(c) != 7 || c[0] != '#' || c != a.Color() {
+		t.Fatalf("ColorFor=%q, want the subscriber's #rrggbb colour", c)
 	}
 }
 
@@ -607,4 +607,37 @@ func BenchmarkFanOut1000(b *testing.B) {
 		<-allGot
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "deliveries/s")
+}
+
+// BenchmarkPullNoChange is the room's answer to a client that is up to date.
+func BenchmarkPullNoChange(b *testing.B) {
+	r := startRoom(b, openStore(b), rooms.Options{})
+	if _, _, err := r.Push(context.Background(), onePush("n", "x"), ""); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if res, err := r.Pull(context.Background(), 1); err != nil || res.Changes != nil {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkPushOneBoard50Writers is 50 pushes arriving at once on one board
+// (real bbolt, fsync on): the room commits the ones that queue up during an
+// fsync together, so they do not cost 50 fsyncs.
+func BenchmarkPushOneBoard50Writers(b *testing.B) {
+	r := startRoom(b, openStore(b), rooms.Options{})
+	const writers = 50
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Go(func() {
+				if _, _, err := r.Push(context.Background(), onePush(fmt.Sprintf("n%d", i), "x"), ""); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.N*writers)/b.Elapsed().Seconds(), "pushes/s")
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"corkboard/ai"
 	"corkboard/auth"
 	"corkboard/billing"
+	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
 )
@@ -33,7 +35,11 @@ type Server struct {
 	db     *persist.DB
 	auth   *auth.Service
 	hub    *hub.Hub
+	ai     *ai.Service
 	router chi.Router
+
+	// changelog keeps the boards' changelogs and snapshots (changelog.go).
+	changelog *changelog.Log
 
 	canEditPlan func(plan string) bool
 
@@ -47,6 +53,9 @@ type Deps struct {
 	Auth *auth.Service
 	// Hub runs the boards' rooms (sync and the live channel).
 	Hub *hub.Hub
+	// AI runs the model-backed features of /api/canvas; nil makes every AI
+	// route answer 503.
+	AI *ai.Service
 	// InviteeCanEdit tells whether an invitee on a plan may edit; nil means
 	// the plan's InviteeCanEdit in Plans.
 	InviteeCanEdit func(plan string) bool
@@ -58,6 +67,9 @@ type Deps struct {
 	// Now is the clock of the webhook's tolerance, the quota month and the AI
 	// rate limit; nil is time.Now.
 	Now func() time.Time
+	// Changelog serves the changelog and snapshot endpoints; nil builds one
+	// on DB with the default options.
+	Changelog *changelog.Log
 }
 
 // New builds the server and its routes.
@@ -65,8 +77,12 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, canEditPlan: deps.InviteeCanEdit}
+	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, canEditPlan: deps.InviteeCanEdit}
 	s.billing = newBillingState(deps)
+	s.changelog = deps.Changelog
+	if s.changelog == nil && deps.DB != nil {
+		s.changelog = changelog.New(deps.DB, changelog.Options{Logger: log})
+	}
 	s.router = s.routes()
 	return s
 }
@@ -96,6 +112,8 @@ func (s *Server) routes() chi.Router {
 			r.Use(s.requireSession)
 			s.registerBoardRoutes(r)
 			// ROUTES: each feature adds one line here.
+			s.registerAIRoutes(r)
+			s.registerChangelogRoutes(r)
 			s.registerUsageRoutes(r)
 			s.registerSyncRoutes(r)
 		})

@@ -494,3 +494,25 @@ func mustJSON(tb testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+// BenchmarkPullNoChangeHTTP is a whole up-to-date pull over HTTP: session,
+// board guard, room, JSON answer.
+func BenchmarkPullNoChangeHTTP(b *testing.B) {
+	e := newEnv(b)
+	s := e.claim("owner@example.com", "b1")
+	e.push(s, "b1", notePush(board.Note{ID: "a"}), nil)
+	req, _ := http.NewRequest("GET", e.srv.URL+"/api/boards/b1/sync?since=1", nil)
+	req.AddCookie(&http.Cookie{Name: transport.SessionCookie, Value: s})
+	client := e.srv.Client()
+	for b.Loop() {
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatal(res.Status)
+		}
+	}
+}

@@ -4,6 +4,11 @@
 //
 //   AI_SDK_DIR=/abs/dir/with/node_modules node verify-ui-stream.mjs URL BODY.json [--expect-error]
 //
+// VERIFY_HEADERS, when set, is a JSON object of extra request headers (for
+// example {"cookie": "session=…"} to call the real route with a session;
+// transport/ai_test.go does). An environment variable rather than an
+// argument keeps the session out of the process list.
+//
 // It POSTs BODY.json to URL, then
 //   1. checks the status, the headers and the final `data: [DONE]`,
 //   2. parses every SSE event with parseJsonEventStream + uiMessageChunkSchema
@@ -49,9 +54,10 @@ const allowedKeys = {
   finish: ['messageMetadata'],
 };
 
+const extraHeaders = process.env.VERIFY_HEADERS ? JSON.parse(process.env.VERIFY_HEADERS) : {};
 const res = await fetch(url, {
   method: 'POST',
-  headers: { 'content-type': 'application/json' },
+  headers: { ...extraHeaders, 'content-type': 'application/json' },
   body: readFileSync(bodyFile, 'utf8'),
 });
 if (res.status !== 200) problems.push(`status ${res.status}`);

@@ -182,18 +182,20 @@ func (c *client) connect(ctx context.Context, boardID string, version *int64, li
 				fmt.Printf("   here: %s (%s)\n", p.Email, p.Color)
 			}
 		case "changes":
-			if m.Since > *version {
+			switch {
+			case m.Reset:
+				// The server could not patch this client's copy (its version
+				// is older than the forgotten deletions, or newer than the
+				// board): this full state replaces it, whatever the versions.
+				fmt.Println("-- reset: the local copy is replaced by this full state")
+			case m.Since > *version:
 				// A gap: this client missed versions. Reconnecting with its
 				// version makes the server send them.
 				fmt.Printf("-- gap (have %d, change starts after %d); resyncing\n", *version, m.Since)
 				conn.Close(websocket.StatusNormalClosure, "resync")
 				return closeResync, nil
-			}
-			if m.ServerVersion <= *version {
+			case m.ServerVersion <= *version:
 				continue // already applied (a catch-up covered it)
-			}
-			if m.Reset {
-				fmt.Println("-- reset: the local copy is replaced by this full state")
 			}
 			who := "someone (REST)"
 			if m.From != "" {
@@ -255,9 +257,9 @@ func lineToMessage(line string, n *int) any {
 }
 
 func firstLine(title, content string) string {
-	s := title
+	s := content
 	if s == "" {
-		s = content
+		s = title
 	}
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 60 {

@@ -120,9 +120,9 @@ type changes struct {
 }
 
 func firstLine(title, content string) string {
-	s := title
+	s := content
 	if s == "" {
-		s = content
+		s = title
 	}
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 60 {

@@ -1,0 +1,433 @@
+package changelog
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// Actions of changelog entries (spec: changelog entry).
+const (
+	ActionCreateNote  = "create_note"
+	ActionUpdateNote  = "update_note"
+	ActionDeleteNote  = "delete_note"
+	ActionRenameBoard = "rename_board"
+)
+
+// Limits of the changelog (docs/changelog.md).
+const (
+	// MaxEntries is the most entries one append may carry.
+	MaxEntries = 500
+	// MaxEntryBytes bounds one entry's content. The largest valid note
+	// snapshot is about 135 KB: 30,000 characters of up to 4 bytes, a
+	// 1,000-character title escaped in YAML, the other fields.
+	MaxEntryBytes = 256 << 10
+	// DefaultListLimit is the page size of a listing without a limit.
+	DefaultListLimit = 50
+	// MaxListLimit is the largest page of a listing.
+	MaxListLimit = 500
+	// DefaultKeep is how many point-in-time snapshots a board keeps.
+	DefaultKeep = 30
+)
+
+// CurrentKey names a board's current snapshot in restores.
+const CurrentKey = persist.CurrentKey
+
+// ValidAction reports whether a is one of the four actions.
+func ValidAction(a string) bool {
+	switch a {
+	case ActionCreateNote, ActionUpdateNote, ActionDeleteNote, ActionRenameBoard:
+		return true
+	}
+	return false
+}
+
+// isNoteAction reports whether entries of action a are about one note and
+// hold its snapshot.
+func isNoteAction(a string) bool {
+	return a == ActionCreateNote || a == ActionUpdateNote || a == ActionDeleteNote
+}
+
+// Store is the storage a Log needs: the changelog itself and the board's
+// authoritative state (what the rooms committed).
+type Store interface {
+	persist.ChangelogStore
+	// BoardState returns the whole live board; ENOTFOUND when unclaimed.
+	BoardState(ctx context.Context, boardID string) (*board.State, error)
+}
+
+var _ Store = (*persist.DB)(nil)
+
+// Options tune a Log. Zero fields take the defaults.
+type Options struct {
+	// Keep is how many point-in-time snapshots each board keeps; the oldest
+	// beyond it are pruned whenever a snapshot is taken. 0 is DefaultKeep;
+	// negative keeps every snapshot.
+	Keep int
+	// Logger; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// Log is the changelog and snapshot service of every board: it validates
+// and appends entries, answers listings and reads, takes snapshots and
+// parses stored Markdown back for restores. It holds no state of its own
+// and is safe for concurrent use.
+type Log struct {
+	store Store
+	keep  int
+	log   *slog.Logger
+}
+
+// New builds a Log on store.
+func New(store Store, opts Options) *Log {
+	if opts.Keep == 0 {
+		opts.Keep = DefaultKeep
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Log{store: store, keep: opts.Keep, log: opts.Logger}
+}
+
+// Entry is one changelog entry as a client sends it: a note snapshot for
+// the three note actions, the new board name for rename_board.
+type Entry struct {
+	NoteID  string `json:"noteId"`
+	Action  string `json:"action"`
+	Content string `json:"content"`
+}
+
+// Query selects entries of a listing. Zero fields do not filter; a zero
+// Limit is DefaultListLimit.
+type Query struct {
+	NoteID string
+	Action string
+	// Before keeps entries recorded strictly before it: paging passes the
+	// timestamp of the last entry of the previous page.
+	Before time.Time
+	Limit  int
+}
+
+// fieldError returns an EINVALID error naming field whose message starts
+// with the field, from a client-safe reason.
+func fieldError(field string, reason error) error {
+	return board.FieldErrorf(field, "%s: %s", field, board.ErrorMessage(reason))
+}
+
+// checkNoteID checks a note ID as a push would: 1 to 128 characters of UTF-8.
+func checkNoteID(field, id string) error {
+	switch {
+	case id == "":
+		return board.FieldErrorf(field, "%s is required.", field)
+	case !utf8.ValidString(id):
+		return board.FieldErrorf(field, "%s must be valid UTF-8.", field)
+	case utf8.RuneCountInString(id) > board.MaxIDLen:
+		return board.FieldErrorf(field, "%s must be at most %d characters.", field, board.MaxIDLen)
+	}
+	return nil
+}
+
+// prepared is a validated entry: what will be stored, or, for a
+// delete_note without content, the note whose snapshot the server fills in.
+type prepared struct {
+	persist.NewLogEntry
+	needsSnapshot bool
+}
+
+// validate checks every entry and renders the ones it can. Content is
+// stored in the canonical rendering of what it parses to, so every stored
+// entry has one shape and parses back to exactly what the client meant.
+func validate(entries []Entry) ([]prepared, error) {
+	if len(entries) > MaxEntries {
+		return nil, board.FieldErrorf("entries", "entries may hold at most %d entries (got %d); send them in several requests.", MaxEntries, len(entries))
+	}
+	out := make([]prepared, len(entries))
+	for i, e := range entries {
+		path := fmt.Sprintf("entries[%d]", i)
+		if !ValidAction(e.Action) {
+			return nil, board.FieldErrorf(path+".action", "%s.action must be one of %s, %s, %s, %s.", path, ActionCreateNote, ActionUpdateNote, ActionDeleteNote, ActionRenameBoard)
+		}
+		if len(e.Content) > MaxEntryBytes {
+			return nil, board.FieldErrorf(path+".content", "%s.content must be at most %d bytes (got %d).", path, MaxEntryBytes, len(e.Content))
+		}
+		if e.Action == ActionRenameBoard {
+			// A rename is about the board: any noteId sent is not kept.
+			name, err := ParseRename([]byte(e.Content))
+			if err != nil {
+				return nil, fieldError(path+".content", err)
+			}
+			out[i].NewLogEntry = persist.NewLogEntry{Action: e.Action, Content: RenderRename(name)}
+			continue
+		}
+		if err := checkNoteID(path+".noteId", e.NoteID); err != nil {
+			return nil, err
+		}
+		out[i].NoteID, out[i].Action = e.NoteID, e.Action
+		if e.Content == "" {
+			if e.Action != ActionDeleteNote {
+				return nil, board.FieldErrorf(path+".content", "%s.content must hold the note snapshot.", path)
+			}
+			out[i].needsSnapshot = true
+			continue
+		}
+		n, err := ParseNote([]byte(e.Content))
+		if err != nil {
+			return nil, fieldError(path+".content", err)
+		}
+		if n.ID != e.NoteID {
+			return nil, board.FieldErrorf(path+".content", "%s.content is a snapshot of note %q, not of %s.noteId %q.", path, clip(n.ID, 40), path, clip(e.NoteID, 40))
+		}
+		out[i].Content = RenderNote(n)
+	}
+	return out, nil
+}
+
+// Append validates every entry, then stores them all in one transaction
+// with the board's current.md refreshed from the server's state (the
+// client's idea of the board plays no part). Nothing is stored when any
+// entry is invalid: the error is EINVALID naming entries[i].field. A
+// delete_note entry without content gets the pre-deletion snapshot from the
+// server: the note as stored when it is still live, else its newest logged
+// snapshot; EINVALID when there is neither. ENOTFOUND for an unclaimed board.
+func (l *Log) Append(ctx context.Context, boardID string, entries []Entry) ([]persist.LogEntry, error) {
+	prep, err := validate(entries)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := l.store.CurrentSnapshotFresh(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	// The server's state is read at most once, and only when needed.
+	var st *board.State
+	state := func() (*board.State, error) {
+		if st != nil {
+			return st, nil
+		}
+		s, err := l.store.BoardState(ctx, boardID)
+		if err != nil {
+			return nil, err
+		}
+		st = s
+		return st, nil
+	}
+	recs := make([]persist.NewLogEntry, len(prep))
+	for i, p := range prep {
+		if p.needsSnapshot {
+			if p.Content, err = l.preDeletionSnapshot(ctx, boardID, p.NoteID, state); err != nil {
+				if board.ErrorCode(err) == board.EINVALID {
+					return nil, fieldError(fmt.Sprintf("entries[%d].content", i), err)
+				}
+				return nil, err
+			}
+		}
+		recs[i] = p.NewLogEntry
+	}
+	var cur *persist.RenderedBoard
+	if !fresh {
+		s, err := state()
+		if err != nil {
+			return nil, err
+		}
+		cur = render(s)
+	}
+	return l.store.AppendLog(ctx, boardID, recs, cur)
+}
+
+// preDeletionSnapshot finds what a delete_note entry without content keeps.
+func (l *Log) preDeletionSnapshot(ctx context.Context, boardID, noteID string, state func() (*board.State, error)) ([]byte, error) {
+	st, err := state()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range st.Notes {
+		if n.ID == noteID {
+			return RenderNote(n), nil
+		}
+	}
+	e, err := l.store.LatestNoteEntry(ctx, boardID, noteID)
+	if board.ErrorCode(err) == board.ENOTFOUND {
+		return nil, board.Errorf(board.EINVALID, "note %q is not live on the server and has no logged snapshot; send the pre-deletion snapshot as content.", clip(noteID, 40))
+	} else if err != nil {
+		return nil, err
+	}
+	return e.Content, nil
+}
+
+// render renders a state as a board snapshot.
+func render(st *board.State) *persist.RenderedBoard {
+	return &persist.RenderedBoard{Markdown: RenderBoard(*st), Version: st.Board.Version, Phases: st.Phases}
+}
+
+// Validate checks a query: a known action, a note ID a push would accept,
+// a limit of 1 to MaxListLimit (0 is DefaultListLimit); the error names
+// the query parameter.
+func (q *Query) Validate() error {
+	if q.Action != "" && !ValidAction(q.Action) {
+		return board.FieldErrorf("action", "action must be one of %s, %s, %s, %s.", ActionCreateNote, ActionUpdateNote, ActionDeleteNote, ActionRenameBoard)
+	}
+	if q.NoteID != "" {
+		if err := checkNoteID("noteId", q.NoteID); err != nil {
+			return err
+		}
+	}
+	if q.Limit < 0 || q.Limit > MaxListLimit {
+		return board.FieldErrorf("limit", "limit must be an integer from 1 to %d.", MaxListLimit)
+	}
+	return nil
+}
+
+// List answers a listing, newest first, without content. EINVALID for a
+// bad query, ENOTFOUND for an unclaimed board.
+func (l *Log) List(ctx context.Context, boardID string, q Query) ([]persist.LogEntry, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultListLimit
+	}
+	return l.store.ListLog(ctx, boardID, persist.LogQuery{NoteID: q.NoteID, Action: q.Action, Before: q.Before, Limit: q.Limit})
+}
+
+// CheckLogKey checks that key has the shape of a log key,
+// "log/<timestamp>-<id>"; field names it in the error. Keys are relative
+// to the board in the path, so a well-formed key can never reach another
+// board's entries.
+func CheckLogKey(field, key string) error {
+	if !persist.ValidLogKey(key) {
+		return board.FieldErrorf(field, "%s must be a changelog key such as log/2026-03-01T09:30:00.123456789Z-note-7 (got %q).", field, clip(key, 80))
+	}
+	return nil
+}
+
+// Entry returns one entry with its Markdown. EINVALID for a malformed key,
+// ENOTFOUND when the board has no such entry.
+func (l *Log) Entry(ctx context.Context, boardID, key string) (*persist.LogEntry, error) {
+	if err := CheckLogKey("logKey", key); err != nil {
+		return nil, err
+	}
+	return l.store.FindLogEntry(ctx, boardID, key)
+}
+
+// RestoreNote parses the note snapshot of a create_note, update_note or
+// delete_note entry. It changes nothing: the client pushes the note back.
+// EINVALID (field logKey) for a key that is not a note entry's, ENOTFOUND
+// for an unknown key.
+func (l *Log) RestoreNote(ctx context.Context, boardID, key string) (board.Note, error) {
+	if key == CurrentKey || persist.ValidSnapshotKey(key) {
+		return board.Note{}, board.FieldErrorf("logKey", "logKey %q is a board snapshot: restore it with type \"board\".", key)
+	}
+	e, err := l.Entry(ctx, boardID, key)
+	if err != nil {
+		return board.Note{}, err
+	}
+	if !isNoteAction(e.Action) {
+		return board.Note{}, board.FieldErrorf("logKey", "logKey %q is a %s entry, which holds no note.", key, e.Action)
+	}
+	n, err := ParseNote(e.Content)
+	if err != nil {
+		// Stored entries are rendered by the server; this is corruption.
+		return board.Note{}, fmt.Errorf("stored entry %s of board %s does not parse: %w", key, boardID, err)
+	}
+	return n, nil
+}
+
+// CheckSnapshotKey checks that key is "current.md" or has the shape
+// "snapshots/<timestamp>.md"; field names it in the error.
+func CheckSnapshotKey(field, key string) error {
+	if key != CurrentKey && !persist.ValidSnapshotKey(key) {
+		return board.FieldErrorf(field, "%s must be %q or a snapshot key such as snapshots/2026-03-01T09:30:00.123456789Z.md (got %q).", field, CurrentKey, clip(key, 80))
+	}
+	return nil
+}
+
+// BoardSnapshot returns the Markdown of a board snapshot: key "current.md"
+// (or "") is the current snapshot (see Current), else a point-in-time
+// snapshot. EINVALID for a malformed key, ENOTFOUND for an unknown one.
+func (l *Log) BoardSnapshot(ctx context.Context, boardID, key string) ([]byte, error) {
+	if key == "" || key == CurrentKey {
+		return l.Current(ctx, boardID)
+	}
+	if err := CheckSnapshotKey("key", key); err != nil {
+		return nil, err
+	}
+	return l.store.FindSnapshot(ctx, boardID, key)
+}
+
+// RestoreBoard parses a board snapshot: "current.md" or a point-in-time
+// snapshot key. It changes nothing. EINVALID (field logKey) for a key that
+// is not a board snapshot's, ENOTFOUND for an unknown key.
+func (l *Log) RestoreBoard(ctx context.Context, boardID, key string) (board.State, error) {
+	if persist.ValidLogKey(key) {
+		return board.State{}, board.FieldErrorf("logKey", "logKey %q is a changelog entry: restore it with type \"note\".", key)
+	}
+	if err := CheckSnapshotKey("logKey", key); err != nil {
+		return board.State{}, err
+	}
+	md, err := l.BoardSnapshot(ctx, boardID, key)
+	if err != nil {
+		return board.State{}, err
+	}
+	st, err := ParseBoard(md)
+	if err != nil {
+		return board.State{}, fmt.Errorf("stored snapshot %s of board %s does not parse: %w", key, boardID, err)
+	}
+	return st, nil
+}
+
+// Current returns the board's current snapshot: current.md when it still
+// shows the board as the server has it, else the server's state rendered
+// now (a board with no data yet gives its empty snapshot). ENOTFOUND for an
+// unclaimed board.
+func (l *Log) Current(ctx context.Context, boardID string) ([]byte, error) {
+	md, fresh, err := l.store.CurrentSnapshot(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	if md != nil && fresh {
+		return md, nil
+	}
+	st, err := l.store.BoardState(ctx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	return RenderBoard(*st), nil
+}
+
+// Snapshot stores the server's state of the board as a point-in-time
+// snapshot (and as current.md) and prunes the oldest beyond Keep.
+// ENOTFOUND for an unclaimed board.
+func (l *Log) Snapshot(ctx context.Context, boardID string) (persist.SnapshotInfo, error) {
+	st, err := l.store.BoardState(ctx, boardID)
+	if err != nil {
+		return persist.SnapshotInfo{}, err
+	}
+	info, pruned, err := l.store.PutSnapshot(ctx, boardID, *render(st), l.keep)
+	if err != nil {
+		return persist.SnapshotInfo{}, err
+	}
+	l.log.InfoContext(ctx, "board snapshot", slog.String("board", boardID), slog.String("key", info.Key),
+		slog.Int64("version", st.Board.Version), slog.Int("pruned", pruned))
+	return info, nil
+}
+
+// Snapshots lists the board's point-in-time snapshots, newest first.
+// ENOTFOUND for an unclaimed board.
+func (l *Log) Snapshots(ctx context.Context, boardID string) ([]persist.SnapshotInfo, error) {
+	return l.store.ListSnapshots(ctx, boardID)
+}
+
+// ParseTimestamp reads an ISO 8601 timestamp (RFC 3339, any precision and
+// offset) such as a listing's before cursor; field names it in the error.
+func ParseTimestamp(field, s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || len(s) > 64 {
+		return time.Time{}, board.FieldErrorf(field, "%s must be an ISO 8601 timestamp such as 2026-03-01T09:30:00.123456789Z.", field)
+	}
+	return t, nil
+}

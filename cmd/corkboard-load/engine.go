@@ -1,0 +1,438 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// CloseResync is the close code Corkboard drops a subscriber with when its
+// queue is full (rooms.CloseResync; docs/live-protocol.md).
+const closeResync = 4008
+
+// relay is one server kind the live workload can drive: Corkboard's live
+// channel or y-websocket. The engine owns pacing, counting and timing; a
+// relay only dials and speaks its protocol.
+type relay interface {
+	// Name names the server in reports.
+	Name() string
+	// PID is the server's process, 0 when unknown.
+	PID() int
+	// Rooms makes n rooms and returns their names.
+	Rooms(ctx context.Context, n int) ([]string, error)
+	// DialReceiver connects a subscriber to room; the returned loop reads
+	// until ctx ends or the connection does, reporting to r.
+	DialReceiver(ctx context.Context, room string, r *receiver) (loop func(ctx context.Context) error, err error)
+	// DialWriter connects writer w to room. Acknowledgements (and failures)
+	// of its pushes go to e.ack, from any goroutine.
+	DialWriter(ctx context.Context, room string, w int, e *engine) (pusher, error)
+}
+
+// pusher sends pushes for one writer.
+type pusher interface {
+	// Push sends push seq of the run; sentNs is its send time on the run's
+	// clock. It must not wait for the acknowledgement.
+	Push(ctx context.Context, seq int64, sentNs int64) error
+	// Close ends the writer's connection.
+	Close()
+}
+
+// errBusy is a push not sent because the writer already had its maximum
+// of pushes in flight: the server is not keeping up with the rate.
+var errBusy = errors.New("writer busy: too many pushes in flight")
+
+// receiver is one subscriber's tally. Its loop is the only writer of lat;
+// the counters are read by the engine while the run goes on.
+type receiver struct {
+	room int
+	lat  []time.Duration // push→receive latencies
+	seen []uint64        // bitset of seqs received; nil when too big to keep
+
+	got  atomic.Int64 // pushes received
+	msgs atomic.Int64 // every message, for settling
+	dup  atomic.Int64 // pushes received twice
+
+	closeCode int
+	err       error
+}
+
+// Workload is one live run's shape.
+type Workload struct {
+	Boards   int
+	Conns    int
+	Writers  int
+	Rate     float64 // pushes per second, all writers together
+	Duration time.Duration
+	// DialConcurrency bounds handshakes in flight.
+	DialConcurrency int
+	// ConnectTimeout bounds the whole connect phase.
+	ConnectTimeout time.Duration
+	// SettleMax bounds the wait for the join messages to die down before
+	// the pushes start.
+	SettleMax time.Duration
+	// Drain bounds the wait for the last deliveries after the last push.
+	Drain time.Duration
+}
+
+// engine runs one live workload against one relay.
+type engine struct {
+	wl    Workload
+	rel   relay
+	start time.Time // the run's clock: marker times are time.Since(start)
+
+	perWriter int64
+	sentNs    []atomic.Int64 // by seq; 0 = not sent
+	ackedBy   []atomic.Int64 // acknowledged pushes by room
+	sent      atomic.Int64
+	acked     atomic.Int64
+	failed    atomic.Int64
+
+	mu      sync.Mutex
+	ackLat  []time.Duration
+	errs    int64
+	samples []string
+	acks    []atomic.Bool // by seq: acknowledged once
+}
+
+func newEngine(rel relay, wl Workload) *engine {
+	perWriter := max(int64(wl.Rate/float64(wl.Writers)*wl.Duration.Seconds()), 1)
+	total := perWriter * int64(wl.Writers)
+	return &engine{
+		wl:        wl,
+		rel:       rel,
+		start:     time.Now(),
+		perWriter: perWriter,
+		sentNs:    make([]atomic.Int64, total),
+		ackedBy:   make([]atomic.Int64, wl.Boards),
+		acks:      make([]atomic.Bool, total),
+	}
+}
+
+// now is the run's clock.
+func (e *engine) now() int64 { return int64(time.Since(e.start)) }
+
+// seqOf is writer w's k-th push: seqs interleave writers.
+func (e *engine) seqOf(w int, k int64) int64 { return k*int64(e.wl.Writers) + int64(w) }
+
+// roomOfWriter is the room writer w pushes to.
+func (e *engine) roomOfWriter(w int) int { return w % e.wl.Boards }
+
+// sentAt returns push seq's send time on the run's clock, ok false for a
+// seq that this run never sent.
+func (e *engine) sentAt(seq int64) (int64, bool) {
+	if seq < 0 || seq >= int64(len(e.sentNs)) {
+		return 0, false
+	}
+	v := e.sentNs[seq].Load()
+	return v, v != 0
+}
+
+// ack records the answer to push seq: err nil for an acknowledgement.
+func (e *engine) ack(seq int64, err error) {
+	if seq < 0 || seq >= int64(len(e.acks)) || e.acks[seq].Swap(true) {
+		e.error(fmt.Errorf("answer for unknown or already answered push %d", seq))
+		return
+	}
+	if err != nil {
+		e.failed.Add(1)
+		e.error(fmt.Errorf("push %d: %w", seq, err))
+		return
+	}
+	sent, _ := e.sentAt(seq)
+	lat := time.Duration(e.now() - sent)
+	e.ackedBy[e.roomOfWriter(int(seq%int64(e.wl.Writers)))].Add(1)
+	e.acked.Add(1)
+	e.mu.Lock()
+	e.ackLat = append(e.ackLat, lat)
+	e.mu.Unlock()
+}
+
+// error counts a failure and keeps the first few for the report.
+func (e *engine) error(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errs++
+	if len(e.samples) < 5 {
+		e.samples = append(e.samples, err.Error())
+	}
+}
+
+// run connects, settles, pushes, drains and tallies.
+func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
+	wl := e.wl
+	res := &RunResult{
+		Target: e.rel.Name(), Boards: wl.Boards, Conns: wl.Conns, Writers: wl.Writers,
+		RatePerS: wl.Rate, DurationS: wl.Duration.Seconds(),
+	}
+	probe := newProber(pid)
+	res.Server = probe.stats()
+	probe.sample(&res.Server.Idle)
+
+	rooms, err := e.rel.Rooms(ctx, wl.Boards)
+	if err != nil {
+		return nil, err
+	}
+
+	// Connections live until the run's end; readCtx ends their loops.
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	var loops sync.WaitGroup
+
+	// Connect the subscribers, DialConcurrency at a time.
+	connectStart := time.Now()
+	connectCtx, cancelConnect := context.WithTimeout(ctx, wl.ConnectTimeout)
+	recvs := make([]*receiver, wl.Conns)
+	// Telling duplicates apart costs a bit per push per subscriber: kept
+	// up to 256 MiB of bits.
+	keepSeen := int64(len(e.sentNs))*int64(wl.Conns) <= 1<<31
+	sem := make(chan struct{}, max(wl.DialConcurrency, 1))
+	var dials sync.WaitGroup
+	var connected atomic.Int64
+	for i := range recvs {
+		r := &receiver{room: i % wl.Boards}
+		if keepSeen {
+			r.seen = make([]uint64, (len(e.sentNs)+63)/64)
+		}
+		recvs[i] = r
+		select {
+		case sem <- struct{}{}:
+		case <-connectCtx.Done():
+			r.err = connectCtx.Err()
+			continue
+		}
+		dials.Add(1)
+		go func() {
+			defer dials.Done()
+			defer func() { <-sem }()
+			dctx, cancel := context.WithTimeout(connectCtx, 15*time.Second)
+			loop, err := e.rel.DialReceiver(dctx, rooms[r.room], r)
+			cancel()
+			if err != nil {
+				r.err = err
+				e.error(fmt.Errorf("connect: %w", err))
+				return
+			}
+			connected.Add(1)
+			loops.Add(1)
+			go func() {
+				defer loops.Done()
+				r.err = loop(readCtx)
+			}()
+		}()
+	}
+	dials.Wait()
+	cancelConnect()
+	res.Connected = int(connected.Load())
+	res.ConnectS = time.Since(connectStart).Seconds()
+
+	writers := make([]pusher, wl.Writers)
+	for w := range writers {
+		p, err := e.rel.DialWriter(ctx, rooms[e.roomOfWriter(w)], w, e)
+		if err != nil {
+			for _, p := range writers[:w] {
+				p.Close()
+			}
+			stopReading()
+			loops.Wait()
+			return nil, fmt.Errorf("writer %d: %w", w, err)
+		}
+		writers[w] = p
+	}
+	defer func() {
+		for _, p := range writers {
+			p.Close()
+		}
+	}()
+
+	// Every join is announced to everyone already there: let that storm
+	// pass before timing anything.
+	settle(ctx, func() int64 {
+		var n int64
+		for _, r := range recvs {
+			n += r.msgs.Load()
+		}
+		return n
+	}, 300*time.Millisecond, wl.SettleMax)
+	probe.sample(&res.Server.Held)
+
+	// Push for Duration at Rate, spread evenly over the writers.
+	cpu0 := probe.cpu()
+	tool0 := selfCPU()
+	writeStart := time.Now()
+	var wg sync.WaitGroup
+	interval := time.Duration(float64(wl.Writers) / wl.Rate * float64(time.Second))
+	for w, p := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.writeLoop(ctx, w, p, writeStart.Add(time.Duration(w)*interval/time.Duration(wl.Writers)), interval)
+		}()
+	}
+	wg.Wait()
+	writeEnd := time.Now()
+
+	// Drain: every push answered and every subscriber has what it should.
+	expected := func() int64 {
+		var n int64
+		for _, r := range recvs {
+			n += e.ackedBy[r.room].Load()
+		}
+		return n
+	}
+	delivered := func() int64 {
+		var n int64
+		for _, r := range recvs {
+			n += r.got.Load()
+		}
+		return n
+	}
+	waitUntil(ctx, wl.Drain, func() bool {
+		return e.acked.Load()+e.failed.Load() == e.sent.Load() && delivered() >= expected()
+	})
+	windowEnd := time.Now()
+	cpu1 := probe.cpu()
+	tool1 := selfCPU()
+	probe.sample(&res.Server.After)
+
+	stopReading()
+	for _, p := range writers {
+		p.Close()
+	}
+	loops.Wait()
+
+	var lat []time.Duration
+	for _, r := range recvs {
+		lat = append(lat, r.lat...)
+		res.Duplicates += r.dup.Load()
+		if r.closeCode == closeResync {
+			res.Drops++
+		}
+	}
+	res.PushesSent = e.sent.Load()
+	res.PushesAcked = e.acked.Load()
+	res.PushesPerS = float64(res.PushesAcked) / writeEnd.Sub(writeStart).Seconds()
+	res.Expected = expected()
+	res.Delivered = delivered()
+	res.Missing = max(res.Expected-res.Delivered, 0)
+	res.WindowS = windowEnd.Sub(writeStart).Seconds()
+	s := summarize(lat)
+	res.Latency = &s
+	e.mu.Lock()
+	a := summarize(e.ackLat)
+	res.AckLatency = &a
+	res.Errors = e.errs
+	res.ErrorSamples = e.samples
+	e.mu.Unlock()
+	res.LoadToolCPUSeconds = (tool1 - tool0).Seconds()
+	if cpu0 >= 0 && cpu1 >= 0 {
+		res.Server.CPUSeconds = (cpu1 - cpu0).Seconds()
+		if res.Delivered > 0 {
+			res.Server.CPUPerMessageUs = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(res.Delivered)
+		}
+	}
+	return res, nil
+}
+
+// writeLoop sends writer w's pushes: the k-th at first + k·interval,
+// perWriter of them, and never past the duration (plus one interval of
+// slack for a late start).
+func (e *engine) writeLoop(ctx context.Context, w int, p pusher, first time.Time, interval time.Duration) {
+	deadline := first.Add(e.wl.Duration + interval)
+	for k := int64(0); k < e.perWriter; k++ {
+		at := first.Add(time.Duration(k) * interval)
+		if at.After(deadline) {
+			return
+		}
+		if d := time.Until(at); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		seq := e.seqOf(w, k)
+		sent := e.now()
+		e.sentNs[seq].Store(sent)
+		err := p.Push(ctx, seq, sent)
+		if errors.Is(err, errBusy) {
+			e.sentNs[seq].Store(0)
+			e.error(err)
+			continue
+		}
+		e.sent.Add(1)
+		if err != nil {
+			e.acks[seq].Store(true)
+			e.failed.Add(1)
+			e.error(fmt.Errorf("push %d: %w", seq, err))
+		}
+	}
+}
+
+// settle waits until count has not moved for quiet, at most max.
+func settle(ctx context.Context, count func() int64, quiet, max time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, max)
+	defer cancel()
+	tick := time.NewTicker(quiet / 3)
+	defer tick.Stop()
+	last, still := count(), 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if n := count(); n != last {
+			last, still = n, 0
+		} else if still++; still >= 3 {
+			return
+		}
+	}
+}
+
+// waitUntil polls done every 10 ms for at most max.
+func waitUntil(ctx context.Context, max time.Duration, done func() bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, max)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
+// record is a receiver's delivery of push seq, sent at sentNs; a push
+// already received is counted as a duplicate only.
+func (r *receiver) record(e *engine, seq, sentNs int64) {
+	if r.seen != nil && seq >= 0 && seq < int64(len(r.seen))*64 {
+		w, bit := seq/64, uint64(1)<<(seq%64)
+		if r.seen[w]&bit != 0 {
+			r.dup.Add(1)
+			return
+		}
+		r.seen[w] |= bit
+	}
+	r.lat = append(r.lat, time.Duration(e.now()-sentNs))
+	r.got.Add(1)
+}
+
+// endErr turns a read loop's end into its result: nil for the run's own
+// end, the close code remembered for drops.
+func (r *receiver) endErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	r.closeCode = int(websocket.CloseStatus(err))
+	return err
+}

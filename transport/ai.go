@@ -1,0 +1,411 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+
+	"corkboard/ai"
+	"corkboard/billing"
+	"corkboard/board"
+)
+
+// Body limits of the AI routes (docs/ai.md, "HTTP routes"). JSON may escape
+// every character as \uXXXX, and a character outside the BMP as two of
+// them: 12 bytes for one code point. The limits below admit the largest
+// valid request of each route written that way.
+const (
+	// limitAIBoardBody is for requests that carry the board as context
+	// (chat and subagent boardState, note-ai allNotes, tracker items):
+	// boards are sent as the client holds them and only a budget of them
+	// reaches the model, so the limit is about memory, not validity.
+	limitAIBoardBody = 8 << 20
+	// limitAIDocumentBody admits document-to-notes' 100,000 characters at
+	// 12 bytes each (1.2 MB) plus the file name.
+	limitAIDocumentBody = 2 << 20
+	// limitAIItemBody admits the other single-note and single-item
+	// requests (at most about 73,000 characters, 0.9 MB escaped).
+	limitAIItemBody = 2 << 20
+	// limitAIRewriteBody is notes/rewrite's: the gate already read the body
+	// to find the board owner, within this same limit (the largest valid
+	// rewrite, 71,000 characters, is 0.85 MB escaped).
+	limitAIRewriteBody = limitPayerPeek
+)
+
+// aiWriteTimeout bounds each write of an AI answer: a client that does not
+// take a chunk within it is gone. It replaces the server's WriteTimeout,
+// which counts from the request's start and would cut a long generation.
+const aiWriteTimeout = 30 * time.Second
+
+// registerAIRoutes adds the AI endpoints under /api/canvas. Every route
+// checks, in order: the session (the group's), that an AI service is
+// configured (else 503), the rate limit and monthly credits (aiGate), then
+// in the handler the body, the request's own validation, the board guard
+// for the boardId it names, and finally the model call.
+func (s *Server) registerAIRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireAI)
+		gated := func(feature string, payer payerFunc) chi.Router {
+			return r.With(s.aiGate(feature, payer), aiWriteDeadlines)
+		}
+		// POST /api/canvas/chat: UI message stream (SSE).
+		gated(billing.FeatureChat, nil).Post("/canvas/chat", s.handleChat)
+		// POST /api/canvas/subagent: UI message stream (SSE).
+		gated(billing.FeatureSubagent, nil).Post("/canvas/subagent", s.handleSubagent)
+		// POST /api/canvas/note-ai: plain text stream.
+		gated(billing.FeatureNoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
+		// POST /api/canvas/note-ai/{command}: plain text stream. An unknown
+		// command is refused before the gate: it costs no credit and no
+		// rate-limit token.
+		r.With(requireKnownCommand, s.aiGate(billing.FeatureNoteAICommand, nil), aiWriteDeadlines).
+			Post("/canvas/note-ai/{command}", s.handleNoteCommand)
+		// POST /api/canvas/generate-frontmatter
+		gated(billing.FeatureGenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
+		// POST /api/canvas/document-to-notes
+		gated(billing.FeatureDocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
+		// POST /api/canvas/notes/analyze
+		gated(billing.FeatureNotesAnalyze, nil).Post("/canvas/notes/analyze", s.handleNotesAnalyze)
+		// POST /api/canvas/notes/rewrite: charged to the board's owner.
+		gated(billing.FeatureNotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
+		// POST /api/canvas/tracker/generate
+		gated(billing.FeatureTrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
+		// POST /api/canvas/tracker/analyze
+		gated(billing.FeatureTrackerAnalyze, nil).Post("/canvas/tracker/analyze", s.handleTrackerAnalyze)
+		// POST /api/canvas/tracker/rewrite
+		gated(billing.FeatureTrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
+	})
+}
+
+// requireAI answers 503 when the server has no AI service, before the gate
+// charges anything.
+func (s *Server) requireAI(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.ai == nil {
+			s.writeError(w, r, board.Errorf(board.EUNAVAILABLE, "AI model unavailable: this server has no AI service configured."))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// unknownCommandBody is the 400 answer to an unknown note-ai command: the
+// usual error body plus the commands that exist.
+type unknownCommandBody struct {
+	Error    string   `json:"error"`
+	Field    string   `json:"field"`
+	Commands []string `json:"commands"`
+}
+
+// writeUnknownCommand answers 400 listing the available commands.
+func writeUnknownCommand(w http.ResponseWriter, command string) {
+	cmds := ai.Commands()
+	if utf8.RuneCountInString(command) > 64 {
+		command = string([]rune(command)[:64]) + "…"
+	}
+	writeJSON(w, http.StatusBadRequest, unknownCommandBody{
+		Error:    fmt.Sprintf("Unknown command %q. Available commands: %s.", command, strings.Join(cmds, ", ")),
+		Field:    "command",
+		Commands: cmds,
+	})
+}
+
+// requireKnownCommand refuses a note-ai command that does not exist.
+func requireKnownCommand(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if cmd := chi.URLParam(r, "command"); !slices.Contains(ai.Commands(), cmd) {
+			writeUnknownCommand(w, cmd)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// aiWriteDeadlines lifts the server's WriteTimeout off an AI answer and
+// gives every write its own deadline instead. The WriteTimeout counts from
+// the request's start: a model that takes its time (a long note, a slow
+// first token) would have its answer cut, and over HTTP/2 the stream would
+// be reset even before the first byte. The wait for the model is bounded
+// by the AI request's own timeout; each write by aiWriteTimeout.
+func aiWriteDeadlines(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+		// Writers without deadlines (test recorders) need none.
+		_ = dw.rc.SetWriteDeadline(time.Time{})
+		next.ServeHTTP(dw, r)
+	})
+}
+
+// deadlineWriter sets a fresh write deadline before each write and flush.
+// It unwraps for http.ResponseController, so streams flush through it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (d *deadlineWriter) extend() {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(aiWriteTimeout))
+}
+
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.extend()
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d *deadlineWriter) Write(b []byte) (int, error) {
+	d.extend()
+	return d.ResponseWriter.Write(b)
+}
+
+// FlushError is what http.ResponseController.Flush calls.
+func (d *deadlineWriter) FlushError() error {
+	d.extend()
+	return d.rc.Flush()
+}
+
+// Flush serves handlers that assert http.Flusher.
+func (d *deadlineWriter) Flush() { _ = d.FlushError() }
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// decodeAI reads an AI request body of at most limit bytes into dst
+// (ignoring keys it does not know: the AI SDK adds its own), validates it,
+// and runs the board guard for *boardID when it is not empty. Every AI
+// request type requires its boardId in validate except document-to-notes,
+// where a document may be imported before its board is claimed.
+func (s *Server) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, dst any, validate func() error, boardID *string) error {
+	if err := decodeJSONLenient(w, r, limit, dst); err != nil {
+		return err
+	}
+	if err := validate(); err != nil {
+		return err
+	}
+	return s.guardAIBoard(r.Context(), *boardID)
+}
+
+// guardAIBoard checks that the caller may use board id: owner or invitee.
+// Edit rights are not needed: AI answers change nothing on the server, and
+// what the client applies goes through sync, which checks canEdit.
+func (s *Server) guardAIBoard(ctx context.Context, id string) error {
+	if id == "" {
+		return nil
+	}
+	if a := boardAccess(ctx); a != nil {
+		// The payer check (notes/rewrite) guarded the body's boardId
+		// already. The decoder matches keys case-insensitively where the
+		// payer check does not: a body naming a second board in another
+		// spelling must not work on one board at the other's owner's cost.
+		if a.Board.ID != id {
+			return board.FieldErrorf("boardId", "boardId must be given once.")
+		}
+		return nil
+	}
+	_, err := s.guardBoard(ctx, id, userEmail(ctx))
+	return err
+}
+
+// aiFailed answers an error of an AI call. An error after the answer began
+// was already told to the client inside the stream and is only logged; a
+// client that went away gets nothing; anything else is answered as JSON
+// with its status (which makes the gate refund the credits).
+func (s *Server) aiFailed(w http.ResponseWriter, r *http.Request, err error) {
+	ctx := r.Context()
+	switch {
+	case ai.Streamed(err):
+		level := slog.LevelWarn
+		if ctx.Err() != nil {
+			level = slog.LevelInfo // the client went away mid-answer
+		}
+		s.log.LogAttrs(ctx, level, "AI answer ended early", slog.String("path", r.URL.Path),
+			slog.String("code", board.ErrorCode(err)), slog.Any("err", err))
+	case ctx.Err() != nil:
+		s.log.LogAttrs(ctx, slog.LevelInfo, "AI request ended by the client", slog.String("path", r.URL.Path), slog.Any("err", err))
+	case isUnknownCommand(err):
+		writeUnknownCommand(w, chi.URLParam(r, "command"))
+	default:
+		s.writeError(w, r, err)
+	}
+}
+
+// isUnknownCommand reports the ai package's refusal of a command; the route
+// refuses unknown commands first, so this only covers the two lists
+// drifting apart.
+func isUnknownCommand(err error) bool {
+	var e *board.Error
+	return errors.As(err, &e) && e.Code == board.EINVALID && e.Field == "command"
+}
+
+// answerAI writes a JSON AI answer, or the error.
+func (s *Server) answerAI(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// chatBody is a chat or subagent request as decoded: currentPhase is kept
+// raw, because it may be a string, an object or null (ai.Phase reads all
+// three), which the body's shape check does not know about.
+type chatBody struct {
+	ai.ChatRequest
+	CurrentPhase json.RawMessage `json:"currentPhase"`
+}
+
+// decodeChat decodes, validates and guards a chat or subagent request.
+func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequest, error) {
+	var body chatBody
+	req := &body.ChatRequest
+	validate := func() error {
+		if len(body.CurrentPhase) > 0 {
+			if err := json.Unmarshal(body.CurrentPhase, &req.CurrentPhase); err != nil {
+				if board.ErrorCode(err) == board.EINVALID {
+					return err
+				}
+				return board.FieldErrorf("currentPhase", "currentPhase must be a phase object or a string.")
+			}
+		}
+		return req.Validate()
+	}
+	err := s.decodeAI(w, r, limitAIBoardBody, &body, validate, &req.BoardID)
+	return *req, err
+}
+
+// handleChat is POST /api/canvas/chat: the board chat as an AI SDK UI
+// message stream with the six board tools.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	req, err := s.decodeChat(w, r)
+	if err == nil {
+		err = s.ai.Chat(r.Context(), req, w)
+	}
+	if err != nil {
+		s.aiFailed(w, r, err)
+	}
+}
+
+// handleSubagent is POST /api/canvas/subagent: the phase-aware chat whose
+// answers end with three suggested next actions.
+func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
+	req, err := s.decodeChat(w, r)
+	if err == nil {
+		err = s.ai.Subagent(r.Context(), req, w)
+	}
+	if err != nil {
+		s.aiFailed(w, r, err)
+	}
+}
+
+// handleNoteAI is POST /api/canvas/note-ai: a note written by the agentic
+// loop, as plain text "TITLE: …\n---\n…".
+func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
+	var req ai.NoteAIRequest
+	err := s.decodeAI(w, r, limitAIBoardBody, &req, req.Validate, &req.BoardID)
+	if err == nil {
+		err = s.ai.NoteAI(r.Context(), req, w)
+	}
+	if err != nil {
+		s.aiFailed(w, r, err)
+	}
+}
+
+// handleNoteCommand is POST /api/canvas/note-ai/{command}: note-ai with a
+// command's own prompt and writing guide; the prompt may be empty.
+func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
+	var req ai.NoteAIRequest
+	err := s.decodeAI(w, r, limitAIBoardBody, &req, req.ValidateCommand, &req.BoardID)
+	if err == nil {
+		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, w)
+	}
+	if err != nil {
+		s.aiFailed(w, r, err)
+	}
+}
+
+// handleGenerateFrontmatter is POST /api/canvas/generate-frontmatter.
+func (s *Server) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
+	var req ai.FrontmatterRequest
+	if err := s.decodeAI(w, r, limitAIBoardBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.GenerateFrontmatter(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
+
+// handleDocumentToNotes is POST /api/canvas/document-to-notes; boardId is
+// optional here.
+func (s *Server) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
+	var req ai.DocumentRequest
+	if err := s.decodeAI(w, r, limitAIDocumentBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.DocumentToNotes(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
+
+// handleNotesAnalyze is POST /api/canvas/notes/analyze.
+func (s *Server) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
+	var req ai.AnalyzeNoteRequest
+	if err := s.decodeAI(w, r, limitAIItemBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.NotesAnalyze(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
+
+// handleNotesRewrite is POST /api/canvas/notes/rewrite; the gate charged
+// the board's owner and guarded the board.
+func (s *Server) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
+	var req ai.RewriteNoteRequest
+	if err := s.decodeAI(w, r, limitAIRewriteBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.NotesRewrite(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
+
+// handleTrackerGenerate is POST /api/canvas/tracker/generate (at most 60
+// seconds, enforced by the ai package).
+func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
+	var req ai.TrackerGenerateRequest
+	if err := s.decodeAI(w, r, limitAIBoardBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.TrackerGenerate(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
+
+// handleTrackerAnalyze is POST /api/canvas/tracker/analyze.
+func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
+	var req ai.TrackerAnalyzeRequest
+	if err := s.decodeAI(w, r, limitAIItemBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.TrackerAnalyze(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
+
+// handleTrackerRewrite is POST /api/canvas/tracker/rewrite.
+func (s *Server) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
+	var req ai.TrackerRewriteRequest
+	if err := s.decodeAI(w, r, limitAIItemBody, &req, req.Validate, &req.BoardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := s.ai.TrackerRewrite(r.Context(), req)
+	s.answerAI(w, r, res, err)
+}
