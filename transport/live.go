@@ -80,7 +80,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sub.Leave()
 
-	lc := &liveConn{s: s, conn: conn, sub: sub, canEdit: a.CanEdit}
+	lc := &liveConn{s: s, conn: conn, sub: sub, email: a.Email}
 	hello := rooms.Hello{
 		Type:          rooms.TypeHello,
 		ServerVersion: welcome.ServerVersion,
@@ -174,10 +174,10 @@ func mustJSON(v any) []byte {
 // liveConn is one live connection: the handler goroutine reads, a writer
 // goroutine drains the subscriber's queue.
 type liveConn struct {
-	s       *Server
-	conn    *websocket.Conn
-	sub     *rooms.Subscriber
-	canEdit bool
+	s     *Server
+	conn  *websocket.Conn
+	sub   *rooms.Subscriber
+	email string
 }
 
 // write sends one message with a deadline.
@@ -260,7 +260,13 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if len(m.ID) > maxLiveMsgID {
 		return board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID)
 	}
-	if !lc.canEdit {
+	// Access is checked again on every push, as on REST: a plan change or a
+	// withdrawn invite takes effect without the client reconnecting.
+	a, err := lc.s.guardBoard(ctx, lc.sub.Room().ID(), lc.email)
+	if err != nil {
+		return err
+	}
+	if !a.CanEdit {
 		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it.")
 	}
 	if len(m.IdempotencyKey) > persist.MaxIdempotencyKeyLen || !visibleASCII(m.IdempotencyKey) {
@@ -276,7 +282,7 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	_, _, err := lc.sub.Push(ctx, m.ID, &p, m.IdempotencyKey)
+	_, _, err = lc.sub.Push(ctx, m.ID, &p, m.IdempotencyKey)
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"corkboard/board"
+	"corkboard/persist"
 	"corkboard/rooms"
 )
 
@@ -257,6 +258,42 @@ func TestLiveViewer(t *testing.T) {
 	e.push(owner, "b1", notePush(board.Note{ID: "a"}), nil)
 	if m := read(t, cv); m.Type != rooms.TypeChanges || m.ServerVersion != 1 {
 		t.Fatalf("viewer got %+v, want the owner's change", m)
+	}
+}
+
+func TestLivePlanChangeNeedsNoReconnect(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	viewer := e.invite(owner, "b1", "viewer@example.com", "free")
+	cv, _ := e.connect(viewer, "b1", "")
+	send(t, cv, pushMsg{Type: "push", ID: "before", Push: notePush(board.Note{ID: "x"})})
+	if m := read(t, cv); m.Type != rooms.TypeError || m.Status != 403 {
+		t.Fatalf("free viewer push got %+v, want error 403", m)
+	}
+	// An upgrade (plan CLI or billing event) applies to the open socket.
+	if _, err := e.db.UpdateUser(context.Background(), "viewer@example.com", "free", func(u *persist.User) error {
+		u.Plan = "pro"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	send(t, cv, pushMsg{Type: "push", ID: "after", Push: notePush(board.Note{ID: "x"})})
+	if m := readType(t, cv, rooms.TypeAck); m.ID != "after" || m.ServerVersion != 1 {
+		t.Fatalf("upgraded viewer push got %+v, want ack at version 1", m)
+	}
+}
+
+func TestLiveRemovedInviteeIsKicked(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	guest := e.invite(owner, "b1", "guest@example.com", "pro")
+	cg, _ := e.connect(guest, "b1", "")
+	res, body := e.do("DELETE", "/api/boards/b1/invite", owner, map[string]string{"email": "guest@example.com"}, nil)
+	if res.StatusCode != 200 {
+		t.Fatalf("remove invite: %d %s", res.StatusCode, body)
+	}
+	if code := closeStatus(t, cg); code != rooms.CloseForbidden {
+		t.Fatalf("removed guest's socket closed with %d, want %d", code, rooms.CloseForbidden)
 	}
 }
 
