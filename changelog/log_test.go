@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,7 @@ func newLogEnv(tb testing.TB, keep int, boards ...string) *logEnv {
 			tb.Fatal(err)
 		}
 	}
-	return &logEnv{db: db, clock: clock, dir: dir, log: changelog.New(db, changelog.Options{Keep: keep})}
+	return &logEnv{db: db, clock: clock, dir: dir, log: changelog.New(db, changelog.Options{Keep: keep, Logger: slog.New(slog.DiscardHandler)})}
 }
 
 func (e *logEnv) push(tb testing.TB, boardID string, p board.Push) int64 {

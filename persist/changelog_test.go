@@ -446,3 +446,53 @@ func TestAppendLogUnclaimedBoard(t *testing.T) {
 		t.Fatalf("PutSnapshot on unclaimed board: %v, want not_found", err)
 	}
 }
+
+// TestAppendLogConcurrent appends from many goroutines at one instant of
+// the clock (bbolt's Batch merges them into shared transactions): every key
+// is unique and the listing holds each entry once, in key order.
+func TestAppendLogConcurrent(t *testing.T) {
+	db, _, _ := openChangelogDB(t, "b1", "b2")
+	var wg sync.WaitGroup
+	keys := make([][]persist.LogEntry, 16)
+	for g := range keys {
+		wg.Go(func() {
+			boardID := []string{"b1", "b2"}[g%2]
+			for range 10 {
+				out, err := db.AppendLog(context.Background(), boardID, []persist.NewLogEntry{{NoteID: fmt.Sprint("n", g), Action: "update_note"}, {NoteID: "x", Action: "create_note"}}, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				keys[g] = append(keys[g], out...)
+			}
+		})
+	}
+	wg.Wait()
+	for _, boardID := range []string{"b1", "b2"} {
+		var want []string
+		for g := range keys {
+			if []string{"b1", "b2"}[g%2] != boardID {
+				continue
+			}
+			for _, e := range keys[g] {
+				want = append(want, e.Key)
+			}
+		}
+		slices.Sort(want)
+		slices.Reverse(want)
+		if len(slices.Compact(slices.Clone(want))) != 160 {
+			t.Fatalf("%s: %d distinct keys, want 160", boardID, len(slices.Compact(slices.Clone(want))))
+		}
+		got, err := db.ListLog(context.Background(), boardID, persist.LogQuery{Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotKeys []string
+		for _, e := range got {
+			gotKeys = append(gotKeys, e.Key)
+		}
+		if !slices.Equal(gotKeys, want) {
+			t.Fatalf("%s: listing differs from the appended keys", boardID)
+		}
+	}
+}

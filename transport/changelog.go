@@ -141,12 +141,18 @@ func (s *Server) handleListLog(w http.ResponseWriter, r *http.Request) {
 
 // handleGetLogEntry is GET /api/boards/{boardId}/log/{logKey}: the entry's
 // Markdown. The key may come as is (log/2026…-n1) or escaped as one path
-// segment (log%2F2026…-n1); it is unescaped once.
+// segment (log%2F2026…-n1): either way it is unescaped exactly once.
 func (s *Server) handleGetLogEntry(w http.ResponseWriter, r *http.Request) {
-	key, err := url.PathUnescape(chi.URLParam(r, "*"))
-	if err != nil {
-		s.writeError(w, r, board.FieldErrorf("logKey", "logKey is not a valid escaped path."))
-		return
+	key := chi.URLParam(r, "*")
+	// chi routes on the raw path only when the request has one that differs
+	// from the decoded path (an escaped "/"); otherwise the parameter is
+	// already decoded and must not be decoded twice.
+	if r.URL.RawPath != "" {
+		var err error
+		if key, err = url.PathUnescape(key); err != nil {
+			s.writeError(w, r, board.FieldErrorf("logKey", "logKey is not a valid escaped path."))
+			return
+		}
 	}
 	e, err := s.changelog.Entry(r.Context(), boardAccess(r.Context()).Board.ID, key)
 	if err != nil {

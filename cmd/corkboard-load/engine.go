@@ -49,6 +49,7 @@ var errBusy = errors.New("writer busy: too many pushes in flight")
 // receiver is one subscriber's tally. Its loop is the only writer of lat;
 // the counters are read by the engine while the run goes on.
 type receiver struct {
+	e    *engine
 	room int
 	lat  []time.Duration // push→receive latencies
 	seen []uint64        // bitset of seqs received; nil when too big to keep
@@ -194,7 +195,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	var dials sync.WaitGroup
 	var connected atomic.Int64
 	for i := range recvs {
-		r := &receiver{room: i % wl.Boards}
+		r := &receiver{e: e, room: i % wl.Boards}
 		if keepSeen {
 			r.seen = make([]uint64, (len(e.sentNs)+63)/64)
 		}
@@ -414,7 +415,7 @@ func waitUntil(ctx context.Context, max time.Duration, done func() bool) bool {
 
 // record is a receiver's delivery of push seq, sent at sentNs; a push
 // already received is counted as a duplicate only.
-func (r *receiver) record(e *engine, seq, sentNs int64) {
+func (r *receiver) record(seq, sentNs int64) {
 	if r.seen != nil && seq >= 0 && seq < int64(len(r.seen))*64 {
 		w, bit := seq/64, uint64(1)<<(seq%64)
 		if r.seen[w]&bit != 0 {
@@ -423,7 +424,7 @@ func (r *receiver) record(e *engine, seq, sentNs int64) {
 		}
 		r.seen[w] |= bit
 	}
-	r.lat = append(r.lat, time.Duration(e.now()-sentNs))
+	r.lat = append(r.lat, time.Duration(r.e.now()-sentNs))
 	r.got.Add(1)
 }
 

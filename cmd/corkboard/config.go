@@ -1,6 +1,7 @@
 package main
 
 import (
+	"corkboard/ai"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +33,12 @@ type Config struct {
 	BillingDefaultPlan string
 	Plans              string
 	PlansFile          string
+
+	Ollama    string
+	Model     string
+	Models    string
+	AITimeout time.Duration
+	AINumCtx  int
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
@@ -57,6 +64,11 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.BillingDefaultPlan, "billing-default-plan", "pro", "plan of a paid checkout naming none; none to wait for subscription events")
 	fs.StringVar(&cfg.Plans, "plans", "", "plan overrides: free.credits=200,pro.rpm=30,free.invitee-edit=true")
 	fs.StringVar(&cfg.PlansFile, "plans-file", "", "JSON file of plan overrides")
+	fs.StringVar(&cfg.Ollama, "ollama", ai.DefaultOllamaURL(), "Ollama's base URL (default from OLLAMA_HOST)")
+	fs.StringVar(&cfg.Model, "model", ai.DefaultModel, "the Ollama model every AI feature uses unless -models overrides it")
+	fs.StringVar(&cfg.Models, "models", "", "per-feature model overrides: programmer=qwen2.5-coder:7b,document-to-notes=qwen3:8b")
+	fs.DurationVar(&cfg.AITimeout, "ai-timeout", ai.DefaultTimeout, "longest one AI request may take")
+	fs.IntVar(&cfg.AINumCtx, "ai-num-ctx", 0, "model context window in tokens (0: the model's default)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n       corkboard plan set <email> <plan> | plan show <email>\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")
 		fs.PrintDefaults()

@@ -17,8 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"corkboard/ai"
 	"corkboard/auth"
 	"corkboard/billing"
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/transport"
@@ -65,6 +67,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ipRate, err := auth.ParseRate(cfg.OTPIPLimit)
 	if err != nil {
 		return fmt.Errorf("-otp-ip-limit: %w", err)
+	}
+	models, err := ai.ParseModels(cfg.Models)
+	if err != nil {
+		return fmt.Errorf("-models: %w", err)
+	}
+	// A nil HTTP client keeps ai's short dial timeout and no overall
+	// timeout: long answers stream for as long as -ai-timeout allows.
+	aiSvc, err := ai.New(ai.Config{OllamaURL: cfg.Ollama, Model: cfg.Model, Models: models, Timeout: cfg.AITimeout, NumCtx: cfg.AINumCtx, Logger: log}, nil)
+	if err != nil {
+		return fmt.Errorf("AI configuration: %w", err)
 	}
 
 	db, err := persist.Open(cfg.DataDir)
@@ -116,10 +128,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Hub:     rooms,
 		Plans:   plans,
 		Billing: transport.Billing{Verifier: verifier, PlanMap: planMap},
+		AI:      aiSvc,
 	}, log)
+	go checkModels(ctx, aiSvc, cfg.Ollama, log)
 
+	// Requests run under baseCtx, cancelled when the shutdown grace is over
+	// so long AI streams end instead of outliving the process's storage.
+	baseCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
 	httpSrv := &http.Server{
 		Handler:           srv,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ReadHeaderTimeout: 10 * time.Second,
 		// ReadTimeout bounds a whole request body: the largest push is 64 MiB.
 		ReadTimeout: 2 * time.Minute,
@@ -155,7 +174,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	hubDone := make(chan error, 1)
 	go func() { hubDone <- rooms.Close(shutCtx) }()
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
-		log.Warn("HTTP shutdown did not finish in time", "err", err)
+		log.Warn("HTTP shutdown did not finish in time; cancelling what is left", "err", err)
+		cancelRequests()
+		httpSrv.Close()
 	}
 	if err := <-hubDone; err != nil {
 		log.Warn("rooms did not stop in time", "err", err)
@@ -165,6 +186,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// checkModels logs in one line whether the AI model is there; it never
+// blocks start-up, and the rest of the service works either way.
+func checkModels(ctx context.Context, svc *ai.Service, url string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := svc.CheckModels(ctx); err != nil {
+		log.Warn("AI features unavailable until Ollama has the model", "ollama", url, "err", board.ErrorMessage(err))
+		return
+	}
+	log.Info("AI model ready", "ollama", url, "model", svc.Model(ai.FeatureChat))
 }
 
 func newLogger(cfg *Config, w io.Writer) *slog.Logger {

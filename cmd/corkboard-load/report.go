@@ -1,0 +1,248 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is everything one invocation measured; -json prints it.
+type Report struct {
+	Mode      string       `json:"mode"`
+	StartedAt time.Time    `json:"startedAt"`
+	Machine   Machine      `json:"machine"`
+	Runs      []*RunResult `json:"runs"`
+	Compare   *Comparison  `json:"compare,omitempty"`
+}
+
+// Machine describes where the figures were taken.
+type Machine struct {
+	CPUs         int        `json:"cpus"`
+	CPUModel     string     `json:"cpuModel"`
+	MemTotal     string     `json:"memTotal"`
+	LoadAvgStart [3]float64 `json:"loadAvgStart"`
+	LoadAvgEnd   [3]float64 `json:"loadAvgEnd"`
+	GoVersion    string     `json:"goVersion"`
+}
+
+// RunResult is one measured workload against one server.
+type RunResult struct {
+	Name     string  `json:"name"`
+	Target   string  `json:"target"`
+	Boards   int     `json:"boards"`
+	Conns    int     `json:"conns,omitempty"`
+	Writers  int     `json:"writers,omitempty"`
+	PushOver string  `json:"pushOver,omitempty"`
+	RatePerS float64 `json:"ratePerSecond,omitempty"`
+	// DurationS is the requested duration; WindowS the measured window
+	// (pushing plus draining).
+	DurationS float64 `json:"durationSeconds"`
+	WindowS   float64 `json:"windowSeconds,omitempty"`
+
+	Connected int     `json:"connected,omitempty"`
+	ConnectS  float64 `json:"connectSeconds,omitempty"`
+
+	PushesSent  int64   `json:"pushesSent,omitempty"`
+	PushesAcked int64   `json:"pushesAcked,omitempty"`
+	PushesPerS  float64 `json:"pushesPerSecond,omitempty"`
+
+	// Expected is what the subscribers should have received: each
+	// acknowledged push once per subscriber of its board.
+	Expected   int64 `json:"expected,omitempty"`
+	Delivered  int64 `json:"delivered,omitempty"`
+	Missing    int64 `json:"missing"`
+	Duplicates int64 `json:"duplicates"`
+	Drops      int64 `json:"drops4008"`
+
+	Requests     int64   `json:"requests,omitempty"`
+	RequestsPerS float64 `json:"requestsPerSecond,omitempty"`
+
+	Errors       int64    `json:"errors"`
+	ErrorSamples []string `json:"errorSamples,omitempty"`
+
+	// Latency is push→receive (live runs) or request latency (pulls).
+	Latency *Summary `json:"latency,omitempty"`
+	// AckLatency is push→acknowledgement at the pusher.
+	AckLatency *Summary `json:"ackLatency,omitempty"`
+
+	Server             *ServerStats `json:"server,omitempty"`
+	LoadToolCPUSeconds float64      `json:"loadToolCpuSeconds,omitempty"`
+	Wrk                *WrkResult   `json:"wrk,omitempty"`
+}
+
+// ServerStats is the server process as /proc saw it.
+type ServerStats struct {
+	PID int `json:"pid,omitempty"`
+	// Idle is before the run's connections, Held with all of them open and
+	// settled, After at the end of the measured window.
+	Idle  *ProcSample `json:"idle,omitempty"`
+	Held  *ProcSample `json:"held,omitempty"`
+	After *ProcSample `json:"after,omitempty"`
+	// CPUSeconds is the server's CPU during the measured window.
+	CPUSeconds float64 `json:"cpuSeconds,omitempty"`
+	// CPUPerMessageUs is CPUSeconds per delivered message, in µs.
+	CPUPerMessageUs float64 `json:"cpuPerMessageUs,omitempty"`
+}
+
+// Comparison is the side-by-side fan-out against y-websocket: each ratio is
+// y-websocket's figure over Corkboard's, so above 1 means Corkboard ahead.
+type Comparison struct {
+	P99Ratio       float64 `json:"p99RatioYwsOverCorkboard"`
+	CPUPerMsgRatio float64 `json:"cpuPerMessageRatioYwsOverCorkboard"`
+	CorkboardAhead bool    `json:"corkboardAhead"`
+}
+
+// prober samples one server process; pid 0 samples nothing.
+type prober struct{ pid int }
+
+func newProber(pid int) *prober { return &prober{pid: pid} }
+
+func (p *prober) stats() *ServerStats { return &ServerStats{PID: p.pid} }
+
+// sample stores a sample in *dst (nothing without a pid, or on error).
+func (p *prober) sample(dst **ProcSample) {
+	if p.pid == 0 {
+		return
+	}
+	if s, err := readProc(p.pid); err == nil {
+		*dst = &s
+	}
+}
+
+// cpu returns the process's CPU time, -1 when unknown.
+func (p *prober) cpu() time.Duration {
+	if p.pid == 0 {
+		return -1
+	}
+	s, err := readProc(p.pid)
+	if err != nil {
+		return -1
+	}
+	return s.CPU
+}
+
+// selfCPU is the load tool's own CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func describeMachine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadAvgStart: loadAverage()}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.SplitSeq(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for line := range strings.SplitSeq(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				m.MemTotal = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// printTable writes the report as one table row per run, then the
+// comparison and any errors.
+func printTable(w io.Writer, rep *Report) {
+	m := rep.Machine
+	fmt.Fprintf(w, "corkboard-load -mode %s  %s  %d CPUs (%s), %s, load average %.2f %.2f %.2f at start, %.2f %.2f %.2f at end\n\n",
+		rep.Mode, rep.StartedAt.Format(time.RFC3339), m.CPUs, m.CPUModel, m.MemTotal,
+		m.LoadAvgStart[0], m.LoadAvgStart[1], m.LoadAvgStart[2], m.LoadAvgEnd[0], m.LoadAvgEnd[1], m.LoadAvgEnd[2])
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "run\tserver\tboards\tconns\twriters\tpushes/s\treq/s\tdelivered\tmissing\tdrops\terrors\tp50 ms\tp99 ms\tmax ms\tack p99 ms\tRSS held MiB\tRSS peak MiB\tCPU s\tCPU µs/msg\t")
+	for _, r := range rep.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.Name, r.Target, r.Boards, intOrDash(r.Conns), intOrDash(r.Writers),
+			floatOrDash(r.PushesPerS, 1), floatOrDash(r.RequestsPerS, 0),
+			int64OrDash(r.Delivered), r.Missing, r.Drops, r.Errors,
+			latOrDash(r.Latency, func(s *Summary) float64 { return s.P50Ms }),
+			latOrDash(r.Latency, func(s *Summary) float64 { return s.P99Ms }),
+			latOrDash(r.Latency, func(s *Summary) float64 { return s.MaxMs }),
+			latOrDash(r.AckLatency, func(s *Summary) float64 { return s.P99Ms }),
+			mib(r.Server, func(s *ServerStats) *ProcSample { return s.Held }, false),
+			mib(r.Server, func(s *ServerStats) *ProcSample { return s.After }, true),
+			serverFloat(r.Server, func(s *ServerStats) float64 { return s.CPUSeconds }, 2),
+			serverFloat(r.Server, func(s *ServerStats) float64 { return s.CPUPerMessageUs }, 1),
+		)
+	}
+	tw.Flush()
+	for _, r := range rep.Runs {
+		if r.Wrk != nil {
+			fmt.Fprintf(w, "\n%s: %s\n  %d requests, %.0f requests/s, latency p50 %.3f ms p90 %.3f ms p99 %.3f ms, non-2xx %d, socket errors %d\n",
+				r.Name, r.Wrk.Command, r.Wrk.Requests, r.Wrk.RequestsPerS, r.Wrk.LatencyMs["50"], r.Wrk.LatencyMs["90"], r.Wrk.LatencyMs["99"], r.Wrk.Non2xx, r.Wrk.SocketErrors)
+		}
+		for _, s := range r.ErrorSamples {
+			fmt.Fprintf(w, "%s: error: %s\n", r.Name, s)
+		}
+	}
+	if c := rep.Compare; c != nil {
+		verdict := "Corkboard ahead on both"
+		if !c.CorkboardAhead {
+			verdict = "Corkboard NOT ahead on both"
+		}
+		fmt.Fprintf(w, "\ncompare (y-websocket ÷ Corkboard; above 1 = Corkboard better): p99 latency %.2f×, server CPU per delivered message %.2f×: %s\n",
+			c.P99Ratio, c.CPUPerMsgRatio, verdict)
+	}
+}
+
+func intOrDash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+func int64OrDash(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+func floatOrDash(v float64, prec int) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func latOrDash(s *Summary, f func(*Summary) float64) string {
+	if s == nil || s.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", f(s))
+}
+
+func mib(s *ServerStats, f func(*ServerStats) *ProcSample, peak bool) string {
+	if s == nil || f(s) == nil {
+		return "-"
+	}
+	p := f(s)
+	v := p.RSSBytes
+	if peak {
+		v = p.HWMBytes
+	}
+	return fmt.Sprintf("%.0f", float64(v)/(1<<20))
+}
+
+func serverFloat(s *ServerStats, f func(*ServerStats) float64, prec int) string {
+	if s == nil {
+		return "-"
+	}
+	return floatOrDash(f(s), prec)
+}

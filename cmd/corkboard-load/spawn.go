@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// spawned is a server process the tool started and must stop.
+type spawned struct {
+	name string
+	cmd  *exec.Cmd
+	dir  string // temp folder (data, log); removed on stop unless keep
+	keep bool
+	base string // http://127.0.0.1:port
+	log  *os.File
+	done chan error
+}
+
+// freePort asks the kernel for a free loopback port. Another process may
+// take it before the server binds it; the server then fails to start and
+// the tool says so.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// start runs cmd with its output in dir/<name>.log and waits until
+// readyURL answers (any status), at most 30 s.
+func (s *spawned) start(ctx context.Context, readyURL string) error {
+	f, err := os.Create(filepath.Join(s.dir, s.name+".log"))
+	if err != nil {
+		return err
+	}
+	s.log = f
+	s.cmd.Stdout, s.cmd.Stderr = f, f
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
+	s.done = make(chan error, 1)
+	go func() { s.done <- s.cmd.Wait() }()
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil}}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if res, err := client.Get(readyURL); err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			client.CloseIdleConnections()
+			return nil
+		}
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return fmt.Errorf("%s exited before it was ready (%v); see %s", s.name, err, f.Name())
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready after 30s; see %s", s.name, f.Name())
+		case <-tick.C:
+		}
+	}
+}
+
+// PID returns the process ID.
+func (s *spawned) PID() int { return s.cmd.Process.Pid }
+
+// stop sends SIGTERM, waits up to 20 s (then kills), and removes the temp
+// folder unless it is kept.
+func (s *spawned) stop() {
+	if s.done != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(20 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
+	if s.log != nil {
+		s.log.Close()
+	}
+	if !s.keep {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// spawnCorkboard starts the corkboard binary on a fresh data folder under
+// parent and a free loopback port; login codes land in its outbox.
+func spawnCorkboard(ctx context.Context, bin, parent string, keep bool) (*spawned, error) {
+	dir, err := os.MkdirTemp(parent, "corkboard-load-")
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port), "-data", filepath.Join(dir, "data"), "-public-url", base)
+	// The server reads CORKBOARD_* variables; the flags above win, and the
+	// rest of the environment is the operator's.
+	s := &spawned{name: "corkboard", cmd: cmd, dir: dir, keep: keep, base: base}
+	if err := s.start(ctx, base+"/api/auth/me"); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// outbox is the spawned server's outbox folder.
+func (s *spawned) outbox() string { return filepath.Join(s.dir, "data", "outbox") }
+
+// spawnYWS starts y-websocket's server from dir (bench/yws, after npm
+// install) on a free loopback port.
+func spawnYWS(ctx context.Context, dir, parent string, keep bool) (*spawned, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	script := filepath.Join(dir, "node_modules", "y-websocket", "bin", "server.js")
+	if _, err := os.Stat(script); err != nil {
+		return nil, fmt.Errorf("%s: run npm install in %s first: %w", script, dir, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "corkboard-load-yws-")
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	cmd := exec.Command("node", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOST=127.0.0.1", "PORT="+strconv.Itoa(port))
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	s := &spawned{name: "y-websocket", cmd: cmd, dir: tmp, keep: keep, base: base}
+	if err := s.start(ctx, base+"/"); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// generateUpdates runs bench/yws/gen-updates.js for n updates into a file
+// in tmp and returns its path.
+func generateUpdates(ctx context.Context, dir, tmp string, n int) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(tmp, "updates.bin")
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "gen-updates.js"), strconv.Itoa(n), out)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("gen-updates.js: %w: %s", err, b)
+	}
+	return out, nil
+}

@@ -1,0 +1,358 @@
+package transport_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"corkboard/ai/aitest"
+	"corkboard/billing"
+	"corkboard/board"
+	"corkboard/transport"
+)
+
+// TestAIQuota: the call that reaches the monthly credits exactly passes;
+// the next is 429 with exactly {error, used, limit, plan} and reaches no
+// model. notes/rewrite spends the owner's credits, whoever calls.
+func TestAIQuota(t *testing.T) {
+	e := newAIEnv(t, aiOptions{plans: "free.credits=3,free.rpm=1000"})
+	ada := e.login(t, "ada@example.com")
+	bob := e.login(t, "bob@example.com")
+	e.claim(t, ada, aiBoard)
+	e.invite(t, ada, aiBoard, "bob@example.com")
+	e.setScript(aitest.Always(aitest.Text("Hi.")))
+
+	for i := 1; i <= 2; i++ {
+		if r := e.post(t, "/api/canvas/chat", ada, chatRequest(aiBoard)); r.status != http.StatusOK {
+			t.Fatalf("chat %d: %d %s", i, r.status, r.body)
+		}
+	}
+	// Bob's rewrite is the owner's third credit: the last one allowed.
+	e.setScript(aitest.Always(aitest.JSON(rewriteAnswer)))
+	rewrite := map[string]any{"boardId": aiBoard, "content": "Users log in.", "instruction": "Say how."}
+	if r := e.post(t, "/api/canvas/notes/rewrite", bob, rewrite); r.status != http.StatusOK {
+		t.Fatalf("bob's rewrite: %d %s", r.status, r.body)
+	}
+	if got, bobUsed := e.used(t, ada), e.used(t, bob); got != 3 || bobUsed != 0 {
+		t.Fatalf("used: ada %d, bob %d; want 3 and 0", got, bobUsed)
+	}
+	calls := e.calls()
+	billWantQuota(t, e.post(t, "/api/canvas/chat", ada, chatRequest(aiBoard)), 3, 3, billing.Free)
+	billWantQuota(t, e.post(t, "/api/canvas/notes/rewrite", bob, rewrite), 3, 3, billing.Free)
+	// Bob's own credits are untouched: his own calls still pass.
+	e.setScript(aitest.Always(aitest.Text("Hi.")))
+	if r := e.post(t, "/api/canvas/chat", bob, chatRequest(aiBoard)); r.status != http.StatusOK {
+		t.Fatalf("bob's chat: %d %s", r.status, r.body)
+	}
+	if n := e.calls() - calls; n != 1 {
+		t.Fatalf("model calls after the quota ran out=%d, want 1 (bob's own)", n)
+	}
+}
+
+// TestAIRateLimited: past the plan's requests per minute, 429 with
+// Retry-After and an ordinary error body, before any model call.
+func TestAIRateLimited(t *testing.T) {
+	e := newAIEnv(t, aiOptions{plans: "free.credits=1000,free.rpm=2"})
+	ada := e.login(t, "ada@example.com")
+	e.claim(t, ada, aiBoard)
+	e.setScript(aitest.Always(aitest.JSON(rewriteAnswer)))
+	body := map[string]any{"boardId": aiBoard, "item": trackerItem, "field": "summary", "instruction": "Shorter."}
+	for i := 1; i <= 2; i++ {
+		if r := e.post(t, "/api/canvas/tracker/rewrite", ada, body); r.status != http.StatusOK {
+			t.Fatalf("call %d: %d %s", i, r.status, r.body)
+		}
+	}
+	r := e.post(t, "/api/canvas/tracker/rewrite", ada, body)
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Fatalf("third call: %d Retry-After=%q, want 429 with Retry-After", r.status, r.header.Get("Retry-After"))
+	}
+	if k := billKeys(r.object(t)); !slices.Equal(k, []string{"error"}) {
+		t.Fatalf("body keys=%v, want [error]", k)
+	}
+	if n := e.calls(); n != 2 {
+		t.Fatalf("model calls=%d, want 2", n)
+	}
+}
+
+// TestAIBoardGuard: a boardId the caller has no access to is 403, an
+// unclaimed one 404, for every board-scoped route; nothing is charged and
+// no model is called. Invitees without edit rights may use the AI.
+func TestAIBoardGuard(t *testing.T) {
+	e := newAIEnv(t, aiOptions{})
+	ada := e.login(t, "ada@example.com")
+	eve := e.login(t, "eve@example.com")
+	viewer := e.login(t, "viewer@example.com")
+	e.claim(t, ada, aiBoard)
+	e.invite(t, ada, aiBoard, "viewer@example.com") // free plan: view only
+	for _, rt := range aiRoutes() {
+		t.Run(rt.name, func(t *testing.T) {
+			for _, c := range []struct {
+				name, session, board string
+				status               int
+			}{
+				{"ErrNoAccess", eve, aiBoard, http.StatusForbidden},
+				{"ErrUnclaimed", ada, "nobody-owns-this", http.StatusNotFound},
+				{"ErrMalformed", ada, "not a board!", http.StatusBadRequest},
+			} {
+				r := e.post(t, rt.path, c.session, rt.body(c.board))
+				if r.status != c.status {
+					t.Fatalf("%s: status=%d, want %d (%s)", c.name, r.status, c.status, r.body)
+				}
+				if msg, _ := r.object(t)["error"].(string); msg == "" {
+					t.Fatalf("%s: body %s has no error", c.name, r.body)
+				}
+			}
+		})
+	}
+	if n := e.calls(); n != 0 {
+		t.Fatalf("model calls=%d, want 0", n)
+	}
+	for _, s := range []string{ada, eve} {
+		if got := e.used(t, s); got != 0 {
+			t.Fatalf("used=%d, want 0: refused calls were charged", got)
+		}
+	}
+
+	e.setScript(aitest.Always(aitest.Text("Hi.")))
+	if r := e.post(t, "/api/canvas/chat", viewer, chatRequest(aiBoard)); r.status != http.StatusOK {
+		t.Fatalf("view-only invitee's chat: %d %s, want 200", r.status, r.body)
+	}
+	// document-to-notes needs no board at all.
+	e.setScript(aitest.Always(aitest.JSON(map[string]any{"notes": []any{map[string]any{"title": "A", "content": "B", "suggestedColor": "gray", "suggestedType": "note"}}})))
+	if r := e.post(t, "/api/canvas/document-to-notes", eve, map[string]any{"text": "A document."}); r.status != http.StatusOK {
+		t.Fatalf("document-to-notes without a board: %d %s", r.status, r.body)
+	}
+}
+
+// TestAIRewriteBoardGivenTwice: the board that pays for notes/rewrite is
+// the board the request works on; a second boardId spelt differently (the
+// decoder matches keys case-insensitively) is refused and refunded.
+func TestAIRewriteBoardGivenTwice(t *testing.T) {
+	e := newAIEnv(t, aiOptions{})
+	ada := e.login(t, "ada@example.com")
+	e.claim(t, ada, aiBoard)
+	e.claim(t, ada, "b2")
+	r := e.post(t, "/api/canvas/notes/rewrite", ada, `{"boardId":"b1","BoardId":"b2","content":"x","instruction":"y"}`)
+	if r.status != http.StatusBadRequest || r.object(t)["field"] != "boardId" {
+		t.Fatalf("status=%d %s, want 400 on boardId", r.status, r.body)
+	}
+	if got := e.used(t, ada); got != 0 {
+		t.Fatalf("used=%d, want 0", got)
+	}
+}
+
+// TestAIDocumentSize: document-to-notes takes 100,000 characters however
+// they are encoded (4-byte UTF-8, or JSON \u escapes of surrogate pairs,
+// 12 bytes each) and refuses 100,001 with 400 on text, refunded.
+func TestAIDocumentSize(t *testing.T) {
+	e := newAIEnv(t, aiOptions{})
+	ada := e.login(t, "ada@example.com")
+	e.setScript(aitest.Always(aitest.JSON(map[string]any{"notes": []any{map[string]any{"title": "Faces", "content": "Many.", "suggestedColor": "pink", "suggestedType": "note"}}})))
+	raw := func(n int) string { return `{"text":"` + strings.Repeat("😀", n) + `"}` }
+	escaped := func(n int) string { return `{"text":"` + strings.Repeat(`\ud83d\ude00`, n) + `"}` }
+	tests := []struct {
+		name   string
+		body   string
+		status int
+	}{
+		{"OKRaw", raw(ai100k), http.StatusOK},
+		{"OKEscaped", escaped(ai100k), http.StatusOK},
+		{"ErrRaw", raw(ai100k + 1), http.StatusBadRequest},
+		{"ErrEscaped", escaped(ai100k + 1), http.StatusBadRequest},
+	}
+	charged := 0
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.post(t, "/api/canvas/document-to-notes", ada, tt.body)
+			if r.status != tt.status {
+				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
+			}
+			if tt.status == http.StatusOK {
+				charged += 5
+			} else if f := r.object(t)["field"]; f != "text" {
+				t.Fatalf("field=%v, want text", f)
+			}
+			if got := e.used(t, ada); got != charged {
+				t.Fatalf("used=%d, want %d", got, charged)
+			}
+		})
+	}
+}
+
+// ai100k is the spec's limit of document-to-notes text, in characters.
+const ai100k = 100000
+
+// closedURL returns the URL of a port nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+// TestAIOllamaDown: with Ollama unreachable every AI route answers 503
+// "AI model unavailable: …" at once and refunds; boards and sync work on.
+func TestAIOllamaDown(t *testing.T) {
+	e := newAIEnv(t, aiOptions{ollamaURL: closedURL(t)})
+	ada := e.login(t, "ada@example.com")
+	e.claim(t, ada, aiBoard)
+	for _, rt := range aiRoutes() {
+		t.Run(rt.name, func(t *testing.T) {
+			start := time.Now()
+			r := e.post(t, rt.path, ada, rt.body(aiBoard))
+			took := time.Since(start)
+			if r.status != http.StatusServiceUnavailable {
+				t.Fatalf("status=%d, want 503 (%s)", r.status, r.body)
+			}
+			got := r.object(t)
+			if msg, _ := got["error"].(string); !strings.HasPrefix(msg, "AI model unavailable: ") || len(got) != 1 {
+				t.Fatalf("body=%s, want exactly {\"error\": \"AI model unavailable: …\"}", r.body)
+			}
+			// Well under the 3 s dial timeout: a refused connection is
+			// reported, not waited out.
+			if took > 2*time.Second {
+				t.Errorf("took %v, want an answer at once", took)
+			}
+		})
+	}
+	if got := e.used(t, ada); got != 0 {
+		t.Fatalf("used=%d, want 0: every 503 is refunded", got)
+	}
+
+	note := board.Note{ID: "n1", Title: "Still works", Content: "Sync without AI.", Color: "yellow", Type: "note", UpdatedAt: "2026-11-22T10:00:00Z"}
+	if r := e.post(t, "/api/boards/"+aiBoard+"/sync", ada, board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note}}}); r.status != http.StatusOK {
+		t.Fatalf("push: %d %s", r.status, r.body)
+	}
+	r := e.do(t, "GET", "/api/boards/"+aiBoard+"/sync?since=0", ada, nil)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"title":"Still works"`) {
+		t.Fatalf("pull: %d %s", r.status, r.body)
+	}
+	if r := e.do(t, "GET", "/api/boards", ada, nil); r.status != http.StatusOK || !strings.Contains(string(r.body), aiBoard) {
+		t.Fatalf("GET /api/boards: %d %s", r.status, r.body)
+	}
+}
+
+// TestAINotConfigured: without an AI service every AI route is 503 and
+// nothing is charged; the routes still need a session.
+func TestAINotConfigured(t *testing.T) {
+	e := newAIEnv(t, aiOptions{noAI: true, plans: "free.credits=1000,free.rpm=1"})
+	ada := e.login(t, "ada@example.com")
+	e.claim(t, ada, aiBoard)
+	for _, rt := range aiRoutes() {
+		if r := e.post(t, rt.path, "", rt.body(aiBoard)); r.status != http.StatusUnauthorized {
+			t.Fatalf("%s without a session: %d, want 401", rt.name, r.status)
+		}
+		r := e.post(t, rt.path, ada, rt.body(aiBoard))
+		if msg, _ := r.object(t)["error"].(string); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(msg, "AI model unavailable: ") {
+			t.Fatalf("%s: %d %s, want 503 AI model unavailable", rt.name, r.status, r.body)
+		}
+	}
+	if got := e.used(t, ada); got != 0 {
+		t.Fatalf("used=%d, want 0", got)
+	}
+}
+
+// TestAIRouteMethods: the AI routes take POST only.
+func TestAIRouteMethods(t *testing.T) {
+	e := newAIEnv(t, aiOptions{})
+	ada := e.login(t, "ada@example.com")
+	if r := e.do(t, "GET", "/api/canvas/chat", ada, nil); r.status != http.StatusMethodNotAllowed {
+		t.Fatalf("GET chat: %d, want 405", r.status)
+	}
+	if r := e.post(t, "/api/canvas/note-ai/generate-prd/extra", ada, noteAIRequest(aiBoard)); r.status != http.StatusNotFound {
+		t.Fatalf("a path below a command: %d, want 404", r.status)
+	}
+}
+
+// TestAIChatAISDKParser runs the AI SDK's own stream parser and useChat's
+// state machine (ai/testdata/verify-ui-stream.mjs) over a real chat answer
+// from the whole stack, session cookie included, and fails on any chunk it
+// rejects. Skipped unless CORKBOARD_AI_SDK_DIR is set (make test sets it).
+func TestAIChatAISDKParser(t *testing.T) {
+	dir := os.Getenv("CORKBOARD_AI_SDK_DIR")
+	if dir == "" {
+		t.Skip("CORKBOARD_AI_SDK_DIR is not set: run `make test`, or `npm install --prefix .cache/aisdk ai@6.0.323` and set CORKBOARD_AI_SDK_DIR=.cache/aisdk")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join("..", dir) // tests run in transport/
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {
+		t.Skipf("CORKBOARD_AI_SDK_DIR=%s has no node_modules/ai (was npm install skipped?): %v", dir, err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skipf("node is not installed: %v", err)
+	}
+
+	e := newAIEnv(t, aiOptions{})
+	ada := e.login(t, "ada@example.com")
+	e.claim(t, ada, aiBoard)
+	tests := []struct {
+		name        string
+		path        string
+		body        map[string]any
+		script      aitest.Script
+		expectError bool
+	}{
+		{name: "ChatTextAndTools", path: "/api/canvas/chat", body: chatRequest(aiBoard), script: aitest.Always(aiRoutes()[0].reply)},
+		{name: "SubagentReasked", path: "/api/canvas/subagent", body: subagentRequest(aiBoard), script: aitest.Seq(
+			aitest.Calls(aitest.ToolCall{Name: "createPlaceholderNote", Args: `{"title":"Risks"}`}),
+			aitest.JSON(`{"suggestions":[{"label":"a","prompt":"b"},{"label":"c","prompt":"d"},{"label":"e","prompt":"f"}]}`),
+		)},
+		{name: "ErrorMidStream", path: "/api/canvas/chat", body: chatRequest(aiBoard), expectError: true,
+			script: aitest.Always(aitest.Reply{Text: []string{"Half an answer"}, ErrorLine: "model crashed"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e.setScript(tt.script)
+			b, err := json.Marshal(tt.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodyFile := filepath.Join(t.TempDir(), "body.json")
+			if err := os.WriteFile(bodyFile, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{filepath.Join("..", "ai", "testdata", "verify-ui-stream.mjs"), e.url + tt.path, bodyFile}
+			if tt.expectError {
+				args = append(args, "--expect-error")
+			}
+			headers, _ := json.Marshal(map[string]string{"cookie": fmt.Sprintf("%s=%s", transport.SessionCookie, ada)})
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "node", args...)
+			cmd.Env = append(os.Environ(), "AI_SDK_DIR="+dir, "VERIFY_HEADERS="+string(headers))
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("the AI SDK rejected the stream: %v\n%s", err, stderr.String())
+			}
+			var res struct {
+				ChunkTypes []string `json:"chunkTypes"`
+			}
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatalf("verifier output: %v\n%s", err, out)
+			}
+			if !slices.Contains(res.ChunkTypes, "text-delta") && !slices.Contains(res.ChunkTypes, "tool-input-available") {
+				t.Fatalf("chunk types=%v: the verifier saw no content", res.ChunkTypes)
+			}
+		})
+	}
+}
