@@ -39,6 +39,9 @@ type Config struct {
 	Models    string
 	AITimeout time.Duration
 	AINumCtx  int
+
+	SnapshotInterval time.Duration
+	SnapshotKeep     int
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
@@ -64,6 +67,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.BillingDefaultPlan, "billing-default-plan", "pro", "plan of a paid checkout naming none; none to wait for subscription events")
 	fs.StringVar(&cfg.Plans, "plans", "", "plan overrides: free.credits=200,pro.rpm=30,free.invitee-edit=true")
 	fs.StringVar(&cfg.PlansFile, "plans-file", "", "JSON file of plan overrides")
+	fs.DurationVar(&cfg.SnapshotInterval, "snapshot-interval", 24*time.Hour, "snapshot every board that changed since its last snapshot this often (0: off)")
+	fs.IntVar(&cfg.SnapshotKeep, "snapshot-keep", 30, "snapshots kept per board, oldest pruned first (0: keep all)")
 	fs.StringVar(&cfg.Ollama, "ollama", ai.DefaultOllamaURL(), "Ollama's base URL (default from OLLAMA_HOST)")
 	fs.StringVar(&cfg.Model, "model", ai.DefaultModel, "the Ollama model every AI feature uses unless -models overrides it")
 	fs.StringVar(&cfg.Models, "models", "", "per-feature model overrides: programmer=qwen2.5-coder:7b,document-to-notes=qwen3:8b")

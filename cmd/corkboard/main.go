@@ -21,6 +21,7 @@ import (
 	"corkboard/auth"
 	"corkboard/billing"
 	"corkboard/board"
+	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/transport"
@@ -118,17 +119,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Logger:             log,
 	})
 
+	keep := cfg.SnapshotKeep
+	if keep == 0 {
+		keep = -1 // changelog: negative keeps all
+	}
+	history := changelog.New(db, changelog.Options{Keep: keep, Logger: log})
+	snapshots := changelog.NewScheduler(history, changelog.SchedulerOptions{Interval: cfg.SnapshotInterval, Logger: log})
+	snapshots.Start(context.WithoutCancel(ctx))
+
 	srv := transport.New(transport.Config{
 		PublicURL:   cfg.PublicURL,
 		TrustProxy:  cfg.TrustProxy,
 		DefaultPlan: billing.Free,
 	}, transport.Deps{
-		DB:      db,
-		Auth:    authSvc,
-		Hub:     rooms,
-		Plans:   plans,
-		Billing: transport.Billing{Verifier: verifier, PlanMap: planMap},
-		AI:      aiSvc,
+		DB:        db,
+		Auth:      authSvc,
+		Hub:       rooms,
+		Plans:     plans,
+		Billing:   transport.Billing{Verifier: verifier, PlanMap: planMap},
+		AI:        aiSvc,
+		Changelog: history,
 	}, log)
 	go checkModels(ctx, aiSvc, cfg.Ollama, log)
 
@@ -181,6 +191,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := <-hubDone; err != nil {
 		log.Warn("rooms did not stop in time", "err", err)
 	}
+	snapshots.Stop()
 	if err := authSvc.Close(shutCtx); err != nil {
 		log.Warn("mail queue did not drain in time", "err", err)
 	}
