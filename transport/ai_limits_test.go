@@ -24,33 +24,33 @@ import (
 // the next is 429 with exactly {error, used, limit, plan} and reaches no
 // model. notes/rewrite spends the owner's credits, whoever calls.
 func TestAIQuota(t *testing.T) {
-	e := newAIEnv(t, aiOptions{plans: "free.credits=3,free.rpm=1000"})
-	ada := e.login(t, "ada@example.com")
-	bob := e.login(t, "bob@example.com")
-	e.claim(t, ada, aiBoard)
-	e.invite(t, ada, aiBoard, "bob@example.com")
+	e := newAIEnv(t, withPlans("free.credits=3,free.rpm=1000"))
+	ada := e.login("ada@example.com")
+	bob := e.login("bob@example.com")
+	e.claimAs(ada, aiBoard)
+	e.addInvite(ada, aiBoard, "bob@example.com")
 	e.setScript(aitest.Always(aitest.Text("Hi.")))
 
 	for i := 1; i <= 2; i++ {
-		if r := e.post(t, "/api/canvas/chat", ada, chatRequest(aiBoard)); r.status != http.StatusOK {
+		if r := e.post("/api/canvas/chat", ada, chatRequest(aiBoard)); r.status != http.StatusOK {
 			t.Fatalf("chat %d: %d %s", i, r.status, r.body)
 		}
 	}
 	// Bob's rewrite is the owner's third credit: the last one allowed.
 	e.setScript(aitest.Always(aitest.JSON(rewriteAnswer)))
 	rewrite := map[string]any{"boardId": aiBoard, "content": "Users log in.", "instruction": "Say how."}
-	if r := e.post(t, "/api/canvas/notes/rewrite", bob, rewrite); r.status != http.StatusOK {
+	if r := e.post("/api/canvas/notes/rewrite", bob, rewrite); r.status != http.StatusOK {
 		t.Fatalf("bob's rewrite: %d %s", r.status, r.body)
 	}
-	if got, bobUsed := e.used(t, ada), e.used(t, bob); got != 3 || bobUsed != 0 {
+	if got, bobUsed := e.used(ada), e.used(bob); got != 3 || bobUsed != 0 {
 		t.Fatalf("used: ada %d, bob %d; want 3 and 0", got, bobUsed)
 	}
 	calls := e.calls()
-	billWantQuota(t, e.post(t, "/api/canvas/chat", ada, chatRequest(aiBoard)), 3, 3, billing.Free)
-	billWantQuota(t, e.post(t, "/api/canvas/notes/rewrite", bob, rewrite), 3, 3, billing.Free)
+	e.post("/api/canvas/chat", ada, chatRequest(aiBoard)).wantQuota(t, 3, 3, billing.Free)
+	e.post("/api/canvas/notes/rewrite", bob, rewrite).wantQuota(t, 3, 3, billing.Free)
 	// Bob's own credits are untouched: his own calls still pass.
 	e.setScript(aitest.Always(aitest.Text("Hi.")))
-	if r := e.post(t, "/api/canvas/chat", bob, chatRequest(aiBoard)); r.status != http.StatusOK {
+	if r := e.post("/api/canvas/chat", bob, chatRequest(aiBoard)); r.status != http.StatusOK {
 		t.Fatalf("bob's chat: %d %s", r.status, r.body)
 	}
 	if n := e.calls() - calls; n != 1 {
@@ -61,21 +61,20 @@ func TestAIQuota(t *testing.T) {
 // TestAIRateLimited: past the plan's requests per minute, 429 with
 // Retry-After and an ordinary error body, before any model call.
 func TestAIRateLimited(t *testing.T) {
-	e := newAIEnv(t, aiOptions{plans: "free.credits=1000,free.rpm=2"})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t, withPlans("free.credits=1000,free.rpm=2"))
+	ada := e.claim("ada@example.com", aiBoard)
 	e.setScript(aitest.Always(aitest.JSON(rewriteAnswer)))
 	body := map[string]any{"boardId": aiBoard, "item": trackerItem, "field": "summary", "instruction": "Shorter."}
 	for i := 1; i <= 2; i++ {
-		if r := e.post(t, "/api/canvas/tracker/rewrite", ada, body); r.status != http.StatusOK {
+		if r := e.post("/api/canvas/tracker/rewrite", ada, body); r.status != http.StatusOK {
 			t.Fatalf("call %d: %d %s", i, r.status, r.body)
 		}
 	}
-	r := e.post(t, "/api/canvas/tracker/rewrite", ada, body)
+	r := e.post("/api/canvas/tracker/rewrite", ada, body)
 	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
 		t.Fatalf("third call: %d Retry-After=%q, want 429 with Retry-After", r.status, r.header.Get("Retry-After"))
 	}
-	if k := billKeys(r.object(t)); !slices.Equal(k, []string{"error"}) {
+	if k := keys(r.object(t)); !slices.Equal(k, []string{"error"}) {
 		t.Fatalf("body keys=%v, want [error]", k)
 	}
 	if n := e.calls(); n != 2 {
@@ -87,12 +86,12 @@ func TestAIRateLimited(t *testing.T) {
 // unclaimed one 404, for every board-scoped route; nothing is charged and
 // no model is called. Invitees without edit rights may use the AI.
 func TestAIBoardGuard(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	eve := e.login(t, "eve@example.com")
-	viewer := e.login(t, "viewer@example.com")
-	e.claim(t, ada, aiBoard)
-	e.invite(t, ada, aiBoard, "viewer@example.com") // free plan: view only
+	e := newAIEnv(t)
+	ada := e.login("ada@example.com")
+	eve := e.login("eve@example.com")
+	viewer := e.login("viewer@example.com")
+	e.claimAs(ada, aiBoard)
+	e.addInvite(ada, aiBoard, "viewer@example.com") // free plan: view only
 	for _, rt := range aiRoutes() {
 		t.Run(rt.name, func(t *testing.T) {
 			for _, c := range []struct {
@@ -103,7 +102,7 @@ func TestAIBoardGuard(t *testing.T) {
 				{"ErrUnclaimed", ada, "nobody-owns-this", http.StatusNotFound},
 				{"ErrMalformed", ada, "not a board!", http.StatusBadRequest},
 			} {
-				r := e.post(t, rt.path, c.session, rt.body(c.board))
+				r := e.post(rt.path, c.session, rt.body(c.board))
 				if r.status != c.status {
 					t.Fatalf("%s: status=%d, want %d (%s)", c.name, r.status, c.status, r.body)
 				}
@@ -117,18 +116,18 @@ func TestAIBoardGuard(t *testing.T) {
 		t.Fatalf("model calls=%d, want 0", n)
 	}
 	for _, s := range []string{ada, eve} {
-		if got := e.used(t, s); got != 0 {
+		if got := e.used(s); got != 0 {
 			t.Fatalf("used=%d, want 0: refused calls were charged", got)
 		}
 	}
 
 	e.setScript(aitest.Always(aitest.Text("Hi.")))
-	if r := e.post(t, "/api/canvas/chat", viewer, chatRequest(aiBoard)); r.status != http.StatusOK {
+	if r := e.post("/api/canvas/chat", viewer, chatRequest(aiBoard)); r.status != http.StatusOK {
 		t.Fatalf("view-only invitee's chat: %d %s, want 200", r.status, r.body)
 	}
 	// document-to-notes needs no board at all.
 	e.setScript(aitest.Always(aitest.JSON(map[string]any{"notes": []any{map[string]any{"title": "A", "content": "B", "suggestedColor": "gray", "suggestedType": "note"}}})))
-	if r := e.post(t, "/api/canvas/document-to-notes", eve, map[string]any{"text": "A document."}); r.status != http.StatusOK {
+	if r := e.post("/api/canvas/document-to-notes", eve, map[string]any{"text": "A document."}); r.status != http.StatusOK {
 		t.Fatalf("document-to-notes without a board: %d %s", r.status, r.body)
 	}
 }
@@ -137,15 +136,14 @@ func TestAIBoardGuard(t *testing.T) {
 // the board the request works on; a second boardId spelt differently (the
 // decoder matches keys case-insensitively) is refused and refunded.
 func TestAIRewriteBoardGivenTwice(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
-	e.claim(t, ada, "b2")
-	r := e.post(t, "/api/canvas/notes/rewrite", ada, `{"boardId":"b1","BoardId":"b2","content":"x","instruction":"y"}`)
+	e := newAIEnv(t)
+	ada := e.claim("ada@example.com", aiBoard)
+	e.claimAs(ada, "b2")
+	r := e.post("/api/canvas/notes/rewrite", ada, `{"boardId":"b1","BoardId":"b2","content":"x","instruction":"y"}`)
 	if r.status != http.StatusBadRequest || r.object(t)["field"] != "boardId" {
 		t.Fatalf("status=%d %s, want 400 on boardId", r.status, r.body)
 	}
-	if got := e.used(t, ada); got != 0 {
+	if got := e.used(ada); got != 0 {
 		t.Fatalf("used=%d, want 0", got)
 	}
 }
@@ -154,8 +152,8 @@ func TestAIRewriteBoardGivenTwice(t *testing.T) {
 // they are encoded (4-byte UTF-8, or JSON \u escapes of surrogate pairs,
 // 12 bytes each) and refuses 100,001 with 400 on text, refunded.
 func TestAIDocumentSize(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
+	e := newAIEnv(t)
+	ada := e.login("ada@example.com")
 	e.setScript(aitest.Always(aitest.JSON(map[string]any{"notes": []any{map[string]any{"title": "Faces", "content": "Many.", "suggestedColor": "pink", "suggestedType": "note"}}})))
 	raw := func(n int) string { return `{"text":"` + strings.Repeat("😀", n) + `"}` }
 	escaped := func(n int) string { return `{"text":"` + strings.Repeat(`\ud83d\ude00`, n) + `"}` }
@@ -172,7 +170,7 @@ func TestAIDocumentSize(t *testing.T) {
 	charged := 0
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := e.post(t, "/api/canvas/document-to-notes", ada, tt.body)
+			r := e.post("/api/canvas/document-to-notes", ada, tt.body)
 			if r.status != tt.status {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
@@ -181,7 +179,7 @@ func TestAIDocumentSize(t *testing.T) {
 			} else if f := r.object(t)["field"]; f != "text" {
 				t.Fatalf("field=%v, want text", f)
 			}
-			if got := e.used(t, ada); got != charged {
+			if got := e.used(ada); got != charged {
 				t.Fatalf("used=%d, want %d", got, charged)
 			}
 		})
@@ -206,13 +204,12 @@ func closedURL(t *testing.T) string {
 // TestAIOllamaDown: with Ollama unreachable every AI route answers 503
 // "AI model unavailable: …" at once and refunds; boards and sync work on.
 func TestAIOllamaDown(t *testing.T) {
-	e := newAIEnv(t, aiOptions{ollamaURL: closedURL(t)})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t, withOllamaURL(closedURL(t)))
+	ada := e.claim("ada@example.com", aiBoard)
 	for _, rt := range aiRoutes() {
 		t.Run(rt.name, func(t *testing.T) {
 			start := time.Now()
-			r := e.post(t, rt.path, ada, rt.body(aiBoard))
+			r := e.post(rt.path, ada, rt.body(aiBoard))
 			took := time.Since(start)
 			if r.status != http.StatusServiceUnavailable {
 				t.Fatalf("status=%d, want 503 (%s)", r.status, r.body)
@@ -228,19 +225,19 @@ func TestAIOllamaDown(t *testing.T) {
 			}
 		})
 	}
-	if got := e.used(t, ada); got != 0 {
+	if got := e.used(ada); got != 0 {
 		t.Fatalf("used=%d, want 0: every 503 is refunded", got)
 	}
 
 	note := board.Note{ID: "n1", Title: "Still works", Content: "Sync without AI.", Color: "yellow", Type: "note", UpdatedAt: "2026-11-22T10:00:00Z"}
-	if r := e.post(t, "/api/boards/"+aiBoard+"/sync", ada, board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note}}}); r.status != http.StatusOK {
+	if r := e.post("/api/boards/"+aiBoard+"/sync", ada, board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note}}}); r.status != http.StatusOK {
 		t.Fatalf("push: %d %s", r.status, r.body)
 	}
-	r := e.do(t, "GET", "/api/boards/"+aiBoard+"/sync?since=0", ada, nil)
+	r := e.do("GET", "/api/boards/"+aiBoard+"/sync?since=0", ada, nil)
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"title":"Still works"`) {
 		t.Fatalf("pull: %d %s", r.status, r.body)
 	}
-	if r := e.do(t, "GET", "/api/boards", ada, nil); r.status != http.StatusOK || !strings.Contains(string(r.body), aiBoard) {
+	if r := e.do("GET", "/api/boards", ada, nil); r.status != http.StatusOK || !strings.Contains(string(r.body), aiBoard) {
 		t.Fatalf("GET /api/boards: %d %s", r.status, r.body)
 	}
 }
@@ -248,31 +245,30 @@ func TestAIOllamaDown(t *testing.T) {
 // TestAINotConfigured: without an AI service every AI route is 503 and
 // nothing is charged; the routes still need a session.
 func TestAINotConfigured(t *testing.T) {
-	e := newAIEnv(t, aiOptions{noAI: true, plans: "free.credits=1000,free.rpm=1"})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newEnv(t, withClock(billStart), withPlans("free.credits=1000,free.rpm=1"))
+	ada := e.claim("ada@example.com", aiBoard)
 	for _, rt := range aiRoutes() {
-		if r := e.post(t, rt.path, "", rt.body(aiBoard)); r.status != http.StatusUnauthorized {
+		if r := e.post(rt.path, "", rt.body(aiBoard)); r.status != http.StatusUnauthorized {
 			t.Fatalf("%s without a session: %d, want 401", rt.name, r.status)
 		}
-		r := e.post(t, rt.path, ada, rt.body(aiBoard))
+		r := e.post(rt.path, ada, rt.body(aiBoard))
 		if msg, _ := r.object(t)["error"].(string); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(msg, "AI model unavailable: ") {
 			t.Fatalf("%s: %d %s, want 503 AI model unavailable", rt.name, r.status, r.body)
 		}
 	}
-	if got := e.used(t, ada); got != 0 {
+	if got := e.used(ada); got != 0 {
 		t.Fatalf("used=%d, want 0", got)
 	}
 }
 
 // TestAIRouteMethods: the AI routes take POST only.
 func TestAIRouteMethods(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	if r := e.do(t, "GET", "/api/canvas/chat", ada, nil); r.status != http.StatusMethodNotAllowed {
+	e := newAIEnv(t)
+	ada := e.login("ada@example.com")
+	if r := e.do("GET", "/api/canvas/chat", ada, nil); r.status != http.StatusMethodNotAllowed {
 		t.Fatalf("GET chat: %d, want 405", r.status)
 	}
-	if r := e.post(t, "/api/canvas/note-ai/generate-prd/extra", ada, noteAIRequest(aiBoard)); r.status != http.StatusNotFound {
+	if r := e.post("/api/canvas/note-ai/generate-prd/extra", ada, noteAIRequest(aiBoard)); r.status != http.StatusNotFound {
 		t.Fatalf("a path below a command: %d, want 404", r.status)
 	}
 }
@@ -300,9 +296,8 @@ func TestAIChatAISDKParser(t *testing.T) {
 		t.Skipf("node is not installed: %v", err)
 	}
 
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t)
+	ada := e.claim("ada@example.com", aiBoard)
 	tests := []struct {
 		name        string
 		path        string
@@ -329,7 +324,7 @@ func TestAIChatAISDKParser(t *testing.T) {
 			if err := os.WriteFile(bodyFile, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{filepath.Join("..", "ai", "testdata", "verify-ui-stream.mjs"), e.url + tt.path, bodyFile}
+			args := []string{filepath.Join("..", "ai", "testdata", "verify-ui-stream.mjs"), e.srv.URL + tt.path, bodyFile}
 			if tt.expectError {
 				args = append(args, "--expect-error")
 			}

@@ -13,256 +13,20 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"corkboard/ai"
 	"corkboard/ai/aitest"
-	"corkboard/auth"
-	"corkboard/auth/authtest"
 	"corkboard/billing"
-	"corkboard/hub"
-	"corkboard/persist"
-	"corkboard/transport"
 )
 
-// aiOptions configures newAIEnv.
-type aiOptions struct {
-	// plans are plan overrides in the -plans flag's form; "" gives free
-	// users plenty of credits and requests.
-	plans string
-	// ollamaURL is the Ollama to use instead of the fake.
-	ollamaURL string
-	// noAI builds the server without an AI service.
-	noAI bool
-	// gated holds back every Ollama answer after its first NDJSON line
-	// until aiEnv.release is closed.
-	gated bool
-	// tightWrites also serves the API on tightURL, whose WriteTimeout has
-	// run out before any handler starts.
-	tightWrites bool
-}
-
-// aiEnv is the whole server on real parts (bbolt in a temp folder, login
-// through an in-process SMTP sink, the hub, the quota gate) with the real
-// ai.Service talking to a fake Ollama over HTTP.
-type aiEnv struct {
-	url      string
-	tightURL string
-	fake     *aitest.Server
-	logs     *authtest.LogBuffer
-	sink     *authtest.Sink
-	release  chan struct{}
-
-	script atomic.Pointer[aitest.Script]
-
-	mu     sync.Mutex
-	served map[string][]chan struct{}
-}
-
-func newAIEnv(t *testing.T, o aiOptions) *aiEnv {
-	t.Helper()
-	logger, logs := authtest.NewLogger(t)
-	db, err := persist.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	sink := authtest.NewSink(t)
-	mailer, err := auth.NewMailer(sink.URL(), "", "", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lots := auth.Rate{Count: 10000, Window: time.Minute}
-	authSvc := auth.New(db, mailer, auth.Config{EmailRate: lots, IPRate: lots, VerifyIPRate: lots}, logger)
-	authSvc.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		authSvc.Close(ctx)
-	})
-	h := hub.New(db, hub.Options{Logger: logger, SweepEvery: -1})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		h.Close(ctx)
-	})
-
-	e := &aiEnv{logs: logs, sink: sink, served: map[string][]chan struct{}{}}
-	e.setScript(aitest.Seq()) // a test that expects model calls scripts them
-	var svc *ai.Service
-	if !o.noAI {
-		e.fake = aitest.New(t, func(c aitest.Call) aitest.Reply { return (*e.script.Load())(c) })
-		url := o.ollamaURL
-		if url == "" {
-			url = e.fake.URL
-		}
-		var client *http.Client
-		if o.gated {
-			e.release = make(chan struct{})
-			client = &http.Client{Transport: &gatedTransport{base: http.DefaultTransport.(*http.Transport).Clone(), release: e.release}}
-		}
-		if svc, err = ai.New(ai.Config{OllamaURL: url, Model: "qwen3:4b", Logger: logger}, client); err != nil {
-			t.Fatal(err)
-		}
-	}
-	plans := o.plans
-	if plans == "" {
-		plans = "free.credits=1000,free.rpm=1000"
-	}
-	srv := transport.New(transport.Config{PublicURL: "http://corkboard.test", DefaultPlan: billing.Free}, transport.Deps{
-		DB:    db,
-		Auth:  authSvc,
-		Hub:   h,
-		AI:    svc,
-		Plans: billPlans(t, plans),
-		Now:   authtest.NewClock(billStart).Now,
-	}, logger)
-
-	// The handler reports when it has returned, so that a test can look at
-	// the credits after the gate's refund decision.
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		srv.ServeHTTP(w, r)
-		e.finished(r.URL.Path)
-	})
-	ts := httptest.NewServer(handler)
-	t.Cleanup(ts.Close)
-	e.url = ts.URL
-	if o.tightWrites {
-		tight := httptest.NewUnstartedServer(handler)
-		tight.Config.WriteTimeout = time.Nanosecond
-		tight.Start()
-		t.Cleanup(tight.Close)
-		e.tightURL = tight.URL
-	}
-	return e
-}
-
-// setScript makes script answer the fake's next chat requests.
-func (e *aiEnv) setScript(script aitest.Script) { e.script.Store(&script) }
-
-// whenServed returns a channel closed once the next request to path has
-// been answered and its handler has returned.
-func (e *aiEnv) whenServed(path string) <-chan struct{} {
-	ch := make(chan struct{})
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.served[path] = append(e.served[path], ch)
-	return ch
-}
-
-func (e *aiEnv) finished(path string) {
-	e.mu.Lock()
-	chs := e.served[path]
-	delete(e.served, path)
-	e.mu.Unlock()
-	for _, ch := range chs {
-		close(ch)
-	}
-}
-
-// calls is the number of chat requests the fake Ollama received.
-func (e *aiEnv) calls() int { return len(e.fake.Calls()) }
-
-// request builds a request to the server at base with the session cookie
-// (when not ""); body is sent as is when []byte or string, else as JSON.
-func aiRequest(t *testing.T, ctx context.Context, base, method, path, session string, body any) *http.Request {
-	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		rd = bytes.NewReader(b)
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		js, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(js)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if session != "" {
-		req.AddCookie(&http.Cookie{Name: transport.SessionCookie, Value: session})
-	}
-	return req
-}
-
-// do sends a request and reads the whole answer.
-func (e *aiEnv) do(t *testing.T, method, path, session string, body any) billResp {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(aiRequest(t, context.Background(), e.url, method, path, session, body))
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: read body: %v", method, path, err)
-	}
-	return billResp{status: resp.StatusCode, header: resp.Header, body: data}
-}
-
-// post is do for a POST.
-func (e *aiEnv) post(t *testing.T, path, session string, body any) billResp {
-	t.Helper()
-	return e.do(t, "POST", path, session, body)
-}
-
-// login signs email in through send-otp, the SMTP sink and verify-otp.
-func (e *aiEnv) login(t *testing.T, email string) string {
-	t.Helper()
-	if r := e.post(t, "/api/auth/send-otp", "", map[string]string{"email": email}); r.status != http.StatusOK {
-		t.Fatalf("send-otp %s: %d %s", email, r.status, r.body)
-	}
-	code := e.sink.WaitCode(t, email)
-	resp, err := http.DefaultClient.Do(aiRequest(t, context.Background(), e.url, "POST", "/api/auth/verify-otp", "", map[string]string{"email": email, "code": code}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, c := range resp.Cookies() {
-		if c.Name == transport.SessionCookie && c.Value != "" {
-			return c.Value
-		}
-	}
-	t.Fatalf("verify-otp %s: %d and no session cookie", email, resp.StatusCode)
-	return ""
-}
-
-// claim makes session's user the owner of board id.
-func (e *aiEnv) claim(t *testing.T, session, id string) {
-	t.Helper()
-	if r := e.post(t, "/api/boards/"+id+"/access", session, nil); r.status != http.StatusOK {
-		t.Fatalf("claim %s: %d %s", id, r.status, r.body)
-	}
-}
-
-// invite adds email to board id.
-func (e *aiEnv) invite(t *testing.T, ownerSession, id, email string) {
-	t.Helper()
-	if r := e.post(t, "/api/boards/"+id+"/invite", ownerSession, map[string]string{"email": email}); r.status != http.StatusOK {
-		t.Fatalf("invite %s: %d %s", email, r.status, r.body)
-	}
-}
-
-// used is the credits session's user used this month.
-func (e *aiEnv) used(t *testing.T, session string) int {
-	t.Helper()
-	r := e.do(t, "GET", "/api/me/usage", session, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET /api/me/usage: %d %s", r.status, r.body)
-	}
-	u, _ := r.object(t)["used"].(float64)
-	return int(u)
+// newAIEnv is the server with the real AI service on a fake Ollama, a
+// clock stopped at billStart, and plenty of credits and requests for free
+// users; opts come after, so they may change any of it.
+func newAIEnv(tb testing.TB, opts ...option) *env {
+	tb.Helper()
+	return newEnv(tb, append([]option{withClock(billStart), withAI(), withPlans("free.credits=1000,free.rpm=1000")}, opts...)...)
 }
 
 // waitFor fails the test when ch is not closed within 10 seconds.
@@ -273,6 +37,12 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// gatedClient is an HTTP client for the AI service that holds back every
+// Ollama answer after its first NDJSON line until release is closed.
+func gatedClient(release <-chan struct{}) *http.Client {
+	return &http.Client{Transport: &gatedTransport{base: http.DefaultTransport.(*http.Transport).Clone(), release: release}}
 }
 
 // gatedTransport hands the ollama client each /api/chat answer's first
@@ -536,15 +306,14 @@ func aiRoutes() []aiRoute {
 // checks the content type and the shape of its answer, and that each call
 // cost its credits.
 func TestAIEndpoints(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t)
+	ada := e.claim("ada@example.com", aiBoard)
 	total := 0
 	for _, rt := range aiRoutes() {
 		t.Run(rt.name, func(t *testing.T) {
 			e.setScript(aitest.Always(rt.reply))
 			before := e.calls()
-			r := e.post(t, rt.path, ada, rt.body(aiBoard))
+			r := e.post(rt.path, ada, rt.body(aiBoard))
 			if r.status != http.StatusOK {
 				t.Fatalf("status=%d, want 200 (%s)", r.status, r.body)
 			}
@@ -612,7 +381,7 @@ func TestAIEndpoints(t *testing.T) {
 				t.Errorf("model calls=%d, want 1", n)
 			}
 			total += rt.cost
-			if got := e.used(t, ada); got != total {
+			if got := e.used(ada); got != total {
 				t.Errorf("used=%d after %s, want %d", got, rt.name, total)
 			}
 		})
@@ -654,16 +423,16 @@ func TestAIStreamsFlushIncrementally(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newAIEnv(t, aiOptions{gated: true})
-			ada := e.login(t, "ada@example.com")
-			e.claim(t, ada, aiBoard)
+			release := make(chan struct{})
+			e := newAIEnv(t, withAIClient(gatedClient(release)))
+			ada := e.claim("ada@example.com", aiBoard)
 			e.setScript(aitest.Always(tt.reply))
 
 			// A buffered answer would never show its first piece: the
 			// deadline turns that into a failure instead of a hang.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			resp, err := http.DefaultClient.Do(aiRequest(t, ctx, e.url, "POST", tt.path, ada, tt.body(aiBoard)))
+			resp, err := http.DefaultClient.Do(e.newRequest(ctx, "POST", e.srv.URL+tt.path, ada, tt.body(aiBoard)))
 			if err != nil {
 				t.Fatalf("no answer while the model holds back the rest (headers buffered?): %v", err)
 			}
@@ -677,7 +446,7 @@ func TestAIStreamsFlushIncrementally(t *testing.T) {
 					t.Fatalf("the first piece %q did not arrive before the rest was released (got %q): %v", tt.first, got, err)
 				}
 			}
-			close(e.release)
+			close(release)
 			rest, err := io.ReadAll(resp.Body)
 			if err != nil {
 				t.Fatal(err)
@@ -691,15 +460,14 @@ func TestAIStreamsFlushIncrementally(t *testing.T) {
 // Once the answer has begun the call stays charged; before, it is refunded.
 func TestAIClientDisconnect(t *testing.T) {
 	t.Run("MidStream", func(t *testing.T) {
-		e := newAIEnv(t, aiOptions{})
-		ada := e.login(t, "ada@example.com")
-		e.claim(t, ada, aiBoard)
+		e := newAIEnv(t)
+		ada := e.claim("ada@example.com", aiBoard)
 		e.setScript(aitest.Always(aitest.Reply{Text: []string{"Hel"}, Hang: true}))
 		served := e.whenServed("/api/canvas/chat")
 
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		resp, err := http.DefaultClient.Do(aiRequest(t, ctx, e.url, "POST", "/api/canvas/chat", ada, chatRequest(aiBoard)))
+		resp, err := http.DefaultClient.Do(e.newRequest(ctx, "POST", e.srv.URL+"/api/canvas/chat", ada, chatRequest(aiBoard)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -708,14 +476,13 @@ func TestAIClientDisconnect(t *testing.T) {
 		resp.Body.Close()
 		waitFor(t, e.fake.Cancelled(), "the model call to be cancelled")
 		waitFor(t, served, "the handler to return")
-		if got := e.used(t, ada); got != 1 {
+		if got := e.used(ada); got != 1 {
 			t.Fatalf("used=%d, want 1: an answer that began stays charged", got)
 		}
 	})
 	t.Run("BeforeFirstByte", func(t *testing.T) {
-		e := newAIEnv(t, aiOptions{})
-		ada := e.login(t, "ada@example.com")
-		e.claim(t, ada, aiBoard)
+		e := newAIEnv(t)
+		ada := e.claim("ada@example.com", aiBoard)
 		called := make(chan struct{})
 		var once sync.Once
 		e.setScript(func(aitest.Call) aitest.Reply {
@@ -728,7 +495,7 @@ func TestAIClientDisconnect(t *testing.T) {
 		defer cancel()
 		errc := make(chan error, 1)
 		go func() {
-			resp, err := http.DefaultClient.Do(aiRequest(t, ctx, e.url, "POST", "/api/canvas/note-ai", ada, noteAIRequest(aiBoard)))
+			resp, err := http.DefaultClient.Do(e.newRequest(ctx, "POST", e.srv.URL+"/api/canvas/note-ai", ada, noteAIRequest(aiBoard)))
 			if err == nil {
 				resp.Body.Close()
 			}
@@ -741,7 +508,7 @@ func TestAIClientDisconnect(t *testing.T) {
 		}
 		waitFor(t, e.fake.Cancelled(), "the model call to be cancelled")
 		waitFor(t, served, "the handler to return")
-		if got := e.used(t, ada); got != 0 {
+		if got := e.used(ada); got != 0 {
 			t.Fatalf("used=%d, want 0: nothing was answered", got)
 		}
 	})
@@ -750,16 +517,15 @@ func TestAIClientDisconnect(t *testing.T) {
 // TestAINoteAIStepLimit: a model that keeps calling tools gets at most six
 // calls, the last one without tools, and its answer then is the note.
 func TestAINoteAIStepLimit(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t)
+	ada := e.claim("ada@example.com", aiBoard)
 	e.setScript(func(c aitest.Call) aitest.Reply {
 		if len(c.Request.Tools) > 0 {
 			return aitest.Calls(aitest.ToolCall{Name: "searchNotes", Args: `{"query":"login"}`})
 		}
 		return aitest.Text("TITLE: Done\n---\nWritten at last.")
 	})
-	r := e.post(t, "/api/canvas/note-ai", ada, noteAIRequest(aiBoard))
+	r := e.post("/api/canvas/note-ai", ada, noteAIRequest(aiBoard))
 	if r.status != http.StatusOK || string(r.body) != "TITLE: Done\n---\nWritten at last." {
 		t.Fatalf("%d %q, want the note written at the last step", r.status, r.body)
 	}
@@ -773,7 +539,7 @@ func TestAINoteAIStepLimit(t *testing.T) {
 		}
 	}
 	// The whole loop is one request: charged once.
-	if got := e.used(t, ada); got != billing.Cost(billing.FeatureNoteAI) {
+	if got := e.used(ada); got != billing.Cost(billing.FeatureNoteAI) {
 		t.Fatalf("used=%d, want %d", got, billing.Cost(billing.FeatureNoteAI))
 	}
 }
@@ -783,11 +549,11 @@ func TestAINoteAIStepLimit(t *testing.T) {
 func TestAIStructuredRetry(t *testing.T) {
 	valid := aitest.JSON(map[string]any{"notes": []any{map[string]any{"title": "Login", "content": "Codes.", "suggestedColor": "blue", "suggestedType": "note"}}})
 	body := map[string]any{"text": "Users log in with codes."}
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
+	e := newAIEnv(t)
+	ada := e.login("ada@example.com")
 
 	e.setScript(aitest.Seq(aitest.JSON(`{"notes": [`), valid))
-	r := e.post(t, "/api/canvas/document-to-notes", ada, body)
+	r := e.post("/api/canvas/document-to-notes", ada, body)
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"title":"Login"`) {
 		t.Fatalf("bad then good: %d %s, want 200 with the notes", r.status, r.body)
 	}
@@ -796,11 +562,11 @@ func TestAIStructuredRetry(t *testing.T) {
 	}
 
 	e.setScript(aitest.Always(aitest.JSON(`{"notes": []}`)))
-	r = e.post(t, "/api/canvas/document-to-notes", ada, body)
+	r = e.post("/api/canvas/document-to-notes", ada, body)
 	if r.status != http.StatusBadGateway || !strings.Contains(r.object(t)["error"].(string), "invalid output twice") {
 		t.Fatalf("bad twice: %d %s, want 502 saying so", r.status, r.body)
 	}
-	if got := e.used(t, ada); got != 5 {
+	if got := e.used(ada); got != 5 {
 		t.Fatalf("used=%d, want 5: the failed call must be refunded", got)
 	}
 }
@@ -808,9 +574,8 @@ func TestAIStructuredRetry(t *testing.T) {
 // TestAIBadRequests: bodies the route refuses are 400 or 413, reach no
 // model and cost nothing.
 func TestAIBadRequests(t *testing.T) {
-	e := newAIEnv(t, aiOptions{})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t)
+	ada := e.claim("ada@example.com", aiBoard)
 	noPrompt := noteAIRequest(aiBoard)
 	delete(noPrompt, "prompt")
 	stringPhase := subagentRequest(aiBoard)
@@ -833,7 +598,7 @@ func TestAIBadRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := e.post(t, tt.path, ada, tt.body)
+			r := e.post(tt.path, ada, tt.body)
 			if r.status != tt.status {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
@@ -845,7 +610,7 @@ func TestAIBadRequests(t *testing.T) {
 	if n := e.calls(); n != 0 {
 		t.Errorf("model calls=%d, want 0", n)
 	}
-	if got := e.used(t, ada); got != 0 {
+	if got := e.used(ada); got != 0 {
 		t.Errorf("used=%d, want 0", got)
 	}
 
@@ -854,7 +619,7 @@ func TestAIBadRequests(t *testing.T) {
 		e.setScript(aitest.Always(aitest.Text("Fine.\n\n", suggestionBlock)))
 		body := subagentRequest(aiBoard)
 		body["currentPhase"] = phase
-		if r := e.post(t, "/api/canvas/subagent", ada, body); r.status != http.StatusOK {
+		if r := e.post("/api/canvas/subagent", ada, body); r.status != http.StatusOK {
 			t.Fatalf("currentPhase %v: %d %s", phase, r.status, r.body)
 		}
 	}
@@ -863,16 +628,15 @@ func TestAIBadRequests(t *testing.T) {
 // TestAIUnknownCommand: an unknown note-ai command is 400 listing the
 // commands, charges nothing and takes no rate-limit token.
 func TestAIUnknownCommand(t *testing.T) {
-	e := newAIEnv(t, aiOptions{plans: "free.credits=1000,free.rpm=1"})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t, withPlans("free.credits=1000,free.rpm=1"))
+	ada := e.claim("ada@example.com", aiBoard)
 	for range 2 {
-		r := e.post(t, "/api/canvas/note-ai/generate-poem", ada, noteAIRequest(aiBoard))
+		r := e.post("/api/canvas/note-ai/generate-poem", ada, noteAIRequest(aiBoard))
 		if r.status != http.StatusBadRequest {
 			t.Fatalf("status=%d, want 400 (%s)", r.status, r.body)
 		}
 		got := r.object(t)
-		if k := billKeys(got); !slices.Equal(k, []string{"commands", "error", "field"}) {
+		if k := keys(got); !slices.Equal(k, []string{"commands", "error", "field"}) {
 			t.Fatalf("keys=%v, want commands, error, field", k)
 		}
 		var cmds []string
@@ -889,10 +653,10 @@ func TestAIUnknownCommand(t *testing.T) {
 	}
 	// The plan allows one request a minute: it is still there.
 	e.setScript(aitest.Always(aitest.Text("TITLE: Story\n---\nAs a user…")))
-	if r := e.post(t, "/api/canvas/note-ai/generate-story", ada, noteAIRequest(aiBoard)); r.status != http.StatusOK {
+	if r := e.post("/api/canvas/note-ai/generate-story", ada, noteAIRequest(aiBoard)); r.status != http.StatusOK {
 		t.Fatalf("a known command after unknown ones: %d %s", r.status, r.body)
 	}
-	if got := e.used(t, ada); got != 2 {
+	if got := e.used(ada); got != 2 {
 		t.Fatalf("used=%d, want 2 (only the known command)", got)
 	}
 }
@@ -900,11 +664,16 @@ func TestAIUnknownCommand(t *testing.T) {
 // TestAIWriteTimeout: AI answers outlive the server's WriteTimeout, which
 // still cuts other routes (the control).
 func TestAIWriteTimeout(t *testing.T) {
-	e := newAIEnv(t, aiOptions{tightWrites: true})
-	ada := e.login(t, "ada@example.com")
-	e.claim(t, ada, aiBoard)
+	e := newAIEnv(t)
+	// A second listener for the same server, whose WriteTimeout has run
+	// out before any handler starts.
+	tight := httptest.NewUnstartedServer(e.handler)
+	tight.Config.WriteTimeout = time.Nanosecond
+	tight.Start()
+	t.Cleanup(tight.Close)
+	ada := e.claim("ada@example.com", aiBoard)
 	post := func(path string, body any) (int, []byte, error) {
-		resp, err := http.DefaultClient.Do(aiRequest(t, context.Background(), e.tightURL, "POST", path, ada, body))
+		resp, err := http.DefaultClient.Do(e.newRequest(context.Background(), "POST", tight.URL+path, ada, body))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -912,7 +681,7 @@ func TestAIWriteTimeout(t *testing.T) {
 		data, err := io.ReadAll(resp.Body)
 		return resp.StatusCode, data, err
 	}
-	resp, err := http.DefaultClient.Do(aiRequest(t, context.Background(), e.tightURL, "GET", "/api/me/usage", ada, nil))
+	resp, err := http.DefaultClient.Do(e.newRequest(context.Background(), "GET", tight.URL+"/api/me/usage", ada, nil))
 	if err == nil {
 		_, err = io.ReadAll(resp.Body)
 		resp.Body.Close()

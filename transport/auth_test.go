@@ -5,12 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,10 +17,7 @@ import (
 	"time"
 
 	"corkboard/auth"
-	"corkboard/auth/authtest"
 	"corkboard/board"
-	"corkboard/persist"
-	"corkboard/transport"
 )
 
 // authT0 is the clock's start in these tests.
@@ -32,177 +25,22 @@ var authT0 = time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 
 const day = 24 * time.Hour
 
-type authOpts struct {
-	cfg        auth.Config
-	trustProxy bool
-	// wrap, when set, wraps the mailer (to gate or observe sends).
-	wrap func(auth.Mailer) auth.Mailer
-	// outbox uses the no-SMTP mailer (log and <data>/outbox) instead of the sink.
-	outbox bool
-}
-
-// authEnv is the whole login stack: a real bbolt file in a temp folder, the
-// auth service mailing through a real SMTP conversation to an in-process
-// sink, and the HTTP API on httptest. Its clock is shared by storage, codes,
-// sessions and rate limits, and survives restarts.
-type authEnv struct {
-	tb    testing.TB
-	opts  authOpts
-	dir   string
-	sink  *authtest.Sink
-	clock *authtest.Clock
-	log   *slog.Logger
-	logs  *authtest.LogBuffer
-
-	db  *persist.DB
-	svc *auth.Service
-	srv *httptest.Server
-}
-
-func newAuthEnv(tb testing.TB, opts authOpts) *authEnv {
+// newAuthEnv is the server as the login tests need it: auth's own rate
+// limits, a clock stopped at authT0 that storage, codes, sessions and rate
+// limits share (and that survives restarts), and its own public origin.
+func newAuthEnv(tb testing.TB, opts ...option) *env {
 	tb.Helper()
-	log, logs := authtest.NewLogger(tb)
-	e := &authEnv{tb: tb, opts: opts, dir: tb.TempDir(), sink: authtest.NewSink(tb),
-		clock: authtest.NewClock(authT0), log: log, logs: logs}
-	e.start()
-	tb.Cleanup(e.stop)
-	return e
+	return newEnv(tb, append([]option{withClock(authT0), withAuth(auth.Config{}), withPublicURL("https://corkboard.example")}, opts...)...)
 }
 
-func (e *authEnv) start() {
+// me is GET /api/auth/me for the session.
+func (e *env) me(token string) answer {
 	e.tb.Helper()
-	db, err := persist.Open(e.dir)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	db.Now = e.clock.Now
-	smtpURL := e.sink.URL()
-	if e.opts.outbox {
-		smtpURL = ""
-	}
-	mailer, err := auth.NewMailer(smtpURL, "", filepath.Join(e.dir, "outbox"), e.log)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	if e.opts.wrap != nil {
-		mailer = e.opts.wrap(mailer)
-	}
-	e.db = db
-	e.svc = auth.New(db, mailer, e.opts.cfg, e.log)
-	e.svc.Start(context.Background())
-	e.srv = httptest.NewServer(transport.New(
-		transport.Config{PublicURL: "https://corkboard.example", TrustProxy: e.opts.trustProxy, DefaultPlan: "free"},
-		transport.Deps{DB: db, Auth: e.svc},
-		e.log,
-	))
-}
-
-// stop shuts down as cmd does: HTTP, then auth (flushing mail), then storage.
-func (e *authEnv) stop() {
-	if e.srv == nil {
-		return
-	}
-	e.srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := e.svc.Close(ctx); err != nil {
-		e.tb.Errorf("auth Close: %v", err)
-	}
-	if err := e.db.Close(); err != nil {
-		e.tb.Errorf("db Close: %v", err)
-	}
-	e.srv = nil
-}
-
-func (e *authEnv) restart() {
-	e.tb.Helper()
-	e.stop()
-	e.start()
-}
-
-type authResp struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// request sends one request. token, when set, goes in the session cookie;
-// body is JSON-encoded unless it is a string; hdr adds headers.
-func (e *authEnv) request(method, path, token string, body any, hdr map[string]string) authResp {
-	e.tb.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		js, err := json.Marshal(b)
-		if err != nil {
-			e.tb.Fatal(err)
-		}
-		rd = bytes.NewReader(js)
-	}
-	req, err := http.NewRequest(method, e.srv.URL+path, rd)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Cookie", transport.SessionCookie+"="+token)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.tb.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return authResp{status: res.StatusCode, header: res.Header, body: data}
-}
-
-func (e *authEnv) sendOTP(email string, hdr map[string]string) authResp {
-	e.tb.Helper()
-	return e.request("POST", "/api/auth/send-otp", "", map[string]string{"email": email}, hdr)
-}
-
-func (e *authEnv) verify(email, code string, hdr map[string]string) authResp {
-	e.tb.Helper()
-	return e.request("POST", "/api/auth/verify-otp", "", map[string]string{"email": email, "code": code}, hdr)
-}
-
-func (e *authEnv) me(token string) authResp {
-	e.tb.Helper()
-	return e.request("GET", "/api/auth/me", token, nil, nil)
-}
-
-// code asks for a code for email and reads it from the SMTP sink.
-func (e *authEnv) code(email string) string {
-	e.tb.Helper()
-	wantResp(e.tb, e.sendOTP(email, nil), http.StatusOK, `{"ok":true}`)
-	return e.sink.WaitCode(e.tb, email)
-}
-
-// login runs the whole flow and returns the session token.
-func (e *authEnv) login(email string) string {
-	e.tb.Helper()
-	r := e.verify(email, e.code(email), nil)
-	wantResp(e.tb, r, http.StatusOK, `{"ok":true}`)
-	c := sessionCookieOf(e.tb, r)
-	if c.Value == "" {
-		e.tb.Fatal("verify-otp set an empty session cookie")
-	}
-	return c.Value
+	return e.do("GET", "/api/auth/me", token, nil)
 }
 
 // lastSeen reads the stored last use of the session behind token.
-func (e *authEnv) lastSeen(token string) time.Time {
+func (e *env) lastSeen(token string) time.Time {
 	e.tb.Helper()
 	key, err := auth.SessionKey(token)
 	if err != nil {
@@ -215,57 +53,13 @@ func (e *authEnv) lastSeen(token string) time.Time {
 	return s.LastSeen
 }
 
-// wantResp checks the status and, when want is not "", the exact JSON body.
-func wantResp(tb testing.TB, r authResp, status int, want string) {
-	tb.Helper()
-	if r.status != status {
-		tb.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
-	}
-	if want != "" {
-		if got := strings.TrimSpace(string(r.body)); got != want {
-			tb.Fatalf("body %s, want %s", got, want)
-		}
-	}
-}
-
-// wantError checks status and that the body is {"error": …} naming field.
-func wantError(tb testing.TB, r authResp, status int, field string) string {
-	tb.Helper()
-	if r.status != status {
-		tb.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
-	}
-	var body struct {
-		Error string `json:"error"`
-		Field string `json:"field"`
-	}
-	if err := json.Unmarshal(r.body, &body); err != nil || body.Error == "" {
-		tb.Fatalf("error body %s: want {\"error\": …} (%v)", r.body, err)
-	}
-	if body.Field != field {
-		tb.Fatalf("error field %q, want %q; body %s", body.Field, field, r.body)
-	}
-	return body.Error
-}
-
 // wantRetryAfter checks a 429 and its Retry-After in seconds.
-func wantRetryAfter(tb testing.TB, r authResp, seconds int) {
+func wantRetryAfter(tb testing.TB, r answer, seconds int) {
 	tb.Helper()
-	wantError(tb, r, http.StatusTooManyRequests, "")
+	r.wantError(tb, http.StatusTooManyRequests, "")
 	if got := r.header.Get("Retry-After"); got != strconv.Itoa(seconds) {
 		tb.Fatalf("Retry-After %q, want %d", got, seconds)
 	}
-}
-
-func sessionCookieOf(tb testing.TB, r authResp) *http.Cookie {
-	tb.Helper()
-	res := http.Response{Header: r.header}
-	for _, c := range res.Cookies() {
-		if c.Name == transport.SessionCookie {
-			return c
-		}
-	}
-	tb.Fatalf("no %s cookie in %q", transport.SessionCookie, r.header.Values("Set-Cookie"))
-	return nil
 }
 
 // otherCode is a valid-looking code that is not code.
@@ -282,16 +76,16 @@ func mustAtoi(s string) int {
 }
 
 func TestAuthLoginFlow(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	ctx := context.Background()
 
-	wantResp(t, e.sendOTP("  Alice@Example.COM ", nil), http.StatusOK, `{"ok":true}`)
+	e.sendOTP("  Alice@Example.COM ").wantBody(t, http.StatusOK, `{"ok":true}`)
 	code := e.sink.WaitCode(t, "alice@example.com")
-	r := e.verify("ALICE@example.com", code, nil)
-	wantResp(t, r, http.StatusOK, `{"ok":true}`)
+	r := e.verify("ALICE@example.com", code)
+	r.wantBody(t, http.StatusOK, `{"ok":true}`)
 
 	t.Run("Cookie", func(t *testing.T) {
-		c := sessionCookieOf(t, r)
+		c := r.sessionCookie(t)
 		if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Domain != "" {
 			t.Fatalf("cookie %+v: want HttpOnly, Secure, SameSite=Strict, Path=/, no Domain", c)
 		}
@@ -303,10 +97,10 @@ func TestAuthLoginFlow(t *testing.T) {
 			t.Fatalf("token %q: want 32 bytes of unpadded base64url (%v)", c.Value, err)
 		}
 	})
-	token := sessionCookieOf(t, r).Value
+	token := r.sessionCookie(t).Value
 
 	t.Run("Me", func(t *testing.T) {
-		wantResp(t, e.me(token), http.StatusOK, `{"email":"alice@example.com"}`)
+		e.me(token).wantBody(t, http.StatusOK, `{"email":"alice@example.com"}`)
 	})
 	t.Run("UserCreatedOnFree", func(t *testing.T) {
 		u, err := e.db.FindUser(ctx, "alice@example.com")
@@ -318,20 +112,20 @@ func TestAuthLoginFlow(t *testing.T) {
 		}
 	})
 	t.Run("CodeIsSingleUse", func(t *testing.T) {
-		wantError(t, e.verify("alice@example.com", code, nil), http.StatusBadRequest, "code")
+		e.verify("alice@example.com", code).wantError(t, http.StatusBadRequest, "code")
 	})
 	t.Run("SecondLoginKeepsUserAndAddsSession", func(t *testing.T) {
 		token2 := e.login("alice@example.com")
 		if token2 == token {
 			t.Fatal("a second login reused the session token")
 		}
-		wantResp(t, e.me(token2), http.StatusOK, `{"email":"alice@example.com"}`)
-		wantResp(t, e.me(token), http.StatusOK, `{"email":"alice@example.com"}`)
+		e.me(token2).wantBody(t, http.StatusOK, `{"email":"alice@example.com"}`)
+		e.me(token).wantBody(t, http.StatusOK, `{"email":"alice@example.com"}`)
 	})
 	t.Run("Logout", func(t *testing.T) {
-		r := e.request("GET", "/api/auth/logout", token, nil, nil)
-		wantResp(t, r, http.StatusOK, `{"ok":true}`)
-		c := sessionCookieOf(t, r)
+		r := e.do("GET", "/api/auth/logout", token, nil)
+		r.wantBody(t, http.StatusOK, `{"ok":true}`)
+		c := r.sessionCookie(t)
 		if c.Value != "" || c.MaxAge >= 0 || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
 			t.Fatalf("logout cookie %+v: want an emptied cookie with Max-Age=0 and the same attributes", c)
 		}
@@ -342,9 +136,9 @@ func TestAuthLoginFlow(t *testing.T) {
 		if _, err := e.db.FindSession(ctx, key); board.ErrorCode(err) != board.ENOTFOUND {
 			t.Fatalf("session still stored after logout: %v", err)
 		}
-		wantError(t, e.me(token), http.StatusUnauthorized, "")
-		wantError(t, e.request("GET", "/api/auth/logout", token, nil, nil), http.StatusUnauthorized, "")
-		wantError(t, e.request("GET", "/api/auth/logout", "", nil, nil), http.StatusUnauthorized, "")
+		e.me(token).wantError(t, http.StatusUnauthorized, "")
+		e.do("GET", "/api/auth/logout", token, nil).wantError(t, http.StatusUnauthorized, "")
+		e.do("GET", "/api/auth/logout", "", nil).wantError(t, http.StatusUnauthorized, "")
 	})
 }
 
@@ -352,8 +146,8 @@ func TestAuthLoginFlow(t *testing.T) {
 // code is read from the log, and the same message lands in <data>/outbox.
 func TestAuthOutboxLogin(t *testing.T) {
 	sent := make(chan string, 4)
-	e := newAuthEnv(t, authOpts{outbox: true, wrap: func(m auth.Mailer) auth.Mailer { return notifyMailer{m, sent} }})
-	wantResp(t, e.sendOTP("dev@example.com", nil), http.StatusOK, `{"ok":true}`)
+	e := newAuthEnv(t, withOutbox(), withMailer(func(m auth.Mailer) auth.Mailer { return notifyMailer{m, sent} }))
+	e.sendOTP("dev@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
 	<-sent
 	m := regexp.MustCompile(`to=dev@example.com subject="Your Corkboard login code: (\d{6})"`).FindStringSubmatch(e.logs.String())
 	if m == nil {
@@ -367,16 +161,16 @@ func TestAuthOutboxLogin(t *testing.T) {
 	if err != nil || !bytes.Contains(data, []byte(m[1])) {
 		t.Fatalf("outbox file lacks the code %s (%v)", m[1], err)
 	}
-	r := e.verify("dev@example.com", m[1], nil)
-	wantResp(t, r, http.StatusOK, `{"ok":true}`)
-	wantResp(t, e.me(sessionCookieOf(t, r).Value), http.StatusOK, `{"email":"dev@example.com"}`)
+	r := e.verify("dev@example.com", m[1])
+	r.wantBody(t, http.StatusOK, `{"ok":true}`)
+	e.me(r.sessionCookie(t).Value).wantBody(t, http.StatusOK, `{"email":"dev@example.com"}`)
 	if got := len(e.sink.Messages()); got != 0 {
 		t.Fatalf("outbox mode sent %d SMTP messages", got)
 	}
 }
 
 func TestAuthSendOTPRejects(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	tests := []struct {
 		name   string
 		body   string
@@ -404,12 +198,12 @@ func TestAuthSendOTPRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantError(t, e.request("POST", "/api/auth/send-otp", "", tt.body, nil), tt.status, tt.field)
+			e.do("POST", "/api/auth/send-otp", "", tt.body).wantError(t, tt.status, tt.field)
 		})
 	}
 	// None of them sent mail (the sink got nothing, not even to the address
 	// that prefixes an injection attempt).
-	wantResp(t, e.sendOTP("probe@example.com", nil), http.StatusOK, `{"ok":true}`)
+	e.sendOTP("probe@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
 	e.sink.WaitCode(t, "probe@example.com")
 	if got := len(e.sink.Messages()); got != 1 {
 		t.Fatalf("sink got %d messages, want only the probe's", got)
@@ -419,7 +213,7 @@ func TestAuthSendOTPRejects(t *testing.T) {
 // TestAuthVerifyRejects: every code that cannot log in is one 400 with one
 // message; malformed codes do not use up tries, wrong ones do.
 func TestAuthVerifyRejects(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	code := e.code("alice@example.com")
 	bobCode := e.code("bob@example.com")
 	for bobCode == code { // one chance in a million; ask again
@@ -446,7 +240,7 @@ func TestAuthVerifyRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			msg := wantError(t, e.verify(tt.email, tt.code, nil), http.StatusBadRequest, "code")
+			msg := e.verify(tt.email, tt.code).wantError(t, http.StatusBadRequest, "code")
 			if generic == "" {
 				generic = msg
 			} else if msg != generic {
@@ -455,50 +249,50 @@ func TestAuthVerifyRejects(t *testing.T) {
 		})
 	}
 	t.Run("MissingCode", func(t *testing.T) {
-		wantError(t, e.request("POST", "/api/auth/verify-otp", "", `{"email":"alice@example.com"}`, nil), 400, "code")
+		e.do("POST", "/api/auth/verify-otp", "", `{"email":"alice@example.com"}`).wantError(t, 400, "code")
 	})
 	t.Run("MalformedEmail", func(t *testing.T) {
-		wantError(t, e.verify("alice@example.com\r\nX: y", code, nil), http.StatusBadRequest, "email")
+		e.verify("alice@example.com\r\nX: y", code).wantError(t, http.StatusBadRequest, "email")
 	})
 	t.Run("CodeAsNumber", func(t *testing.T) {
-		wantError(t, e.request("POST", "/api/auth/verify-otp", "", `{"email":"alice@example.com","code":123456}`, nil), 400, "code")
+		e.do("POST", "/api/auth/verify-otp", "", `{"email":"alice@example.com","code":123456}`).wantError(t, 400, "code")
 	})
 	t.Run("TooLarge", func(t *testing.T) {
 		body := `{"email":"alice@example.com","code":"` + strings.Repeat("1", 64<<10) + `"}`
-		wantError(t, e.request("POST", "/api/auth/verify-otp", "", body, nil), http.StatusRequestEntityTooLarge, "")
+		e.do("POST", "/api/auth/verify-otp", "", body).wantError(t, http.StatusRequestEntityTooLarge, "")
 	})
 	// Two wrong tries so far (Wrong, AnotherAddresssCode): the code still works.
 	t.Run("RightCodeStillWorks", func(t *testing.T) {
-		wantResp(t, e.verify("alice@example.com", code, nil), http.StatusOK, `{"ok":true}`)
+		e.verify("alice@example.com", code).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 	t.Run("BobsCodeUntouched", func(t *testing.T) {
-		wantResp(t, e.verify("bob@example.com", bobCode, nil), http.StatusOK, `{"ok":true}`)
+		e.verify("bob@example.com", bobCode).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 }
 
 func TestAuthWrongTries(t *testing.T) {
 	t.Run("FiveVoidTheCode", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{})
+		e := newAuthEnv(t)
 		code := e.code("alice@example.com")
 		for i := range 5 {
 			wrong := fmt.Sprintf("%06d", (mustAtoi(code)+1+i)%1_000_000)
-			wantError(t, e.verify("alice@example.com", wrong, nil), http.StatusBadRequest, "code")
+			e.verify("alice@example.com", wrong).wantError(t, http.StatusBadRequest, "code")
 		}
-		wantError(t, e.verify("alice@example.com", code, nil), http.StatusBadRequest, "code")
+		e.verify("alice@example.com", code).wantError(t, http.StatusBadRequest, "code")
 		if _, err := e.db.FindOTP(context.Background(), "alice@example.com"); board.ErrorCode(err) != board.ENOTFOUND {
 			t.Fatalf("voided code still stored: %v", err)
 		}
 		// A new code works again.
-		wantResp(t, e.verify("alice@example.com", e.code("alice@example.com"), nil), http.StatusOK, `{"ok":true}`)
+		e.verify("alice@example.com", e.code("alice@example.com")).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 	t.Run("FourThenRight", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{})
+		e := newAuthEnv(t)
 		code := e.code("alice@example.com")
 		for i := range 4 {
 			wrong := fmt.Sprintf("%06d", (mustAtoi(code)+1+i)%1_000_000)
-			wantError(t, e.verify("alice@example.com", wrong, nil), http.StatusBadRequest, "code")
+			e.verify("alice@example.com", wrong).wantError(t, http.StatusBadRequest, "code")
 		}
-		wantResp(t, e.verify("alice@example.com", code, nil), http.StatusOK, `{"ok":true}`)
+		e.verify("alice@example.com", code).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 }
 
@@ -514,97 +308,97 @@ func TestAuthCodeExpiry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newAuthEnv(t, authOpts{})
+			e := newAuthEnv(t)
 			code := e.code("alice@example.com")
 			e.clock.Advance(tt.after)
 			if tt.status == http.StatusOK {
-				wantResp(t, e.verify("alice@example.com", code, nil), http.StatusOK, `{"ok":true}`)
+				e.verify("alice@example.com", code).wantBody(t, http.StatusOK, `{"ok":true}`)
 			} else {
-				wantError(t, e.verify("alice@example.com", code, nil), tt.status, "code")
+				e.verify("alice@example.com", code).wantError(t, tt.status, "code")
 			}
 		})
 	}
 }
 
 func TestAuthNewCodeVoidsOld(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	old := e.code("alice@example.com")
 	fresh := e.code("alice@example.com")
 	for fresh == old {
 		fresh = e.code("alice@example.com")
 	}
-	wantError(t, e.verify("alice@example.com", old, nil), http.StatusBadRequest, "code")
-	wantResp(t, e.verify("alice@example.com", fresh, nil), http.StatusOK, `{"ok":true}`)
+	e.verify("alice@example.com", old).wantError(t, http.StatusBadRequest, "code")
+	e.verify("alice@example.com", fresh).wantBody(t, http.StatusOK, `{"ok":true}`)
 }
 
 func TestAuthSendOTPLimits(t *testing.T) {
 	t.Run("PerEmail", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{trustProxy: true})
+		e := newAuthEnv(t, withTrustProxy())
 		// Spellings normalise to one address, so they share its budget.
 		spellings := []string{"alice@example.com", "ALICE@example.com", " alice@example.com", "Alice@Example.com", "alice@EXAMPLE.COM"}
 		for i, s := range spellings {
-			ip := map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i+1)}
-			wantResp(t, e.sendOTP(s, ip), http.StatusOK, `{"ok":true}`)
+			ip := http.Header{"X-Forwarded-For": {fmt.Sprintf("198.51.100.%d", i+1)}}
+			e.sendOTP(s, ip).wantBody(t, http.StatusOK, `{"ok":true}`)
 		}
-		wantRetryAfter(t, e.sendOTP("alice@example.com", map[string]string{"X-Forwarded-For": "198.51.100.99"}), 900)
+		wantRetryAfter(t, e.sendOTP("alice@example.com", http.Header{"X-Forwarded-For": {"198.51.100.99"}}), 900)
 		// Another address is not affected.
-		wantResp(t, e.sendOTP("bob@example.com", nil), http.StatusOK, `{"ok":true}`)
+		e.sendOTP("bob@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
 		e.clock.Advance(15*time.Minute - time.Second)
-		wantRetryAfter(t, e.sendOTP("alice@example.com", nil), 1)
+		wantRetryAfter(t, e.sendOTP("alice@example.com"), 1)
 		e.clock.Advance(time.Second)
-		wantResp(t, e.sendOTP("alice@example.com", nil), http.StatusOK, `{"ok":true}`)
+		e.sendOTP("alice@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 	t.Run("PerIP", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{trustProxy: true})
-		ip := map[string]string{"X-Forwarded-For": "203.0.113.7"}
+		e := newAuthEnv(t, withTrustProxy())
+		ip := http.Header{"X-Forwarded-For": {"203.0.113.7"}}
 		for i := range 30 {
-			wantResp(t, e.sendOTP(fmt.Sprintf("user%d@example.com", i), ip), http.StatusOK, `{"ok":true}`)
+			e.sendOTP(fmt.Sprintf("user%d@example.com", i), ip).wantBody(t, http.StatusOK, `{"ok":true}`)
 		}
 		wantRetryAfter(t, e.sendOTP("user30@example.com", ip), 900)
 		// A refused request spent nothing of the address's own budget.
-		wantResp(t, e.sendOTP("user30@example.com", map[string]string{"X-Forwarded-For": "203.0.113.8"}), http.StatusOK, `{"ok":true}`)
+		e.sendOTP("user30@example.com", http.Header{"X-Forwarded-For": {"203.0.113.8"}}).wantBody(t, http.StatusOK, `{"ok":true}`)
 		e.clock.Advance(15 * time.Minute)
-		wantResp(t, e.sendOTP("user31@example.com", ip), http.StatusOK, `{"ok":true}`)
+		e.sendOTP("user31@example.com", ip).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 	t.Run("Configured", func(t *testing.T) {
 		two, _ := auth.ParseRate("2/1m")
-		e := newAuthEnv(t, authOpts{cfg: auth.Config{EmailRate: two}})
-		wantResp(t, e.sendOTP("alice@example.com", nil), http.StatusOK, `{"ok":true}`)
-		wantResp(t, e.sendOTP("alice@example.com", nil), http.StatusOK, `{"ok":true}`)
-		wantRetryAfter(t, e.sendOTP("alice@example.com", nil), 60)
+		e := newAuthEnv(t, withAuth(auth.Config{EmailRate: two}))
+		e.sendOTP("alice@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
+		e.sendOTP("alice@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
+		wantRetryAfter(t, e.sendOTP("alice@example.com"), 60)
 	})
 }
 
 // TestAuthForgedForwardedFor: without -trust-proxy a client cannot reset
 // the per-IP limit by claiming another address.
 func TestAuthForgedForwardedFor(t *testing.T) {
-	e := newAuthEnv(t, authOpts{trustProxy: false})
+	e := newAuthEnv(t)
 	for i := range 30 {
-		forged := map[string]string{"X-Forwarded-For": fmt.Sprintf("192.0.2.%d", i+1), "X-Real-IP": fmt.Sprintf("192.0.2.%d", i+1)}
-		wantResp(t, e.sendOTP(fmt.Sprintf("user%d@example.com", i), forged), http.StatusOK, `{"ok":true}`)
+		forged := http.Header{"X-Forwarded-For": {fmt.Sprintf("192.0.2.%d", i+1)}, "X-Real-IP": {fmt.Sprintf("192.0.2.%d", i+1)}}
+		e.sendOTP(fmt.Sprintf("user%d@example.com", i), forged).wantBody(t, http.StatusOK, `{"ok":true}`)
 	}
-	wantRetryAfter(t, e.sendOTP("user30@example.com", map[string]string{"X-Forwarded-For": "192.0.2.200"}), 900)
+	wantRetryAfter(t, e.sendOTP("user30@example.com", http.Header{"X-Forwarded-For": {"192.0.2.200"}}), 900)
 }
 
 func TestAuthVerifyLimitPerIP(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	code := e.code("alice@example.com")
 	for i := range 30 {
 		// Wrong codes spread over addresses, so the per-code void is not what stops them.
-		wantError(t, e.verify(fmt.Sprintf("user%d@example.com", i), otherCode(code), nil), http.StatusBadRequest, "code")
+		e.verify(fmt.Sprintf("user%d@example.com", i), otherCode(code)).wantError(t, http.StatusBadRequest, "code")
 	}
-	wantRetryAfter(t, e.verify("alice@example.com", code, nil), 900)
+	wantRetryAfter(t, e.verify("alice@example.com", code), 900)
 	e.clock.Advance(5 * time.Minute)
-	wantRetryAfter(t, e.verify("alice@example.com", code, nil), 600)
+	wantRetryAfter(t, e.verify("alice@example.com", code), 600)
 	e.clock.Advance(10 * time.Minute)
 	// The window has passed (and so has the code's lifetime).
-	wantError(t, e.verify("alice@example.com", code, nil), http.StatusBadRequest, "code")
+	e.verify("alice@example.com", code).wantError(t, http.StatusBadRequest, "code")
 }
 
 // TestAuthUnauthorized: a missing, garbage or forged cookie is a 401 on
 // every endpoint that needs a session, never a 500.
 func TestAuthUnauthorized(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	good := e.login("alice@example.com")
 	raw, _ := base64.RawURLEncoding.DecodeString(good)
 	raw[0] ^= 1
@@ -632,27 +426,27 @@ func TestAuthUnauthorized(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range paths {
-				var hdr map[string]string
+				var hdr http.Header
 				if tt.cookie != "" {
-					hdr = map[string]string{"Cookie": tt.cookie}
+					hdr = http.Header{"Cookie": {tt.cookie}}
 				}
-				wantError(t, e.request("GET", p, "", nil, hdr), http.StatusUnauthorized, "")
+				e.do("GET", p, "", nil, hdr).wantError(t, http.StatusUnauthorized, "")
 			}
 		})
 	}
 	// The good session survived all of that.
-	wantResp(t, e.me(good), http.StatusOK, `{"email":"alice@example.com"}`)
+	e.me(good).wantBody(t, http.StatusOK, `{"email":"alice@example.com"}`)
 }
 
 func TestAuthSessionExpiry(t *testing.T) {
 	t.Run("IdleEdge", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{})
+		e := newAuthEnv(t)
 		a := e.login("a@example.com")
 		b := e.login("b@example.com")
 		e.clock.Advance(15*day - time.Second)
-		wantResp(t, e.me(a), http.StatusOK, `{"email":"a@example.com"}`)
+		e.me(a).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 		e.clock.Advance(time.Second)
-		wantError(t, e.me(b), http.StatusUnauthorized, "")
+		e.me(b).wantError(t, http.StatusUnauthorized, "")
 		// The expired session was deleted on the way.
 		key, _ := auth.SessionKey(b)
 		if _, err := e.db.FindSession(context.Background(), key); board.ErrorCode(err) != board.ENOTFOUND {
@@ -660,48 +454,48 @@ func TestAuthSessionExpiry(t *testing.T) {
 		}
 	})
 	t.Run("UseSlides", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{})
+		e := newAuthEnv(t)
 		tok := e.login("a@example.com")
 		e.clock.Advance(14 * day)
-		wantResp(t, e.me(tok), http.StatusOK, `{"email":"a@example.com"}`)
+		e.me(tok).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 		e.clock.Advance(14 * day) // day 28: 14 days since the last use
-		wantResp(t, e.me(tok), http.StatusOK, `{"email":"a@example.com"}`)
+		e.me(tok).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 		e.clock.Advance(15 * day) // 15 days without use
-		wantError(t, e.me(tok), http.StatusUnauthorized, "")
+		e.me(tok).wantError(t, http.StatusUnauthorized, "")
 	})
 	t.Run("AbsoluteCap", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{})
+		e := newAuthEnv(t)
 		tok := e.login("a@example.com")
 		for range 8 { // used every 10 days up to day 80
 			e.clock.Advance(10 * day)
-			wantResp(t, e.me(tok), http.StatusOK, `{"email":"a@example.com"}`)
+			e.me(tok).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 		}
 		e.clock.Advance(10*day - time.Second) // day 90 minus a second
-		wantResp(t, e.me(tok), http.StatusOK, `{"email":"a@example.com"}`)
+		e.me(tok).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 		e.clock.Advance(time.Second) // day 90, used the second before
-		wantError(t, e.me(tok), http.StatusUnauthorized, "")
+		e.me(tok).wantError(t, http.StatusUnauthorized, "")
 	})
 	t.Run("ConfiguredCap", func(t *testing.T) {
-		e := newAuthEnv(t, authOpts{cfg: auth.Config{SessionMaxAge: 20 * day}})
-		r := e.verify("a@example.com", e.code("a@example.com"), nil)
-		wantResp(t, r, http.StatusOK, `{"ok":true}`)
-		c := sessionCookieOf(t, r)
+		e := newAuthEnv(t, withAuth(auth.Config{SessionMaxAge: 20 * day}))
+		r := e.verify("a@example.com", e.code("a@example.com"))
+		r.wantBody(t, http.StatusOK, `{"ok":true}`)
+		c := r.sessionCookie(t)
 		if got, want := c.MaxAge, int((20 * day).Seconds()); got != want {
 			t.Fatalf("Max-Age %d, want %d", got, want)
 		}
 		for range 3 {
 			e.clock.Advance(5 * day)
-			wantResp(t, e.me(c.Value), http.StatusOK, `{"email":"a@example.com"}`)
+			e.me(c.Value).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 		}
 		e.clock.Advance(5 * day)
-		wantError(t, e.me(c.Value), http.StatusUnauthorized, "")
+		e.me(c.Value).wantError(t, http.StatusUnauthorized, "")
 	})
 }
 
 // TestAuthLastSeenHourly: a request writes the session's last use only when
 // the stored one is an hour old.
 func TestAuthLastSeenHourly(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	tok := e.login("a@example.com")
 	steps := []struct {
 		at   time.Duration
@@ -716,7 +510,7 @@ func TestAuthLastSeenHourly(t *testing.T) {
 	}
 	for _, s := range steps {
 		e.clock.Set(authT0.Add(s.at))
-		wantResp(t, e.me(tok), http.StatusOK, "")
+		e.me(tok).wantBody(t, http.StatusOK, "")
 		if got, want := e.lastSeen(tok), authT0.Add(s.want); !got.Equal(want) {
 			t.Fatalf("after a request at +%s: stored last use %v, want %v", s.at, got, want)
 		}
@@ -724,33 +518,33 @@ func TestAuthLastSeenHourly(t *testing.T) {
 }
 
 func TestAuthLogoutOnlyEndsItsSession(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	laptop := e.login("a@example.com")
 	phone := e.login("a@example.com")
-	wantResp(t, e.request("GET", "/api/auth/logout", laptop, nil, nil), http.StatusOK, `{"ok":true}`)
-	wantError(t, e.me(laptop), http.StatusUnauthorized, "")
-	wantResp(t, e.me(phone), http.StatusOK, `{"email":"a@example.com"}`)
+	e.do("GET", "/api/auth/logout", laptop, nil).wantBody(t, http.StatusOK, `{"ok":true}`)
+	e.me(laptop).wantError(t, http.StatusUnauthorized, "")
+	e.me(phone).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 }
 
 func TestAuthRestart(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	tok := e.login("a@example.com")
 	code := e.code("b@example.com") // pending across the restart
 	e.restart()
-	wantResp(t, e.me(tok), http.StatusOK, `{"email":"a@example.com"}`)
+	e.me(tok).wantBody(t, http.StatusOK, `{"email":"a@example.com"}`)
 	if _, err := e.db.FindUser(context.Background(), "a@example.com"); err != nil {
 		t.Fatalf("user lost in restart: %v", err)
 	}
-	wantResp(t, e.verify("b@example.com", code, nil), http.StatusOK, `{"ok":true}`)
+	e.verify("b@example.com", code).wantBody(t, http.StatusOK, `{"ok":true}`)
 }
 
 func TestAuthCrossSiteRefused(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
-	evil := map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
-	wantError(t, e.sendOTP("alice@example.com", evil), http.StatusForbidden, "")
-	wantError(t, e.verify("alice@example.com", "123456", evil), http.StatusForbidden, "")
-	same := map[string]string{"Origin": "https://corkboard.example", "Sec-Fetch-Site": "same-origin"}
-	wantResp(t, e.sendOTP("alice@example.com", same), http.StatusOK, `{"ok":true}`)
+	e := newAuthEnv(t)
+	evil := http.Header{"Origin": {"https://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}
+	e.sendOTP("alice@example.com", evil).wantError(t, http.StatusForbidden, "")
+	e.verify("alice@example.com", "123456", evil).wantError(t, http.StatusForbidden, "")
+	same := http.Header{"Origin": {"https://corkboard.example"}, "Sec-Fetch-Site": {"same-origin"}}
+	e.sendOTP("alice@example.com", same).wantBody(t, http.StatusOK, `{"ok":true}`)
 	e.sink.WaitCode(t, "alice@example.com")
 	if got := e.sink.Count("alice@example.com"); got != 1 {
 		t.Fatalf("%d mails, want 1 (the cross-site request must send none)", got)
@@ -762,19 +556,19 @@ func TestAuthCrossSiteRefused(t *testing.T) {
 func TestAuthSendOTPNoEnumeration(t *testing.T) {
 	gate := make(chan struct{})
 	var open sync.Once
-	e := newAuthEnv(t, authOpts{wrap: func(m auth.Mailer) auth.Mailer { return gatedMailer{m, gate} }})
+	e := newAuthEnv(t, withMailer(func(m auth.Mailer) auth.Mailer { return gatedMailer{m, gate} }))
 	t.Cleanup(func() { open.Do(func() { close(gate) }) }) // runs before the env stops
 	if _, err := e.db.EnsureUser(context.Background(), "known@example.com", "free"); err != nil {
 		t.Fatal(err)
 	}
 
-	known := e.sendOTP("known@example.com", nil)
-	unknown := e.sendOTP("unknown@example.com", nil)
+	known := e.sendOTP("known@example.com")
+	unknown := e.sendOTP("unknown@example.com")
 	// Both answered while no mail could leave: sending is off the request path.
 	if n := len(e.sink.Messages()); n != 0 {
 		t.Fatalf("sink has %d messages while the mailer is held", n)
 	}
-	wantResp(t, known, http.StatusOK, `{"ok":true}`)
+	known.wantBody(t, http.StatusOK, `{"ok":true}`)
 	if known.status != unknown.status || !bytes.Equal(known.body, unknown.body) {
 		t.Fatalf("known: %d %s; unknown: %d %s", known.status, known.body, unknown.status, unknown.body)
 	}
@@ -790,7 +584,7 @@ func TestAuthSendOTPNoEnumeration(t *testing.T) {
 
 // TestAuthDBHoldsNoSecrets: the bbolt file never holds a raw code or token.
 func TestAuthDBHoldsNoSecrets(t *testing.T) {
-	e := newAuthEnv(t, authOpts{})
+	e := newAuthEnv(t)
 	code := e.code("alice@example.com")
 	fileHolds := func(needle []byte) bool {
 		t.Helper()
@@ -803,9 +597,9 @@ func TestAuthDBHoldsNoSecrets(t *testing.T) {
 	if fileHolds([]byte(code)) {
 		t.Fatalf("the database file holds the code %s", code)
 	}
-	r := e.verify("alice@example.com", code, nil)
-	wantResp(t, r, http.StatusOK, `{"ok":true}`)
-	tok := sessionCookieOf(t, r).Value
+	r := e.verify("alice@example.com", code)
+	r.wantBody(t, http.StatusOK, `{"ok":true}`)
+	tok := r.sessionCookie(t).Value
 	raw, _ := base64.RawURLEncoding.DecodeString(tok)
 	for name, needle := range map[string][]byte{"token": []byte(tok), "raw token": raw, "code": []byte(code)} {
 		if fileHolds(needle) {

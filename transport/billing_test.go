@@ -6,27 +6,18 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"corkboard/auth"
-	"corkboard/auth/authtest"
 	"corkboard/billing"
 	"corkboard/board"
-	"corkboard/hub"
 	"corkboard/persist"
-	"corkboard/transport"
 )
 
 // Secrets as a Stripe dashboard shows them: the whole string is the key.
@@ -39,229 +30,22 @@ const (
 // test crosses a month.
 var billStart = time.Date(2026, 11, 5, 9, 0, 0, 0, time.UTC)
 
-// billOptions configures newBillEnv.
-type billOptions struct {
-	provider    string // "" is stripe
-	secrets     string // "" leaves the webhook unconfigured
-	planMap     string
-	defaultPlan string
-	plans       billing.Plans // zero: the defaults
-	start       time.Time     // zero: billStart
-}
-
-// billEnv is a whole server on real parts: bbolt in a temp folder, login
-// through an in-process SMTP sink, the hub, and a settable clock for the
-// webhook's tolerance, the quota month and the AI rate limit. Three stand-in
-// AI routes sit behind the real session check and quota gate.
-type billEnv struct {
-	url   string
-	db    *persist.DB
-	sink  *authtest.Sink
-	clock *authtest.Clock
-	logs  *authtest.LogBuffer
-}
-
-func newBillEnv(t *testing.T, o billOptions) *billEnv {
-	t.Helper()
-	logger, logs := authtest.NewLogger(t)
-	db, err := persist.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	sink := authtest.NewSink(t)
-	mailer, err := auth.NewMailer(sink.URL(), "", "", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	authSvc := auth.New(db, mailer, auth.Config{}, logger)
-	authSvc.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		authSvc.Close(ctx)
-	})
-	h := hub.New(db, hub.Options{Logger: logger, SweepEvery: -1})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		h.Close(ctx)
-	})
-
-	start := o.start
-	if start.IsZero() {
-		start = billStart
-	}
-	clock := authtest.NewClock(start)
-	var verifier billing.Verifier
-	if o.secrets != "" {
-		if verifier, err = billing.NewVerifier(o.provider, billing.ParseSecrets(o.secrets)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	planMap, err := billing.ParsePlanMap(o.planMap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if planMap, err = planMap.WithDefault(o.defaultPlan); err != nil {
-		t.Fatal(err)
-	}
-	srv := transport.New(transport.Config{PublicURL: "http://corkboard.test", DefaultPlan: billing.Free}, transport.Deps{
-		DB:      db,
-		Auth:    authSvc,
-		Hub:     h,
-		Plans:   o.plans,
-		Billing: transport.Billing{Verifier: verifier, PlanMap: planMap},
-		Now:     clock.Now,
-	}, logger)
-
-	mux := http.NewServeMux()
-	mux.Handle("POST /test/ai/chat", srv.AIRouteForTest(billing.FeatureChat, false, http.HandlerFunc(billFakeModel)))
-	mux.Handle("POST /test/ai/document", srv.AIRouteForTest(billing.FeatureDocumentToNotes, false, http.HandlerFunc(billFakeModel)))
-	mux.Handle("POST /test/ai/rewrite", srv.AIRouteForTest(billing.FeatureNotesRewrite, true, http.HandlerFunc(billFakeModel)))
-	mux.Handle("/", srv)
-	ts := httptest.NewUnstartedServer(mux)
-	// The panic case is expected; keep net/http's report of it out of the output.
-	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
-	ts.Start()
-	t.Cleanup(ts.Close)
-	return &billEnv{url: ts.URL, db: db, sink: sink, clock: clock, logs: logs}
-}
-
-// billFakeModel stands in for an AI handler; ?outcome= picks what the model does.
-func billFakeModel(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	answer := func(status int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(v)
-	}
-	switch r.URL.Query().Get("outcome") {
-	case "", "ok":
-		// Echo the body, so a test can see the handler got it untouched.
-		answer(http.StatusOK, map[string]string{"rewritten": "done", "echo": string(body)})
-	case "stream-broken":
-		// The model started answering, then the stream died.
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, "data: {\"type\":\"text-delta\",\"delta\":\"Hel\"}\n\n")
-		http.NewResponseController(w).Flush()
-		panic(http.ErrAbortHandler)
-	case "unavailable":
-		answer(http.StatusServiceUnavailable, map[string]string{"error": "The AI model cannot be reached."})
-	case "bad-answer":
-		answer(http.StatusBadGateway, map[string]string{"error": "The AI model's answer was not valid."})
-	case "invalid":
-		answer(http.StatusBadRequest, map[string]string{"error": "instruction is required.", "field": "instruction"})
-	case "panic":
-		panic("the model exploded")
-	case "silent":
-		// Writes nothing at all.
-	}
-}
-
-// billResp is an answer read whole.
-type billResp struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// object decodes the body as a JSON object.
-func (r billResp) object(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(r.body, &m); err != nil {
-		t.Fatalf("body %q is not a JSON object: %v", r.body, err)
-	}
-	return m
-}
-
-// do sends a request with the session cookie (when not "") and headers.
-func (e *billEnv) do(t *testing.T, method, path, session string, body []byte, header http.Header) billResp {
-	t.Helper()
-	req, err := http.NewRequest(method, e.url+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if session != "" {
-		req.AddCookie(&http.Cookie{Name: transport.SessionCookie, Value: session})
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: read body: %v", method, path, err)
-	}
-	return billResp{status: resp.StatusCode, header: resp.Header, body: data}
-}
-
-// doJSON is do with v encoded as the body.
-func (e *billEnv) doJSON(t *testing.T, method, path, session string, v any) billResp {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e.do(t, method, path, session, b, nil)
-}
-
-// login signs email in through send-otp, the SMTP sink and verify-otp, and
-// returns the session token.
-func (e *billEnv) login(t *testing.T, email string) string {
-	t.Helper()
-	if r := e.doJSON(t, "POST", "/api/auth/send-otp", "", map[string]string{"email": email}); r.status != http.StatusOK {
-		t.Fatalf("send-otp %s: %d %s", email, r.status, r.body)
-	}
-	code := e.sink.WaitCode(t, email)
-	b, _ := json.Marshal(map[string]string{"email": email, "code": code})
-	req, _ := http.NewRequest("POST", e.url+"/api/auth/verify-otp", bytes.NewReader(b))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, c := range resp.Cookies() {
-		if c.Name == transport.SessionCookie && c.Value != "" {
-			return c.Value
-		}
-	}
-	t.Fatalf("verify-otp %s: %d and no session cookie", email, resp.StatusCode)
-	return ""
-}
-
-// usage is GET /api/me/usage for the session.
-func (e *billEnv) usage(t *testing.T, session string) map[string]any {
-	t.Helper()
-	r := e.do(t, "GET", "/api/me/usage", session, nil, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET /api/me/usage: %d %s", r.status, r.body)
-	}
-	return r.object(t)
-}
-
 // storedPlan is the plan stored for email, "" when there is no such user.
-func (e *billEnv) storedPlan(t *testing.T, email string) string {
-	t.Helper()
+func (e *env) storedPlan(email string) string {
+	e.tb.Helper()
 	u, err := e.db.FindUser(context.Background(), email)
 	if board.ErrorCode(err) == board.ENOTFOUND {
 		return ""
 	} else if err != nil {
-		t.Fatal(err)
+		e.tb.Fatal(err)
 	}
 	return u.Plan
 }
 
 // webhook posts body to the webhook with the given headers.
-func (e *billEnv) webhook(t *testing.T, body []byte, h http.Header) billResp {
-	t.Helper()
-	return e.do(t, "POST", "/api/billing/webhook", "", body, h)
+func (e *env) webhook(body []byte, h http.Header) answer {
+	e.tb.Helper()
+	return e.do("POST", "/api/billing/webhook", "", body, h)
 }
 
 // billStripeSig is Stripe's v1 signature: hex HMAC-SHA256 of "<t>.<body>".
@@ -299,26 +83,6 @@ func billCheckout(t *testing.T, eventID, email string) []byte {
 	return b
 }
 
-// billWantObject fails unless got is exactly want.
-func billWantObject(t *testing.T, r billResp, status int, want map[string]any) {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status=%d, want %d (body %s)", r.status, status, r.body)
-	}
-	if got := r.object(t); !reflect.DeepEqual(got, want) {
-		t.Fatalf("body=%v, want %v", got, want)
-	}
-}
-
-func billKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 var (
 	billOK       = map[string]any{"ok": true}
 	billIgnored  = map[string]any{"ok": true, "ignored": true}
@@ -332,9 +96,9 @@ const billPlanMap = "price_1Qa1TeamMonthlyEUR=team,prod_Ra0CorkboardPro=pro"
 // exactly as Stripe sends it, signed with the configured secret, and watches
 // the buyer's plan through their own GET /api/me/usage.
 func TestWebhookStripeEventsMovePlan(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, planMap: billPlanMap, defaultPlan: billing.Pro})
-	ada := env.login(t, "ada@example.com")
-	if got := env.usage(t, ada)["plan"]; got != billing.Free {
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, billPlanMap, billing.Pro))
+	ada := env.login("ada@example.com")
+	if got := env.usage(ada)["plan"]; got != billing.Free {
 		t.Fatalf("plan before paying=%v, want free", got)
 	}
 	steps := []struct {
@@ -354,9 +118,9 @@ func TestWebhookStripeEventsMovePlan(t *testing.T) {
 	}
 	for _, st := range steps {
 		body := billFixture(t, st.fixture)
-		r := env.webhook(t, body, billStripeSigned(billSecret, env.clock.Now().Add(-20*time.Second), body))
-		billWantObject(t, r, http.StatusOK, st.answer)
-		if got := env.usage(t, ada)["plan"]; got != st.wantPlan {
+		r := env.webhook(body, billStripeSigned(billSecret, env.clock.Now().Add(-20*time.Second), body))
+		r.wantExactObject(t, http.StatusOK, st.answer)
+		if got := env.usage(ada)["plan"]; got != st.wantPlan {
 			t.Fatalf("after %s: plan=%v, want %s", st.fixture, got, st.wantPlan)
 		}
 		env.clock.Advance(time.Minute)
@@ -366,11 +130,11 @@ func TestWebhookStripeEventsMovePlan(t *testing.T) {
 // TestWebhookBeforeFirstLogin: a buyer who never logged in gets an account
 // holding the plan (metadata.plan here), and finds it at first login.
 func TestWebhookBeforeFirstLogin(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, planMap: billPlanMap, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, billPlanMap, billing.Pro))
 	body := billFixture(t, "checkout_session_completed_metadata.json")
-	billWantObject(t, env.webhook(t, body, billStripeSigned(billSecret, env.clock.Now(), body)), http.StatusOK, billOK)
-	grace := env.login(t, "grace@example.org")
-	if got := env.usage(t, grace)["plan"]; got != billing.Team {
+	env.webhook(body, billStripeSigned(billSecret, env.clock.Now(), body)).wantExactObject(t, http.StatusOK, billOK)
+	grace := env.login("grace@example.org")
+	if got := env.usage(grace)["plan"]; got != billing.Team {
 		t.Fatalf("plan=%v, want team", got)
 	}
 }
@@ -379,19 +143,19 @@ func TestWebhookBeforeFirstLogin(t *testing.T) {
 // checkout introduced is acknowledged, ignored and logged, and not recorded,
 // so Stripe's redelivery after the checkout event applies.
 func TestWebhookUnknownCustomer(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, planMap: billPlanMap, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, billPlanMap, billing.Pro))
 	sub := billFixture(t, "customer_subscription_updated.json")
-	billWantObject(t, env.webhook(t, sub, billStripeSigned(billSecret, env.clock.Now(), sub)), http.StatusOK, billIgnored)
+	env.webhook(sub, billStripeSigned(billSecret, env.clock.Now(), sub)).wantExactObject(t, http.StatusOK, billIgnored)
 	if !strings.Contains(env.logs.String(), "unknown customer") {
 		t.Errorf("no log line about the unknown customer:\n%s", env.logs.String())
 	}
-	if got := env.storedPlan(t, "ada@example.com"); got != "" {
+	if got := env.storedPlan("ada@example.com"); got != "" {
 		t.Fatalf("a user was created: plan %q", got)
 	}
 	checkout := billFixture(t, "checkout_session_completed.json")
-	billWantObject(t, env.webhook(t, checkout, billStripeSigned(billSecret, env.clock.Now(), checkout)), http.StatusOK, billOK)
-	billWantObject(t, env.webhook(t, sub, billStripeSigned(billSecret, env.clock.Now(), sub)), http.StatusOK, billOK)
-	if got := env.storedPlan(t, "ada@example.com"); got != billing.Team {
+	env.webhook(checkout, billStripeSigned(billSecret, env.clock.Now(), checkout)).wantExactObject(t, http.StatusOK, billOK)
+	env.webhook(sub, billStripeSigned(billSecret, env.clock.Now(), sub)).wantExactObject(t, http.StatusOK, billOK)
+	if got := env.storedPlan("ada@example.com"); got != billing.Team {
 		t.Fatalf("plan after redelivery=%q, want team", got)
 	}
 }
@@ -399,10 +163,10 @@ func TestWebhookUnknownCustomer(t *testing.T) {
 // TestWebhookReplay: a second delivery of a processed event id answers 200
 // and changes nothing, even after the plan was changed by other means.
 func TestWebhookReplay(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, planMap: billPlanMap, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, billPlanMap, billing.Pro))
 	body := billFixture(t, "checkout_session_completed.json")
-	billWantObject(t, env.webhook(t, body, billStripeSigned(billSecret, env.clock.Now(), body)), http.StatusOK, billOK)
-	if got := env.storedPlan(t, "ada@example.com"); got != billing.Pro {
+	env.webhook(body, billStripeSigned(billSecret, env.clock.Now(), body)).wantExactObject(t, http.StatusOK, billOK)
+	if got := env.storedPlan("ada@example.com"); got != billing.Pro {
 		t.Fatalf("plan=%q, want pro", got)
 	}
 	// An operator moves Ada to team; a replay must not put her back on pro.
@@ -414,9 +178,9 @@ func TestWebhookReplay(t *testing.T) {
 	}
 	env.clock.Advance(time.Minute)
 	for _, at := range []time.Time{env.clock.Now(), env.clock.Now().Add(-time.Minute)} {
-		billWantObject(t, env.webhook(t, body, billStripeSigned(billSecret, at, body)), http.StatusOK, billReplayed)
+		env.webhook(body, billStripeSigned(billSecret, at, body)).wantExactObject(t, http.StatusOK, billReplayed)
 	}
-	if got := env.storedPlan(t, "ada@example.com"); got != billing.Team {
+	if got := env.storedPlan("ada@example.com"); got != billing.Team {
 		t.Fatalf("plan after replay=%q, want team", got)
 	}
 }
@@ -424,7 +188,7 @@ func TestWebhookReplay(t *testing.T) {
 // TestWebhookTolerance: the signed timestamp may be 300 s away from the
 // server's clock either way, not 301; a refused delivery changes nothing.
 func TestWebhookTolerance(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, "", billing.Pro))
 	now := env.clock.Now()
 	tests := []struct {
 		name   string
@@ -442,7 +206,7 @@ func TestWebhookTolerance(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			email := fmt.Sprintf("buyer%d@example.com", i)
 			body := billCheckout(t, fmt.Sprintf("evt_tolerance_%d", i), email)
-			r := env.webhook(t, body, billStripeSigned(billSecret, tt.sent, body))
+			r := env.webhook(body, billStripeSigned(billSecret, tt.sent, body))
 			if r.status != tt.status {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
@@ -452,7 +216,7 @@ func TestWebhookTolerance(t *testing.T) {
 			} else if msg, _ := r.object(t)["error"].(string); !strings.Contains(msg, "timestamp") {
 				t.Errorf("error=%q does not say the timestamp is the problem", msg)
 			}
-			if got := env.storedPlan(t, email); got != want {
+			if got := env.storedPlan(email); got != want {
 				t.Fatalf("stored plan=%q, want %q", got, want)
 			}
 		})
@@ -462,7 +226,7 @@ func TestWebhookTolerance(t *testing.T) {
 // TestWebhookSecretRotation: with old and new secrets configured, either
 // signs; Stripe's header carrying one v1 per secret passes; a third does not.
 func TestWebhookSecretRotation(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billOldSecret + ", " + billSecret, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billOldSecret+", "+billSecret, "", billing.Pro))
 	now := env.clock.Now()
 	tests := []struct {
 		name   string
@@ -483,11 +247,11 @@ func TestWebhookSecretRotation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			email := fmt.Sprintf("rotate%d@example.com", i)
 			body := billCheckout(t, fmt.Sprintf("evt_rotation_%d", i), email)
-			r := env.webhook(t, body, tt.header(body))
+			r := env.webhook(body, tt.header(body))
 			if r.status != tt.status {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
-			if changed := env.storedPlan(t, email) != ""; changed != (tt.status == http.StatusOK) {
+			if changed := env.storedPlan(email) != ""; changed != (tt.status == http.StatusOK) {
 				t.Fatalf("user created=%v with status %d", changed, r.status)
 			}
 		})
@@ -497,7 +261,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 // TestWebhookRefusals: deliveries that are not genuine, or cannot be read,
 // change nothing.
 func TestWebhookRefusals(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, "", billing.Pro))
 	now := env.clock.Now()
 	body := billCheckout(t, "evt_refused", "mallory@example.com")
 	tampered := bytes.Replace(body, []byte(`"payment_status": "paid"`), []byte(`"payment_status": "paid" `), 1)
@@ -519,14 +283,14 @@ func TestWebhookRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := env.webhook(t, tt.body, tt.header)
+			r := env.webhook(tt.body, tt.header)
 			if r.status != tt.status {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
-			if got := billKeys(r.object(t)); !reflect.DeepEqual(got, []string{"error"}) {
+			if got := keys(r.object(t)); !reflect.DeepEqual(got, []string{"error"}) {
 				t.Errorf("body keys=%v, want [error]", got)
 			}
-			if got := env.storedPlan(t, "mallory@example.com"); got != "" {
+			if got := env.storedPlan("mallory@example.com"); got != "" {
 				t.Fatalf("a refused delivery created a user on %q", got)
 			}
 		})
@@ -536,16 +300,16 @@ func TestWebhookRefusals(t *testing.T) {
 // TestWebhookNotConfigured: without a secret the endpoint says so with 503
 // and changes nothing, whatever is sent.
 func TestWebhookNotConfigured(t *testing.T) {
-	env := newBillEnv(t, billOptions{defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", "", "", billing.Pro))
 	body := billCheckout(t, "evt_unconfigured", "ada@example.com")
-	r := env.webhook(t, body, billStripeSigned(billSecret, env.clock.Now(), body))
+	r := env.webhook(body, billStripeSigned(billSecret, env.clock.Now(), body))
 	if r.status != http.StatusServiceUnavailable {
 		t.Fatalf("status=%d, want 503 (%s)", r.status, r.body)
 	}
 	if msg, _ := r.object(t)["error"].(string); !strings.Contains(msg, "not configured") {
 		t.Errorf("error=%q does not say the webhook is not configured", msg)
 	}
-	if got := env.storedPlan(t, "ada@example.com"); got != "" {
+	if got := env.storedPlan("ada@example.com"); got != "" {
 		t.Fatalf("user created on %q", got)
 	}
 }
@@ -554,10 +318,10 @@ func TestWebhookNotConfigured(t *testing.T) {
 // servers, so the cross-site protection that refuses browsers' cross-site
 // POSTs (shown on send-otp) does not apply to it.
 func TestWebhookCrossSiteAllowed(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, defaultPlan: billing.Pro})
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, "", billing.Pro))
 	crossSite := http.Header{"Origin": {"https://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}
 
-	otp := env.do(t, "POST", "/api/auth/send-otp", "", []byte(`{"email":"ada@example.com"}`), crossSite)
+	otp := env.do("POST", "/api/auth/send-otp", "", []byte(`{"email":"ada@example.com"}`), crossSite)
 	if otp.status != http.StatusForbidden {
 		t.Fatalf("cross-site send-otp status=%d, want 403: the protection is not on", otp.status)
 	}
@@ -567,8 +331,8 @@ func TestWebhookCrossSiteAllowed(t *testing.T) {
 	for k, v := range crossSite {
 		h[k] = v
 	}
-	billWantObject(t, env.webhook(t, body, h), http.StatusOK, billOK)
-	if got := env.storedPlan(t, "ada@example.com"); got != billing.Pro {
+	env.webhook(body, h).wantExactObject(t, http.StatusOK, billOK)
+	if got := env.storedPlan("ada@example.com"); got != billing.Pro {
 		t.Fatalf("plan=%q, want pro", got)
 	}
 }
@@ -595,18 +359,17 @@ func billStandardSigned(t *testing.T, secret, id string, at time.Time, body []by
 // body has no id.
 func TestWebhookStandardProvider(t *testing.T) {
 	secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("corkboard standard webhooks key"))
-	env := newBillEnv(t, billOptions{provider: billing.ProviderStandard, secrets: secret, defaultPlan: billing.Team})
+	env := newEnv(t, withClock(billStart), withBilling(billing.ProviderStandard, secret, "", billing.Team))
 	now := env.clock.Now()
 	body := []byte(`{"type":"checkout.session.completed","data":{"object":{"customer":"cus_std","customer_email":"std@example.com","payment_status":"paid"}}}`)
 
-	billWantObject(t, env.webhook(t, body, billStripeSigned(billSecret, now, body)), http.StatusBadRequest, map[string]any{"error": "webhook-id header is missing."})
-	billWantObject(t, env.webhook(t, body, billStandardSigned(t, secret, "msg_1", now, body)), http.StatusOK, billOK)
-	if got := env.storedPlan(t, "std@example.com"); got != billing.Team {
+	env.webhook(body, billStripeSigned(billSecret, now, body)).wantExactObject(t, http.StatusBadRequest, map[string]any{"error": "webhook-id header is missing."})
+	env.webhook(body, billStandardSigned(t, secret, "msg_1", now, body)).wantExactObject(t, http.StatusOK, billOK)
+	if got := env.storedPlan("std@example.com"); got != billing.Team {
 		t.Fatalf("plan=%q, want team", got)
 	}
-	billWantObject(t, env.webhook(t, body, billStandardSigned(t, secret, "msg_1", now, body)), http.StatusOK, billReplayed)
-	billWantObject(t, env.webhook(t, body, billStandardSigned(t, secret, "msg_2", now.Add(-301*time.Second), body)), http.StatusBadRequest,
-		map[string]any{"error": "Signature timestamp is more than 5 minutes from the server's clock."})
+	env.webhook(body, billStandardSigned(t, secret, "msg_1", now, body)).wantExactObject(t, http.StatusOK, billReplayed)
+	env.webhook(body, billStandardSigned(t, secret, "msg_2", now.Add(-301*time.Second), body)).wantExactObject(t, http.StatusBadRequest, map[string]any{"error": "Signature timestamp is more than 5 minutes from the server's clock."})
 }
 
 // billPushBody is a valid push that renames the board.
@@ -617,22 +380,18 @@ var billPushBody = []byte(`{"clientVersion":0,"board":{"name":"Plans","updatedAt
 // canEdit false); the checkout event lets them push; cancelling takes it
 // back.
 func TestInviteeEditsAfterUpgrade(t *testing.T) {
-	env := newBillEnv(t, billOptions{secrets: billSecret, planMap: billPlanMap, defaultPlan: billing.Pro})
-	owner := env.login(t, "owner@example.com")
-	ada := env.login(t, "ada@example.com")
+	env := newEnv(t, withClock(billStart), withBilling("", billSecret, billPlanMap, billing.Pro))
+	owner := env.login("owner@example.com")
+	ada := env.login("ada@example.com")
 	const boardID = "plans-board"
-	if r := env.do(t, "POST", "/api/boards/"+boardID+"/access", owner, nil, nil); r.status != http.StatusOK {
-		t.Fatalf("claim: %d %s", r.status, r.body)
-	}
-	if r := env.doJSON(t, "POST", "/api/boards/"+boardID+"/invite", owner, map[string]string{"email": "ada@example.com"}); r.status != http.StatusOK {
-		t.Fatalf("invite: %d %s", r.status, r.body)
-	}
+	env.claimAs(owner, boardID)
+	env.addInvite(owner, boardID, "ada@example.com")
 	check := func(step string, wantPush int, wantCanEdit bool) {
 		t.Helper()
-		if r := env.do(t, "POST", "/api/boards/"+boardID+"/sync", ada, billPushBody, nil); r.status != wantPush {
+		if r := env.do("POST", "/api/boards/"+boardID+"/sync", ada, billPushBody); r.status != wantPush {
 			t.Fatalf("%s: push status=%d, want %d (%s)", step, r.status, wantPush, r.body)
 		}
-		r := env.do(t, "GET", "/api/boards/"+boardID+"/access", ada, nil, nil)
+		r := env.do("GET", "/api/boards/"+boardID+"/access", ada, nil)
 		if got := r.object(t)["canEdit"]; got != wantCanEdit {
 			t.Fatalf("%s: canEdit=%v, want %v", step, got, wantCanEdit)
 		}
@@ -640,10 +399,10 @@ func TestInviteeEditsAfterUpgrade(t *testing.T) {
 	check("on free", http.StatusForbidden, false)
 
 	checkout := billFixture(t, "checkout_session_completed.json")
-	billWantObject(t, env.webhook(t, checkout, billStripeSigned(billSecret, env.clock.Now(), checkout)), http.StatusOK, billOK)
+	env.webhook(checkout, billStripeSigned(billSecret, env.clock.Now(), checkout)).wantExactObject(t, http.StatusOK, billOK)
 	check("after checkout", http.StatusOK, true)
 
 	deleted := billFixture(t, "customer_subscription_deleted.json")
-	billWantObject(t, env.webhook(t, deleted, billStripeSigned(billSecret, env.clock.Now(), deleted)), http.StatusOK, billOK)
+	env.webhook(deleted, billStripeSigned(billSecret, env.clock.Now(), deleted)).wantExactObject(t, http.StatusOK, billOK)
 	check("after cancellation", http.StatusForbidden, false)
 }

@@ -1,41 +1,11 @@
 package transport_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 )
-
-// decodeMap decodes a JSON object answer.
-func decodeMap(tb testing.TB, body []byte) map[string]any {
-	tb.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		tb.Fatalf("answer %q is not a JSON object: %v", body, err)
-	}
-	return m
-}
-
-// wantStatus checks an answer's status and, for errors, that the body is
-// {"error": …} naming field when field is not empty.
-func wantStatus(tb testing.TB, res *http.Response, body []byte, status int, field string) map[string]any {
-	tb.Helper()
-	if res.StatusCode != status {
-		tb.Fatalf("%s %s = %d %s, want %d", res.Request.Method, res.Request.URL.Path, res.StatusCode, body, status)
-	}
-	m := decodeMap(tb, body)
-	if status >= 400 {
-		if msg, _ := m["error"].(string); msg == "" {
-			tb.Fatalf("error answer %s has no error message", body)
-		}
-		if got, _ := m["field"].(string); got != field {
-			tb.Fatalf("error field=%q, want %q (%s)", got, field, body)
-		}
-	}
-	return m
-}
 
 func TestBoardsRequireSession(t *testing.T) {
 	e := newEnv(t)
@@ -48,10 +18,8 @@ func TestBoardsRequireSession(t *testing.T) {
 		{"POST", "/api/boards/b1/invite"},
 		{"DELETE", "/api/boards/b1/invite"},
 	} {
-		res, body := e.do(c.method, c.path, "", nil, nil)
-		wantStatus(t, res, body, http.StatusUnauthorized, "")
-		res, body = e.do(c.method, c.path, "forged-token", nil, nil)
-		wantStatus(t, res, body, http.StatusUnauthorized, "")
+		e.do(c.method, c.path, "", nil).wantError(t, http.StatusUnauthorized, "")
+		e.do(c.method, c.path, "forged-token", nil).wantError(t, http.StatusUnauthorized, "")
 	}
 }
 
@@ -61,10 +29,10 @@ func TestBoardClaimAndAccess(t *testing.T) {
 	bob := e.login("bob@example.com")
 
 	t.Run("unclaimed", func(t *testing.T) {
-		res, body := e.do("GET", "/api/boards/roadmap/access", ada, nil, nil)
-		m := wantStatus(t, res, body, 200, "")
+		r := e.do("GET", "/api/boards/roadmap/access", ada, nil)
+		m := r.wantObject(t, 200)
 		want := map[string]any{"hasAccess": false, "isOwner": false, "isUnclaimed": true, "canEdit": false}
-		if !mapsEqual(m, want) {
+		if !jsonEqual(m, want) {
 			t.Fatalf("access of unclaimed board = %v, want %v", m, want)
 		}
 		// Board-scoped endpoints other than /access: 404 for an unclaimed board.
@@ -74,34 +42,31 @@ func TestBoardClaimAndAccess(t *testing.T) {
 			{"PATCH", "/api/boards/roadmap/access"},
 			{"GET", "/api/boards/roadmap/sync?since=0"},
 		} {
-			res, body := e.do(c.method, c.path, ada, map[string]string{"email": "x@example.com"}, nil)
-			wantStatus(t, res, body, http.StatusNotFound, "")
+			e.do(c.method, c.path, ada, map[string]string{"email": "x@example.com"}).wantError(t, http.StatusNotFound, "")
 		}
 	})
 
 	t.Run("claim", func(t *testing.T) {
-		res, body := e.do("POST", "/api/boards/roadmap/access", ada, nil, nil)
-		if m := wantStatus(t, res, body, 200, ""); !mapsEqual(m, map[string]any{"ok": true}) {
+		r := e.do("POST", "/api/boards/roadmap/access", ada, nil)
+		if m := r.wantObject(t, 200); !jsonEqual(m, map[string]any{"ok": true}) {
 			t.Fatalf("claim answer %v", m)
 		}
 		// A retry by the owner is harmless.
-		res, body = e.do("POST", "/api/boards/roadmap/access", ada, nil, nil)
-		wantStatus(t, res, body, 200, "")
+		e.do("POST", "/api/boards/roadmap/access", ada, nil).wantObject(t, 200)
 		// Someone else cannot take it.
-		res, body = e.do("POST", "/api/boards/roadmap/access", bob, nil, nil)
-		wantStatus(t, res, body, http.StatusConflict, "")
+		e.do("POST", "/api/boards/roadmap/access", bob, nil).wantError(t, http.StatusConflict, "")
 
-		res, body = e.do("GET", "/api/boards/roadmap/access", ada, nil, nil)
+		r = e.do("GET", "/api/boards/roadmap/access", ada, nil)
 		want := map[string]any{"hasAccess": true, "isOwner": true, "isUnclaimed": false, "canEdit": true}
-		if m := wantStatus(t, res, body, 200, ""); !mapsEqual(m, want) {
+		if m := r.wantObject(t, 200); !jsonEqual(m, want) {
 			t.Fatalf("owner access = %v, want %v", m, want)
 		}
 	})
 
 	t.Run("no access", func(t *testing.T) {
-		res, body := e.do("GET", "/api/boards/roadmap/access", bob, nil, nil)
+		r := e.do("GET", "/api/boards/roadmap/access", bob, nil)
 		want := map[string]any{"hasAccess": false, "isOwner": false, "isUnclaimed": false, "canEdit": false}
-		if m := wantStatus(t, res, body, 200, ""); !mapsEqual(m, want) {
+		if m := r.wantObject(t, 200); !jsonEqual(m, want) {
 			t.Fatalf("stranger access = %v, want %v", m, want)
 		}
 		for _, c := range []struct{ method, path string }{
@@ -110,22 +75,18 @@ func TestBoardClaimAndAccess(t *testing.T) {
 			{"GET", "/api/boards/roadmap/sync?since=0"},
 			{"POST", "/api/boards/roadmap/sync"},
 		} {
-			res, body := e.do(c.method, c.path, bob, nil, nil)
-			wantStatus(t, res, body, http.StatusForbidden, "")
+			e.do(c.method, c.path, bob, nil).wantError(t, http.StatusForbidden, "")
 		}
 	})
 
 	t.Run("bad board id", func(t *testing.T) {
 		for _, id := range []string{"has.dot", strings.Repeat("x", 65), "sp%20ace", "%C3%A9"} {
 			for _, method := range []string{"GET", "POST"} {
-				res, body := e.do(method, "/api/boards/"+id+"/access", ada, nil, nil)
-				wantStatus(t, res, body, http.StatusBadRequest, "boardId")
+				e.do(method, "/api/boards/"+id+"/access", ada, nil).wantError(t, http.StatusBadRequest, "boardId")
 			}
-			res, body := e.do("GET", "/api/boards/"+id+"/invite", ada, nil, nil)
-			wantStatus(t, res, body, http.StatusBadRequest, "boardId")
+			e.do("GET", "/api/boards/"+id+"/invite", ada, nil).wantError(t, http.StatusBadRequest, "boardId")
 		}
-		res, body := e.do("POST", "/api/boards/"+strings.Repeat("x", 64)+"/access", ada, nil, nil)
-		wantStatus(t, res, body, 200, "")
+		e.do("POST", "/api/boards/"+strings.Repeat("x", 64)+"/access", ada, nil).wantObject(t, 200)
 	})
 }
 
@@ -135,8 +96,8 @@ func TestBoardInvites(t *testing.T) {
 
 	invite := func(method, email string) map[string]any {
 		t.Helper()
-		res, body := e.do(method, "/api/boards/roadmap/invite", ada, map[string]string{"email": email}, nil)
-		return wantStatus(t, res, body, 200, "")
+		r := e.do(method, "/api/boards/roadmap/invite", ada, map[string]string{"email": email})
+		return r.wantObject(t, 200)
 	}
 	m := invite("POST", "  Grace@Example.COM ")
 	if m["added"] != true || !slices.Equal(strs(m["invitedEmails"]), []string{"grace@example.com"}) {
@@ -147,8 +108,8 @@ func TestBoardInvites(t *testing.T) {
 	}
 	invite("POST", "linus@example.com")
 
-	res, body := e.do("GET", "/api/boards/roadmap/invite", ada, nil, nil)
-	if m := wantStatus(t, res, body, 200, ""); !slices.Equal(strs(m["invitedEmails"]), []string{"grace@example.com", "linus@example.com"}) || len(m) != 1 {
+	r := e.do("GET", "/api/boards/roadmap/invite", ada, nil)
+	if m := r.wantObject(t, 200); !slices.Equal(strs(m["invitedEmails"]), []string{"grace@example.com", "linus@example.com"}) || len(m) != 1 {
 		t.Fatalf("invite list %v", m)
 	}
 
@@ -168,33 +129,31 @@ func TestBoardInvites(t *testing.T) {
 			{"trailing garbage", `{"email":"a@example.com"} x`, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				res, body := e.do("POST", "/api/boards/roadmap/invite", ada, c.body, nil)
-				wantStatus(t, res, body, http.StatusBadRequest, c.field)
+				e.do("POST", "/api/boards/roadmap/invite", ada, c.body).wantError(t, http.StatusBadRequest, c.field)
 			})
 		}
 		big := `{"email":"` + strings.Repeat("a", 1<<20) + `@example.com"}`
-		res, body := e.do("POST", "/api/boards/roadmap/invite", ada, big, nil)
-		wantStatus(t, res, body, http.StatusRequestEntityTooLarge, "")
-		res, body = e.do("GET", "/api/boards/roadmap/invite", ada, nil, nil)
-		if got := strs(wantStatus(t, res, body, 200, "")["invitedEmails"]); len(got) != 2 {
+		e.do("POST", "/api/boards/roadmap/invite", ada, big).wantError(t, http.StatusRequestEntityTooLarge, "")
+		r = e.do("GET", "/api/boards/roadmap/invite", ada, nil)
+		if got := strs(r.wantObject(t, 200)["invitedEmails"]); len(got) != 2 {
 			t.Fatalf("bad requests changed the invitations: %v", got)
 		}
 	})
 
 	t.Run("invitee sees the board but cannot manage it", func(t *testing.T) {
 		grace := e.login("grace@example.com")
-		res, body := e.do("GET", "/api/boards", grace, nil, nil)
-		boards := wantStatus(t, res, body, 200, "")["boards"].([]any)
+		r := e.do("GET", "/api/boards", grace, nil)
+		boards := r.wantObject(t, 200)["boards"].([]any)
 		if len(boards) != 1 {
-			t.Fatalf("grace's boards = %s", body)
+			t.Fatalf("grace's boards = %s", r.body)
 		}
 		b := boards[0].(map[string]any)
 		if b["id"] != "roadmap" || b["ownerEmail"] != "ada@example.com" || b["createdAt"] == "" || b["name"] != "" {
 			t.Fatalf("board list item %v", b)
 		}
-		res, body = e.do("GET", "/api/boards/roadmap/access", grace, nil, nil)
+		r = e.do("GET", "/api/boards/roadmap/access", grace, nil)
 		want := map[string]any{"hasAccess": true, "isOwner": false, "isUnclaimed": false, "canEdit": false}
-		if m := wantStatus(t, res, body, 200, ""); !mapsEqual(m, want) {
+		if m := r.wantObject(t, 200); !jsonEqual(m, want) {
 			t.Fatalf("free invitee access = %v, want %v", m, want)
 		}
 		for _, c := range []struct{ method, path string }{
@@ -203,15 +162,14 @@ func TestBoardInvites(t *testing.T) {
 			{"DELETE", "/api/boards/roadmap/invite"},
 			{"PATCH", "/api/boards/roadmap/access"},
 		} {
-			res, body := e.do(c.method, c.path, grace, map[string]any{"email": "x@example.com", "phases": map[string]any{"phases": []any{}}}, nil)
-			wantStatus(t, res, body, http.StatusForbidden, "")
+			e.do(c.method, c.path, grace, map[string]any{"email": "x@example.com", "phases": map[string]any{"phases": []any{}}}).wantError(t, http.StatusForbidden, "")
 		}
 	})
 
 	t.Run("paid invitee can edit", func(t *testing.T) {
 		linus := e.invite(ada, "roadmap", "linus@example.com", "pro")
-		res, body := e.do("GET", "/api/boards/roadmap/access", linus, nil, nil)
-		if m := wantStatus(t, res, body, 200, ""); m["canEdit"] != true || m["isOwner"] != false {
+		r := e.do("GET", "/api/boards/roadmap/access", linus, nil)
+		if m := r.wantObject(t, 200); m["canEdit"] != true || m["isOwner"] != false {
 			t.Fatalf("pro invitee access = %v, want canEdit", m)
 		}
 	})
@@ -224,17 +182,16 @@ func TestBoardInvites(t *testing.T) {
 			t.Fatalf("second remove answer %v", m)
 		}
 		// ?email= for clients that cannot send a DELETE body.
-		res, body := e.do("DELETE", "/api/boards/roadmap/invite?email=linus%40example.com", ada, nil, nil)
-		if m := wantStatus(t, res, body, 200, ""); m["removed"] != true || len(strs(m["invitedEmails"])) != 0 {
+		r := e.do("DELETE", "/api/boards/roadmap/invite?email=linus%40example.com", ada, nil)
+		if m := r.wantObject(t, 200); m["removed"] != true || len(strs(m["invitedEmails"])) != 0 {
 			t.Fatalf("remove by query answer %v", m)
 		}
 		grace := e.login("grace@example.com")
-		res, body = e.do("GET", "/api/boards", grace, nil, nil)
-		if got := wantStatus(t, res, body, 200, "")["boards"].([]any); len(got) != 0 {
-			t.Fatalf("removed invitee still lists the board: %s", body)
+		r = e.do("GET", "/api/boards", grace, nil)
+		if got := r.wantObject(t, 200)["boards"].([]any); len(got) != 0 {
+			t.Fatalf("removed invitee still lists the board: %s", r.body)
 		}
-		res, body = e.do("GET", "/api/boards/roadmap/sync?since=0", grace, nil, nil)
-		wantStatus(t, res, body, http.StatusForbidden, "")
+		e.do("GET", "/api/boards/roadmap/sync?since=0", grace, nil).wantError(t, http.StatusForbidden, "")
 	})
 }
 
@@ -247,15 +204,15 @@ func TestBoardPhases(t *testing.T) {
 		"phases":         []any{map[string]any{"id": "discover", "name": "Discover", "color": "#fc0"}, map[string]any{"id": "build"}},
 		"currentPhaseId": "build",
 	}}
-	res, body := e.do("PATCH", "/api/boards/roadmap/access", ada, phases, nil)
-	m := wantStatus(t, res, body, 200, "")
+	r := e.do("PATCH", "/api/boards/roadmap/access", ada, phases)
+	m := r.wantObject(t, 200)
 	if m["ok"] != true || !jsonEqual(m["phases"], phases["phases"]) {
 		t.Fatalf("PATCH answer %v", m)
 	}
 	// Members see the saved configuration, client keys kept as sent.
 	for _, s := range []string{ada, grace} {
-		res, body := e.do("GET", "/api/boards/roadmap/access", s, nil, nil)
-		if got := wantStatus(t, res, body, 200, "")["phases"]; !jsonEqual(got, phases["phases"]) {
+		r := e.do("GET", "/api/boards/roadmap/access", s, nil)
+		if got := r.wantObject(t, 200)["phases"]; !jsonEqual(got, phases["phases"]) {
 			t.Fatalf("access phases = %v, want %v", got, phases["phases"])
 		}
 	}
@@ -277,19 +234,17 @@ func TestBoardPhases(t *testing.T) {
 		{"unknown field", map[string]any{"phases": map[string]any{"phases": []any{}}, "extra": true}, "extra"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, body := e.do("PATCH", "/api/boards/roadmap/access", ada, c.body, nil)
-			wantStatus(t, res, body, http.StatusBadRequest, c.field)
+			e.do("PATCH", "/api/boards/roadmap/access", ada, c.body).wantError(t, http.StatusBadRequest, c.field)
 		})
 	}
 	// Nothing above was applied.
-	res, body = e.do("GET", "/api/boards/roadmap/access", ada, nil, nil)
-	if got := wantStatus(t, res, body, 200, "")["phases"]; !jsonEqual(got, phases["phases"]) {
+	r = e.do("GET", "/api/boards/roadmap/access", ada, nil)
+	if got := r.wantObject(t, 200)["phases"]; !jsonEqual(got, phases["phases"]) {
 		t.Fatalf("phases after bad requests = %v", got)
 	}
 
 	// A cross-site PATCH is refused even with the owner's cookie.
-	res, body = e.do("PATCH", "/api/boards/roadmap/access", ada, phases, http.Header{"Origin": {"https://evil.example"}, "Sec-Fetch-Site": {"cross-site"}})
-	wantStatus(t, res, body, http.StatusForbidden, "")
+	e.do("PATCH", "/api/boards/roadmap/access", ada, phases, http.Header{"Origin": {"https://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}).wantError(t, http.StatusForbidden, "")
 }
 
 func TestBoardsListOrderAndRestart(t *testing.T) {
@@ -297,17 +252,15 @@ func TestBoardsListOrderAndRestart(t *testing.T) {
 	ada := e.login("ada@example.com")
 	bob := e.claim("bob@example.com", "bobs-board")
 	for _, id := range []string{"first", "second", "third"} {
-		res, body := e.do("POST", "/api/boards/"+id+"/access", ada, nil, nil)
-		wantStatus(t, res, body, 200, "")
+		e.do("POST", "/api/boards/"+id+"/access", ada, nil).wantObject(t, 200)
 	}
-	res, body := e.do("POST", "/api/boards/bobs-board/invite", bob, map[string]string{"email": "ada@example.com"}, nil)
-	wantStatus(t, res, body, 200, "")
+	e.do("POST", "/api/boards/bobs-board/invite", bob, map[string]string{"email": "ada@example.com"}).wantObject(t, 200)
 
 	check := func(session string) {
 		t.Helper()
-		res, body := e.do("GET", "/api/boards", session, nil, nil)
+		r := e.do("GET", "/api/boards", session, nil)
 		var got []string
-		for _, b := range wantStatus(t, res, body, 200, "")["boards"].([]any) {
+		for _, b := range r.wantObject(t, 200)["boards"].([]any) {
 			got = append(got, b.(map[string]any)["id"].(string))
 		}
 		if want := []string{"third", "second", "first", "bobs-board"}; !slices.Equal(got, want) {
@@ -326,16 +279,3 @@ func strs(v any) []string {
 	}
 	return out
 }
-
-func jsonEqual(a, b any) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	var x, y any
-	json.Unmarshal(ja, &x)
-	json.Unmarshal(jb, &y)
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
-
-func mapsEqual(a, b map[string]any) bool { return jsonEqual(a, b) }

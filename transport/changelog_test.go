@@ -1,201 +1,29 @@
 package transport_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"corkboard/auth"
-	"corkboard/auth/authtest"
 	"corkboard/board"
 	"corkboard/changelog"
-	"corkboard/hub"
 	"corkboard/persist"
-	"corkboard/transport"
 )
 
 // clT0 is where the changelog tests' storage clock stands still: every
 // entry of a test is recorded "in the same millisecond" unless it moves.
 var clT0 = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 
-// clEnv is the whole server for the changelog tests: real bbolt in a temp
-// folder whose clock the test controls, real login through an in-process
-// SMTP sink, the hub, the changelog, and the HTTP API on a real listener.
-type clEnv struct {
-	tb    testing.TB
-	dir   string
-	sink  *authtest.Sink
-	clock *authtest.Clock
-	log   *slog.Logger
-
-	db  *persist.DB
-	au  *auth.Service
-	hub *hub.Hub
-	cl  *changelog.Log
-	srv *httptest.Server
-}
-
-func newClEnv(tb testing.TB) *clEnv {
+// newClEnv is the server as the changelog tests need it: storage's clock
+// stopped at clT0, and three snapshots kept per board.
+func newClEnv(tb testing.TB) *env {
 	tb.Helper()
-	e := &clEnv{tb: tb, dir: tb.TempDir(), sink: authtest.NewSink(tb), clock: authtest.NewClock(clT0), log: slog.New(slog.DiscardHandler)}
-	e.start()
-	tb.Cleanup(e.stop)
-	return e
-}
-
-func (e *clEnv) start() {
-	e.tb.Helper()
-	db, err := persist.Open(e.dir)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	db.Now = e.clock.Now
-	mailer, err := auth.NewMailer(e.sink.URL(), "", "", e.log)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	lots := auth.Rate{Count: 10000, Window: time.Minute}
-	e.db = db
-	e.au = auth.New(db, mailer, auth.Config{EmailRate: lots, IPRate: lots, VerifyIPRate: lots}, e.log)
-	e.au.Start(context.Background())
-	e.hub = hub.New(db, hub.Options{SweepEvery: -1, Logger: e.log})
-	e.cl = changelog.New(db, changelog.Options{Keep: 3, Logger: e.log})
-	e.srv = httptest.NewServer(transport.New(
-		transport.Config{PublicURL: "https://board.example.com", DefaultPlan: "free"},
-		transport.Deps{DB: db, Auth: e.au, Hub: e.hub, Changelog: e.cl},
-		e.log,
-	))
-}
-
-// stop shuts down in cmd's order: HTTP, hub, auth, storage.
-func (e *clEnv) stop() {
-	if e.srv == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	e.srv.Close()
-	if err := e.hub.Close(ctx); err != nil {
-		e.tb.Errorf("hub Close: %v", err)
-	}
-	e.au.Close(ctx)
-	e.db.Close()
-	e.srv = nil
-}
-
-type clResp struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// do sends a request with the session cookie (when not ""); body is
-// JSON-encoded unless it is a string or []byte, and is sent without a
-// Content-Type, as navigator.sendBeacon does.
-func (e *clEnv) do(method, path, session string, body any) clResp {
-	e.tb.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		js, err := json.Marshal(b)
-		if err != nil {
-			e.tb.Fatal(err)
-		}
-		rd = bytes.NewReader(js)
-	}
-	req, err := http.NewRequest(method, e.srv.URL+path, rd)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	if session != "" {
-		req.AddCookie(&http.Cookie{Name: transport.SessionCookie, Value: session})
-	}
-	res, err := e.srv.Client().Do(req)
-	if err != nil {
-		e.tb.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return clResp{status: res.StatusCode, header: res.Header, body: data}
-}
-
-// want checks the status, and decodes a JSON answer into out when out is
-// not nil.
-func (r clResp) want(tb testing.TB, status int, out any) {
-	tb.Helper()
-	if r.status != status {
-		tb.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
-	}
-	if out != nil {
-		if err := json.Unmarshal(r.body, out); err != nil {
-			tb.Fatalf("answer %q: %v", r.body, err)
-		}
-	}
-}
-
-// wantError checks a JSON error answer and the field it names.
-func (r clResp) wantError(tb testing.TB, status int, field string) {
-	tb.Helper()
-	var body struct {
-		Error string `json:"error"`
-		Field string `json:"field"`
-	}
-	r.want(tb, status, &body)
-	if body.Error == "" || body.Field != field {
-		tb.Fatalf("error body %s, want an error naming field %q", r.body, field)
-	}
-}
-
-// login logs email in through the real endpoints and returns the session.
-func (e *clEnv) login(email string) string {
-	e.tb.Helper()
-	e.do("POST", "/api/auth/send-otp", "", map[string]string{"email": email}).want(e.tb, 200, nil)
-	res := e.do("POST", "/api/auth/verify-otp", "", map[string]string{"email": email, "code": e.sink.WaitCode(e.tb, email)})
-	res.want(e.tb, 200, nil)
-	for _, line := range res.header.Values("Set-Cookie") {
-		c, err := http.ParseSetCookie(line)
-		if err == nil && c.Name == transport.SessionCookie && c.Value != "" {
-			return c.Value
-		}
-	}
-	e.tb.Fatal("verify-otp set no session cookie")
-	return ""
-}
-
-// claim logs owner in and claims the board.
-func (e *clEnv) claim(owner, boardID string) string {
-	e.tb.Helper()
-	s := e.login(owner)
-	e.do("POST", "/api/boards/"+boardID+"/access", s, nil).want(e.tb, 200, nil)
-	return s
-}
-
-// invite invites email on plan (which decides canEdit) and logs it in.
-func (e *clEnv) invite(owner, boardID, email, plan string) string {
-	e.tb.Helper()
-	if _, err := e.db.EnsureUser(context.Background(), email, plan); err != nil {
-		e.tb.Fatal(err)
-	}
-	e.do("POST", "/api/boards/"+boardID+"/invite", owner, map[string]string{"email": email}).want(e.tb, 200, nil)
-	return e.login(email)
+	return newEnv(tb, withClock(clT0), withChangelog(changelog.Options{Keep: 3}))
 }
 
 type clEntry struct {
@@ -212,20 +40,20 @@ type clListed struct {
 }
 
 // appendLog posts entries (with a boardState) and returns the keys.
-func (e *clEnv) appendLog(session, boardID string, entries ...clEntry) []string {
+func (e *env) appendLog(session, boardID string, entries ...clEntry) []string {
 	e.tb.Helper()
 	var out struct {
 		OK   bool     `json:"ok"`
 		Keys []string `json:"keys"`
 	}
-	e.do("POST", "/api/boards/"+boardID+"/log", session, map[string]any{"entries": entries, "boardState": map[string]any{"anything": []int{1, 2}}}).want(e.tb, 200, &out)
+	e.do("POST", "/api/boards/"+boardID+"/log", session, map[string]any{"entries": entries, "boardState": map[string]any{"anything": []int{1, 2}}}, beacon).want(e.tb, 200, &out)
 	if !out.OK || len(out.Keys) != len(entries) {
 		e.tb.Fatalf("POST /log answered %+v for %d entries", out, len(entries))
 	}
 	return out.Keys
 }
 
-func (e *clEnv) list(session, boardID, query string) []clListed {
+func (e *env) list(session, boardID, query string) []clListed {
 	e.tb.Helper()
 	var out struct {
 		Entries []clListed `json:"entries"`
@@ -235,11 +63,6 @@ func (e *clEnv) list(session, boardID, query string) []clListed {
 		e.tb.Fatalf("GET /log%s answered no entries list", query)
 	}
 	return out.Entries
-}
-
-func (e *clEnv) push(session, boardID string, p board.Push) {
-	e.tb.Helper()
-	e.do("POST", "/api/boards/"+boardID+"/sync", session, p).want(e.tb, 200, nil)
 }
 
 func noteSnapshot(n board.Note) string { return string(changelog.RenderNote(n)) }
@@ -253,14 +76,14 @@ func TestChangelogRestoresDeletedNote(t *testing.T) {
 	note := board.Note{ID: "n1", Title: "Retro", Content: "# Wins\n\n- `make test` is green\n---\n<!-- not a fence -->\n", X: 120.5, Y: -40, Color: "yellow", Type: "sticky", UpdatedAt: "2026-03-01T09:00:00Z"}
 
 	// Create by push, log create_note.
-	e.push(s, "b1", board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note}}})
+	e.pushOK(s, "b1", board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note}}})
 	e.appendLog(s, "b1", clEntry{NoteID: "n1", Action: "create_note", Content: noteSnapshot(note)})
 
 	// Delete by push, log delete_note with the pre-deletion snapshot.
 	e.clock.Advance(time.Minute)
-	e.push(s, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}})
+	e.pushOK(s, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}})
 	e.appendLog(s, "b1", clEntry{NoteID: "n1", Action: "delete_note", Content: noteSnapshot(note)})
-	if got := e.pullAll(s, "b1"); len(got.Notes) != 0 {
+	if got := e.pull(s, "b1", 0); len(got.Notes) != 0 {
 		t.Fatalf("after the delete the board has notes %v", got.Notes)
 	}
 
@@ -281,23 +104,16 @@ func TestChangelogRestoresDeletedNote(t *testing.T) {
 	if restored.ID != "n1" || restored.Content != note.Content || restored.Title != note.Title || restored.X != note.X {
 		t.Fatalf("restored %+v, want %+v", restored, note)
 	}
-	if got := e.pullAll(s, "b1"); len(got.Notes) != 0 {
+	if got := e.pull(s, "b1", 0); len(got.Notes) != 0 {
 		t.Fatal("restore changed the board by itself")
 	}
 
 	// Push it back and pull: live again with the same content.
-	e.push(s, "b1", board.Push{ClientVersion: 2, Notes: board.NoteChanges{Upserted: []board.Note{restored}}})
-	got := e.pullAll(s, "b1")
+	e.pushOK(s, "b1", board.Push{ClientVersion: 2, Notes: board.NoteChanges{Upserted: []board.Note{restored}}})
+	got := e.pull(s, "b1", 0)
 	if len(got.Notes) != 1 || got.Notes[0].Content != note.Content || got.Notes[0].Title != note.Title || got.Notes[0].DeletedAt != nil {
 		t.Fatalf("after restore and push the board has %+v, want n1 live with its content", got.Notes)
 	}
-}
-
-func (e *clEnv) pullAll(session, boardID string) board.Changes {
-	e.tb.Helper()
-	var ch board.Changes
-	e.do("GET", "/api/boards/"+boardID+"/sync?since=0", session, nil).want(e.tb, 200, &ch)
-	return ch
 }
 
 func TestChangelogAccess(t *testing.T) {
@@ -376,7 +192,7 @@ func TestChangelogAppendValidation(t *testing.T) {
 		{"TooManyEntries", map[string]any{"entries": slices.Repeat([]clEntry{good}, 501)}, "entries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e.do("POST", "/api/boards/b1/log", s, tc.body).wantError(t, 400, tc.field)
+			e.do("POST", "/api/boards/b1/log", s, tc.body, beacon).wantError(t, 400, tc.field)
 		})
 	}
 	if got := e.list(s, "b1", ""); len(got) != 0 {
@@ -389,11 +205,11 @@ func TestChangelogAppendValidation(t *testing.T) {
 			Keys []string `json:"keys"`
 		}
 		body := map[string]any{"entries": slices.Repeat([]clEntry{good}, 500), "boardState": map[string]any{"notes": []any{map[string]any{"weird": true}}}}
-		e.do("POST", "/api/boards/b1/log", s, body).want(t, 200, &out)
+		e.do("POST", "/api/boards/b1/log", s, body, beacon).want(t, 200, &out)
 		if !out.OK || len(out.Keys) != 500 || !strings.HasPrefix(out.Keys[0], "log/2026-03-01T09:30:00.000000000Z-n1") {
 			t.Fatalf("answer ok=%v with %d keys, first %q", out.OK, len(out.Keys), out.Keys[0])
 		}
-		e.do("POST", "/api/boards/b1/log", s, `{"entries": [], "boardState": null}`).want(t, 200, nil)
+		e.do("POST", "/api/boards/b1/log", s, `{"entries": [], "boardState": null}`, beacon).want(t, 200, nil)
 	})
 }
 
@@ -581,7 +397,7 @@ func TestChangelogRestoreEndpoint(t *testing.T) {
 	e := newClEnv(t)
 	s := e.claim("owner@example.com", "b1")
 	note := board.Note{ID: "n1", Title: "T", Content: "body", X: 1, Y: 2, Color: "blue", Type: "sticky", UpdatedAt: "2026-03-01T09:00:00Z"}
-	e.push(s, "b1", board.Push{Board: &board.BoardPatch{Name: "Roadmap"}, Notes: board.NoteChanges{Upserted: []board.Note{note}},
+	e.pushOK(s, "b1", board.Push{Board: &board.BoardPatch{Name: "Roadmap"}, Notes: board.NoteChanges{Upserted: []board.Note{note}},
 		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{{ID: "i1", Key: "CB-1", Type: "story", Summary: "Ship"}}}})
 	keys := e.appendLog(s, "b1", clEntry{NoteID: "n1", Action: "update_note", Content: noteSnapshot(note)}, clEntry{Action: "rename_board", Content: "Roadmap"})
 	var snap struct {
@@ -662,7 +478,7 @@ func TestChangelogSnapshots(t *testing.T) {
 	// Take four snapshots, an hour apart, each after a change; keep is 3.
 	var keys []string
 	for i := range 4 {
-		e.push(s, "b1", board.Push{Board: &board.BoardPatch{Name: "Sprint “12” / Q1"}, Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n1", Content: fmt.Sprint("v", i)}}}})
+		e.pushOK(s, "b1", board.Push{Board: &board.BoardPatch{Name: "Sprint “12” / Q1"}, Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n1", Content: fmt.Sprint("v", i)}}}})
 		var out map[string]any
 		e.do("POST", "/api/boards/b1/snapshot", s, nil).want(t, 200, &out)
 		want := "snapshots/" + persist.Stamp(e.clock.Now()) + ".md"
@@ -709,7 +525,7 @@ func TestChangelogSnapshots(t *testing.T) {
 		}
 	})
 	t.Run("CurrentFollowsPushes", func(t *testing.T) {
-		e.push(s, "b1", board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n2", Content: "after"}}}})
+		e.pushOK(s, "b1", board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n2", Content: "after"}}}})
 		res := e.do("GET", "/api/boards/b1/snapshot", s, nil)
 		if st, err := changelog.ParseBoard(res.body); err != nil || len(st.Notes) != 2 {
 			t.Fatalf("current snapshot after a push: %+v (%v), want both notes", st, err)
@@ -749,8 +565,7 @@ func TestChangelogSurvivesRestart(t *testing.T) {
 	e := newClEnv(t)
 	s := e.claim("owner@example.com", "b1")
 	keys := e.appendLog(s, "b1", clEntry{NoteID: "n1", Action: "create_note", Content: noteSnapshot(board.Note{ID: "n1", Content: "durable"})})
-	e.stop()
-	e.start()
+	e.restart()
 	// Sessions are stored too: the same cookie still works.
 	if got := e.list(s, "b1", ""); len(got) != 1 || got[0].Key != keys[0] {
 		t.Fatalf("after restart the log lists %v, want %s", got, keys[0])

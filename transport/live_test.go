@@ -171,7 +171,7 @@ func TestLiveEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("RESTPushReachesEveryone", func(t *testing.T) {
-		if status, body := e.push(bob, "b1", notePush(board.Note{ID: "n2", Content: "from bob"}), nil); status != 200 || version(t, body) != 2 {
+		if status, body := e.push(bob, "b1", notePush(board.Note{ID: "n2", Content: "from bob"})); status != 200 || version(t, body) != 2 {
 			t.Fatalf("REST push: %d %v", status, body)
 		}
 		for _, c := range []*websocket.Conn{ca, cb} {
@@ -219,7 +219,7 @@ func TestLiveEndToEnd(t *testing.T) {
 			t.Fatalf("alice got %+v, want bob's leave", m)
 		}
 		// Bob misses version 3.
-		if status, _ := e.push(alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}}, nil); status != 200 {
+		if status, _ := e.push(alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}}); status != 200 {
 			t.Fatal(status)
 		}
 		cb2, h := e.connect(bob, "b1", "?since=2")
@@ -255,7 +255,7 @@ func TestLiveViewer(t *testing.T) {
 		t.Fatalf("viewer push got %+v, want error 403", m)
 	}
 	// The viewer still follows the board.
-	e.push(owner, "b1", notePush(board.Note{ID: "a"}), nil)
+	e.push(owner, "b1", notePush(board.Note{ID: "a"}))
 	if m := read(t, cv); m.Type != rooms.TypeChanges || m.ServerVersion != 1 {
 		t.Fatalf("viewer got %+v, want the owner's change", m)
 	}
@@ -288,10 +288,7 @@ func TestLiveRemovedInviteeIsKicked(t *testing.T) {
 	owner := e.claim("owner@example.com", "b1")
 	guest := e.invite(owner, "b1", "guest@example.com", "pro")
 	cg, _ := e.connect(guest, "b1", "")
-	res, body := e.do("DELETE", "/api/boards/b1/invite", owner, map[string]string{"email": "guest@example.com"}, nil)
-	if res.StatusCode != 200 {
-		t.Fatalf("remove invite: %d %s", res.StatusCode, body)
-	}
+	e.do("DELETE", "/api/boards/b1/invite", owner, map[string]string{"email": "guest@example.com"}).wantStatus(t, http.StatusOK)
 	if code := closeStatus(t, cg); code != rooms.CloseForbidden {
 		t.Fatalf("removed guest's socket closed with %d, want %d", code, rooms.CloseForbidden)
 	}
@@ -354,7 +351,7 @@ func TestLiveMessageTooBig(t *testing.T) {
 		t.Fatalf("closed with %d, want %d", code, websocket.StatusMessageTooBig)
 	}
 	// Such a push goes through REST instead.
-	if status, _ := e.push(owner, "b1", notePush(board.Note{ID: "a", Content: strings.Repeat("x", 29000)}), nil); status != 200 {
+	if status, _ := e.push(owner, "b1", notePush(board.Note{ID: "a", Content: strings.Repeat("x", 29000)})); status != 200 {
 		t.Fatalf("REST push: %d", status)
 	}
 }
@@ -438,7 +435,7 @@ func TestLiveConcurrentPushers(t *testing.T) {
 	for g := range 2 {
 		wg.Go(func() { // REST
 			for i := range each {
-				if status, body := e.push(owner, "b1", notePush(board.Note{ID: fmt.Sprintf("rest%d-%d", g, i)}), nil); status != 200 {
+				if status, body := e.push(owner, "b1", notePush(board.Note{ID: fmt.Sprintf("rest%d-%d", g, i)})); status != 200 {
 					t.Errorf("REST push: %d %v", status, body)
 				}
 			}

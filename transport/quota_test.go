@@ -2,67 +2,70 @@ package transport_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"reflect"
-	"strconv"
 	"testing"
 	"time"
 
 	"corkboard/billing"
+	"corkboard/transport"
 )
 
-// billPlans makes quota edges quick to reach: few credits, a generous rate.
-func billPlans(t *testing.T, overrides string) billing.Plans {
-	t.Helper()
-	o, err := billing.ParsePlanOverrides(overrides)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := billing.DefaultPlans().With(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+// withStandInAI mounts three stand-in AI routes behind the real session
+// check and quota gate: /test/ai/chat (1 credit) and /test/ai/document (5)
+// charged to the caller, /test/ai/rewrite (1) to the board's owner.
+func withStandInAI() option {
+	return withRoutes(func(api *transport.Server, mux *http.ServeMux) {
+		mux.Handle("POST /test/ai/chat", api.AIRouteForTest(billing.FeatureChat, false, http.HandlerFunc(standInModel)))
+		mux.Handle("POST /test/ai/document", api.AIRouteForTest(billing.FeatureDocumentToNotes, false, http.HandlerFunc(standInModel)))
+		mux.Handle("POST /test/ai/rewrite", api.AIRouteForTest(billing.FeatureNotesRewrite, true, http.HandlerFunc(standInModel)))
+	})
 }
 
-// billWantQuota checks the spec's quota body: exactly error, used, limit, plan.
-func billWantQuota(t *testing.T, r billResp, used, limit int, plan string) {
-	t.Helper()
-	if r.status != http.StatusTooManyRequests {
-		t.Fatalf("status=%d, want 429 (%s)", r.status, r.body)
+// standInModel stands in for an AI handler; ?outcome= picks what the model does.
+func standInModel(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	reply := func(status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(v)
 	}
-	got := r.object(t)
-	if k := billKeys(got); !reflect.DeepEqual(k, []string{"error", "limit", "plan", "used"}) {
-		t.Fatalf("quota body keys=%v, want exactly error, used, limit, plan (%s)", k, r.body)
-	}
-	if msg, ok := got["error"].(string); !ok || msg == "" {
-		t.Errorf("error=%v, want a message", got["error"])
-	}
-	if got["used"] != float64(used) || got["limit"] != float64(limit) || got["plan"] != plan {
-		t.Fatalf("quota body=%v, want used=%d limit=%d plan=%s", got, used, limit, plan)
-	}
-	if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra < 1 {
-		t.Errorf("Retry-After=%q, want seconds to the month's end", r.header.Get("Retry-After"))
+	switch r.URL.Query().Get("outcome") {
+	case "", "ok":
+		// Echo the body, so a test can see the handler got it untouched.
+		reply(http.StatusOK, map[string]string{"rewritten": "done", "echo": string(body)})
+	case "stream-broken":
+		// The model started answering, then the stream died.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "data: {\"type\":\"text-delta\",\"delta\":\"Hel\"}\n\n")
+		http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler)
+	case "unavailable":
+		reply(http.StatusServiceUnavailable, map[string]string{"error": "The AI model cannot be reached."})
+	case "bad-answer":
+		reply(http.StatusBadGateway, map[string]string{"error": "The AI model's answer was not valid."})
+	case "invalid":
+		reply(http.StatusBadRequest, map[string]string{"error": "instruction is required.", "field": "instruction"})
+	case "panic":
+		panic("the model exploded")
+	case "silent":
+		// Writes nothing at all.
 	}
 }
 
-// ai calls a stand-in AI route: chat costs 1 credit, document 5.
-func (e *billEnv) ai(t *testing.T, session, route, outcome string) billResp {
-	t.Helper()
-	return e.do(t, "POST", "/test/ai/"+route+"?outcome="+outcome, session, []byte(`{"boardId":"b"}`), nil)
-}
-
-func billUsed(t *testing.T, e *billEnv, session string) float64 {
-	t.Helper()
-	u, _ := e.usage(t, session)["used"].(float64)
-	return u
+// standIn calls a stand-in AI route: chat costs 1 credit, document 5.
+func (e *env) standIn(session, route, outcome string) answer {
+	e.tb.Helper()
+	return e.do("POST", "/test/ai/"+route+"?outcome="+outcome, session, []byte(`{"boardId":"b"}`))
 }
 
 // TestAIQuotaEdges: the call that reaches the quota exactly passes; the next
 // is 429 with the spec's body, and charges nothing.
 func TestAIQuotaEdges(t *testing.T) {
-	env := newBillEnv(t, billOptions{plans: billPlans(t, "free.credits=8,free.rpm=1000")})
-	ada := env.login(t, "ada@example.com")
+	env := newEnv(t, withClock(billStart), withStandInAI(), withPlans("free.credits=8,free.rpm=1000"))
+	ada := env.login("ada@example.com")
 	steps := []struct {
 		route    string
 		status   int
@@ -77,13 +80,13 @@ func TestAIQuotaEdges(t *testing.T) {
 		{"document", 429, 8},
 	}
 	for i, st := range steps {
-		r := env.ai(t, ada, st.route, "ok")
+		r := env.standIn(ada, st.route, "ok")
 		if st.status == 429 {
-			billWantQuota(t, r, st.wantUsed, 8, billing.Free)
+			r.wantQuota(t, st.wantUsed, 8, billing.Free)
 		} else if r.status != st.status {
 			t.Fatalf("step %d (%s): status=%d, want %d (%s)", i, st.route, r.status, st.status, r.body)
 		}
-		if got := billUsed(t, env, ada); got != float64(st.wantUsed) {
+		if got := env.used(ada); got != st.wantUsed {
 			t.Fatalf("step %d (%s): used=%v, want %d", i, st.route, got, st.wantUsed)
 		}
 	}
@@ -92,31 +95,28 @@ func TestAIQuotaEdges(t *testing.T) {
 // TestAIQuotaRaisedByUpgrade: a user stopped by free's quota can go on as
 // soon as the upgrade event arrives, without waiting for the month's end.
 func TestAIQuotaRaisedByUpgrade(t *testing.T) {
-	env := newBillEnv(t, billOptions{
-		secrets: billSecret, planMap: billPlanMap, defaultPlan: billing.Pro,
-		plans: billPlans(t, "free.credits=1,free.rpm=1000,pro.credits=3,pro.rpm=1000"),
-	})
-	ada := env.login(t, "ada@example.com")
-	if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusOK {
+	env := newEnv(t, withClock(billStart), withStandInAI(), withPlans("free.credits=1,free.rpm=1000,pro.credits=3,pro.rpm=1000"), withBilling("", billSecret, billPlanMap, billing.Pro))
+	ada := env.login("ada@example.com")
+	if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusOK {
 		t.Fatalf("first call: %d %s", r.status, r.body)
 	}
-	billWantQuota(t, env.ai(t, ada, "chat", "ok"), 1, 1, billing.Free)
+	env.standIn(ada, "chat", "ok").wantQuota(t, 1, 1, billing.Free)
 	body := billFixture(t, "checkout_session_completed.json")
-	billWantObject(t, env.webhook(t, body, billStripeSigned(billSecret, env.clock.Now(), body)), http.StatusOK, billOK)
+	env.webhook(body, billStripeSigned(billSecret, env.clock.Now(), body)).wantExactObject(t, http.StatusOK, billOK)
 	for i := 2; i <= 3; i++ {
-		if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusOK {
+		if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusOK {
 			t.Fatalf("call %d after upgrade: %d %s", i, r.status, r.body)
 		}
 	}
-	billWantQuota(t, env.ai(t, ada, "chat", "ok"), 3, 3, billing.Pro)
+	env.standIn(ada, "chat", "ok").wantQuota(t, 3, 3, billing.Pro)
 }
 
 // TestAIRefund: a call whose handler answers an error (the model never
 // answered) gives its credits back; once a stream has begun, the call stays
 // charged even if the stream then fails.
 func TestAIRefund(t *testing.T) {
-	env := newBillEnv(t, billOptions{plans: billPlans(t, "free.credits=100,free.rpm=1000")})
-	ada := env.login(t, "ada@example.com")
+	env := newEnv(t, withClock(billStart), withStandInAI(), withPlans("free.credits=100,free.rpm=1000"))
+	ada := env.login("ada@example.com")
 	tests := []struct {
 		outcome    string
 		wantStatus int // 0: the connection breaks
@@ -132,8 +132,8 @@ func TestAIRefund(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.outcome, func(t *testing.T) {
-			before := billUsed(t, env, ada)
-			req, _ := http.NewRequest("POST", env.url+"/test/ai/document?outcome="+tt.outcome, nil)
+			before := env.used(ada)
+			req, _ := http.NewRequest("POST", env.srv.URL+"/test/ai/document?outcome="+tt.outcome, nil)
 			req.AddCookie(&http.Cookie{Name: "session", Value: ada})
 			resp, err := http.DefaultClient.Do(req)
 			if err == nil {
@@ -155,7 +155,7 @@ func TestAIRefund(t *testing.T) {
 			if tt.charged {
 				want += 5
 			}
-			if got := billUsed(t, env, ada); got != want {
+			if got := env.used(ada); got != want {
 				t.Fatalf("used=%v after %s, want %v", got, tt.outcome, want)
 			}
 		})
@@ -166,15 +166,15 @@ func TestAIRefund(t *testing.T) {
 // Retry-After (an ordinary error body, not the quota one), and no credits
 // charged; the bucket refills with the clock.
 func TestAIRateLimit(t *testing.T) {
-	env := newBillEnv(t, billOptions{plans: billPlans(t, "free.credits=1000,free.rpm=3")})
-	ada := env.login(t, "ada@example.com")
-	bob := env.login(t, "bob@example.com")
+	env := newEnv(t, withClock(billStart), withStandInAI(), withPlans("free.credits=1000,free.rpm=3"))
+	ada := env.login("ada@example.com")
+	bob := env.login("bob@example.com")
 	for i := 1; i <= 3; i++ {
-		if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusOK {
+		if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusOK {
 			t.Fatalf("call %d: %d %s", i, r.status, r.body)
 		}
 	}
-	r := env.ai(t, ada, "chat", "ok")
+	r := env.standIn(ada, "chat", "ok")
 	if r.status != http.StatusTooManyRequests {
 		t.Fatalf("4th call status=%d, want 429", r.status)
 	}
@@ -182,22 +182,22 @@ func TestAIRateLimit(t *testing.T) {
 	if got := r.header.Get("Retry-After"); got != "20" {
 		t.Errorf("Retry-After=%q, want 20", got)
 	}
-	if k := billKeys(r.object(t)); !reflect.DeepEqual(k, []string{"error"}) {
+	if k := keys(r.object(t)); !reflect.DeepEqual(k, []string{"error"}) {
 		t.Errorf("rate-limit body keys=%v, want [error]", k)
 	}
-	if got := billUsed(t, env, ada); got != 3 {
+	if got := env.used(ada); got != 3 {
 		t.Fatalf("used=%v, want 3: a refused call was charged", got)
 	}
 	// Another user has a bucket of their own.
-	if r := env.ai(t, bob, "chat", "ok"); r.status != http.StatusOK {
+	if r := env.standIn(bob, "chat", "ok"); r.status != http.StatusOK {
 		t.Fatalf("bob: %d %s", r.status, r.body)
 	}
 	env.clock.Advance(19 * time.Second)
-	if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" {
+	if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" {
 		t.Fatalf("after 19 s: status=%d Retry-After=%q, want 429 and 1", r.status, r.header.Get("Retry-After"))
 	}
 	env.clock.Advance(time.Second)
-	if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusOK {
+	if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusOK {
 		t.Fatalf("after 20 s: %d %s", r.status, r.body)
 	}
 }
@@ -205,33 +205,30 @@ func TestAIRateLimit(t *testing.T) {
 // TestAIQuotaMonthRollover: the quota resets at the first instant of the
 // next UTC month, as resetsAt says.
 func TestAIQuotaMonthRollover(t *testing.T) {
-	env := newBillEnv(t, billOptions{
-		plans: billPlans(t, "free.credits=2,free.rpm=1000"),
-		start: time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC),
-	})
-	ada := env.login(t, "ada@example.com")
+	env := newEnv(t, withClock(time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)), withStandInAI(), withPlans("free.credits=2,free.rpm=1000"))
+	ada := env.login("ada@example.com")
 	for range 2 {
-		if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusOK {
+		if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusOK {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	}
-	r := env.ai(t, ada, "chat", "ok")
-	billWantQuota(t, r, 2, 2, billing.Free)
+	r := env.standIn(ada, "chat", "ok")
+	r.wantQuota(t, 2, 2, billing.Free)
 	if got := r.header.Get("Retry-After"); got != "60" {
 		t.Errorf("Retry-After=%q, want 60 (seconds to 1 December 00:00 UTC)", got)
 	}
-	if got := env.usage(t, ada)["resetsAt"]; got != "2026-12-01T00:00:00Z" {
+	if got := env.usage(ada)["resetsAt"]; got != "2026-12-01T00:00:00Z" {
 		t.Fatalf("resetsAt=%v", got)
 	}
 
 	env.clock.Advance(59*time.Second + 999*time.Millisecond) // 23:59:59.999
-	billWantQuota(t, env.ai(t, ada, "chat", "ok"), 2, 2, billing.Free)
+	env.standIn(ada, "chat", "ok").wantQuota(t, 2, 2, billing.Free)
 	env.clock.Advance(time.Millisecond) // 00:00:00 on 1 December
-	if r := env.ai(t, ada, "chat", "ok"); r.status != http.StatusOK {
+	if r := env.standIn(ada, "chat", "ok"); r.status != http.StatusOK {
 		t.Fatalf("first call of December: %d %s", r.status, r.body)
 	}
 	want := map[string]any{"plan": "free", "used": float64(1), "limit": float64(2), "resetsAt": "2027-01-01T00:00:00Z"}
-	if got := env.usage(t, ada); !reflect.DeepEqual(got, want) {
+	if got := env.usage(ada); !reflect.DeepEqual(got, want) {
 		t.Fatalf("usage=%v, want %v", got, want)
 	}
 }
@@ -239,19 +236,15 @@ func TestAIQuotaMonthRollover(t *testing.T) {
 // TestAIOwnerPays: notes/rewrite charges the board's owner, at the owner's
 // plan, whoever calls; the caller must have access to the board.
 func TestAIOwnerPays(t *testing.T) {
-	env := newBillEnv(t, billOptions{plans: billPlans(t, "free.credits=2,free.rpm=1000,pro.credits=50")})
-	owner := env.login(t, "owner@example.com")
-	ada := env.login(t, "ada@example.com")
-	eve := env.login(t, "eve@example.com")
+	env := newEnv(t, withClock(billStart), withStandInAI(), withPlans("free.credits=2,free.rpm=1000,pro.credits=50"))
+	owner := env.login("owner@example.com")
+	ada := env.login("ada@example.com")
+	eve := env.login("eve@example.com")
 	const boardID = "owner-pays"
-	if r := env.do(t, "POST", "/api/boards/"+boardID+"/access", owner, nil, nil); r.status != http.StatusOK {
-		t.Fatalf("claim: %d %s", r.status, r.body)
-	}
-	if r := env.doJSON(t, "POST", "/api/boards/"+boardID+"/invite", owner, map[string]string{"email": "ada@example.com"}); r.status != http.StatusOK {
-		t.Fatalf("invite: %d %s", r.status, r.body)
-	}
-	rewrite := func(session, body string) billResp {
-		return env.do(t, "POST", "/test/ai/rewrite", session, []byte(body), nil)
+	env.claimAs(owner, boardID)
+	env.addInvite(owner, boardID, "ada@example.com")
+	rewrite := func(session, body string) answer {
+		return env.do("POST", "/test/ai/rewrite", session, []byte(body))
 	}
 	body := `{"instruction":"shorter","boardId":"owner-pays","content":"Some long text."}`
 
@@ -262,10 +255,10 @@ func TestAIOwnerPays(t *testing.T) {
 	if got := r.object(t)["echo"]; got != body {
 		t.Fatalf("the handler got body %q, want %q", got, body)
 	}
-	if got, want := billUsed(t, env, owner), 1.0; got != want {
+	if got, want := env.used(owner), 1; got != want {
 		t.Fatalf("owner used=%v, want %v", got, want)
 	}
-	if got := billUsed(t, env, ada); got != 0 {
+	if got := env.used(ada); got != 0 {
 		t.Fatalf("invitee used=%v, want 0", got)
 	}
 	if r := rewrite(owner, body); r.status != http.StatusOK {
@@ -273,7 +266,7 @@ func TestAIOwnerPays(t *testing.T) {
 	}
 	// The owner's quota (free: 2) is spent: the invitee hears about the
 	// owner's plan and usage.
-	billWantQuota(t, rewrite(ada, body), 2, 2, billing.Free)
+	rewrite(ada, body).wantQuota(t, 2, 2, billing.Free)
 
 	refusals := []struct {
 		name, session, body string
@@ -292,11 +285,11 @@ func TestAIOwnerPays(t *testing.T) {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
 			for _, s := range []string{ada, eve} {
-				if got := billUsed(t, env, s); got != 0 {
+				if got := env.used(s); got != 0 {
 					t.Fatalf("a refused call charged the caller: used=%v", got)
 				}
 			}
-			if got := billUsed(t, env, owner); got != 2 {
+			if got := env.used(owner); got != 2 {
 				t.Fatalf("owner used=%v, want 2", got)
 			}
 		})
@@ -306,13 +299,13 @@ func TestAIOwnerPays(t *testing.T) {
 // TestUsageEndpoint: GET /api/me/usage answers exactly plan, used, limit,
 // resetsAt, and needs a session.
 func TestUsageEndpoint(t *testing.T) {
-	env := newBillEnv(t, billOptions{})
-	if r := env.do(t, "GET", "/api/me/usage", "", nil, nil); r.status != http.StatusUnauthorized {
+	env := newEnv(t, withClock(billStart))
+	if r := env.do("GET", "/api/me/usage", "", nil); r.status != http.StatusUnauthorized {
 		t.Fatalf("without a session: %d, want 401", r.status)
 	}
-	ada := env.login(t, "ada@example.com")
+	ada := env.login("ada@example.com")
 	want := map[string]any{"plan": "free", "used": float64(0), "limit": float64(100), "resetsAt": "2026-12-01T00:00:00Z"}
-	if got := env.usage(t, ada); !reflect.DeepEqual(got, want) {
+	if got := env.usage(ada); !reflect.DeepEqual(got, want) {
 		t.Fatalf("usage=%v, want %v", got, want)
 	}
 }

@@ -1,229 +1,18 @@
 package transport_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"corkboard/auth"
-	"corkboard/auth/authtest"
 	"corkboard/board"
-	"corkboard/hub"
-	"corkboard/persist"
 	"corkboard/transport"
 )
-
-// publicURL is the configured public origin in these tests; the test
-// server itself listens elsewhere (127.0.0.1:port).
-const publicURL = "https://board.example.com"
-
-// env is a whole server: real bbolt in a temp folder, real auth mailing
-// codes to an in-process SMTP sink, the hub, and the HTTP API on a real
-// listener.
-type env struct {
-	tb   testing.TB
-	dir  string
-	sink *authtest.Sink
-	log  *slog.Logger
-
-	db   *persist.DB
-	auth *auth.Service
-	hub  *hub.Hub
-	srv  *httptest.Server
-}
-
-func newEnv(tb testing.TB) *env {
-	tb.Helper()
-	e := &env{tb: tb, dir: tb.TempDir(), sink: authtest.NewSink(tb), log: slog.New(slog.DiscardHandler)}
-	e.start()
-	tb.Cleanup(e.stop)
-	return e
-}
-
-func (e *env) start() {
-	e.tb.Helper()
-	db, err := persist.Open(e.dir)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	mailer, err := auth.NewMailer(e.sink.URL(), "", "", e.log)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	lots := auth.Rate{Count: 10000, Window: time.Minute}
-	e.db = db
-	e.auth = auth.New(db, mailer, auth.Config{EmailRate: lots, IPRate: lots, VerifyIPRate: lots}, e.log)
-	e.auth.Start(context.Background())
-	e.hub = hub.New(db, hub.Options{SweepEvery: -1, Logger: e.log})
-	e.srv = httptest.NewServer(transport.New(
-		transport.Config{PublicURL: publicURL, DefaultPlan: "free"},
-		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub},
-		e.log,
-	))
-}
-
-// stop shuts down in cmd's order: HTTP, hub (sockets), auth, storage.
-func (e *env) stop() {
-	if e.srv == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	e.srv.Close()
-	if err := e.hub.Close(ctx); err != nil {
-		e.tb.Errorf("hub Close: %v", err)
-	}
-	e.auth.Close(ctx)
-	e.db.Close()
-	e.srv = nil
-}
-
-// restart stops everything and opens the same data folder again.
-func (e *env) restart() {
-	e.stop()
-	e.start()
-}
-
-// login logs email in through the real endpoints (the code comes by SMTP)
-// and returns the session cookie's value.
-func (e *env) login(email string) string {
-	e.tb.Helper()
-	if res, body := e.do("POST", "/api/auth/send-otp", "", map[string]string{"email": email}, nil); res.StatusCode != 200 {
-		e.tb.Fatalf("send-otp: %d %s", res.StatusCode, body)
-	}
-	code := e.sink.WaitCode(e.tb, email)
-	res, body := e.do("POST", "/api/auth/verify-otp", "", map[string]string{"email": email, "code": code}, nil)
-	if res.StatusCode != 200 {
-		e.tb.Fatalf("verify-otp: %d %s", res.StatusCode, body)
-	}
-	for _, c := range res.Cookies() {
-		if c.Name == transport.SessionCookie && c.Value != "" {
-			return c.Value
-		}
-	}
-	e.tb.Fatal("verify-otp set no session cookie")
-	return ""
-}
-
-// do sends a request with the session cookie; body is JSON-encoded unless
-// it is already a []byte or string.
-func (e *env) do(method, path, session string, body any, header http.Header) (*http.Response, []byte) {
-	e.tb.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		rd = bytes.NewReader(b)
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		js, err := json.Marshal(b)
-		if err != nil {
-			e.tb.Fatal(err)
-		}
-		rd = bytes.NewReader(js)
-	}
-	req, err := http.NewRequest(method, e.srv.URL+path, rd)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if session != "" {
-		req.AddCookie(&http.Cookie{Name: transport.SessionCookie, Value: session})
-	}
-	res, err := e.srv.Client().Do(req)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.tb.Fatal(err)
-	}
-	return res, out
-}
-
-// claim logs owner in and claims board id.
-func (e *env) claim(owner, id string) string {
-	e.tb.Helper()
-	s := e.login(owner)
-	if res, body := e.do("POST", "/api/boards/"+id+"/access", s, nil, nil); res.StatusCode != 200 {
-		e.tb.Fatalf("claim: %d %s", res.StatusCode, body)
-	}
-	return s
-}
-
-// invite adds email to the board, on plan (which decides canEdit), and
-// logs it in.
-func (e *env) invite(ownerSession, id, email, plan string) string {
-	e.tb.Helper()
-	if _, err := e.db.EnsureUser(context.Background(), email, plan); err != nil {
-		e.tb.Fatal(err)
-	}
-	if res, body := e.do("POST", "/api/boards/"+id+"/invite", ownerSession, map[string]string{"email": email}, nil); res.StatusCode != 200 {
-		e.tb.Fatalf("invite: %d %s", res.StatusCode, body)
-	}
-	return e.login(email)
-}
-
-func (e *env) push(session, id string, p any, header http.Header) (int, map[string]any) {
-	e.tb.Helper()
-	res, body := e.do("POST", "/api/boards/"+id+"/sync", session, p, header)
-	var out map[string]any
-	if err := json.Unmarshal(body, &out); err != nil {
-		e.tb.Fatalf("push answer %q: %v", body, err)
-	}
-	return res.StatusCode, out
-}
-
-func (e *env) pull(session, id string, since int64) *board.Changes {
-	e.tb.Helper()
-	res, body := e.do("GET", fmt.Sprintf("/api/boards/%s/sync?since=%d", id, since), session, nil, nil)
-	if res.StatusCode != 200 {
-		e.tb.Fatalf("pull: %d %s", res.StatusCode, body)
-	}
-	var ch board.Changes
-	if err := json.Unmarshal(body, &ch); err != nil {
-		e.tb.Fatal(err)
-	}
-	return &ch
-}
-
-func version(tb testing.TB, body map[string]any) int64 {
-	tb.Helper()
-	v, ok := body["serverVersion"].(float64)
-	if !ok || len(body) != 1 {
-		tb.Fatalf("answer %v, want exactly {serverVersion}", body)
-	}
-	return int64(v)
-}
-
-func keys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
-func notePush(notes ...board.Note) board.Push {
-	return board.Push{Notes: board.NoteChanges{Upserted: notes}}
-}
 
 func TestPullAndPushShapes(t *testing.T) {
 	e := newEnv(t)
@@ -234,16 +23,16 @@ func TestPullAndPushShapes(t *testing.T) {
 		Board:         &board.BoardPatch{Name: "Roadmap", UpdatedAt: "2026-11-22T10:00:00Z"},
 		Notes:         board.NoteChanges{Upserted: []board.Note{{ID: "n1", Title: "Hi", Content: "**bold**", X: 1.5, Y: -2, Color: "yellow", Type: "sticky", UpdatedAt: "2026-11-22T10:00:00Z"}}},
 		TrackerItems:  board.ItemChanges{Upserted: []board.TrackerItem{{ID: "i1", Key: "CB-1", Type: "story", Summary: "Do it", UpdatedAt: "2026-11-22T10:00:00Z"}}},
-	}, nil)
+	})
 	if status != 200 || version(t, body) != 1 {
 		t.Fatalf("push: %d %v, want 200 {serverVersion: 1}", status, body)
 	}
 
 	t.Run("Full", func(t *testing.T) {
-		res, raw := e.do("GET", "/api/boards/b1/sync?since=0", s, nil, nil)
+		r := e.do("GET", "/api/boards/b1/sync?since=0", s, nil)
 		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil || res.StatusCode != 200 {
-			t.Fatalf("pull: %d %s", res.StatusCode, raw)
+		if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
+			t.Fatalf("pull: %d %s", r.status, r.body)
 		}
 		want := []string{"board", "deletedNoteIds", "deletedTrackerItemIds", "notes", "serverVersion", "trackerItems"}
 		if got := keys(body); !slices.Equal(got, want) {
@@ -264,13 +53,13 @@ func TestPullAndPushShapes(t *testing.T) {
 		}
 	})
 	t.Run("NoChange", func(t *testing.T) {
-		res, raw := e.do("GET", "/api/boards/b1/sync?since=1", s, nil, nil)
-		if res.StatusCode != 200 || strings.TrimSpace(string(raw)) != `{"serverVersion":1}` {
-			t.Fatalf("pull at the current version: %d %s, want exactly {\"serverVersion\":1}", res.StatusCode, raw)
+		r := e.do("GET", "/api/boards/b1/sync?since=1", s, nil)
+		if r.status != 200 || strings.TrimSpace(string(r.body)) != `{"serverVersion":1}` {
+			t.Fatalf("pull at the current version: %d %s, want exactly {\"serverVersion\":1}", r.status, r.body)
 		}
 	})
 	t.Run("Deletions", func(t *testing.T) {
-		status, body := e.push(s, "b1", board.Push{ClientVersion: 1, Notes: board.NoteChanges{Deleted: []string{"n1"}}, TrackerItems: board.ItemChanges{Deleted: []string{"i1"}}}, nil)
+		status, body := e.push(s, "b1", board.Push{ClientVersion: 1, Notes: board.NoteChanges{Deleted: []string{"n1"}}, TrackerItems: board.ItemChanges{Deleted: []string{"i1"}}})
 		if status != 200 || version(t, body) != 2 {
 			t.Fatalf("delete push: %d %v", status, body)
 		}
@@ -280,9 +69,9 @@ func TestPullAndPushShapes(t *testing.T) {
 		}
 	})
 	t.Run("RenameShowsInList", func(t *testing.T) {
-		_, raw := e.do("GET", "/api/boards", s, nil, nil)
-		if !strings.Contains(string(raw), `"name":"Roadmap"`) {
-			t.Fatalf("GET /api/boards = %s, want the pushed name", raw)
+		r := e.do("GET", "/api/boards", s, nil)
+		if !strings.Contains(string(r.body), `"name":"Roadmap"`) {
+			t.Fatalf("GET /api/boards = %s, want the pushed name", r.body)
 		}
 	})
 }
@@ -299,9 +88,9 @@ func TestPullSinceValidation(t *testing.T) {
 		{"Overflow", "?since=99999999999999999999"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, raw := e.do("GET", "/api/boards/b1/sync"+tc.query, s, nil, nil)
-			if res.StatusCode != 400 || !strings.Contains(string(raw), `"field":"since"`) {
-				t.Fatalf("%d %s, want 400 naming since", res.StatusCode, raw)
+			r := e.do("GET", "/api/boards/b1/sync"+tc.query, s, nil)
+			if r.status != 400 || !strings.Contains(string(r.body), `"field":"since"`) {
+				t.Fatalf("%d %s, want 400 naming since", r.status, r.body)
 			}
 		})
 	}
@@ -344,7 +133,7 @@ func TestPushLimits(t *testing.T) {
 		{"EmptyDeletedID", board.Push{TrackerItems: board.ItemChanges{Deleted: []string{"a", ""}}}, "trackerItems.deleted[1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := e.push(s, "b1", tc.push, nil)
+			status, body := e.push(s, "b1", tc.push)
 			if tc.field == "" {
 				if status != 200 {
 					t.Fatalf("%d %v, want 200", status, body)
@@ -377,7 +166,7 @@ func TestPushDecodeErrors(t *testing.T) {
 		{"NullNotes", `{"notes":null}`, "notes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body := e.push(s, "b1", tc.body, nil)
+			status, body := e.push(s, "b1", tc.body)
 			if status != 400 || body["field"] != tc.field {
 				t.Fatalf("%d %v, want 400 naming %s", status, body, tc.field)
 			}
@@ -401,7 +190,7 @@ func TestLargestPushIsAccepted(t *testing.T) {
 	for i := range p.Notes.Upserted {
 		p.Notes.Upserted[i] = board.Note{ID: fmt.Sprintf("n%d", i), Content: content}
 	}
-	if status, body := e.push(s, "b1", p, nil); status != 200 || version(t, body) != 1 {
+	if status, body := e.push(s, "b1", p); status != 200 || version(t, body) != 1 {
 		t.Fatalf("%d %v, want 200 at version 1", status, body)
 	}
 }
@@ -410,13 +199,13 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	e := newEnv(t)
 	s := e.claim("owner@example.com", "b1")
 	key := http.Header{"Idempotency-Key": {"0b4c1a9e-retry-me"}}
-	res, raw := e.do("POST", "/api/boards/b1/sync", s, notePush(board.Note{ID: "a", Content: "first"}), key)
-	if res.StatusCode != 200 || strings.TrimSpace(string(raw)) != `{"serverVersion":1}` || res.Header.Get("Idempotent-Replayed") != "" {
-		t.Fatalf("first: %d %s", res.StatusCode, raw)
+	r := e.do("POST", "/api/boards/b1/sync", s, notePush(board.Note{ID: "a", Content: "first"}), key)
+	if r.status != 200 || strings.TrimSpace(string(r.body)) != `{"serverVersion":1}` || r.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("first: %d %s", r.status, r.body)
 	}
-	res, raw = e.do("POST", "/api/boards/b1/sync", s, notePush(board.Note{ID: "a", Content: "second"}), key)
-	if res.StatusCode != 200 || strings.TrimSpace(string(raw)) != `{"serverVersion":1}` || res.Header.Get("Idempotent-Replayed") != "true" {
-		t.Fatalf("retry: %d %s replayed=%q, want the original version, replayed", res.StatusCode, raw, res.Header.Get("Idempotent-Replayed"))
+	r = e.do("POST", "/api/boards/b1/sync", s, notePush(board.Note{ID: "a", Content: "second"}), key)
+	if r.status != 200 || strings.TrimSpace(string(r.body)) != `{"serverVersion":1}` || r.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry: %d %s replayed=%q, want the original version, replayed", r.status, r.body, r.header.Get("Idempotent-Replayed"))
 	}
 	if ch := e.pull(s, "b1", 0); ch.ServerVersion != 1 || ch.Notes[0].Content != "first" {
 		t.Fatalf("after retry: %+v, want version 1 with the first content", ch)
@@ -434,31 +223,31 @@ func TestViewerCanPullButNotPush(t *testing.T) {
 	owner := e.claim("owner@example.com", "b1")
 	viewer := e.invite(owner, "b1", "viewer@example.com", "free")
 	editor := e.invite(owner, "b1", "editor@example.com", "pro")
-	if status, body := e.push(owner, "b1", notePush(board.Note{ID: "a"}), nil); status != 200 {
+	if status, body := e.push(owner, "b1", notePush(board.Note{ID: "a"})); status != 200 {
 		t.Fatalf("owner push: %d %v", status, body)
 	}
-	if status, body := e.push(viewer, "b1", notePush(board.Note{ID: "b"}), nil); status != 403 {
+	if status, body := e.push(viewer, "b1", notePush(board.Note{ID: "b"})); status != 403 {
 		t.Fatalf("viewer push: %d %v, want 403", status, body)
 	}
 	// 403 comes before the body is looked at.
-	if status, _ := e.push(viewer, "b1", `{"not":"a push"}`, nil); status != 403 {
+	if status, _ := e.push(viewer, "b1", `{"not":"a push"}`); status != 403 {
 		t.Fatalf("viewer push of garbage: %d, want 403", status)
 	}
 	if ch := e.pull(viewer, "b1", 0); len(ch.Notes) != 1 || ch.ServerVersion != 1 {
 		t.Fatalf("viewer pull: %+v, want the owner's note", ch)
 	}
-	if status, body := e.push(editor, "b1", notePush(board.Note{ID: "c"}), nil); status != 200 || version(t, body) != 2 {
+	if status, body := e.push(editor, "b1", notePush(board.Note{ID: "c"})); status != 200 || version(t, body) != 2 {
 		t.Fatalf("editor push: %d %v, want 200 at 2", status, body)
 	}
 	stranger := e.login("stranger@example.com")
-	if res, _ := e.do("GET", "/api/boards/b1/sync?since=0", stranger, nil, nil); res.StatusCode != 403 {
-		t.Fatalf("stranger pull: %d, want 403", res.StatusCode)
+	if r := e.do("GET", "/api/boards/b1/sync?since=0", stranger, nil); r.status != 403 {
+		t.Fatalf("stranger pull: %d, want 403", r.status)
 	}
-	if res, _ := e.do("GET", "/api/boards/b1/sync?since=0", "", nil, nil); res.StatusCode != 401 {
-		t.Fatalf("pull without a session: %d, want 401", res.StatusCode)
+	if r := e.do("GET", "/api/boards/b1/sync?since=0", "", nil); r.status != 401 {
+		t.Fatalf("pull without a session: %d, want 401", r.status)
 	}
-	if res, _ := e.do("GET", "/api/boards/unclaimed/sync?since=0", owner, nil, nil); res.StatusCode != 404 {
-		t.Fatalf("pull of an unclaimed board: %d, want 404", res.StatusCode)
+	if r := e.do("GET", "/api/boards/unclaimed/sync?since=0", owner, nil); r.status != 404 {
+		t.Fatalf("pull of an unclaimed board: %d, want 404", r.status)
 	}
 }
 
@@ -466,11 +255,11 @@ func TestRestartKeepsEverything(t *testing.T) {
 	e := newEnv(t)
 	s := e.claim("owner@example.com", "b1")
 	for i := range 3 {
-		if status, _ := e.push(s, "b1", notePush(board.Note{ID: fmt.Sprintf("n%d", i), Content: "é"}), nil); status != 200 {
+		if status, _ := e.push(s, "b1", notePush(board.Note{ID: fmt.Sprintf("n%d", i), Content: "é"})); status != 200 {
 			t.Fatal(status)
 		}
 	}
-	e.push(s, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n0"}}}, nil)
+	e.push(s, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n0"}}})
 	before := e.pull(s, "b1", 0)
 
 	e.restart()
@@ -481,7 +270,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 	if ch := e.pull(s, "b1", 3); !slices.Equal(ch.DeletedNoteIDs, []string{"n0"}) {
 		t.Fatalf("deletion lost across restart: %+v", ch)
 	}
-	if status, body := e.push(s, "b1", notePush(board.Note{ID: "n9"}), nil); status != 200 || version(t, body) != 5 {
+	if status, body := e.push(s, "b1", notePush(board.Note{ID: "n9"})); status != 200 || version(t, body) != 5 {
 		t.Fatalf("push after restart: %d %v, want version 5", status, body)
 	}
 }
@@ -498,9 +287,11 @@ func mustJSON(tb testing.TB, v any) string {
 // BenchmarkPullNoChangeHTTP is a whole up-to-date pull over HTTP: session,
 // board guard, room, JSON answer.
 func BenchmarkPullNoChangeHTTP(b *testing.B) {
-	e := newEnv(b)
+	// Logs are discarded so that the numbers measure the request, not the
+	// test's log buffer.
+	e := newEnv(b, withLogger(slog.New(slog.DiscardHandler)))
 	s := e.claim("owner@example.com", "b1")
-	e.push(s, "b1", notePush(board.Note{ID: "a"}), nil)
+	e.push(s, "b1", notePush(board.Note{ID: "a"}))
 	req, _ := http.NewRequest("GET", e.srv.URL+"/api/boards/b1/sync?since=1", nil)
 	req.AddCookie(&http.Cookie{Name: transport.SessionCookie, Value: s})
 	client := e.srv.Client()
