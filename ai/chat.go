@@ -104,7 +104,7 @@ func (s *Service) boardChat(ctx context.Context, f Feature, system string, req C
 		for _, tc := range cr.Message.ToolCalls {
 			c := checkToolCall(tc, boardToolNames, known)
 			if c.ErrorText != "" {
-				s.log.Warn("ai: model sent an invalid tool call", "feature", f, "tool", c.Name, "error", c.ErrorText)
+				s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", f, "tool", c.Name, "error", c.ErrorText)
 			}
 			calls = append(calls, c)
 			out.tool(c)
@@ -224,7 +224,7 @@ func (s *Service) ensureSuggestions(ctx context.Context, r *run, history []api.M
 		}
 	}
 	if ctx.Err() == nil {
-		s.log.Warn("ai: subagent suggestions synthesised", "error", err)
+		s.log.WarnContext(ctx, "ai: subagent suggestions synthesised", "error", err)
 	}
 	sug := synthesiseSuggestions(phase)
 	return &sug

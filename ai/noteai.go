@@ -167,7 +167,7 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 func (s *Service) runNoteTool(ctx context.Context, r *run, req NoteAIRequest, tc api.ToolCall) (string, error) {
 	c := checkToolCall(tc, noteToolNames, nil)
 	if c.ErrorText != "" {
-		s.log.Warn("ai: model sent an invalid tool call", "feature", FeatureNoteAI, "tool", c.Name, "error", c.ErrorText)
+		s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", FeatureNoteAI, "tool", c.Name, "error", c.ErrorText)
 		return jsonText(map[string]string{"error": c.ErrorText}), nil
 	}
 	str := func(k string) string { v, _ := c.Args[k].(string); return v }
@@ -203,7 +203,7 @@ func (s *Service) runNoteTool(ctx context.Context, r *run, req NoteAIRequest, tc
 			if ctx.Err() != nil {
 				return "", err
 			}
-			s.log.Warn("ai: programmer delegate failed", "error", err)
+			s.log.WarnContext(ctx, "ai: programmer delegate failed", "error", err)
 			return jsonText(map[string]string{"error": "The programmer could not answer: " + board.ErrorMessage(err)}), nil
 		}
 		return jsonText(map[string]string{"answer": answer}), nil

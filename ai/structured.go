@@ -51,7 +51,7 @@ func structured[T any](ctx context.Context, r *run, f Feature, schemaName string
 				}
 			}
 		}
-		r.s.log.Warn("ai: model output rejected", "feature", r.feature, "schema", schemaName, "attempt", attempt, "problem", problem)
+		r.s.log.WarnContext(ctx, "ai: model output rejected", "feature", r.feature, "schema", schemaName, "attempt", attempt, "problem", problem)
 		if attempt < attempts {
 			retry, err := renderPrompt("retry", map[string]any{"Problem": problem.Error()})
 			if err != nil {

@@ -33,6 +33,8 @@ type Error struct {
 	RetryAfter int
 }
 
+// Error describes e for logs, code and field included; clients get
+// ErrorMessage instead.
 func (e *Error) Error() string {
 	if e.Field != "" {
 		return fmt.Sprintf("corkboard error: code=%s field=%s message=%s", e.Code, e.Field, e.Message)

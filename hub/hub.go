@@ -273,7 +273,8 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) error {
 
 func (h *Hub) runJanitor() {
 	defer h.janitor.Done()
-	idleEvery := min(h.opts.IdleTimeout/2, time.Minute)
+	// The floor keeps a tiny -room-idle (1ns) from making the ticker panic.
+	idleEvery := max(min(h.opts.IdleTimeout/2, time.Minute), time.Millisecond)
 	idle := time.NewTicker(idleEvery)
 	defer idle.Stop()
 	var sweep <-chan time.Time
@@ -294,7 +295,7 @@ func (h *Hub) runJanitor() {
 			h.StopIdle(h.opts.Now())
 		case <-sweep:
 			if err := h.Sweep(ctx, h.opts.Now()); err != nil && ctx.Err() == nil {
-				h.log.Warn("sync sweep failed", slog.Any("err", err))
+				h.log.WarnContext(ctx, "sync sweep failed", slog.Any("err", err))
 			}
 		case <-h.quit:
 			return

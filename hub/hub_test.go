@@ -258,3 +258,19 @@ func TestRequestsRaceWithIdleStops(t *testing.T) {
 		}
 	}
 }
+
+// TestTinyIdleTimeout: an idle timeout too small to halve (-room-idle 1ns)
+// still gives a working hub instead of a panicking janitor.
+func TestTinyIdleTimeout(t *testing.T) {
+	db, err := persist.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	h := hub.New(db, hub.Options{IdleTimeout: time.Nanosecond, SweepEvery: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}

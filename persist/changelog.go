@@ -440,8 +440,8 @@ func (db *DB) AppendLog(ctx context.Context, boardID string, entries []NewLogEnt
 // clScanBack walks c backwards over the keys that start with prefix and sort
 // strictly before upper, calling fn until it returns false.
 func clScanBack(c *bbolt.Cursor, prefix, upper []byte, fn func(k, v []byte) (bool, error)) error {
-	k, v := c.Seek(upper)
-	if k == nil {
+	var k, v []byte
+	if k, _ = c.Seek(upper); k == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()

@@ -104,8 +104,9 @@ func (db *DB) Secret() []byte { return db.secret }
 func (db *DB) now() time.Time { return db.Now().UTC() }
 
 // view and update run fn in a read or write transaction, returning early when
-// ctx is already done, and turning storage failures into EINTERNAL errors
-// (the message stays generic; the cause is wrapped for logs).
+// ctx is already done. fn's error comes back as it is: a *board.Error keeps
+// its code, and anything else (a bbolt or decoding failure) counts as
+// EINTERNAL through board.ErrorCode, whose client message stays generic.
 func (db *DB) view(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -493,6 +493,11 @@ func (db *DB) ChangesSince(ctx context.Context, boardID string, since int64) (*b
 		if since == b.Version {
 			return nil
 		}
+		// A client ahead of the board (its copy came from data that was
+		// since lost or restored) or behind the pruned tombstones cannot be
+		// patched: it gets everything and replaces its copy. That holds for
+		// a board that has no rows yet too: its full state is empty.
+		ch.Reset = since > b.Version
 		rb, _ := rowsBucket(tx, boardID, false)
 		if rb == nil {
 			return nil
@@ -513,9 +518,6 @@ func (db *DB) ChangesSince(ctx context.Context, boardID string, since int64) (*b
 			ch.TrackerItems = append(ch.TrackerItems, it)
 			return nil
 		}
-		// A client ahead of the board (its copy came from data that was
-		// since lost or restored) or behind the pruned tombstones cannot be
-		// patched: it gets everything and replaces its copy.
 		if since == 0 || since > b.Version || since < horizon(rb) {
 			ch.Reset = since != 0
 			if err := notesTable(rb).eachLive(addNote); err != nil {

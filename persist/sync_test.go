@@ -436,6 +436,23 @@ func TestTombstonePruningResets(t *testing.T) {
 	})
 }
 
+// TestAheadOfEmptyBoardResets: a client whose copy is newer than a board
+// that has never had a push (its data was lost or the board re-created) is
+// told to drop its copy, as for any board it is ahead of.
+func TestAheadOfEmptyBoardResets(t *testing.T) {
+	db, _, _ := openSyncDB(t, "b1")
+	ch := changes(t, db, "b1", 5)
+	if !ch.Reset || ch.ServerVersion != 0 {
+		t.Fatalf("since 5 > version 0: reset=%v serverVersion=%d, want reset at 0", ch.Reset, ch.ServerVersion)
+	}
+	if len(ch.Notes) != 0 || len(ch.TrackerItems) != 0 || len(ch.DeletedNoteIDs) != 0 {
+		t.Fatalf("answer %+v, want the empty full state", ch)
+	}
+	if ch := changes(t, db, "b1", 0); ch.Reset {
+		t.Fatal("since 0 on an empty board is a full sync, not a reset")
+	}
+}
+
 func TestPushesToManyBoardsAtOnce(t *testing.T) {
 	const boards, each = 50, 4
 	ids := make([]string, boards)

@@ -32,6 +32,7 @@ type QuotaError struct {
 	Used, Limit int
 }
 
+// Error describes the refused charge for logs.
 func (e *QuotaError) Error() string {
 	return fmt.Sprintf("monthly AI credit quota exceeded: used %d of %d", e.Used, e.Limit)
 }
@@ -117,8 +118,10 @@ func (db *DB) ApplyBillingEvent(ctx context.Context, upd BillingUpdate, defaultP
 			return board.Errorf(board.ENOTFOUND, "No user is known for this customer.")
 		}
 		var gerr error
-		if u, gerr = getUser(tx, email); gerr != nil {
+		if u, gerr = getUser(tx, email); board.ErrorCode(gerr) == board.ENOTFOUND {
 			u = &User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
+		} else if gerr != nil {
+			return gerr
 		}
 		if upd.CustomerID != "" {
 			u.CustomerID = upd.CustomerID

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"corkboard/board"
 )
 
 // User is an account, created on first login.
@@ -56,8 +58,10 @@ func (db *DB) EnsureUser(ctx context.Context, email, plan string) (*User, error)
 	var u *User
 	err := db.update(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		if u, err = getUser(tx, email); err == nil {
-			return nil
+		if u, err = getUser(tx, email); board.ErrorCode(err) != board.ENOTFOUND {
+			// Found, or a record that cannot be read: never replace a user
+			// (and the plan they paid for) with a fresh one.
+			return err
 		}
 		u = &User{Email: email, Plan: plan, CreatedAt: db.now()}
 		return putUser(tx, u)
@@ -72,8 +76,10 @@ func (db *DB) UpdateUser(ctx context.Context, email, defaultPlan string, fn func
 	var u *User
 	err := db.update(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		if u, err = getUser(tx, email); err != nil {
+		if u, err = getUser(tx, email); board.ErrorCode(err) == board.ENOTFOUND {
 			u = &User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
+		} else if err != nil {
+			return err
 		}
 		if err := fn(u); err != nil {
 			return err

@@ -79,9 +79,18 @@ func unmarshalStrict(data []byte, dst any, allowUnknown bool) error {
 	return nil
 }
 
+// maxJSONDepth bounds how deeply a request body may nest arrays and
+// objects. Corkboard's own shapes need fewer than ten levels; the rest is
+// room for client-owned values (phase objects, tool inputs). Without a bound
+// a small body of nested brackets costs time quadratic in its depth (the
+// walker recurses and builds each level's field path): 100 KB of "[" took
+// over 20 s of CPU, before any session or rate limit.
+const maxJSONDepth = 100
+
 type shapeWalker struct {
 	dec          *json.Decoder
 	allowUnknown bool
+	depth        int // arrays and objects open at the current token
 }
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
@@ -104,6 +113,14 @@ func (w *shapeWalker) token(path string) (json.Token, error) {
 			return nil, board.Errorf(board.EINVALID, "Request body is truncated JSON.")
 		}
 		return nil, board.FieldErrorf(fieldName(path), "Malformed JSON: %s.", err)
+	}
+	switch tok {
+	case json.Delim('{'), json.Delim('['):
+		if w.depth++; w.depth > maxJSONDepth {
+			return nil, board.FieldErrorf(fieldName(path), "%s nests arrays and objects more than %d levels deep.", fieldName(path), maxJSONDepth)
+		}
+	case json.Delim('}'), json.Delim(']'):
+		w.depth--
 	}
 	return tok, nil
 }

@@ -147,7 +147,7 @@ func (s *Sink) Messages() []Message {
 	return append([]Message(nil), s.msgs...)
 }
 
-// Count is how many messages to was sent so far.
+// Count is how many messages were sent to the address so far.
 func (s *Sink) Count(to string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

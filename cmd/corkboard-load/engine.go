@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -436,4 +438,36 @@ func (r *receiver) endErr(ctx context.Context, err error) error {
 	}
 	r.closeCode = int(websocket.CloseStatus(err))
 	return err
+}
+
+// closeOnDone closes conn when ctx ends. Reads then use a context that never
+// ends: coder/websocket registers a context.AfterFunc on every Read whose
+// context can end, a cost per message that 50,000 messages a second make
+// the tool pay (and take from the server's share of the CPUs).
+func closeOnDone(ctx context.Context, conn *websocket.Conn) (stop func()) {
+	unregister := context.AfterFunc(ctx, func() { conn.CloseNow() })
+	return func() {
+		unregister()
+		conn.CloseNow()
+	}
+}
+
+// maxMessage bounds one received message (hello with 1,000 others present
+// is about 80 KB).
+const maxMessage = 4 << 20
+
+// readMessage reads the next message into *buf, reused from call to call:
+// a subscriber's loop allocates nothing per message. The data is valid
+// until the next call.
+func readMessage(conn *websocket.Conn, buf *[]byte) ([]byte, error) {
+	_, r, err := conn.Reader(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	b := bytes.NewBuffer((*buf)[:0])
+	if _, err := b.ReadFrom(io.LimitReader(r, maxMessage)); err != nil {
+		return nil, err
+	}
+	*buf = b.Bytes()
+	return *buf, nil
 }

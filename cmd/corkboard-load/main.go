@@ -64,6 +64,10 @@ type Config struct {
 	Timeout         time.Duration
 
 	JSON bool
+
+	CPUProfile string
+	ServeAddr  string
+	ServeData  string
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
@@ -99,6 +103,9 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.Drain, "drain", 10*time.Second, "bound on waiting for the last deliveries after the last push")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Minute, "bound on the whole run")
 	fs.BoolVar(&cfg.JSON, "json", false, "print the report as JSON instead of a table")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "with -spawn-corkboard: run the server as this tool's profiling stand-in (-mode serve) and write its CPU profile here")
+	fs.StringVar(&cfg.ServeAddr, "serve-addr", "127.0.0.1:0", "-mode serve: listen address (loopback)")
+	fs.StringVar(&cfg.ServeData, "serve-data", "", "-mode serve: data folder")
 	return fs
 }
 
@@ -107,6 +114,11 @@ func (cfg *Config) check() error {
 	case "fanout", "compare":
 		cfg.Boards, cfg.Writers = 1, 1
 	case "spread", "pull", "pushes":
+	case "serve":
+		if cfg.ServeData == "" {
+			return fmt.Errorf("-mode serve needs -serve-data")
+		}
+		return nil
 	default:
 		return fmt.Errorf("-mode must be fanout, spread, pull, pushes or compare, not %q", cfg.Mode)
 	}
@@ -169,6 +181,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "corkboard-load:", err)
 		os.Exit(2)
 	}
+	if cfg.Mode == "serve" {
+		if err := serve(ctx, cfg.ServeAddr, cfg.ServeData, cfg.CPUProfile, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "corkboard-load serve:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if n, err := raiseNoFile(); err != nil {
 		log.Warn("could not raise the open-file limit", "err", err)
@@ -224,7 +243,7 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID
 	if cfg.SpawnCorkboard != "" {
-		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.TempDir, cfg.Keep)
+		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile, cfg.TempDir, cfg.Keep)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -58,15 +59,19 @@ func scanMarkers(msg []byte, fn func(marker)) int {
 	}
 }
 
-// cutNumber reads decimal digits up to sep: at most 18 digits, so the value
-// fits in an int64.
+// cutNumber reads a non-empty run of decimal digits up to sep; a value
+// that does not fit an int64 is refused.
 func cutNumber(b []byte, sep byte) (int64, []byte, bool) {
 	var v int64
-	for i := 0; i < len(b) && i <= 18; i++ {
+	for i := 0; i < len(b) && i <= 20; i++ {
 		c := b[i]
 		switch {
 		case c >= '0' && c <= '9':
-			v = v*10 + int64(c-'0')
+			d := int64(c - '0')
+			if v > (math.MaxInt64-d)/10 {
+				return 0, nil, false
+			}
+			v = v*10 + d
 		case c == sep && i > 0:
 			return v, b[i+1:], true
 		default:

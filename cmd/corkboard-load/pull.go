@@ -22,6 +22,11 @@ func runPull(ctx context.Context, a *api, pid int, boards []string, conc int, d 
 	urls := make([]string, len(boards))
 	wants := make([][]byte, len(boards))
 	for i, b := range boards {
+		// One push first: a board at version 0 would make since=0 (a full
+		// sync by the spec) and the no-change answer the same request.
+		if _, err := a.do(ctx, "POST", "/api/boards/"+b+"/sync", notePush(marker{Writer: i}), nil); err != nil {
+			return nil, err
+		}
 		v, err := a.versionOf(ctx, b)
 		if err != nil {
 			return nil, err

@@ -99,7 +99,11 @@ func (s *spawned) stop() {
 
 // spawnCorkboard starts the corkboard binary on a fresh data folder under
 // parent and a free loopback port; login codes land in its outbox.
-func spawnCorkboard(ctx context.Context, bin, parent string, keep bool) (*spawned, error) {
+//
+// With cpuProfile set, bin is ignored: the tool starts itself in -mode
+// serve, the same packages wired the same way, writing a CPU profile of the
+// server alone for go tool pprof.
+func spawnCorkboard(ctx context.Context, bin, cpuProfile, parent string, keep bool) (*spawned, error) {
 	dir, err := os.MkdirTemp(parent, "corkboard-load-")
 	if err != nil {
 		return nil, err
@@ -111,6 +115,18 @@ func spawnCorkboard(ctx context.Context, bin, parent string, keep bool) (*spawne
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port), "-data", filepath.Join(dir, "data"), "-public-url", base)
+	if cpuProfile != "" {
+		self, err := os.Executable()
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if cpuProfile, err = filepath.Abs(cpuProfile); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		cmd = exec.Command(self, "-mode", "serve", "-serve-addr", "127.0.0.1:"+strconv.Itoa(port), "-serve-data", filepath.Join(dir, "data"), "-cpuprofile", cpuProfile)
+	}
 	// The server reads CORKBOARD_* variables; the flags above win, and the
 	// rest of the environment is the operator's.
 	s := &spawned{name: "corkboard", cmd: cmd, dir: dir, keep: keep, base: base}

@@ -107,9 +107,11 @@ func (y *ywsRelay) DialReceiver(ctx context.Context, room string, r *receiver) (
 		return nil, err
 	}
 	return func(ctx context.Context) error {
-		defer conn.CloseNow()
+		stop := closeOnDone(ctx, conn)
+		defer stop()
+		var buf []byte
 		for {
-			_, data, err := conn.Read(ctx)
+			data, err := readMessage(conn, &buf)
 			if err != nil {
 				return r.endErr(ctx, err)
 			}

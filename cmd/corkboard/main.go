@@ -171,24 +171,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 
+	// A failed listener shuts down in the same order as a signal: rooms,
+	// the scheduler and the mail senders must stop before storage closes.
+	var failed error
 	select {
 	case err := <-serveErr:
-		return fmt.Errorf("serve: %w", err)
+		failed = fmt.Errorf("serve: %w", err)
+		log.Error("HTTP server stopped; shutting down", "err", err)
 	case <-ctx.Done():
+		log.Info("shutting down")
 	}
-	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
-	// Sockets are hijacked connections that http.Server.Shutdown does not
-	// wait for: close the rooms (going-away to every socket) alongside it.
-	hubDone := make(chan error, 1)
-	go func() { hubDone <- rooms.Close(shutCtx) }()
+	// HTTP first, so that in-flight pushes and pulls still reach their rooms
+	// and finish. Shutdown does not wait for the live sockets (hijacked
+	// connections); closing the rooms next tells each of them "going away".
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("HTTP shutdown did not finish in time; cancelling what is left", "err", err)
 		cancelRequests()
 		httpSrv.Close()
 	}
-	if err := <-hubDone; err != nil {
+	if err := rooms.Close(shutCtx); err != nil {
 		log.Warn("rooms did not stop in time", "err", err)
 	}
 	snapshots.Stop()
@@ -196,7 +199,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("mail queue did not drain in time", "err", err)
 	}
 	log.Info("stopped")
-	return nil
+	return failed
 }
 
 // checkModels logs in one line whether the AI model is there; it never

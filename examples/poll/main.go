@@ -125,8 +125,9 @@ func firstLine(title, content string) string {
 		s = title
 	}
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 60 {
-		s = s[:60] + "…"
+	// Cut at 60 characters, not bytes, so a multi-byte character is never split.
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
 	}
 	return s
 }
