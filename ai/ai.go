@@ -304,7 +304,9 @@ func (s *Service) upstreamError(ctx context.Context, model string, err error) er
 		return board.Errorf(board.EUNAVAILABLE, "AI model unavailable: Ollama refused the request (HTTP %d).", ae.StatusCode)
 	case errors.As(err, &ue):
 		// Transport failures: refused connection, DNS, dial timeout, reset.
-		return board.Errorf(board.EUNAVAILABLE, "AI model unavailable: cannot reach Ollama at %s.", s.base.Redacted())
+		// The address is for the operator's log, not for clients.
+		s.log.Warn("cannot reach Ollama", "ollama", s.base.Redacted(), "err", ue.Err)
+		return board.Errorf(board.EUNAVAILABLE, "AI model unavailable: cannot reach Ollama.")
 	case errors.Is(err, errStreamCut):
 		return board.Errorf(board.EUPSTREAM, "AI model error: %s.", err.Error())
 	default:

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"corkboard/board"
@@ -68,6 +69,31 @@ func TestUnmarshalStrict(t *testing.T) {
 				if e == nil || e.Field != tc.field {
 					t.Fatalf("err=%v, want field %q", err, tc.field)
 				}
+			}
+		})
+	}
+}
+
+func TestUnmarshalStrictNesting(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"OK 90 levels in an unknown field", `{"x":` + nest(90) + `}`, true},
+		{"101 levels", `{"x":` + nest(101) + `}`, false},
+		{"deep in a known any field", `{"any":` + nest(200) + `}`, false},
+		{"unterminated 30,000", `{"x":` + strings.Repeat("[", 30000), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var dst decodeOuter
+			err := unmarshalStrict([]byte(tc.body), &dst, true)
+			if tc.ok != (err == nil) {
+				t.Fatalf("err=%v, want ok=%v", err, tc.ok)
+			}
+			if err != nil && board.ErrorCode(err) != board.EINVALID {
+				t.Fatalf("code=%s, want invalid", board.ErrorCode(err))
 			}
 		})
 	}

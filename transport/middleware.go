@@ -33,6 +33,11 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.log.ErrorContext(r.Context(), "panic", slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				if sw, ok := w.(interface{ Status() int }); ok && sw.Status() != 0 {
+					// The answer has begun: a second status would corrupt it,
+					// so cut the connection instead.
+					panic(http.ErrAbortHandler)
+				}
 				writeJSON(w, http.StatusInternalServerError, errorBody{Error: "Internal error."})
 			}
 		}()

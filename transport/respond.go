@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -42,6 +43,11 @@ type errorBody struct {
 // writeError answers err as JSON with its status. Internal errors are logged
 // with their cause and answered with a generic message.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client hung up: nobody reads the answer, and it is no fault.
+		s.log.DebugContext(r.Context(), "client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path))
+		return
+	}
 	status := ErrorStatus(err)
 	if status >= 500 && board.ErrorCode(err) == board.EINTERNAL {
 		s.log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))

@@ -94,7 +94,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.recoverPanics, s.logRequests, s.crossOriginProtection())
+	// logRequests is outermost so a recovered panic is logged with its 500.
+	r.Use(s.logRequests, s.recoverPanics, s.crossOriginProtection())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorBody{Error: "No such endpoint."})
 	})
