@@ -30,7 +30,7 @@ func (s *Server) registerChangelogRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.requireBoard)
 		// POST /api/boards/{boardId}/log
-		r.Post("/boards/{boardId}/log", s.handleAppendLog)
+		r.With(s.limitLargeBodies).Post("/boards/{boardId}/log", s.handleAppendLog)
 		// GET /api/boards/{boardId}/log?noteId=&action=&before=&limit=
 		r.Get("/boards/{boardId}/log", s.handleListLog)
 		// POST /api/boards/{boardId}/log/restore

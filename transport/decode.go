@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"corkboard/board"
 )
@@ -23,6 +24,36 @@ const (
 	// code points, each up to 4 bytes of UTF-8 (60 MB), plus the other fields.
 	limitPushBody = 64 << 20
 )
+
+// maxLargeBodies is how many bodies over limitJSONBody (pushes and
+// changelog writes of up to 64 MiB) are read and decoded at once; others
+// wait for a slot. It bounds the memory a burst of large requests can pin.
+const maxLargeBodies = 4
+
+// largeBodyWait is how long a large body waits for a slot before 503.
+const largeBodyWait = 30 * time.Second
+
+// limitLargeBodies admits at most maxLargeBodies requests whose body may
+// be larger than limitJSONBody (declared so, or of unknown length) at once.
+// It belongs after the board guard, so strangers cannot take the slots.
+func (s *Server) limitLargeBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength >= 0 && r.ContentLength <= limitJSONBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		t := time.NewTimer(largeBodyWait)
+		defer t.Stop()
+		select {
+		case s.largeBodies <- struct{}{}:
+			defer func() { <-s.largeBodies }()
+			next.ServeHTTP(w, r)
+		case <-t.C:
+			s.writeError(w, r, &board.Error{Code: board.EUNAVAILABLE, Message: "Too many large requests at once; try again shortly.", RetryAfter: 5})
+		case <-r.Context().Done():
+		}
+	})
+}
 
 // readBody reads at most limit bytes of r's body; past it the error is ETOOLARGE.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {

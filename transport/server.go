@@ -42,6 +42,7 @@ type Server struct {
 	changelog *changelog.Log
 
 	canEditPlan func(plan string) bool
+	largeBodies chan struct{} // slots for bodies over 1 MiB (limitLargeBodies)
 
 	// Plans, the billing webhook, the AI quota gate and its clock (billing.go).
 	billing billingState
@@ -78,6 +79,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, canEditPlan: deps.InviteeCanEdit}
+	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.billing = newBillingState(deps)
 	s.changelog = deps.Changelog
 	if s.changelog == nil && deps.DB != nil {

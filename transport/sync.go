@@ -18,7 +18,7 @@ func (s *Server) registerSyncRoutes(r chi.Router) {
 		// GET /api/boards/{boardId}/sync?since=N
 		r.Get("/boards/{boardId}/sync", s.handlePull)
 		// POST /api/boards/{boardId}/sync
-		r.Post("/boards/{boardId}/sync", s.handlePush)
+		r.With(s.limitLargeBodies).Post("/boards/{boardId}/sync", s.handlePush)
 		// GET /api/boards/{boardId}/live (WebSocket)
 		r.Get("/boards/{boardId}/live", s.handleLive)
 	})
