@@ -59,6 +59,108 @@ func TestLimiterBounded(t *testing.T) {
 	}
 }
 
+// TestLimiterEvictsEmptyFirst: at capacity a new key pushes out a key whose
+// window is empty before any live one, so cycling through fresh keys does
+// not reset a limited key; only when every remembered key is live does the
+// key idle longest go (the documented bound).
+func TestLimiterEvictsEmptyFirst(t *testing.T) {
+	l := newLimiter(Rate{Count: 2, Window: time.Minute}, 4)
+	for _, k := range []string{"a", "b", "c"} {
+		l.allow(k, limT0)
+	}
+	l.allow("victim", limT0.Add(10*time.Second))
+	l.allow("victim", limT0.Add(10*time.Second))
+	at := limT0.Add(61 * time.Second) // a, b, c are empty now; victim is not
+	steps := []struct {
+		newKey     string
+		wantVictim bool // victim still refused afterwards
+	}{
+		{"n1", true},
+		{"n2", true},
+		{"n3", true},
+		// Four live keys: the one idle longest, victim, goes.
+		{"n4", false},
+	}
+	for _, s := range steps {
+		if _, ok := l.allow(s.newKey, at); !ok {
+			t.Fatalf("new key %s refused", s.newKey)
+		}
+		if got := l.len(); got > 4 {
+			t.Fatalf("after %s the limiter holds %d keys, cap 4", s.newKey, got)
+		}
+		if s.wantVictim {
+			// Asking for the victim again must not refresh it either: only
+			// counted events order the keys.
+			if wait, ok := l.allow("victim", at); ok || wait != 9*time.Second {
+				t.Fatalf("after %s victim=(%s, %v), want refused for 9s", s.newKey, wait, ok)
+			}
+		}
+	}
+	if _, ok := l.allow("victim", at); !ok {
+		t.Fatal("victim was not the key evicted when every key was live")
+	}
+}
+
+// TestLimiterEvictionCost: a new key at capacity looks at one entry, not
+// at all of them, and a purge at what it removes plus one.
+func TestLimiterEvictionCost(t *testing.T) {
+	const maxKeys, extra = 1000, 10_000
+	l := newLimiter(Rate{Count: 5, Window: time.Hour}, maxKeys)
+	for i := range maxKeys + extra { // all live: the worst case
+		l.allow(fmt.Sprint("k", i), limT0.Add(time.Duration(i)*time.Millisecond))
+	}
+	if got := l.len(); got != maxKeys {
+		t.Fatalf("limiter holds %d keys, want %d", got, maxKeys)
+	}
+	if got, want := l.scanned, extra; got != want {
+		t.Fatalf("eviction looked at %d entries for %d new keys, want %d", got, extra, want)
+	}
+
+	l.scanned = 0
+	l.purge(limT0.Add(30 * time.Minute)) // nothing to forget yet
+	if got := l.len(); got != maxKeys || l.scanned != 1 {
+		t.Fatalf("purge with every key live: %d keys left, %d looked at; want %d and 1", got, l.scanned, maxKeys)
+	}
+	l.scanned = 0
+	l.allow("fresh", limT0.Add(2*time.Hour))
+	l.purge(limT0.Add(2 * time.Hour))
+	// "fresh" evicted one key (1); the purge removes the other maxKeys-1
+	// and looks at "fresh" to keep it (1).
+	if got, want := l.scanned, 1+(maxKeys-1)+1; l.len() != 1 || got != want {
+		t.Fatalf("purge: %d keys left, %d looked at; want 1 and %d", l.len(), got, want)
+	}
+}
+
+// TestLimiterClockBackwards: a wall clock stepping back does not let a key
+// past its limit.
+func TestLimiterClockBackwards(t *testing.T) {
+	l := newLimiter(Rate{Count: 2, Window: time.Minute}, 10)
+	if _, ok := l.allow("k", limT0.Add(10*time.Second)); !ok {
+		t.Fatal("first event refused")
+	}
+	if _, ok := l.allow("k", limT0); !ok {
+		t.Fatal("second event refused")
+	}
+	// Both count as at +10s, so the window frees at +70s.
+	if wait, ok := l.allow("k", limT0); ok || wait != 70*time.Second {
+		t.Fatalf("third event=(%s, %v), want refused for 70s", wait, ok)
+	}
+}
+
+// BenchmarkLimiterNewKeyAtCapacity is the cost of a request with a new key
+// when the limiter is full of live keys (an attacker cycling addresses).
+func BenchmarkLimiterNewKeyAtCapacity(b *testing.B) {
+	l := newLimiter(Rate{Count: 5, Window: time.Hour}, defaultMaxKeys)
+	for i := range defaultMaxKeys {
+		l.allow(fmt.Sprint("k", i), limT0)
+	}
+	i := 0
+	for b.Loop() {
+		l.allow(fmt.Sprint("n", i), limT0.Add(time.Second))
+		i++
+	}
+}
+
 func TestRetrySeconds(t *testing.T) {
 	tests := []struct {
 		d    time.Duration

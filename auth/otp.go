@@ -28,6 +28,11 @@ func errBadCode() error {
 // well-formed address, known or not, and never waits for the mail. Errors:
 // EINVALID for a malformed address, ERATELIMIT (with RetryAfter) past the
 // per-IP or per-address limit.
+//
+// The per-IP limit is checked (and counted) first: a request it refuses
+// spends nothing of the address's budget, while one the per-address limit
+// refuses has spent one of the IP's — the client did ask, and a client that
+// keeps asking for a locked address should run out like any other.
 func (s *Service) SendCode(ctx context.Context, email, ip string) error {
 	email, err := board.NormalizeEmail("email", email)
 	if err != nil {
@@ -73,7 +78,12 @@ type Login struct {
 // deletes the code, creates the user on first login and opens a new session.
 // Errors: EINVALID for a malformed address or for any code that cannot log
 // in (one message for all), ERATELIMIT (with RetryAfter) past the per-IP
-// verify limit.
+// or the per-address verify limit.
+//
+// Every well-formed attempt counts against both limits, right or wrong,
+// whether or not a code is pending, in SendCode's order (IP first). Past the
+// per-address limit the code is not even looked at: neither a guess nor a
+// try against the code's own five.
 func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, error) {
 	email, err := board.NormalizeEmail("email", email)
 	if err != nil {
@@ -85,6 +95,11 @@ func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, e
 	now := s.now()
 	if wait, ok := s.verifyLimit.allow(ipKey(ip), now); !ok {
 		return nil, rateLimited("Too many login attempts from your network. Try again later.", wait)
+	}
+	// The per-code void alone lets an attacker who keeps asking for new
+	// codes guess on: this budget spans all of the address's codes.
+	if wait, ok := s.verifyEmailLimit.allow(email, now); !ok {
+		return nil, rateLimited("Too many login attempts for this address. Try again later.", wait)
 	}
 	want := s.codeHash(email, code)
 	ok := false

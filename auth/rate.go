@@ -74,20 +74,32 @@ func shortDuration(d time.Duration) string {
 }
 
 // defaultMaxKeys bounds how many keys (addresses or networks) one limiter
-// remembers; past it the least recently used key is forgotten.
+// remembers; past it the key whose last counted event is oldest is forgotten.
 const defaultMaxKeys = 100_000
 
 // limiter is an in-memory sliding-window log: a key may have at most
-// rate.Count events in any rate.Window. Keys are kept in least-recently-used
-// order so that memory stays bounded: idle keys are purged by sweeps, and
-// past maxKeys the least recently used key is dropped.
+// rate.Count events in any rate.Window. Memory is bounded by maxKeys keys
+// of at most rate.Count timestamps each.
+//
+// Keys sit in a list ordered by their newest counted event, newest at the
+// front. A key is empty (nothing left in its window) exactly when its newest
+// event has left the window, so if any key is empty the back one is. That
+// makes both eviction and the sweep look at the back only: a new key at
+// capacity evicts exactly one entry, O(1), and it is an empty one whenever
+// one exists. Only when every remembered key is live does a live key go —
+// the one idle longest. Pushing a given key out therefore takes maxKeys
+// other keys with a counted event inside one window (docs/auth.md works out
+// what that costs an attacker).
 type limiter struct {
 	rate    Rate
 	maxKeys int
 
-	mu   sync.Mutex
-	keys map[string]*list.Element // of *limiterEntry
-	lru  *list.List               // front: most recently used
+	mu     sync.Mutex
+	keys   map[string]*list.Element // of *limiterEntry
+	byLast *list.List               // front: newest counted event
+	// scanned counts the entries eviction and purge have looked at, so a
+	// test can hold the amortised cost to its promise.
+	scanned int
 }
 
 type limiterEntry struct {
@@ -99,7 +111,7 @@ func newLimiter(r Rate, maxKeys int) *limiter {
 	if maxKeys <= 0 {
 		maxKeys = defaultMaxKeys
 	}
-	return &limiter{rate: r, maxKeys: maxKeys, keys: map[string]*list.Element{}, lru: list.New()}
+	return &limiter{rate: r, maxKeys: maxKeys, keys: map[string]*list.Element{}, byLast: list.New()}
 }
 
 // allow counts one event for key at now, unless key is at its limit; then it
@@ -109,25 +121,29 @@ func (l *limiter) allow(key string, now time.Time) (retryAfter time.Duration, ok
 	defer l.mu.Unlock()
 	el := l.keys[key]
 	if el == nil {
-		if l.lru.Len() >= l.maxKeys {
-			l.purgeLocked(now)
+		for l.byLast.Len() >= l.maxKeys {
+			// The back entry's newest event is the oldest of all: empty if
+			// any entry is, else the key idle longest.
+			l.scanned++
+			l.removeLocked(l.byLast.Back())
 		}
-		for l.lru.Len() >= l.maxKeys {
-			old := l.lru.Back()
-			delete(l.keys, old.Value.(*limiterEntry).key)
-			l.lru.Remove(old)
-		}
-		el = l.lru.PushFront(&limiterEntry{key: key})
+		el = l.byLast.PushBack(&limiterEntry{key: key})
 		l.keys[key] = el
-	} else {
-		l.lru.MoveToFront(el)
 	}
 	e := el.Value.(*limiterEntry)
 	e.drop(now.Add(-l.rate.Window))
 	if len(e.times) >= l.rate.Count {
+		// A refused request leaves the entry where it is: its newest
+		// counted event, which the order is by, did not change.
 		return e.times[0].Add(l.rate.Window).Sub(now), false
 	}
+	if n := len(e.times); n > 0 && now.Before(e.times[n-1]) {
+		// The wall clock stepped back: keep the log ascending, at the cost
+		// of counting this event a little longer.
+		now = e.times[n-1]
+	}
 	e.times = append(e.times, now)
+	l.byLast.MoveToFront(el)
 	return 0, true
 }
 
@@ -143,23 +159,32 @@ func (e *limiterEntry) drop(cut time.Time) {
 	}
 }
 
-// purge forgets every key with no event in the window ending at now.
+// live reports whether e has an event after cut.
+func (e *limiterEntry) live(cut time.Time) bool {
+	n := len(e.times)
+	return n > 0 && e.times[n-1].After(cut)
+}
+
+func (l *limiter) removeLocked(el *list.Element) {
+	delete(l.keys, el.Value.(*limiterEntry).key)
+	l.byLast.Remove(el)
+}
+
+// purge forgets every key with no event in the window ending at now. It
+// stops at the first live entry from the back (all in front of it are newer),
+// so it costs what it removes plus one. Should the wall clock have stepped
+// back, a few empty keys may stay until they reach the back; the key bound
+// holds regardless.
 func (l *limiter) purge(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.purgeLocked(now)
-}
-
-func (l *limiter) purgeLocked(now time.Time) {
 	cut := now.Add(-l.rate.Window)
-	for el := l.lru.Back(); el != nil; {
-		prev := el.Prev()
-		e := el.Value.(*limiterEntry)
-		if n := len(e.times); n == 0 || !e.times[n-1].After(cut) {
-			delete(l.keys, e.key)
-			l.lru.Remove(el)
+	for el := l.byLast.Back(); el != nil; el = l.byLast.Back() {
+		l.scanned++
+		if el.Value.(*limiterEntry).live(cut) {
+			return
 		}
-		el = prev
+		l.removeLocked(el)
 	}
 }
 
@@ -167,7 +192,7 @@ func (l *limiter) purgeLocked(now time.Time) {
 func (l *limiter) len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.lru.Len()
+	return l.byLast.Len()
 }
 
 // retrySeconds rounds a wait up to whole seconds for Retry-After (at least 1).

@@ -36,6 +36,10 @@ type Config struct {
 	IPRate Rate
 	// VerifyIPRate limits verify-otp per client IP. Default 30/15m.
 	VerifyIPRate Rate
+	// VerifyEmailRate limits verify-otp per address, across all of its
+	// codes and from any IP: it bounds how many guesses an address can
+	// take however many codes are asked for. Default 10/1h.
+	VerifyEmailRate Rate
 	// DefaultPlan is the plan of a user created at first login. Default "free".
 	DefaultPlan string
 	// MailQueue is how many messages may wait for a sender; past it new
@@ -66,6 +70,7 @@ func Defaults() Config {
 		EmailRate:       Rate{Count: 5, Window: 15 * time.Minute},
 		IPRate:          Rate{Count: 30, Window: 15 * time.Minute},
 		VerifyIPRate:    Rate{Count: 30, Window: 15 * time.Minute},
+		VerifyEmailRate: Rate{Count: 10, Window: time.Hour},
 		DefaultPlan:     "free",
 		MailQueue:       256,
 		MailWorkers:     2,
@@ -101,6 +106,7 @@ func (c Config) withDefaults() Config {
 	fillRate(&c.EmailRate, d.EmailRate)
 	fillRate(&c.IPRate, d.IPRate)
 	fillRate(&c.VerifyIPRate, d.VerifyIPRate)
+	fillRate(&c.VerifyEmailRate, d.VerifyEmailRate)
 	if c.DefaultPlan == "" {
 		c.DefaultPlan = d.DefaultPlan
 	}
@@ -120,9 +126,10 @@ type Service struct {
 	cfg    Config
 	log    *slog.Logger
 
-	emailLimit  *limiter
-	ipLimit     *limiter
-	verifyLimit *limiter
+	emailLimit       *limiter
+	ipLimit          *limiter
+	verifyLimit      *limiter // per IP
+	verifyEmailLimit *limiter
 
 	queue     chan outgoing
 	quit      chan struct{} // closed by Close
@@ -144,16 +151,17 @@ func New(db *persist.DB, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 	}
 	cfg = cfg.withDefaults()
 	return &Service{
-		db:          db,
-		mailer:      mailer,
-		cfg:         cfg,
-		log:         log,
-		emailLimit:  newLimiter(cfg.EmailRate, cfg.MaxLimiterKeys),
-		ipLimit:     newLimiter(cfg.IPRate, cfg.MaxLimiterKeys),
-		verifyLimit: newLimiter(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
-		queue:       make(chan outgoing, cfg.MailQueue),
-		quit:        make(chan struct{}),
-		abort:       func() {},
+		db:               db,
+		mailer:           mailer,
+		cfg:              cfg,
+		log:              log,
+		emailLimit:       newLimiter(cfg.EmailRate, cfg.MaxLimiterKeys),
+		ipLimit:          newLimiter(cfg.IPRate, cfg.MaxLimiterKeys),
+		verifyLimit:      newLimiter(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
+		verifyEmailLimit: newLimiter(cfg.VerifyEmailRate, cfg.MaxLimiterKeys),
+		queue:            make(chan outgoing, cfg.MailQueue),
+		quit:             make(chan struct{}),
+		abort:            func() {},
 	}
 }
 
@@ -287,7 +295,7 @@ func (s *Service) Sweep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range []*limiter{s.emailLimit, s.ipLimit, s.verifyLimit} {
+	for _, l := range []*limiter{s.emailLimit, s.ipLimit, s.verifyLimit, s.verifyEmailLimit} {
 		l.purge(now)
 	}
 	if codes > 0 || sessions > 0 {

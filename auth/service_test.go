@@ -295,3 +295,39 @@ func FuzzSessionKey(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigDefaults: zero fields take the defaults, set ones stay.
+func TestConfigDefaults(t *testing.T) {
+	if got, want := auth.Defaults().VerifyEmailRate, (auth.Rate{Count: 10, Window: time.Hour}); got != want {
+		t.Fatalf("default VerifyEmailRate=%v, want %v", got, want)
+	}
+	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyIPRate: auth.Rate{Count: 7, Window: time.Minute}})
+	cfg := e.svc.Config()
+	if got, want := cfg.VerifyEmailRate, auth.Defaults().VerifyEmailRate; got != want {
+		t.Errorf("VerifyEmailRate=%v, want the default %v", got, want)
+	}
+	if got, want := cfg.VerifyIPRate, (auth.Rate{Count: 7, Window: time.Minute}); got != want {
+		t.Errorf("VerifyIPRate=%v, want the configured %v", got, want)
+	}
+}
+
+// TestVerifyLimitPerEmailIgnoresIP: the per-address verify budget is shared
+// by every IP, and Verify reports it as ERATELIMIT with Retry-After.
+func TestVerifyLimitPerEmailIgnoresIP(t *testing.T) {
+	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyEmailRate: auth.Rate{Count: 2, Window: time.Minute}})
+	ctx := context.Background()
+	for i := range 2 {
+		_, err := e.svc.Verify(ctx, "a@example.com", "123456", fmt.Sprintf("192.0.2.%d", i))
+		if board.ErrorCode(err) != board.EINVALID {
+			t.Fatalf("attempt %d: err=%v, want EINVALID", i+1, err)
+		}
+	}
+	_, err := e.svc.Verify(ctx, "A@Example.com", "123456", "2001:db8::1")
+	var be *board.Error
+	if !errors.As(err, &be) || be.Code != board.ERATELIMIT || be.RetryAfter != 60 {
+		t.Fatalf("third attempt: err=%#v, want ERATELIMIT with RetryAfter 60", err)
+	}
+	if _, err := e.svc.Verify(ctx, "b@example.com", "123456", "192.0.2.0"); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("another address: err=%v, want EINVALID", err)
+	}
+}

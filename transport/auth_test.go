@@ -395,6 +395,122 @@ func TestAuthVerifyLimitPerIP(t *testing.T) {
 	e.verify("alice@example.com", code).wantError(t, http.StatusBadRequest, "code")
 }
 
+// TestAuthVerifyLimitPerEmail: an address has 10 verify attempts an hour
+// across all of its codes and from any IP; past them even the right code is
+// refused without being looked at.
+func TestAuthVerifyLimitPerEmail(t *testing.T) {
+	// Each attempt from its own IP: the per-IP limit is not what stops them.
+	ipN := 0
+	fresh := func() http.Header {
+		ipN++
+		return http.Header{"X-Forwarded-For": {fmt.Sprintf("198.51.100.%d", ipN)}}
+	}
+	wrong := func(code string, i int) string { return fmt.Sprintf("%06d", (mustAtoi(code)+1+i)%1_000_000) }
+
+	t.Run("Edge", func(t *testing.T) {
+		e := newAuthEnv(t, withTrustProxy())
+		const alice = "alice@example.com"
+		// Nine wrong tries over three codes (each stays under its own five).
+		for _, tries := range []int{4, 4, 1} {
+			code := e.code(alice)
+			for i := range tries {
+				e.verify(alice, wrong(code, i), fresh()).wantError(t, http.StatusBadRequest, "code")
+			}
+			if tries == 1 {
+				// The 10th attempt is still checked, and logs in.
+				e.verify(alice, code, fresh()).wantBody(t, http.StatusOK, `{"ok":true}`)
+			}
+		}
+		code := e.code(alice)
+		r := e.verify(alice, code, fresh()) // the 11th, with the right code
+		wantRetryAfter(t, r, 3600)
+		if msg := r.wantError(t, http.StatusTooManyRequests, ""); !strings.Contains(msg, "address") {
+			t.Fatalf("message %q: want the per-address limit's", msg)
+		}
+		// The code was not looked at: still pending, no try counted.
+		o, err := e.db.FindOTP(context.Background(), alice)
+		if err != nil || o.Attempts != 0 {
+			t.Fatalf("pending code after the refused attempt: %+v, %v; want it untouched", o, err)
+		}
+		// Other addresses are not affected, from the same IPs or others.
+		e.verify("bob@example.com", e.code("bob@example.com"), http.Header{"X-Forwarded-For": {"198.51.100.1"}}).wantBody(t, http.StatusOK, `{"ok":true}`)
+		e.login("carol@example.com")
+
+		e.clock.Advance(time.Hour - time.Second)
+		wantRetryAfter(t, e.verify(alice, "000000", fresh()), 1)
+		e.clock.Advance(time.Second)
+		e.verify(alice, e.code(alice), fresh()).wantBody(t, http.StatusOK, `{"ok":true}`)
+	})
+
+	t.Run("NoPendingCodeCountsToo", func(t *testing.T) {
+		e := newAuthEnv(t, withTrustProxy())
+		for range 10 {
+			e.verify("dave@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
+		}
+		wantRetryAfter(t, e.verify("dave@example.com", "123456", fresh()), 3600)
+	})
+
+	t.Run("MalformedCodesDoNotCount", func(t *testing.T) {
+		e := newAuthEnv(t, withTrustProxy())
+		for range 20 {
+			e.verify("erin@example.com", "12345", fresh()).wantError(t, http.StatusBadRequest, "code")
+		}
+		e.login("erin@example.com")
+	})
+
+	t.Run("IPRefusalSpendsNothingOfTheAddress", func(t *testing.T) {
+		one, _ := auth.ParseRate("1/15m")
+		two, _ := auth.ParseRate("2/1h")
+		e := newAuthEnv(t, withTrustProxy(), withAuth(auth.Config{VerifyIPRate: one, VerifyEmailRate: two}))
+		ip := http.Header{"X-Forwarded-For": {"203.0.113.5"}}
+		e.verify("bob@example.com", "123456", ip).wantError(t, http.StatusBadRequest, "code")
+		for range 3 {
+			wantRetryAfter(t, e.verify("alice@example.com", "123456", ip), 900)
+		}
+		// Alice's two attempts are all still there.
+		e.verify("alice@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
+		e.verify("alice@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
+		wantRetryAfter(t, e.verify("alice@example.com", "123456", fresh()), 3600)
+	})
+
+	t.Run("Configured", func(t *testing.T) {
+		three, _ := auth.ParseRate("3/10m")
+		e := newAuthEnv(t, withAuth(auth.Config{VerifyEmailRate: three}))
+		for range 3 {
+			e.verify("alice@example.com", "123456").wantError(t, http.StatusBadRequest, "code")
+		}
+		wantRetryAfter(t, e.verify("alice@example.com", "123456"), 600)
+	})
+}
+
+// TestAuthSendOTPAddressRefusalSpendsIP: the per-IP limit is counted first,
+// so sends the per-address limit refuses still use up the client's budget;
+// the address of a request the IP limit refuses keeps its own.
+func TestAuthSendOTPAddressRefusalSpendsIP(t *testing.T) {
+	e := newAuthEnv(t, withTrustProxy())
+	ip := http.Header{"X-Forwarded-For": {"203.0.113.9"}}
+	for range 5 {
+		e.sendOTP("alice@example.com", ip).wantBody(t, http.StatusOK, `{"ok":true}`)
+	}
+	for range 25 {
+		r := e.sendOTP("alice@example.com", ip)
+		wantRetryAfter(t, r, 900)
+		if msg := r.wantError(t, http.StatusTooManyRequests, ""); !strings.Contains(msg, "address") {
+			t.Fatalf("message %q: want the per-address limit's", msg)
+		}
+	}
+	// 5 sent + 25 refused = the IP's 30.
+	r := e.sendOTP("bob@example.com", ip)
+	wantRetryAfter(t, r, 900)
+	if msg := r.wantError(t, http.StatusTooManyRequests, ""); !strings.Contains(msg, "network") {
+		t.Fatalf("message %q: want the per-IP limit's", msg)
+	}
+	e.sendOTP("bob@example.com", http.Header{"X-Forwarded-For": {"203.0.113.10"}}).wantBody(t, http.StatusOK, `{"ok":true}`)
+	for range 4 {
+		e.sendOTP("bob@example.com", http.Header{"X-Forwarded-For": {"203.0.113.10"}}).wantBody(t, http.StatusOK, `{"ok":true}`)
+	}
+}
+
 // TestAuthUnauthorized: a missing, garbage or forged cookie is a 401 on
 // every endpoint that needs a session, never a 500.
 func TestAuthUnauthorized(t *testing.T) {

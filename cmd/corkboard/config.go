@@ -20,6 +20,8 @@ type Config struct {
 	MailFrom      string
 	OTPEmailLimit string
 	OTPIPLimit    string
+	VerifyIPLimit string
+	VerifyLimit   string
 	SessionMaxAge time.Duration
 	ShutdownGrace time.Duration
 	LogFormat     string
@@ -56,6 +58,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.MailFrom, "mail-from", "Corkboard <noreply@localhost>", "sender of login e-mails")
 	fs.StringVar(&cfg.OTPEmailLimit, "otp-email-limit", "5/15m", "send-otp limit per e-mail address (count/window)")
 	fs.StringVar(&cfg.OTPIPLimit, "otp-ip-limit", "30/15m", "send-otp limit per client IP (count/window)")
+	fs.StringVar(&cfg.VerifyIPLimit, "otp-verify-ip-limit", "30/15m", "verify-otp attempts per client IP (count/window)")
+	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address, across all its codes (count/window)")
 	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long in-flight requests may take to finish on shutdown")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")

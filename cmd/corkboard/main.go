@@ -69,6 +69,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-otp-ip-limit: %w", err)
 	}
+	verifyIPRate, err := auth.ParseRate(cfg.VerifyIPLimit)
+	if err != nil {
+		return fmt.Errorf("-otp-verify-ip-limit: %w", err)
+	}
+	verifyRate, err := auth.ParseRate(cfg.VerifyLimit)
+	if err != nil {
+		return fmt.Errorf("-otp-verify-email-limit: %w", err)
+	}
 	models, err := ai.ParseModels(cfg.Models)
 	if err != nil {
 		return fmt.Errorf("-models: %w", err)
@@ -104,10 +112,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("-smtp: %w", err)
 	}
 	authSvc := auth.New(db, mailer, auth.Config{
-		SessionMaxAge: cfg.SessionMaxAge,
-		EmailRate:     emailRate,
-		IPRate:        ipRate,
-		DefaultPlan:   billing.Free,
+		SessionMaxAge:   cfg.SessionMaxAge,
+		EmailRate:       emailRate,
+		IPRate:          ipRate,
+		VerifyIPRate:    verifyIPRate,
+		VerifyEmailRate: verifyRate,
+		DefaultPlan:     billing.Free,
 	}, log)
 	// Background work (mail sending, sweeps) outlives ctx so that shutdown
 	// can drain it in order.
