@@ -109,7 +109,7 @@ func (c *corkRelay) DialReceiver(ctx context.Context, room string, r *receiver) 
 		stop := closeOnDone(ctx, conn)
 		defer stop()
 		var buf []byte
-		for {
+		for range maxMessagesPerConn {
 			data, err := readMessage(conn, &buf)
 			if err != nil {
 				return r.endErr(ctx, err)
@@ -121,6 +121,7 @@ func (c *corkRelay) DialReceiver(ctx context.Context, room string, r *receiver) 
 				scanMarkers(data, func(m marker) { r.record(m.Seq, m.SentNs) })
 			}
 		}
+		return errTooManyMessages
 	}, nil
 }
 
@@ -183,7 +184,7 @@ func (p *wsPusher) Push(ctx context.Context, seq, sentNs int64) error {
 func (p *wsPusher) readAcks(e *engine) {
 	defer close(p.done)
 	ctx := context.Background() // ended by Close closing the connection
-	for {
+	for range maxMessagesPerConn {
 		_, data, err := p.conn.Read(ctx)
 		if err != nil {
 			return

@@ -318,7 +318,8 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	}
 	res.PushesSent = e.sent.Load()
 	res.PushesAcked = e.acked.Load()
-	res.PushesPerS = float64(res.PushesAcked) / writeEnd.Sub(writeStart).Seconds()
+	// The last push goes out one interval before the duration is over.
+	res.PushesPerS = float64(res.PushesAcked) / max(writeEnd.Sub(writeStart), wl.Duration).Seconds()
 	res.Expected = expected()
 	res.Delivered = delivered()
 	res.Missing = max(res.Expected-res.Delivered, 0)
@@ -451,6 +452,12 @@ func closeOnDone(ctx context.Context, conn *websocket.Conn) (stop func()) {
 		conn.CloseNow()
 	}
 }
+
+// maxMessagesPerConn bounds a connection's read loop besides the run's
+// deadline: far more than any run delivers.
+const maxMessagesPerConn = 1 << 30
+
+var errTooManyMessages = errors.New("connection read its maximum number of messages")
 
 // maxMessage bounds one received message (hello with 1,000 others present
 // is about 80 KB).

@@ -5,6 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +153,40 @@ func TestOnlyLoopback(t *testing.T) {
 	cfg.Mode = "fanout"
 	if _, err := run(context.Background(), cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("run against 10.1.2.3: %v, want a loopback error", err)
+	}
+}
+
+// The y-websocket side against the real y-websocket@1.5.4, when it is
+// installed (cd bench/yws && npm install); skipped otherwise.
+func TestCompareDeliversOnBothServers(t *testing.T) {
+	ywsDir := filepath.Join("..", "..", "bench", "yws")
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not installed")
+	}
+	if _, err := os.Stat(filepath.Join(ywsDir, "node_modules", "y-websocket", "bin", "server.js")); err != nil {
+		t.Skip("y-websocket not installed: cd bench/yws && npm install")
+	}
+	url, outbox := startService(t)
+	cfg := testConfig(url, outbox)
+	cfg.Mode, cfg.YWSDir, cfg.TempDir = "compare", ywsDir, t.TempDir()
+	cfg.Conns, cfg.Rate, cfg.Duration = 4, 20, time.Second
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 || rep.Compare == nil {
+		t.Fatalf("%d runs, compare %v; want 2 and a comparison", len(rep.Runs), rep.Compare)
+	}
+	for _, r := range rep.Runs {
+		if r.PushesAcked != 20 || r.Delivered != 4*20 || r.Missing != 0 || r.Duplicates != 0 || r.Errors != 0 {
+			t.Errorf("%s: acknowledged %d, delivered %d (missing %d, duplicates %d, errors %d %v), want 20 and 80",
+				r.Target, r.PushesAcked, r.Delivered, r.Missing, r.Duplicates, r.Errors, r.ErrorSamples)
+		}
+	}
+	if rep.Runs[1].Target != "y-websocket" || rep.Runs[1].Server.PID == 0 {
+		t.Fatalf("second run %s with pid %d, want y-websocket with its pid", rep.Runs[1].Target, rep.Runs[1].Server.PID)
 	}
 }

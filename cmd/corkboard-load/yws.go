@@ -110,7 +110,7 @@ func (y *ywsRelay) DialReceiver(ctx context.Context, room string, r *receiver) (
 		stop := closeOnDone(ctx, conn)
 		defer stop()
 		var buf []byte
-		for {
+		for range maxMessagesPerConn {
 			data, err := readMessage(conn, &buf)
 			if err != nil {
 				return r.endErr(ctx, err)
@@ -126,6 +126,7 @@ func (y *ywsRelay) DialReceiver(ctx context.Context, room string, r *receiver) (
 				}
 			}
 		}
+		return errTooManyMessages
 	}, nil
 }
 
@@ -163,7 +164,7 @@ func (p *ywsPusher) Push(ctx context.Context, seq, sentNs int64) error {
 // readEcho acknowledges each push when the server sends it back.
 func (p *ywsPusher) readEcho(e *engine) {
 	defer close(p.done)
-	for {
+	for range maxMessagesPerConn {
 		_, data, err := p.conn.Read(context.Background()) // ended by Close
 		if err != nil {
 			return
