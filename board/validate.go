@@ -27,6 +27,7 @@ const (
 	MaxEmailLen        = 254
 	MaxPhases          = 100
 	MaxPhaseBytes      = 4096 // one phase object, as JSON
+	MaxInvites         = 1000 // collaborators per board
 )
 
 // ValidBoardID reports whether id is 1 to 64 characters of A-Za-z0-9_-.

@@ -118,6 +118,9 @@ func (db *DB) AddInvite(ctx context.Context, id, email string) (*board.Board, bo
 		if slices.Contains(b.InvitedEmails, email) {
 			return nil
 		}
+		if len(b.InvitedEmails) >= board.MaxInvites {
+			return board.FieldErrorf("email", "A board can have at most %d collaborators.", board.MaxInvites)
+		}
 		b.InvitedEmails = append(b.InvitedEmails, email)
 		added = true
 		if err := putBoard(tx, b); err != nil {

@@ -2,6 +2,7 @@ package persist_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"testing"
 	"time"
@@ -135,4 +136,24 @@ func ids(bs []board.Board) []string {
 		out[i] = b.ID
 	}
 	return out
+}
+
+func TestInviteCap(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openDB(t)
+	if _, err := db.ClaimBoard(ctx, "b", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range board.MaxInvites {
+		if _, added, err := db.AddInvite(ctx, "b", fmt.Sprintf("u%d@example.com", i)); err != nil || !added {
+			t.Fatalf("invite %d: added=%v err=%v", i, added, err)
+		}
+	}
+	if _, _, err := db.AddInvite(ctx, "b", "one-too-many@example.com"); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("invite past the cap: err=%v, want invalid", err)
+	}
+	// Re-inviting someone already there is still fine at the cap.
+	if _, added, err := db.AddInvite(ctx, "b", "u0@example.com"); err != nil || added {
+		t.Fatalf("re-invite at the cap: added=%v err=%v", added, err)
+	}
 }
