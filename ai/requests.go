@@ -38,6 +38,8 @@ func checkText(field, s string, max int, required bool) error {
 	return nil
 }
 
+// checkBoardID checks the boardId field; an empty one is an error only when
+// required.
 func checkBoardID(id string, required bool) error {
 	if id == "" && !required {
 		return nil
@@ -45,8 +47,25 @@ func checkBoardID(id string, required bool) error {
 	if id == "" {
 		return board.FieldErrorf("boardId", "boardId is required.")
 	}
-	if !board.ValidBoardID(id) {
-		return board.FieldErrorf("boardId", "boardId must be 1 to %d characters of A-Z, a-z, 0-9, _ and -.", board.MaxBoardIDLen)
+	return board.ValidateBoardID("boardId", id)
+}
+
+// firstError returns the first non-nil error of checks, which are listed in
+// the order a request's fields are checked. Every check is evaluated; they
+// are cheap and free of side effects.
+func firstError(checks ...error) error {
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEither requires text in a or b; field and message are the error's.
+func checkEither(field, message, a, b string) error {
+	if strings.TrimSpace(a) == "" && strings.TrimSpace(b) == "" {
+		return board.FieldErrorf(field, "%s", message)
 	}
 	return nil
 }
@@ -82,7 +101,12 @@ func checkItems(field string, items []board.TrackerItem) error {
 	return nil
 }
 
+// checkItem checks one tracker item; a nil one (an optional item left out)
+// passes.
 func checkItem(path string, it *board.TrackerItem) error {
+	if it == nil {
+		return nil
+	}
 	// The timestamps and versions of a pulled item do not matter here.
 	cp := *it
 	cp.UpdatedAt = ""
@@ -196,13 +220,11 @@ func (r *ChatRequest) Validate() error {
 	if !hasUser {
 		return board.FieldErrorf("messages", "messages must hold a user message with text.")
 	}
-	if err := checkText("boardState.name", r.BoardState.Name, board.MaxBoardNameLen, false); err != nil {
-		return err
-	}
-	if err := checkNotes("boardState.notes", r.BoardState.Notes); err != nil {
-		return err
-	}
-	return checkItems("boardState.trackerItems", r.BoardState.TrackerItems)
+	return firstError(
+		checkText("boardState.name", r.BoardState.Name, board.MaxBoardNameLen, false),
+		checkNotes("boardState.notes", r.BoardState.Notes),
+		checkItems("boardState.trackerItems", r.BoardState.TrackerItems),
+	)
 }
 
 // NoteAIRequest is the body of note-ai and note-ai/{command} (useCompletion
@@ -230,22 +252,14 @@ func (r *NoteAIRequest) ValidateCommand() error {
 }
 
 func (r *NoteAIRequest) validate(promptRequired bool) error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkText("noteId", r.NoteID, board.MaxIDLen, false); err != nil {
-		return err
-	}
-	if err := checkText("prompt", r.Prompt, MaxPrompt, promptRequired); err != nil {
-		return err
-	}
-	if err := checkText("noteTitle", r.NoteTitle, board.MaxTitleLen, false); err != nil {
-		return err
-	}
-	if err := checkText("noteContent", r.NoteContent, board.MaxNoteContent, false); err != nil {
-		return err
-	}
-	return checkNotes("allNotes", r.AllNotes)
+	return firstError(
+		checkBoardID(r.BoardID, true),
+		checkText("noteId", r.NoteID, board.MaxIDLen, false),
+		checkText("prompt", r.Prompt, MaxPrompt, promptRequired),
+		checkText("noteTitle", r.NoteTitle, board.MaxTitleLen, false),
+		checkText("noteContent", r.NoteContent, board.MaxNoteContent, false),
+		checkNotes("allNotes", r.AllNotes),
+	)
 }
 
 // FrontmatterRequest asks for a note's front matter after note AI wrote it.
@@ -260,22 +274,14 @@ type FrontmatterRequest struct {
 
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *FrontmatterRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkText("noteId", r.NoteID, board.MaxIDLen, false); err != nil {
-		return err
-	}
-	if err := checkText("title", r.Title, board.MaxTitleLen, false); err != nil {
-		return err
-	}
-	if err := checkText("content", r.Content, board.MaxNoteContent, false); err != nil {
-		return err
-	}
-	if strings.TrimSpace(r.Title) == "" && strings.TrimSpace(r.Content) == "" {
-		return board.FieldErrorf("content", "title or content is required.")
-	}
-	return checkNotes("allNotes", r.AllNotes)
+	return firstError(
+		checkBoardID(r.BoardID, true),
+		checkText("noteId", r.NoteID, board.MaxIDLen, false),
+		checkText("title", r.Title, board.MaxTitleLen, false),
+		checkText("content", r.Content, board.MaxNoteContent, false),
+		checkEither("content", "title or content is required.", r.Title, r.Content),
+		checkNotes("allNotes", r.AllNotes),
+	)
 }
 
 // DocumentRequest is a pasted or uploaded document to turn into notes.
@@ -290,13 +296,11 @@ type DocumentRequest struct {
 // Validate checks the request; Text may hold at most MaxDocumentText code
 // points.
 func (r *DocumentRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, false); err != nil {
-		return err
-	}
-	if err := checkText("text", r.Text, MaxDocumentText, true); err != nil {
-		return err
-	}
-	return checkText("filename", r.Filename, MaxFilename, false)
+	return firstError(
+		checkBoardID(r.BoardID, false),
+		checkText("text", r.Text, MaxDocumentText, true),
+		checkText("filename", r.Filename, MaxFilename, false),
+	)
 }
 
 // AnalyzeNoteRequest asks for improvement suggestions on one note.
@@ -312,19 +316,13 @@ type AnalyzeNoteRequest struct {
 
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *AnalyzeNoteRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkText("noteId", r.NoteID, board.MaxIDLen, false); err != nil {
-		return err
-	}
-	if err := checkText("title", r.Title, board.MaxTitleLen, false); err != nil {
-		return err
-	}
-	if err := checkText("content", r.Content, board.MaxNoteContent, true); err != nil {
-		return err
-	}
-	return checkText("focus", r.Focus, MaxPrompt, false)
+	return firstError(
+		checkBoardID(r.BoardID, true),
+		checkText("noteId", r.NoteID, board.MaxIDLen, false),
+		checkText("title", r.Title, board.MaxTitleLen, false),
+		checkText("content", r.Content, board.MaxNoteContent, true),
+		checkText("focus", r.Focus, MaxPrompt, false),
+	)
 }
 
 // RewriteNoteRequest asks for a rewrite of a note's content, or of
@@ -340,22 +338,14 @@ type RewriteNoteRequest struct {
 
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *RewriteNoteRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkText("noteId", r.NoteID, board.MaxIDLen, false); err != nil {
-		return err
-	}
-	if err := checkText("title", r.Title, board.MaxTitleLen, false); err != nil {
-		return err
-	}
-	if err := checkText("content", r.Content, board.MaxNoteContent, r.SelectedText == ""); err != nil {
-		return err
-	}
-	if err := checkText("selectedText", r.SelectedText, board.MaxNoteContent, false); err != nil {
-		return err
-	}
-	return checkText("instruction", r.Instruction, MaxPrompt, true)
+	return firstError(
+		checkBoardID(r.BoardID, true),
+		checkText("noteId", r.NoteID, board.MaxIDLen, false),
+		checkText("title", r.Title, board.MaxTitleLen, false),
+		checkText("content", r.Content, board.MaxNoteContent, r.SelectedText == ""),
+		checkText("selectedText", r.SelectedText, board.MaxNoteContent, false),
+		checkText("instruction", r.Instruction, MaxPrompt, true),
+	)
 }
 
 // Tracker generation modes.
@@ -399,19 +389,13 @@ type TrackerGenerateRequest struct {
 // Validate checks the request, including that the IDs it names exist in
 // Items; errors are EINVALID and name the field.
 func (r *TrackerGenerateRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkItems("items", r.Items); err != nil {
-		return err
-	}
-	if err := checkNotes("notes", r.Notes); err != nil {
-		return err
-	}
-	if err := checkText("instruction", r.Instruction, MaxPrompt, false); err != nil {
-		return err
-	}
-	if err := checkText("context", r.Context, MaxPrompt, false); err != nil {
+	if err := firstError(
+		checkBoardID(r.BoardID, true),
+		checkItems("items", r.Items),
+		checkNotes("notes", r.Notes),
+		checkText("instruction", r.Instruction, MaxPrompt, false),
+		checkText("context", r.Context, MaxPrompt, false),
+	); err != nil {
 		return err
 	}
 	if r.Count < 0 || r.Count > MaxGeneratedItems {
@@ -460,21 +444,13 @@ type TrackerAnalyzeRequest struct {
 
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *TrackerAnalyzeRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkItem("item", &r.Item); err != nil {
-		return err
-	}
-	if strings.TrimSpace(r.Item.Summary) == "" && strings.TrimSpace(r.Item.Description) == "" {
-		return board.FieldErrorf("item.summary", "item.summary or item.description is required.")
-	}
-	if r.Parent != nil {
-		if err := checkItem("parent", r.Parent); err != nil {
-			return err
-		}
-	}
-	return checkText("focus", r.Focus, MaxPrompt, false)
+	return firstError(
+		checkBoardID(r.BoardID, true),
+		checkItem("item", &r.Item),
+		checkEither("item.summary", "item.summary or item.description is required.", r.Item.Summary, r.Item.Description),
+		checkItem("parent", r.Parent),
+		checkText("focus", r.Focus, MaxPrompt, false),
+	)
 }
 
 // TrackerRewriteRequest asks for a rewrite of one field of a work item, or
@@ -490,19 +466,19 @@ type TrackerRewriteRequest struct {
 
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *TrackerRewriteRequest) Validate() error {
-	if err := checkBoardID(r.BoardID, true); err != nil {
-		return err
-	}
-	if err := checkItem("item", &r.Item); err != nil {
+	if err := firstError(
+		checkBoardID(r.BoardID, true),
+		checkItem("item", &r.Item),
+	); err != nil {
 		return err
 	}
 	if r.Field != "summary" && r.Field != "description" {
 		return board.FieldErrorf("field", "field must be summary or description.")
 	}
-	if err := checkText("selectedText", r.SelectedText, board.MaxItemDescription, false); err != nil {
-		return err
-	}
-	return checkText("instruction", r.Instruction, MaxPrompt, true)
+	return firstError(
+		checkText("selectedText", r.SelectedText, board.MaxItemDescription, false),
+		checkText("instruction", r.Instruction, MaxPrompt, true),
+	)
 }
 
 // fieldText returns the current text of the field a rewrite targets.

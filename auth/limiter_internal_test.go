@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"corkboard/board"
 )
 
 var limT0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -173,8 +175,8 @@ func TestRetrySeconds(t *testing.T) {
 		{15 * time.Minute, 900},
 	}
 	for _, tt := range tests {
-		if got := retrySeconds(tt.d); got != tt.want {
-			t.Errorf("retrySeconds(%s)=%d, want %d", tt.d, got, tt.want)
+		if got := board.RetryAfterSeconds(tt.d); got != tt.want {
+			t.Errorf("RetryAfterSeconds(%s)=%d, want %d", tt.d, got, tt.want)
 		}
 	}
 }

@@ -170,6 +170,6 @@ func (s *Service) codeHash(email, code string) []byte {
 // rateLimited is the ERATELIMIT error with Retry-After in whole seconds.
 func rateLimited(msg string, wait time.Duration) error {
 	e := board.Errorf(board.ERATELIMIT, "%s", msg)
-	e.RetryAfter = retrySeconds(wait)
+	e.RetryAfter = board.RetryAfterSeconds(wait)
 	return e
 }

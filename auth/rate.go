@@ -195,12 +195,6 @@ func (l *limiter) len() int {
 	return l.byLast.Len()
 }
 
-// retrySeconds rounds a wait up to whole seconds for Retry-After (at least 1).
-func retrySeconds(d time.Duration) int {
-	s := int((d + time.Second - 1) / time.Second)
-	return max(s, 1)
-}
-
 // ipKey is the per-IP limit's key for a client address. An IPv6 client
 // usually controls a whole /64, so IPv6 addresses count per /64 network.
 func ipKey(addr string) string {

@@ -6,6 +6,7 @@ package board
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. Transport maps each to one HTTP status; storage and the other
@@ -31,6 +32,12 @@ type Error struct {
 	Field   string
 	// RetryAfter, in whole seconds, is set on ERATELIMIT errors.
 	RetryAfter int
+}
+
+// RetryAfterSeconds rounds a wait up to whole seconds, at least 1: the value
+// of Error.RetryAfter and of a Retry-After header.
+func RetryAfterSeconds(d time.Duration) int {
+	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
 // Error describes e for logs, code and field included; clients get

@@ -44,6 +44,15 @@ func ValidBoardID(id string) bool {
 	return true
 }
 
+// ValidateBoardID returns an EINVALID error naming field unless id is a valid
+// board ID (see ValidBoardID), so every entry point words the rule the same.
+func ValidateBoardID(field, id string) error {
+	if !ValidBoardID(id) {
+		return FieldErrorf(field, "%s must be 1 to %d characters of A-Z, a-z, 0-9, _ and -.", field, MaxBoardIDLen)
+	}
+	return nil
+}
+
 // NormalizeEmail trims and lower-cases an address and checks it is one bare
 // address (no display name, no CR/LF or other control characters). field
 // names the request field in the error.

@@ -349,3 +349,14 @@ func checkDeletedAt(path string, deletedAt *string) error {
 func validationMessage(err error) string {
 	return board.ErrorMessage(err)
 }
+
+// firstInvalid words the first non-nil error of checks (a record's checks, in
+// order) as an EINVALID error about the part of the document what names.
+func firstInvalid(what string, checks ...error) error {
+	for _, err := range checks {
+		if err != nil {
+			return invalidf("%s: %s", what, validationMessage(err))
+		}
+	}
+	return nil
+}

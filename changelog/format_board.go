@@ -368,35 +368,11 @@ func ParseBoard(doc []byte) (board.State, error) {
 
 	noteIDs := map[string]bool{}
 	for !r.eof() && strings.HasPrefix(r.peek(), "### ") {
-		headingLine := r.line
-		r.next()
-		r.skipBlank()
-		text, line, err := r.yamlBlock("a note")
+		n, err := readRecord(r, noteRecord, noteIDs)
 		if err != nil {
 			return board.State{}, err
 		}
-		what := "board snapshot, note under the heading on line " + strconv.Itoa(headingLine)
-		m, err := parseYAMLMapping(text, line, what)
-		if err != nil {
-			return board.State{}, err
-		}
-		n, err := decodeNoteFields(m, what)
-		if err != nil {
-			return board.State{}, err
-		}
-		r.skipBlank()
-		if n.Content, err = r.fencedText(); err != nil {
-			return board.State{}, err
-		}
-		if err := validateNote(&n, what); err != nil {
-			return board.State{}, err
-		}
-		if noteIDs[n.ID] {
-			return board.State{}, invalidf("%s: note id %q appears twice.", what, clip(n.ID, 40))
-		}
-		noteIDs[n.ID] = true
 		s.Notes = append(s.Notes, n)
-		r.skipBlank()
 	}
 
 	if !r.eof() && r.peek() != itemsHeading {
@@ -412,37 +388,78 @@ func ParseBoard(doc []byte) (board.State, error) {
 		if !strings.HasPrefix(r.peek(), "### ") {
 			return board.State{}, r.errorf("expected a tracker item heading \"### <key — summary>\" or the end of the document, found %q.", clip(r.peek(), 60))
 		}
-		headingLine := r.line
-		r.next()
-		r.skipBlank()
-		text, line, err := r.yamlBlock("a tracker item")
+		it, err := readRecord(r, itemRecord, itemIDs)
 		if err != nil {
 			return board.State{}, err
 		}
-		what := "board snapshot, tracker item under the heading on line " + strconv.Itoa(headingLine)
-		m, err := parseYAMLMapping(text, line, what)
-		if err != nil {
-			return board.State{}, err
-		}
-		it, err := decodeItemFields(m, what)
-		if err != nil {
-			return board.State{}, err
-		}
-		r.skipBlank()
-		if it.Description, err = r.fencedText(); err != nil {
-			return board.State{}, err
-		}
-		if err := validateItem(&it, what); err != nil {
-			return board.State{}, err
-		}
-		if itemIDs[it.ID] {
-			return board.State{}, invalidf("%s: tracker item id %q appears twice.", what, clip(it.ID, 40))
-		}
-		itemIDs[it.ID] = true
 		s.TrackerItems = append(s.TrackerItems, it)
-		r.skipBlank()
 	}
 	return s, nil
+}
+
+// recordKind is what tells the two lists of a board snapshot apart: a note
+// and a tracker item are read the same way, each into its own type.
+type recordKind[T any] struct {
+	noun     string                                     // in messages: "note", "tracker item"
+	decode   func(m *yaml.Node, what string) (T, error) // the fields of the YAML block
+	text     func(*T) *string                           // the field the fenced text holds
+	validate func(rec *T, what string) error
+	id       func(*T) string
+}
+
+var (
+	noteRecord = recordKind[board.Note]{
+		noun:     "note",
+		decode:   decodeNoteFields,
+		text:     func(n *board.Note) *string { return &n.Content },
+		validate: validateNote,
+		id:       func(n *board.Note) string { return n.ID },
+	}
+	itemRecord = recordKind[board.TrackerItem]{
+		noun:     "tracker item",
+		decode:   decodeItemFields,
+		text:     func(it *board.TrackerItem) *string { return &it.Description },
+		validate: validateItem,
+		id:       func(it *board.TrackerItem) string { return it.ID },
+	}
+)
+
+// readRecord reads one note or tracker item: its "### " heading (the next
+// line), its YAML block and its optional fenced text, then the blank lines
+// after it. ids holds the ids read so far in the list; a repeated one is an
+// error.
+func readRecord[T any](r *boardReader, k recordKind[T], ids map[string]bool) (T, error) {
+	var zero T
+	headingLine := r.line
+	r.next()
+	r.skipBlank()
+	text, line, err := r.yamlBlock("a " + k.noun)
+	if err != nil {
+		return zero, err
+	}
+	what := "board snapshot, " + k.noun + " under the heading on line " + strconv.Itoa(headingLine)
+	m, err := parseYAMLMapping(text, line, what)
+	if err != nil {
+		return zero, err
+	}
+	rec, err := k.decode(m, what)
+	if err != nil {
+		return zero, err
+	}
+	r.skipBlank()
+	if *k.text(&rec), err = r.fencedText(); err != nil {
+		return zero, err
+	}
+	if err := k.validate(&rec, what); err != nil {
+		return zero, err
+	}
+	id := k.id(&rec)
+	if ids[id] {
+		return zero, invalidf("%s: %s id %q appears twice.", what, k.noun, clip(id, 40))
+	}
+	ids[id] = true
+	r.skipBlank()
+	return rec, nil
 }
 
 // decodeBoardHeader reads the board's front matter into a State with empty,
@@ -475,8 +492,8 @@ func decodeBoardHeader(text []byte, firstLine int) (board.State, error) {
 	if format != BoardFormat {
 		return board.State{}, invalidf("%s: format must be %q (got %q).", what, BoardFormat, clip(format, 40))
 	}
-	if !board.ValidBoardID(s.Board.ID) {
-		return board.State{}, invalidf("%s: id must be 1 to %d characters of A-Z, a-z, 0-9, _ and -.", what, board.MaxBoardIDLen)
+	if err := board.ValidateBoardID("id", s.Board.ID); err != nil {
+		return board.State{}, invalidf("%s: %s", what, validationMessage(err))
 	}
 	if !utf8.ValidString(s.Board.Name) {
 		return board.State{}, invalidf("%s: name must be valid UTF-8.", what)
@@ -572,11 +589,5 @@ func decodeItemFields(m *yaml.Node, what string) (board.TrackerItem, error) {
 
 // validateItem applies the limits every stored tracker item obeys.
 func validateItem(it *board.TrackerItem, what string) error {
-	if err := it.Validate("trackerItem"); err != nil {
-		return invalidf("%s: %s", what, validationMessage(err))
-	}
-	if err := checkDeletedAt("trackerItem", it.DeletedAt); err != nil {
-		return invalidf("%s: %s", what, validationMessage(err))
-	}
-	return nil
+	return firstInvalid(what, it.Validate("trackerItem"), checkDeletedAt("trackerItem", it.DeletedAt))
 }

@@ -79,13 +79,7 @@ func decodeNoteFields(m *yaml.Node, what string) (board.Note, error) {
 // validateNote applies the limits every stored note obeys, so a document can
 // never bring back a note a push would refuse.
 func validateNote(n *board.Note, what string) error {
-	if err := n.Validate("note"); err != nil {
-		return invalidf("%s: %s", what, validationMessage(err))
-	}
-	if err := checkDeletedAt("note", n.DeletedAt); err != nil {
-		return invalidf("%s: %s", what, validationMessage(err))
-	}
-	return nil
+	return firstInvalid(what, n.Validate("note"), checkDeletedAt("note", n.DeletedAt))
 }
 
 // ParseNote reads a note snapshot: the exact inverse of RenderNote, and

@@ -41,22 +41,17 @@ func (s *Server) registerBoardRoutes(r chi.Router) {
 // boardIDParam validates the {boardId} path segment.
 func boardIDParam(r *http.Request) (string, error) {
 	id := chi.URLParam(r, "boardId")
-	if !board.ValidBoardID(id) {
-		return "", errBadBoardID()
+	if err := board.ValidateBoardID("boardId", id); err != nil {
+		return "", err
 	}
 	return id, nil
-}
-
-// errBadBoardID is the 400 for a board ID outside DESIGN.md's rule.
-func errBadBoardID() error {
-	return board.FieldErrorf("boardId", "boardId must be 1 to %d characters of A-Z, a-z, 0-9, _ and -.", board.MaxBoardIDLen)
 }
 
 // guardBoard is the central board guard: 400 for a malformed ID, 404 for an
 // unclaimed board, 403 when email neither owns it nor is invited.
 func (s *Server) guardBoard(ctx context.Context, boardID, email string) (*access, error) {
-	if !board.ValidBoardID(boardID) {
-		return nil, errBadBoardID()
+	if err := board.ValidateBoardID("boardId", boardID); err != nil {
+		return nil, err
 	}
 	b, err := s.db.FindBoard(ctx, boardID)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -63,7 +62,7 @@ func (s *Server) aiGate(feature string, payer payerFunc) func(http.Handler) http
 			now := s.now()
 			if wait, ok := s.billing.limiter.allow(caller, callerPlan.RequestsPerMinute, now); !ok {
 				e := board.Errorf(board.ERATELIMIT, "Too many AI requests: your plan allows %d per minute. Try again in a moment.", callerPlan.RequestsPerMinute)
-				e.RetryAfter = retryAfterSeconds(wait)
+				e.RetryAfter = board.RetryAfterSeconds(wait)
 				s.writeError(w, r, e)
 				return
 			}
@@ -90,7 +89,7 @@ func (s *Server) aiGate(feature string, payer payerFunc) func(http.Handler) http
 					s.writeError(w, r, err)
 					return
 				}
-				w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(billing.MonthResetsAt(now).Sub(now))))
+				w.Header().Set("Retry-After", strconv.Itoa(board.RetryAfterSeconds(billing.MonthResetsAt(now).Sub(now))))
 				writeJSON(w, http.StatusTooManyRequests, quotaBody{
 					Error: quotaMessage(payerEmail != caller),
 					Used:  qe.Used,
@@ -133,11 +132,6 @@ func quotaMessage(ownerPays bool) string {
 		return "The board owner's monthly AI credits are used up."
 	}
 	return "Your monthly AI credits are used up."
-}
-
-// retryAfterSeconds rounds a wait up to whole seconds, at least 1.
-func retryAfterSeconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
 }
 
 // chargeRecorder remembers the status an AI handler answered, to decide

@@ -28,14 +28,6 @@ type Call struct {
 	Request api.ChatRequest
 }
 
-// LastRole returns the role of the request's last message.
-func (c Call) LastRole() string {
-	if len(c.Request.Messages) == 0 {
-		return ""
-	}
-	return c.Request.Messages[len(c.Request.Messages)-1].Role
-}
-
 // Streamed reports whether the client asked for a streamed answer (the
 // default).
 func (c Call) Streamed() bool {

@@ -105,24 +105,13 @@ func (c *corkRelay) DialReceiver(ctx context.Context, room string, r *receiver) 
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) error {
-		stop := closeOnDone(ctx, conn)
-		defer stop()
-		var buf []byte
-		for range maxMessagesPerConn {
-			data, err := readMessage(conn, &buf)
-			if err != nil {
-				return r.endErr(ctx, err)
-			}
-			r.msgs.Add(1)
-			// The server encodes the type first; a cheap prefix test keeps
-			// 50,000 messages a second from costing the tool a JSON decode each.
-			if bytes.HasPrefix(data, changesPrefix) {
-				scanMarkers(data, func(m marker) { r.record(m.Seq, m.SentNs) })
-			}
+	return r.readLoop(conn, func(data []byte) {
+		// The server encodes the type first; a cheap prefix test keeps
+		// 50,000 messages a second from costing the tool a JSON decode each.
+		if bytes.HasPrefix(data, changesPrefix) {
+			scanMarkers(data, func(m marker) { r.record(m.Seq, m.SentNs) })
 		}
-		return errTooManyMessages
-	}, nil
+	}), nil
 }
 
 // DialWriter implements relay.
@@ -134,8 +123,8 @@ func (c *corkRelay) DialWriter(ctx context.Context, room string, w int, e *engin
 	if err != nil {
 		return nil, err
 	}
-	p := &wsPusher{conn: conn, w: w, done: make(chan struct{})}
-	go p.readAcks(e)
+	p := &wsPusher{w: w}
+	p.ackSocket = newAckSocket(conn, func(data []byte) { p.readAck(e, data) })
 	return p, nil
 }
 
@@ -157,10 +146,8 @@ func notePush(m marker) board.Push {
 
 // wsPusher pushes over the live channel; acks come back on the same socket.
 type wsPusher struct {
-	conn      *websocket.Conn
-	w         int
-	done      chan struct{}
-	closeOnce sync.Once
+	*ackSocket
+	w int
 }
 
 type pushMessage struct {
@@ -179,45 +166,30 @@ func (p *wsPusher) Push(ctx context.Context, seq, sentNs int64) error {
 	return p.conn.Write(ctx, websocket.MessageText, msg)
 }
 
-// readAcks turns acks and errors into the engine's answers until the
-// connection ends. Changes from other writers on the board are ignored.
-func (p *wsPusher) readAcks(e *engine) {
-	defer close(p.done)
-	ctx := context.Background() // ended by Close closing the connection
-	for range maxMessagesPerConn {
-		_, data, err := p.conn.Read(ctx)
-		if err != nil {
-			return
-		}
-		if bytes.HasPrefix(data, changesPrefix) {
-			continue
-		}
-		var h liveHead
-		if err := json.Unmarshal(data, &h); err != nil {
-			e.error(fmt.Errorf("writer %d: undecodable message: %.100s", p.w, data))
-			continue
-		}
-		if h.Type != "ack" && h.Type != "error" {
-			continue
-		}
-		seq, err := strconv.ParseInt(h.ID, 10, 64)
-		if err != nil {
-			e.error(fmt.Errorf("writer %d: %s without a push id: %.200s", p.w, h.Type, data))
-			continue
-		}
-		if h.Type == "error" {
-			e.ack(seq, fmt.Errorf("error %d: %s %s", h.Status, h.Field, h.Error))
-		} else {
-			e.ack(seq, nil)
-		}
+// readAck turns an ack or an error into the engine's answer. Changes from
+// other writers on the board are ignored.
+func (p *wsPusher) readAck(e *engine, data []byte) {
+	if bytes.HasPrefix(data, changesPrefix) {
+		return
 	}
-}
-
-func (p *wsPusher) Close() {
-	p.closeOnce.Do(func() {
-		p.conn.CloseNow()
-		<-p.done
-	})
+	var h liveHead
+	if err := json.Unmarshal(data, &h); err != nil {
+		e.error(fmt.Errorf("writer %d: undecodable message: %.100s", p.w, data))
+		return
+	}
+	if h.Type != "ack" && h.Type != "error" {
+		return
+	}
+	seq, err := strconv.ParseInt(h.ID, 10, 64)
+	if err != nil {
+		e.error(fmt.Errorf("writer %d: %s without a push id: %.200s", p.w, h.Type, data))
+		return
+	}
+	if h.Type == "error" {
+		e.ack(seq, fmt.Errorf("error %d: %s %s", h.Status, h.Field, h.Error))
+	} else {
+		e.ack(seq, nil)
+	}
 }
 
 // restPusher pushes with POST /api/boards/{id}/sync, each push in a

@@ -264,8 +264,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	probe.sample(&res.Server.Held)
 
 	// Push for Duration at Rate, spread evenly over the writers.
-	cpu0 := probe.cpu()
-	tool0 := selfCPU()
+	cpu0 := probe.cpuTimes()
 	writeStart := time.Now()
 	var wg sync.WaitGroup
 	interval := time.Duration(float64(wl.Writers) / wl.Rate * float64(time.Second))
@@ -298,8 +297,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 		return e.acked.Load()+e.failed.Load() == e.sent.Load() && delivered() >= expected()
 	})
 	windowEnd := time.Now()
-	cpu1 := probe.cpu()
-	tool1 := selfCPU()
+	cpu1 := probe.cpuTimes()
 	probe.sample(&res.Server.After)
 
 	stopReading()
@@ -332,13 +330,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	res.Errors = e.errs
 	res.ErrorSamples = e.samples
 	e.mu.Unlock()
-	res.LoadToolCPUSeconds = (tool1 - tool0).Seconds()
-	if cpu0 >= 0 && cpu1 >= 0 {
-		res.Server.CPUSeconds = (cpu1 - cpu0).Seconds()
-		if res.Delivered > 0 {
-			res.Server.CPUPerMessageUs = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(res.Delivered)
-		}
-	}
+	res.setCPU(cpu0, cpu1, res.Delivered)
 	return res, nil
 }
 
@@ -439,6 +431,60 @@ func (r *receiver) endErr(ctx context.Context, err error) error {
 	}
 	r.closeCode = int(websocket.CloseStatus(err))
 	return err
+}
+
+// readLoop is a subscriber's read loop on conn, for a relay's DialReceiver:
+// every message counts for settling, then handle (the relay's protocol)
+// records the deliveries it holds. data is valid only during the call.
+func (r *receiver) readLoop(conn *websocket.Conn, handle func(data []byte)) func(context.Context) error {
+	return func(ctx context.Context) error {
+		stop := closeOnDone(ctx, conn)
+		defer stop()
+		var buf []byte
+		for range maxMessagesPerConn {
+			data, err := readMessage(conn, &buf)
+			if err != nil {
+				return r.endErr(ctx, err)
+			}
+			r.msgs.Add(1)
+			handle(data)
+		}
+		return errTooManyMessages
+	}
+}
+
+// ackSocket is a writer's connection whose answers (acknowledgements, and
+// whatever else the server sends) one goroutine reads until Close.
+type ackSocket struct {
+	conn      *websocket.Conn
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// newAckSocket starts reading conn, calling handle on every message, until
+// the connection ends.
+func newAckSocket(conn *websocket.Conn, handle func(data []byte)) *ackSocket {
+	s := &ackSocket{conn: conn, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		ctx := context.Background() // ended by Close closing the connection
+		for range maxMessagesPerConn {
+			_, data, err := conn.Read(ctx)
+			if err != nil {
+				return
+			}
+			handle(data)
+		}
+	}()
+	return s
+}
+
+// Close closes the connection and waits for its reader; it is safe twice.
+func (s *ackSocket) Close() {
+	s.closeOnce.Do(func() {
+		s.conn.CloseNow()
+		<-s.done
+	})
 }
 
 // closeOnDone closes conn when ctx ends. Reads then use a context that never

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -34,73 +33,22 @@ func runPull(ctx context.Context, a *api, pid int, boards []string, conc int, d 
 		urls[i] = a.base + "/api/boards/" + b + "/sync?since=" + strconv.FormatInt(v, 10)
 		wants[i] = []byte(`{"serverVersion":` + strconv.FormatInt(v, 10) + `}`)
 	}
-	probe := newProber(pid)
-	res.Server = probe.stats()
-	probe.sample(&res.Server.Idle)
-
-	type tally struct {
-		lat    []time.Duration
-		errs   int64
-		sample string
+	bufs := make([][]byte, conc) // each client's answer buffer, reused
+	for i := range bufs {
+		bufs[i] = make([]byte, 0, 256)
 	}
-	tallies := make([]tally, conc)
-	cpu0, tool0 := probe.cpu(), selfCPU()
-	start := time.Now()
-	deadline := start.Add(d)
-	var wg sync.WaitGroup
-	for i := range tallies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := &tallies[i]
-			url, want := urls[i%len(urls)], wants[i%len(wants)]
-			buf := make([]byte, 0, 256)
-			for n := 0; n < maxRequestsPerClient && ctx.Err() == nil; n++ {
-				now := time.Now()
-				if now.After(deadline) {
-					return
-				}
-				body, err := a.get(ctx, url, buf[:0])
-				lat := time.Since(now)
-				if err == nil && !bytes.Equal(bytes.TrimSpace(body), want) {
-					err = fmt.Errorf("answer %q, want %q", body, want)
-				}
-				if err != nil {
-					t.errs++
-					if t.sample == "" {
-						t.sample = err.Error()
-					}
-					continue
-				}
-				t.lat = append(t.lat, lat)
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	cpu1, tool1 := probe.cpu(), selfCPU()
-	probe.sample(&res.Server.After)
-
-	var lat []time.Duration
-	for _, t := range tallies {
-		lat = append(lat, t.lat...)
-		res.Errors += t.errs
-		if t.sample != "" && len(res.ErrorSamples) < 5 {
-			res.ErrorSamples = append(res.ErrorSamples, t.sample)
+	run := closedLoop(ctx, pid, res, conc, d, maxRequestsPerClient, func(i int, _ int64, _, _ time.Time) error {
+		body, err := a.get(ctx, urls[i%len(urls)], bufs[i][:0])
+		if want := wants[i%len(wants)]; err == nil && !bytes.Equal(bytes.TrimSpace(body), want) {
+			err = fmt.Errorf("answer %q, want %q", body, want)
 		}
-	}
-	res.Requests = int64(len(lat))
-	res.RequestsPerS = float64(len(lat)) / elapsed.Seconds()
-	res.WindowS = elapsed.Seconds()
-	s := summarize(lat)
+		return err
+	})
+	res.Requests = int64(len(run.lat))
+	res.RequestsPerS = float64(len(run.lat)) / run.elapsed.Seconds()
+	s := summarize(run.lat)
 	res.Latency = &s
-	res.LoadToolCPUSeconds = (tool1 - tool0).Seconds()
-	if cpu0 >= 0 && cpu1 >= 0 {
-		res.Server.CPUSeconds = (cpu1 - cpu0).Seconds()
-		if res.Requests > 0 {
-			res.Server.CPUPerMessageUs = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(res.Requests)
-		}
-	}
+	res.setCPU(run.cpu0, run.cpu1, res.Requests)
 	return res, nil
 }
 

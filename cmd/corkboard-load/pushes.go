@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -20,69 +19,23 @@ func runPushes(ctx context.Context, a *api, pid int, name string, boards []strin
 		distinct[b] = true
 	}
 	res := &RunResult{Name: name, Target: "corkboard", Boards: len(distinct), Writers: len(boards), PushOver: "rest", DurationS: d.Seconds()}
-	probe := newProber(pid)
-	res.Server = probe.stats()
-	probe.sample(&res.Server.Idle)
-
-	type tally struct {
-		lat    []time.Duration
-		errs   int64
-		sample string
-	}
-	tallies := make([]tally, len(boards))
-	cpu0, tool0 := probe.cpu(), selfCPU()
-	start := time.Now()
-	deadline := start.Add(d)
-	var wg sync.WaitGroup
+	paths := make([]string, len(boards))
 	for i, b := range boards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := &tallies[i]
-			path := "/api/boards/" + b + "/sync"
-			for n := int64(0); n < maxPushesPerPusher && ctx.Err() == nil; n++ {
-				now := time.Now()
-				if now.After(deadline) {
-					return
-				}
-				body, err := json.Marshal(notePush(marker{Writer: i, Seq: n, SentNs: int64(now.Sub(start))}))
-				if err == nil {
-					_, err = a.do(ctx, "POST", path, body, nil)
-				}
-				if err != nil {
-					t.errs++
-					if t.sample == "" {
-						t.sample = err.Error()
-					}
-					continue
-				}
-				t.lat = append(t.lat, time.Since(now))
-			}
-		}()
+		paths[i] = "/api/boards/" + b + "/sync"
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	cpu1, tool1 := probe.cpu(), selfCPU()
-	probe.sample(&res.Server.After)
-
-	var lat []time.Duration
-	for _, t := range tallies {
-		lat = append(lat, t.lat...)
-		res.Errors += t.errs
-		if t.sample != "" && len(res.ErrorSamples) < 5 {
-			res.ErrorSamples = append(res.ErrorSamples, t.sample)
+	run := closedLoop(ctx, pid, res, len(boards), d, maxPushesPerPusher, func(i int, n int64, start, now time.Time) error {
+		body, err := json.Marshal(notePush(marker{Writer: i, Seq: n, SentNs: int64(now.Sub(start))}))
+		if err == nil {
+			_, err = a.do(ctx, "POST", paths[i], body, nil)
 		}
-	}
-	res.PushesSent = int64(len(lat)) + res.Errors
-	res.PushesAcked = int64(len(lat))
-	res.PushesPerS = float64(len(lat)) / elapsed.Seconds()
-	res.WindowS = elapsed.Seconds()
-	s := summarize(lat)
+		return err
+	})
+	res.PushesSent = int64(len(run.lat)) + res.Errors
+	res.PushesAcked = int64(len(run.lat))
+	res.PushesPerS = float64(len(run.lat)) / run.elapsed.Seconds()
+	s := summarize(run.lat)
 	res.AckLatency = &s
-	res.LoadToolCPUSeconds = (tool1 - tool0).Seconds()
-	if cpu0 >= 0 && cpu1 >= 0 {
-		res.Server.CPUSeconds = (cpu1 - cpu0).Seconds()
-	}
+	res.setCPU(run.cpu0, run.cpu1, 0) // no per-message figure for pushes
 	return res, nil
 }
 

@@ -126,6 +126,25 @@ func (p *prober) cpu() time.Duration {
 	return s.CPU
 }
 
+// cpuTimes are the server's CPU time (-1 when unknown) and the load tool's
+// at one moment.
+type cpuTimes struct{ server, tool time.Duration }
+
+// cpuTimes samples both CPU times.
+func (p *prober) cpuTimes() cpuTimes { return cpuTimes{server: p.cpu(), tool: selfCPU()} }
+
+// setCPU fills res's CPU figures for the window from t0 to t1: the tool's,
+// and the server's when known, per message too when messages > 0.
+func (res *RunResult) setCPU(t0, t1 cpuTimes, messages int64) {
+	res.LoadToolCPUSeconds = (t1.tool - t0.tool).Seconds()
+	if t0.server >= 0 && t1.server >= 0 {
+		res.Server.CPUSeconds = (t1.server - t0.server).Seconds()
+		if messages > 0 {
+			res.Server.CPUPerMessageUs = float64(t1.server-t0.server) / float64(time.Microsecond) / float64(messages)
+		}
+	}
+}
+
 // selfCPU is the load tool's own CPU time.
 func selfCPU() time.Duration {
 	var ru syscall.Rusage

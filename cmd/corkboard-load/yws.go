@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -106,28 +105,17 @@ func (y *ywsRelay) DialReceiver(ctx context.Context, room string, r *receiver) (
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) error {
-		stop := closeOnDone(ctx, conn)
-		defer stop()
-		var buf []byte
-		for range maxMessagesPerConn {
-			data, err := readMessage(conn, &buf)
-			if err != nil {
-				return r.endErr(ctx, err)
-			}
-			r.msgs.Add(1)
-			u, ok := updateIn(data)
-			if !ok {
-				continue
-			}
-			if seq, ok := y.seqOf(u); ok {
-				if sent, ok := r.e.sentAt(seq); ok {
-					r.record(seq, sent)
-				}
+	return r.readLoop(conn, func(data []byte) {
+		u, ok := updateIn(data)
+		if !ok {
+			return
+		}
+		if seq, ok := y.seqOf(u); ok {
+			if sent, ok := r.e.sentAt(seq); ok {
+				r.record(seq, sent)
 			}
 		}
-		return errTooManyMessages
-	}, nil
+	}), nil
 }
 
 // DialWriter implements relay. The updates depend on one another, so one
@@ -143,43 +131,25 @@ func (y *ywsRelay) DialWriter(ctx context.Context, room string, w int, e *engine
 	if err != nil {
 		return nil, err
 	}
-	p := &ywsPusher{y: y, conn: conn, done: make(chan struct{})}
-	go p.readEcho(e)
+	// Each push is acknowledged when the server sends it back.
+	p := &ywsPusher{y: y}
+	p.ackSocket = newAckSocket(conn, func(data []byte) {
+		if u, ok := updateIn(data); ok {
+			if seq, ok := y.seqOf(u); ok {
+				e.ack(seq, nil)
+			}
+		}
+	})
 	return p, nil
 }
 
 type ywsPusher struct {
-	y         *ywsRelay
-	conn      *websocket.Conn
-	done      chan struct{}
-	closeOnce sync.Once
+	*ackSocket
+	y *ywsRelay
 }
 
 func (p *ywsPusher) Push(ctx context.Context, seq, sentNs int64) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return p.conn.Write(ctx, websocket.MessageBinary, encodeSyncMessage(ySyncUpdate, p.y.updates[seq]))
-}
-
-// readEcho acknowledges each push when the server sends it back.
-func (p *ywsPusher) readEcho(e *engine) {
-	defer close(p.done)
-	for range maxMessagesPerConn {
-		_, data, err := p.conn.Read(context.Background()) // ended by Close
-		if err != nil {
-			return
-		}
-		if u, ok := updateIn(data); ok {
-			if seq, ok := p.y.seqOf(u); ok {
-				e.ack(seq, nil)
-			}
-		}
-	}
-}
-
-func (p *ywsPusher) Close() {
-	p.closeOnce.Do(func() {
-		p.conn.CloseNow()
-		<-p.done
-	})
 }

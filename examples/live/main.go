@@ -9,13 +9,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/signal"
@@ -24,6 +22,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"corkboard/examples/client"
 )
 
 // Close codes of the live protocol (docs/live-protocol.md).
@@ -44,19 +44,19 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	c := &client{base: strings.TrimRight(*base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
+	c := client.New(*base)
 	if err := run(ctx, c, *email, *boardID); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "live:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, c *client, email, boardID string) error {
+func run(ctx context.Context, c *client.Client, email, boardID string) error {
 	in := bufio.NewReader(os.Stdin)
-	if err := c.login(ctx, email, in); err != nil {
+	if err := c.Login(ctx, email, in); err != nil {
 		return err
 	}
-	if err := c.openBoard(ctx, boardID); err != nil {
+	if _, err := c.OpenBoard(ctx, boardID); err != nil {
 		return err
 	}
 	lines := make(chan string)
@@ -72,7 +72,7 @@ func run(ctx context.Context, c *client, email, boardID string) error {
 	var version int64 // the last version this client has applied
 	backoff := time.Second
 	for {
-		code, err := c.connect(ctx, boardID, &version, lines)
+		code, err := connect(ctx, c, boardID, &version, lines)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -128,10 +128,10 @@ type message struct {
 }
 
 // connect runs one connection until it closes and returns its close code.
-func (c *client) connect(ctx context.Context, boardID string, version *int64, lines <-chan string) (websocket.StatusCode, error) {
-	u := "ws" + strings.TrimPrefix(c.base, "http") + fmt.Sprintf("/api/boards/%s/live?since=%d", boardID, *version)
+func connect(ctx context.Context, c *client.Client, boardID string, version *int64, lines <-chan string) (websocket.StatusCode, error) {
+	u := "ws" + strings.TrimPrefix(c.Base(), "http") + fmt.Sprintf("/api/boards/%s/live?since=%d", boardID, *version)
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	conn, _, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {"session=" + c.token}}})
+	conn, _, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {"session=" + c.Session()}}})
 	cancel()
 	if err != nil {
 		return -1, err
@@ -203,7 +203,7 @@ func (c *client) connect(ctx context.Context, boardID string, version *int64, li
 			}
 			fmt.Printf("-- version %d (%q) by %s\n", m.ServerVersion, m.Board.Name, who)
 			for _, n := range m.Notes {
-				fmt.Printf("   note %s: %q\n", n.ID, firstLine(n.Title, n.Content))
+				fmt.Printf("   note %s: %q\n", n.ID, client.FirstLine(n.Title, n.Content))
 			}
 			for _, id := range m.DeletedNoteIDs {
 				fmt.Printf("   deleted note %s\n", id)
@@ -254,122 +254,4 @@ func lineToMessage(line string, n *int) any {
 			"id": id, "title": "From live", "content": line, "x": 40 * *n, "y": 40 * *n, "color": "blue", "type": "sticky",
 		}}}},
 	}
-}
-
-func firstLine(title, content string) string {
-	s := content
-	if s == "" {
-		s = title
-	}
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return s
-}
-
-// client talks to the REST part of the API with the session cookie.
-type client struct {
-	base  string
-	http  *http.Client
-	token string
-}
-
-// login asks for a code by e-mail, reads it from in, and keeps the session.
-func (c *client) login(ctx context.Context, email string, in *bufio.Reader) error {
-	if err := c.do(ctx, "POST", "/api/auth/send-otp", map[string]string{"email": email}, nil); err != nil {
-		return fmt.Errorf("send-otp: %w", err)
-	}
-	fmt.Printf("A login code was sent to %s (without -smtp, the server logs it).\ncode: ", email)
-	code, err := in.ReadString('\n')
-	if err != nil {
-		return fmt.Errorf("read code: %w", err)
-	}
-	body, _ := json.Marshal(map[string]string{"email": email, "code": strings.TrimSpace(code)})
-	req, _ := http.NewRequestWithContext(ctx, "POST", c.base+"/api/auth/verify-otp", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if err := check(res); err != nil {
-		return fmt.Errorf("verify-otp: %w", err)
-	}
-	// The cookie is Secure; a cookie jar would not send it over plain
-	// http://localhost, so the client keeps it itself.
-	for _, ck := range res.Cookies() {
-		if ck.Name == "session" {
-			c.token = ck.Value
-		}
-	}
-	if c.token == "" {
-		return errors.New("verify-otp set no session cookie")
-	}
-	return nil
-}
-
-// openBoard claims the board when nobody has, or checks access to it.
-func (c *client) openBoard(ctx context.Context, id string) error {
-	var acc struct{ HasAccess, IsUnclaimed bool }
-	if err := c.do(ctx, "GET", "/api/boards/"+id+"/access", nil, &acc); err != nil {
-		return fmt.Errorf("access: %w", err)
-	}
-	switch {
-	case acc.IsUnclaimed:
-		if err := c.do(ctx, "POST", "/api/boards/"+id+"/access", nil, nil); err != nil {
-			return fmt.Errorf("claim: %w", err)
-		}
-		fmt.Printf("claimed board %s\n", id)
-	case !acc.HasAccess:
-		return fmt.Errorf("board %s belongs to someone else: ask its owner to invite you", id)
-	}
-	return nil
-}
-
-// do sends a JSON request and decodes a JSON answer into out (if not nil).
-func (c *client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
-	if err != nil {
-		return err
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.AddCookie(&http.Cookie{Name: "session", Value: c.token})
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if err := check(res); err != nil {
-		return err
-	}
-	if out == nil {
-		return nil
-	}
-	return json.NewDecoder(res.Body).Decode(out)
-}
-
-// check turns an error answer into an error with the server's message.
-func check(res *http.Response) error {
-	if res.StatusCode < 300 {
-		return nil
-	}
-	var e struct{ Error, Field string }
-	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&e)
-	if e.Field != "" {
-		return fmt.Errorf("%s: %s (field %s)", res.Status, e.Error, e.Field)
-	}
-	return fmt.Errorf("%s: %s", res.Status, e.Error)
 }
