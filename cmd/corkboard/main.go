@@ -156,19 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// so long AI streams end instead of outliving the process's storage.
 	baseCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
-	httpSrv := &http.Server{
-		Handler:           srv,
-		BaseContext:       func(net.Listener) context.Context { return baseCtx },
-		ReadHeaderTimeout: 10 * time.Second,
-		// ReadTimeout bounds a whole request body: the largest push is 64 MiB.
-		ReadTimeout: 2 * time.Minute,
-		// WriteTimeout is per response; streams and sockets extend their own
-		// deadlines with http.ResponseController.
-		WriteTimeout:   2 * time.Minute,
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	httpSrv := newHTTPServer(srv, baseCtx, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -210,6 +198,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return failed
+}
+
+// newHTTPServer is the HTTP server with every timeout set: a client cannot
+// hold a connection open by sending slowly, reading slowly or idling.
+func newHTTPServer(h http.Handler, baseCtx context.Context, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ReadHeaderTimeout: 10 * time.Second,
+		// ReadTimeout bounds a whole request body: the largest push is 64 MiB.
+		ReadTimeout: 2 * time.Minute,
+		// WriteTimeout is per response; streams and sockets extend their own
+		// deadlines with http.ResponseController.
+		WriteTimeout:   2 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // checkModels logs in one line whether the AI model is there; it never

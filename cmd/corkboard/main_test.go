@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -151,3 +152,23 @@ func TestHelpListsFlags(t *testing.T) {
 }
 
 func flagErrHelp() error { return flag.ErrHelp }
+
+func TestHTTPServerHasTimeouts(t *testing.T) {
+	srv := newHTTPServer(http.NotFoundHandler(), context.Background(), slog.New(slog.DiscardHandler))
+	for name, d := range map[string]time.Duration{
+		"ReadHeaderTimeout": srv.ReadHeaderTimeout,
+		"ReadTimeout":       srv.ReadTimeout,
+		"WriteTimeout":      srv.WriteTimeout,
+		"IdleTimeout":       srv.IdleTimeout,
+	} {
+		if d <= 0 || d > 5*time.Minute {
+			t.Errorf("%s=%v, want set and at most 5 minutes", name, d)
+		}
+	}
+	if srv.ReadHeaderTimeout > 30*time.Second {
+		t.Errorf("ReadHeaderTimeout=%v: slow-header clients would hold connections", srv.ReadHeaderTimeout)
+	}
+	if srv.MaxHeaderBytes <= 0 || srv.MaxHeaderBytes > 1<<20 {
+		t.Errorf("MaxHeaderBytes=%d", srv.MaxHeaderBytes)
+	}
+}
