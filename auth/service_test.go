@@ -14,6 +14,7 @@ import (
 	"corkboard/auth/authtest"
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 )
 
 var svcT0 = time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -53,7 +54,7 @@ func (m *recordingMailer) all() []sentMail {
 type svcEnv struct {
 	db    *persist.DB
 	svc   *auth.Service
-	clock *authtest.Clock
+	clock *persisttest.Clock
 	logs  *authtest.LogBuffer
 }
 
@@ -63,7 +64,7 @@ func newSvc(t *testing.T, mailer auth.Mailer, cfg auth.Config) *svcEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := authtest.NewClock(svcT0)
+	clock := persisttest.NewClock(svcT0)
 	db.Now = clock.Now
 	log, logs := authtest.NewLogger(t)
 	svc := auth.New(db, mailer, cfg, log)

@@ -6,38 +6,20 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 )
-
-// logClock is a settable clock shared by storage and the test.
-type logClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *logClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *logClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 var logT0 = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 
 type logEnv struct {
 	db    *persist.DB
-	clock *logClock
+	clock *persisttest.Clock
 	dir   string
 	log   *changelog.Log
 }
@@ -47,19 +29,7 @@ type logEnv struct {
 // keeps keep snapshots.
 func newLogEnv(tb testing.TB, keep int, boards ...string) *logEnv {
 	tb.Helper()
-	dir := tb.TempDir()
-	db, err := persist.Open(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	clock := &logClock{t: logT0}
-	db.Now = clock.Now
-	for _, id := range boards {
-		if _, err := db.ClaimBoard(context.Background(), id, "owner@example.com"); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	db, clock, dir := persisttest.Open(tb, logT0, boards...)
 	return &logEnv{db: db, clock: clock, dir: dir, log: changelog.New(db, changelog.Options{Keep: keep, Logger: slog.New(slog.DiscardHandler)})}
 }
 

@@ -10,43 +10,17 @@ import (
 	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 )
 
 const waitFor = 10 * time.Second
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // newHub opens a store with the boards claimed and a hub on it whose
 // janitor never fires on its own during a test; both close at the end.
-func newHub(tb testing.TB, boards ...string) (*hub.Hub, *persist.DB, *clock) {
+func newHub(tb testing.TB, boards ...string) (*hub.Hub, *persist.DB, *persisttest.Clock) {
 	tb.Helper()
-	db, err := persist.Open(tb.TempDir())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	db.Now = c.Now
-	for _, id := range boards {
-		if _, err := db.ClaimBoard(context.Background(), id, "owner@example.com"); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	db, c, _ := persisttest.Open(tb, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), boards...)
 	h := hub.New(db, hub.Options{Now: c.Now, IdleTimeout: time.Hour, SweepEvery: -1})
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
@@ -54,7 +28,6 @@ func newHub(tb testing.TB, boards ...string) (*hub.Hub, *persist.DB, *clock) {
 		if err := h.Close(ctx); err != nil {
 			tb.Errorf("hub Close: %v", err)
 		}
-		db.Close()
 	})
 	return h, db, c
 }

@@ -16,18 +16,6 @@ import (
 
 var authT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// openAuthDB opens a fresh database in a temp folder, closed when the test ends.
-func openAuthDB(tb testing.TB) (*persist.DB, string) {
-	tb.Helper()
-	dir := tb.TempDir()
-	db, err := persist.Open(dir)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db, dir
-}
-
 func authSessionID(s string) []byte {
 	sum := sha256.Sum256([]byte(s))
 	return sum[:]
@@ -35,7 +23,7 @@ func authSessionID(s string) []byte {
 
 func TestOTP(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 
 	t.Run("ErrNotFound", func(t *testing.T) {
 		if _, err := db.FindOTP(ctx, "nobody@example.com"); board.ErrorCode(err) != board.ENOTFOUND {
@@ -118,7 +106,7 @@ func TestOTP(t *testing.T) {
 // TestUpdateOTPCountsEveryTry runs concurrent tries: none may be lost.
 func TestUpdateOTPCountsEveryTry(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	const email, tries = "race@example.com", 40
 	if err := db.PutOTP(ctx, email, persist.OTP{Hash: []byte("h"), ExpiresAt: authT0}); err != nil {
 		t.Fatal(err)
@@ -147,7 +135,7 @@ func TestUpdateOTPCountsEveryTry(t *testing.T) {
 
 func TestSweepOTPs(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	codes := map[string]time.Time{
 		"past@example.com":   authT0.Add(-time.Second),
 		"now@example.com":    authT0,
@@ -175,7 +163,7 @@ func TestSweepOTPs(t *testing.T) {
 
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	id := authSessionID("token-1")
 	want := persist.Session{Email: "a@example.com", CreatedAt: authT0, LastSeen: authT0}
 
@@ -242,7 +230,7 @@ func TestSessions(t *testing.T) {
 
 func TestSweepSessions(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
 	sessions := map[string]persist.Session{
@@ -306,7 +294,7 @@ func TestAuthSurvivesReopen(t *testing.T) {
 // exactly the expired sessions, however they interleave in key order.
 func TestSweepSessionsManyBatches(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
 	const total = 2*persist.SweepBatch + 101
@@ -360,7 +348,7 @@ func TestExpiredSessionsPages(t *testing.T) {
 	for _, deleteBetween := range []bool{false, true} {
 		t.Run(fmt.Sprintf("DeleteBetween=%v", deleteBetween), func(t *testing.T) {
 			ctx := context.Background()
-			db, _ := openAuthDB(t)
+			db, _ := openDB(t)
 			want := map[string]bool{}
 			for i := range total {
 				id := authSessionID(fmt.Sprint("p", i))
@@ -420,7 +408,7 @@ func TestExpiredSessionsPages(t *testing.T) {
 // read pass and the delete decides its fate, not what the read pass saw.
 func TestDeleteExpiredSessionsRechecks(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
 	tests := []struct {
@@ -479,7 +467,7 @@ func TestDeleteExpiredSessionsRechecks(t *testing.T) {
 // and the delete is the new code, and it stays.
 func TestDeleteExpiredOTPsRechecks(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuthDB(t)
+	db, _ := openDB(t)
 	stale := persist.OTP{Hash: []byte("old"), ExpiresAt: authT0.Add(-time.Minute)}
 	for _, email := range []string{"stale@example.com", "resent@example.com", "used@example.com"} {
 		if err := db.PutOTP(ctx, email, stale); err != nil {

@@ -11,46 +11,16 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 )
-
-// clClock is a settable clock for the changelog tests.
-type clClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
 
 var clT0 = time.Date(2026, 3, 1, 9, 30, 0, 123456000, time.UTC)
 
 // openChangelogDB opens a store in a temp folder whose clock stands still at
 // clT0 until the test moves it, with the given boards claimed.
-func openChangelogDB(tb testing.TB, boards ...string) (*persist.DB, *clClock, string) {
+func openChangelogDB(tb testing.TB, boards ...string) (*persist.DB, *persisttest.Clock, string) {
 	tb.Helper()
-	dir := tb.TempDir()
-	db, err := persist.Open(dir)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	clock := &clClock{t: clT0}
-	db.Now = clock.Now
-	for _, id := range boards {
-		if _, err := db.ClaimBoard(context.Background(), id, "owner@example.com"); err != nil {
-			tb.Fatalf("ClaimBoard(%s): %v", id, err)
-		}
-	}
-	return db, clock, dir
+	return persisttest.Open(tb, clT0, boards...)
 }
 
 // sameEntry compares entries as listed (without content).

@@ -17,44 +17,14 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 )
-
-// syncClock is a settable clock for the store.
-type syncClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *syncClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *syncClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // openSyncDB opens a store in a temp folder with a settable clock and claims
 // the given boards for owner@example.com.
-func openSyncDB(tb testing.TB, boards ...string) (*persist.DB, *syncClock, string) {
+func openSyncDB(tb testing.TB, boards ...string) (*persist.DB, *persisttest.Clock, string) {
 	tb.Helper()
-	dir := tb.TempDir()
-	db, err := persist.Open(dir)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	clock := &syncClock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	db.Now = clock.Now
-	for _, id := range boards {
-		if _, err := db.ClaimBoard(context.Background(), id, "owner@example.com"); err != nil {
-			tb.Fatalf("ClaimBoard(%s): %v", id, err)
-		}
-	}
-	return db, clock, dir
+	return persisttest.Open(tb, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), boards...)
 }
 
 func note(id, content string) board.Note {

@@ -13,30 +13,15 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 )
 
 // waitFor bounds every wait on a message; tests wait on channels, never sleep.
 const waitFor = 10 * time.Second
 
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+func newClock() *persisttest.Clock {
+	return persisttest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 }
 
 // openStore opens a real bbolt store in a temp folder with board b1 claimed.

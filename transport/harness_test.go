@@ -29,6 +29,7 @@ import (
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
+	"corkboard/persist/persisttest"
 	"corkboard/transport"
 )
 
@@ -138,7 +139,7 @@ type env struct {
 	cfg   envConfig
 	dir   string
 	sink  *authtest.Sink
-	clock *authtest.Clock // nil on the real clock
+	clock *persisttest.Clock // nil on the real clock
 	log   *slog.Logger
 	logs  *authtest.LogBuffer // nil with withLogger
 
@@ -175,7 +176,7 @@ func newEnv(tb testing.TB, opts ...option) *env {
 		e.log, e.logs = authtest.NewLogger(tb)
 	}
 	if !cfg.clock.IsZero() {
-		e.clock = authtest.NewClock(cfg.clock)
+		e.clock = persisttest.NewClock(cfg.clock)
 	}
 	var err error
 	if cfg.plans != "" {
