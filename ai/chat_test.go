@@ -39,19 +39,19 @@ func TestChat_StreamsText(t *testing.T) {
 			t.Errorf("header %s = %q, want %q", h, got, want)
 		}
 	}
-	cs := parseSSE(t, rec.Body.String())
+	cs := aitest.ParseUIStream(t, rec.Body.String())
 	want := []string{"start", "start-step", "text-start", "text-delta", "text-delta", "text-delta", "text-end", "finish-step", "finish"}
-	if diff := cmp.Diff(want, types(cs)); diff != "" {
+	if diff := cmp.Diff(want, aitest.ChunkTypes(cs)); diff != "" {
 		t.Fatalf("chunk types (-want +got):\n%s", diff)
 	}
-	if got, want := textOf(cs), "Hello, board!"; got != want {
+	if got, want := aitest.StreamText(cs), "Hello, board!"; got != want {
 		t.Errorf("text = %q, want %q", got, want)
 	}
 	// Every delta belongs to the text part that was started.
-	id := find(cs, "text-start")[0].str("id")
+	id := find(cs, "text-start")[0].Str("id")
 	for _, c := range find(cs, "text-delta") {
-		if c.str("id") != id {
-			t.Errorf("text-delta id %q, want %q", c.str("id"), id)
+		if c.Str("id") != id {
+			t.Errorf("text-delta id %q, want %q", c.Str("id"), id)
 		}
 	}
 
@@ -89,13 +89,13 @@ func TestChat_ReplaysTranscript(t *testing.T) {
 	if err := svc.Chat(t.Context(), chatRequest("Create a note about Go"), rec); err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	cs := parseSSE(t, rec.Body.String())
+	cs := aitest.ParseUIStream(t, rec.Body.String())
 	want := []string{"start", "start-step", "text-start", "text-delta", "text-delta", "text-end", "tool-input-available", "finish-step", "finish"}
-	if diff := cmp.Diff(want, types(cs)); diff != "" {
+	if diff := cmp.Diff(want, aitest.ChunkTypes(cs)); diff != "" {
 		t.Fatalf("chunk types (-want +got):\n%s", diff)
 	}
 	tc := find(cs, "tool-input-available")[0]
-	if tc.str("toolCallId") != "call_7kq2m9xa" || tc.str("toolName") != "createNote" {
+	if tc.Str("toolCallId") != "call_7kq2m9xa" || tc.Str("toolName") != "createNote" {
 		t.Errorf("tool chunk = %v", tc)
 	}
 	input, _ := tc["input"].(map[string]any)
@@ -168,12 +168,12 @@ func TestChat_ToolCalls(t *testing.T) {
 			if err := svc.Chat(t.Context(), chatRequest("do it"), rec); err != nil {
 				t.Fatalf("Chat: %v", err)
 			}
-			cs := parseSSE(t, rec.Body.String())
-			if diff := cmp.Diff([]string{"start", "start-step", tt.wantType, "finish-step", "finish"}, types(cs)); diff != "" {
+			cs := aitest.ParseUIStream(t, rec.Body.String())
+			if diff := cmp.Diff([]string{"start", "start-step", tt.wantType, "finish-step", "finish"}, aitest.ChunkTypes(cs)); diff != "" {
 				t.Fatalf("chunk types (-want +got):\n%s", diff)
 			}
 			c := cs[2]
-			if c.str("toolName") != tt.call.Name || c.str("toolCallId") == "" {
+			if c.Str("toolName") != tt.call.Name || c.Str("toolCallId") == "" {
 				t.Errorf("chunk = %v", c)
 			}
 			if _, ok := c["input"]; !ok {
@@ -182,8 +182,8 @@ func TestChat_ToolCalls(t *testing.T) {
 			if diff := cmp.Diff(tt.wantInput, c["input"]); diff != "" {
 				t.Errorf("input (-want +got):\n%s", diff)
 			}
-			if tt.wantError != "" && !strings.Contains(c.str("errorText"), tt.wantError) {
-				t.Errorf("errorText = %q, want it to mention %q", c.str("errorText"), tt.wantError)
+			if tt.wantError != "" && !strings.Contains(c.Str("errorText"), tt.wantError) {
+				t.Errorf("errorText = %q, want it to mention %q", c.Str("errorText"), tt.wantError)
 			}
 			if tt.wantError == "" {
 				if _, ok := c["errorText"]; ok {
@@ -272,13 +272,13 @@ func TestChat_Errors(t *testing.T) {
 				}
 				return
 			}
-			cs := parseSSE(t, rec.Body.String())
+			cs := aitest.ParseUIStream(t, rec.Body.String())
 			last := cs[len(cs)-1]
-			if last.str("type") != "error" || last.str("errorText") != be.Message {
+			if last.Str("type") != "error" || last.Str("errorText") != be.Message {
 				t.Errorf("last chunk = %v, want an error chunk with %q", last, be.Message)
 			}
-			if slices.Contains(types(cs), "finish") {
-				t.Errorf("a failed stream also finished: %v", types(cs))
+			if slices.Contains(aitest.ChunkTypes(cs), "finish") {
+				t.Errorf("a failed stream also finished: %v", aitest.ChunkTypes(cs))
 			}
 		})
 	}

@@ -2,11 +2,9 @@ package ai_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 
@@ -45,71 +43,10 @@ func newService(tb testing.TB, fake *aitest.Server, mods ...func(*ai.Config)) (*
 	}
 }
 
-// chunk is one decoded UI message stream chunk.
-type chunk map[string]any
-
-func (c chunk) str(k string) string { s, _ := c[k].(string); return s }
-
-// parseSSE checks the framing of a UI message stream body — every event a
-// single `data: <json>` line, the last one `data: [DONE]` — and returns the
-// chunks before [DONE].
-func parseSSE(tb testing.TB, body string) []chunk {
-	tb.Helper()
-	if !strings.HasSuffix(body, "data: [DONE]\n\n") {
-		tb.Fatalf("stream does not end with data: [DONE]: %q", tail(body))
-	}
-	events := strings.Split(strings.TrimSuffix(body, "\n\n"), "\n\n")
-	var out []chunk
-	for i, ev := range events {
-		data, ok := strings.CutPrefix(ev, "data: ")
-		if !ok || strings.Contains(data, "\n") {
-			tb.Fatalf("event %d is not one data line: %q", i, ev)
-		}
-		if data == "[DONE]" {
-			if i != len(events)-1 {
-				tb.Fatalf("[DONE] before the end (event %d of %d)", i, len(events))
-			}
-			break
-		}
-		var c chunk
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			tb.Fatalf("event %d: %v: %q", i, err, data)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func tail(s string) string {
-	if len(s) > 200 {
-		return "…" + s[len(s)-200:]
-	}
-	return s
-}
-
-func types(cs []chunk) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.str("type")
-	}
-	return out
-}
-
-// textOf joins every text-delta.
-func textOf(cs []chunk) string {
-	var b strings.Builder
+func find(cs []aitest.Chunk, typ string) []aitest.Chunk {
+	var out []aitest.Chunk
 	for _, c := range cs {
-		if c.str("type") == "text-delta" {
-			b.WriteString(c.str("delta"))
-		}
-	}
-	return b.String()
-}
-
-func find(cs []chunk, typ string) []chunk {
-	var out []chunk
-	for _, c := range cs {
-		if c.str("type") == typ {
+		if c.Str("type") == typ {
 			out = append(out, c)
 		}
 	}

@@ -85,13 +85,13 @@ func TestSubagent_SuggestionBlock(t *testing.T) {
 			if err := svc.Subagent(t.Context(), subagentRequest(t), rec); err != nil {
 				t.Fatalf("Subagent: %v", err)
 			}
-			cs := parseSSE(t, rec.Body.String())
-			if got := types(cs); got[0] != "start" || got[len(got)-1] != "finish" || got[len(got)-2] != "finish-step" {
+			cs := aitest.ParseUIStream(t, rec.Body.String())
+			if got := aitest.ChunkTypes(cs); got[0] != "start" || got[len(got)-1] != "finish" || got[len(got)-2] != "finish-step" {
 				t.Fatalf("chunk types = %v", got)
 			}
-			got, ok := ai.ParseSuggestions(textOf(cs))
+			got, ok := ai.ParseSuggestions(aitest.StreamText(cs))
 			if !ok {
-				t.Fatalf("streamed text does not end with a valid suggestion block: %q", textOf(cs))
+				t.Fatalf("streamed text does not end with a valid suggestion block: %q", aitest.StreamText(cs))
 			}
 			if tt.want != nil {
 				if diff := cmp.Diff(*tt.want, got); diff != "" {

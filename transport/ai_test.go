@@ -99,56 +99,6 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 
 func (b *gatedBody) Close() error { return b.body.Close() }
 
-// uiChunk is one chunk of a UI message stream.
-type uiChunk map[string]any
-
-func (c uiChunk) str(k string) string { s, _ := c[k].(string); return s }
-
-// parseUIStream checks the SSE framing of a whole UI message stream (each
-// event one `data:` line, the last `data: [DONE]`) and returns its chunks.
-func parseUIStream(t *testing.T, body []byte) []uiChunk {
-	t.Helper()
-	s := string(body)
-	if !strings.HasSuffix(s, "data: [DONE]\n\n") {
-		t.Fatalf("stream does not end with data: [DONE]: %q", s)
-	}
-	var out []uiChunk
-	for i, ev := range strings.Split(strings.TrimSuffix(s, "\n\n"), "\n\n") {
-		data, ok := strings.CutPrefix(ev, "data: ")
-		if !ok || strings.Contains(data, "\n") {
-			t.Fatalf("event %d is not one data line: %q", i, ev)
-		}
-		if data == "[DONE]" {
-			break
-		}
-		var c uiChunk
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			t.Fatalf("event %d: %v: %q", i, err, data)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func chunkTypes(chunks []uiChunk) []string {
-	out := make([]string, len(chunks))
-	for i, c := range chunks {
-		out[i] = c.str("type")
-	}
-	return out
-}
-
-// streamText joins the text deltas of a UI message stream.
-func streamText(chunks []uiChunk) string {
-	var b strings.Builder
-	for _, c := range chunks {
-		if c.str("type") == "text-delta" {
-			b.WriteString(c.str("delta"))
-		}
-	}
-	return b.String()
-}
-
 // nextEvent reads one SSE event's data from a stream being received.
 func nextEvent(br *bufio.Reader) (string, error) {
 	var data string
@@ -323,21 +273,21 @@ func TestAIEndpoints(t *testing.T) {
 				if ct != "text/event-stream" || r.header.Get("X-Vercel-Ai-Ui-Message-Stream") != "v1" {
 					t.Fatalf("Content-Type=%q, X-Vercel-Ai-Ui-Message-Stream=%q, want an AI SDK UI message stream", ct, r.header.Get("X-Vercel-Ai-Ui-Message-Stream"))
 				}
-				chunks := parseUIStream(t, r.body)
+				chunks := aitest.ParseUIStream(t, string(r.body))
 				want := []string{"start", "start-step", "text-start", "text-delta", "text-delta", "text-end", "tool-input-available", "tool-input-error", "finish-step", "finish"}
-				if got := chunkTypes(chunks); !slices.Equal(got, want) {
+				if got := aitest.ChunkTypes(chunks); !slices.Equal(got, want) {
 					t.Fatalf("chunk types=%v, want %v", got, want)
 				}
-				if got := streamText(chunks); got != "I'll add a note." {
+				if got := aitest.StreamText(chunks); got != "I'll add a note." {
 					t.Errorf("text=%q", got)
 				}
 				ok, bad := chunks[6], chunks[7]
-				if ok.str("toolName") != "createNote" || !reflect.DeepEqual(ok["input"], map[string]any{"title": "Go", "content": "Fast builds", "color": "blue"}) {
+				if ok.Str("toolName") != "createNote" || !reflect.DeepEqual(ok["input"], map[string]any{"title": "Go", "content": "Fast builds", "color": "blue"}) {
 					t.Errorf("createNote chunk=%v", ok)
 				}
 				// An invalid tool argument reaches the client as an error
 				// part with what the model sent, not as a board change.
-				if bad.str("toolName") != "updateNote" || !strings.Contains(bad.str("errorText"), "/title") ||
+				if bad.Str("toolName") != "updateNote" || !strings.Contains(bad.Str("errorText"), "/title") ||
 					!reflect.DeepEqual(bad["input"], map[string]any{"id": "n1", "title": float64(7)}) {
 					t.Errorf("updateNote chunk=%v, want tool-input-error about /title", bad)
 				}
@@ -345,7 +295,7 @@ func TestAIEndpoints(t *testing.T) {
 				if ct != "text/event-stream" {
 					t.Fatalf("Content-Type=%q", ct)
 				}
-				text := streamText(parseUIStream(t, r.body))
+				text := aitest.StreamText(aitest.ParseUIStream(t, string(r.body)))
 				if s, ok := ai.ParseSuggestions(text); !ok || len(s.Suggestions) != 3 || !strings.HasSuffix(text, "```") {
 					t.Fatalf("answer %q does not end with a block of 3 suggestions", text)
 				}
@@ -405,7 +355,7 @@ func TestAIStreamsFlushIncrementally(t *testing.T) {
 			reply: aitest.Text("Hello", " world"),
 			first: `"delta":"Hello"`,
 			whole: func(t *testing.T, body []byte) {
-				if got := streamText(parseUIStream(t, body)); got != "Hello world" {
+				if got := aitest.StreamText(aitest.ParseUIStream(t, string(body))); got != "Hello world" {
 					t.Fatalf("text=%q", got)
 				}
 			},
@@ -695,7 +645,7 @@ func TestAIWriteTimeout(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("chat: %d %v", status, err)
 	}
-	if got := streamText(parseUIStream(t, body)); got != "Still here." {
+	if got := aitest.StreamText(aitest.ParseUIStream(t, string(body))); got != "Still here." {
 		t.Fatalf("chat text=%q", got)
 	}
 	e.setScript(aitest.Always(aitest.JSON(rewriteAnswer)))
