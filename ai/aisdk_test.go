@@ -16,34 +16,6 @@ import (
 	"corkboard/ai/aitest"
 )
 
-// aiSDKDir returns the folder holding node_modules/ai, from
-// CORKBOARD_AI_SDK_DIR (absolute, or relative to the module root), or
-// skips the test when it is not set.
-func aiSDKDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("CORKBOARD_AI_SDK_DIR")
-	if dir == "" {
-		t.Skip("CORKBOARD_AI_SDK_DIR is not set: to check streams with the AI SDK's own parser, run " +
-			"`npm install --prefix .cache/aisdk ai@6.0.323` and set CORKBOARD_AI_SDK_DIR=.cache/aisdk (make test does both)")
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join("..", dir) // tests run in ai/; the module root is its parent
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// make test sets the variable even where npm is missing and the
-	// install was skipped; then this check is skipped too.
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {
-		t.Skipf("CORKBOARD_AI_SDK_DIR=%s has no node_modules/ai (was npm install skipped?): %v", dir, err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skipf("node is not installed: %v", err)
-	}
-	return dir
-}
-
 // uiPart is the part of an assembled UIMessage part the test looks at.
 type uiPart struct {
 	Type      string         `json:"type"`
@@ -76,7 +48,7 @@ func (m uiMessage) content() []uiPart {
 }
 
 func TestUIStream_AISDKParser(t *testing.T) {
-	sdk := aiSDKDir(t)
+	sdk := aitest.AISDKDir(t)
 	tests := []struct {
 		name        string
 		subagent    bool

@@ -278,23 +278,7 @@ func TestAIRouteMethods(t *testing.T) {
 // from the whole stack, session cookie included, and fails on any chunk it
 // rejects. Skipped unless CORKBOARD_AI_SDK_DIR is set (make test sets it).
 func TestAIChatAISDKParser(t *testing.T) {
-	dir := os.Getenv("CORKBOARD_AI_SDK_DIR")
-	if dir == "" {
-		t.Skip("CORKBOARD_AI_SDK_DIR is not set: run `make test`, or `npm install --prefix .cache/aisdk ai@6.0.323` and set CORKBOARD_AI_SDK_DIR=.cache/aisdk")
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join("..", dir) // tests run in transport/
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {
-		t.Skipf("CORKBOARD_AI_SDK_DIR=%s has no node_modules/ai (was npm install skipped?): %v", dir, err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skipf("node is not installed: %v", err)
-	}
+	dir := aitest.AISDKDir(t)
 
 	e := newAIEnv(t)
 	ada := e.claim("ada@example.com", aiBoard)
