@@ -190,7 +190,7 @@ func (h *Hub) Pull(ctx context.Context, boardID string, since int64) (*rooms.Pul
 
 // Subscribe joins the board's room for a live connection. The caller must
 // call the subscriber's Leave when the connection ends; Close waits for it.
-func (h *Hub) Subscribe(ctx context.Context, boardID, connID, email string) (*rooms.Subscriber, rooms.Welcome, error) {
+func (h *Hub) Subscribe(ctx context.Context, boardID, connID, email string, sink rooms.Sink) (*rooms.Subscriber, rooms.Welcome, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -205,7 +205,7 @@ func (h *Hub) Subscribe(ctx context.Context, boardID, connID, email string) (*ro
 		w rooms.Welcome
 	}
 	j, err := retry(ctx, h, boardID, func(r *rooms.Room) (joined, error) {
-		s, w, err := r.Subscribe(ctx, rooms.Member{ConnID: connID, Email: email, OnLeave: h.subs.Done})
+		s, w, err := r.Subscribe(ctx, rooms.Member{ConnID: connID, Email: email, Sink: sink, OnLeave: h.subs.Done})
 		return joined{s, w}, err
 	})
 	if err != nil {

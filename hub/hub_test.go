@@ -12,6 +12,7 @@ import (
 	"corkboard/persist"
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
+	"corkboard/rooms/roomstest"
 )
 
 const waitFor = 10 * time.Second
@@ -73,7 +74,7 @@ func TestRoomLifecycle(t *testing.T) {
 
 func TestSubscribedRoomStays(t *testing.T) {
 	h, _, c := newHub(t, "b1")
-	s, _, err := h.Subscribe(context.Background(), "b1", "A", "a@example.com")
+	s, _, err := h.Subscribe(context.Background(), "b1", "A", "a@example.com", roomstest.NewQueue(256))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +102,8 @@ func TestUnclaimedBoard(t *testing.T) {
 func TestKick(t *testing.T) {
 	h, _, _ := newHub(t, "b1")
 	ctx := context.Background()
-	gone, _, _ := h.Subscribe(ctx, "b1", "G", "gone@example.com")
-	stay, _, _ := h.Subscribe(ctx, "b1", "S", "stay@example.com")
+	gone, _, _ := h.Subscribe(ctx, "b1", "G", "gone@example.com", roomstest.NewQueue(256))
+	stay, _, _ := h.Subscribe(ctx, "b1", "S", "stay@example.com", roomstest.NewQueue(256))
 	h.Kick("b1", "gone@example.com")
 	h.Kick("nope", "gone@example.com") // no room: nothing happens
 	if code, _ := gone.CloseStatus(); code != rooms.CloseForbidden {
@@ -120,7 +121,7 @@ func TestKick(t *testing.T) {
 func TestCloseSaysGoingAwayAndWaitsForConnections(t *testing.T) {
 	h, _, _ := newHub(t, "b1")
 	ctx := context.Background()
-	s, _, err := h.Subscribe(ctx, "b1", "A", "a@example.com")
+	s, _, err := h.Subscribe(ctx, "b1", "A", "a@example.com", roomstest.NewQueue(256))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestCloseSaysGoingAwayAndWaitsForConnections(t *testing.T) {
 	if _, _, err := h.Push(ctx, "b1", onePush("a"), ""); board.ErrorCode(err) != board.EUNAVAILABLE {
 		t.Fatalf("push after Close: err=%v, want EUNAVAILABLE", err)
 	}
-	if _, _, err := h.Subscribe(ctx, "b1", "B", "b@example.com"); board.ErrorCode(err) != board.EUNAVAILABLE {
+	if _, _, err := h.Subscribe(ctx, "b1", "B", "b@example.com", roomstest.NewQueue(256)); board.ErrorCode(err) != board.EUNAVAILABLE {
 		t.Fatalf("subscribe after Close: err=%v, want EUNAVAILABLE", err)
 	}
 	if err := h.Close(ctx); err != nil {
@@ -155,7 +156,7 @@ func TestCloseSaysGoingAwayAndWaitsForConnections(t *testing.T) {
 
 func TestCloseHonoursDeadline(t *testing.T) {
 	h, _, _ := newHub(t, "b1")
-	s, _, err := h.Subscribe(context.Background(), "b1", "A", "a@example.com")
+	s, _, err := h.Subscribe(context.Background(), "b1", "A", "a@example.com", roomstest.NewQueue(256))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,12 +105,12 @@ func EncodeChanges(ch *board.Changes, since int64, from string) ([]byte, error) 
 
 // mustEncode encodes messages the room builds from its own values, which
 // cannot fail to encode (no channels, no NaN: coordinates are checked).
-func mustEncode(v any) []byte {
+func mustEncode(v any) *Message {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic("rooms: encode message: " + err.Error())
 	}
-	return b
+	return NewMessage(b)
 }
 
 // palette holds colours readable on a light board, for presence.

@@ -3,9 +3,10 @@
 // fans every applied change out to its subscribers without ever waiting for
 // one, and tracks presence and pointers.
 //
-// A room never writes to a socket: each subscriber has a bounded queue that
-// its connection's writer drains; a subscriber whose queue is full is
-// dropped with CloseResync. Fan-out is a hint, not the truth: a client that
+// A room hands each message to its subscriber's Sink, which never waits
+// for the peer (the live transport writes straight to the socket when it can
+// take the message and queues it otherwise); a subscriber whose queue is
+// full is dropped with CloseResync. Fan-out is a hint, not the truth: a client that
 // sees a gap in versions pulls ChangesSince from the store.
 package rooms
 
@@ -31,16 +32,12 @@ var errShuttingDown = board.Errorf(board.EUNAVAILABLE, "The server is shutting d
 
 // Defaults of Options.
 const (
-	DefaultQueueSize       = 256
 	DefaultPointerInterval = 50 * time.Millisecond // at most 20 pointer updates/s per connection
 	DefaultMaxBatch        = 256
 )
 
 // Options tune a room. Zero fields take the defaults.
 type Options struct {
-	// QueueSize is how many messages a subscriber may have waiting before it
-	// is dropped with CloseResync.
-	QueueSize int
 	// PointerInterval is the least time between two pointer updates of one
 	// connection; faster updates are coalesced (the latest position wins).
 	PointerInterval time.Duration
@@ -53,9 +50,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.QueueSize <= 0 {
-		o.QueueSize = DefaultQueueSize
-	}
 	if o.PointerInterval <= 0 {
 		o.PointerInterval = DefaultPointerInterval
 	}
@@ -127,7 +121,7 @@ type idleReq struct {
 type commit struct {
 	reqs    []*pushReq
 	applied []persist.Applied
-	msgs    [][]byte // encoded changes message per request; nil when nothing to fan out
+	msgs    []*Message // changes message per request; nil when nothing to fan out
 	err     error
 }
 
@@ -159,7 +153,7 @@ type Room struct {
 	seq        uint64
 	pending    []*pushReq
 	committing bool
-	dropped    []*Subscriber // full queues found during a fan-out
+	dropped    []*Subscriber // subscribers whose sinks were full during a fan-out
 }
 
 // Start loads the board's version from the store and starts its room.
@@ -267,15 +261,20 @@ type Member struct {
 	ConnID string
 	// Email is who is connected.
 	Email string
+	// Sink receives the subscriber's messages; required.
+	Sink Sink
 	// OnLeave, if set, runs once when the subscriber's Leave is called.
 	OnLeave func()
 }
 
 // Subscribe adds a subscriber for a connection. Every change committed
-// after the returned Welcome's version reaches the subscriber's queue, in
+// after the returned Welcome's version reaches the subscriber's sink, in
 // order; the others are told it joined. The connection must call Leave when
 // it ends.
 func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, error) {
+	if m.Sink == nil {
+		panic("rooms: Subscribe without a Sink")
+	}
 	if r.closing.Load() {
 		return nil, Welcome{}, ErrClosed
 	}
@@ -285,7 +284,7 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 		email:   m.Email,
 		color:   ColorFor(m.Email),
 		onLeave: m.OnLeave,
-		send:    make(chan []byte, r.opts.QueueSize),
+		sink:    m.Sink,
 		done:    make(chan struct{}),
 	}
 	req := joinReq{sub: s, reply: make(chan Welcome, 1)}
@@ -450,7 +449,7 @@ func (r *Room) commit(batch []*pushReq) {
 	// with what subscribers were sent.
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
 	if c.err == nil {
-		c.msgs = make([][]byte, len(batch))
+		c.msgs = make([]*Message, len(batch))
 		// Encoded once here, off the loop, and shared by every subscriber;
 		// not at all on a board nobody watches (finishCommit encodes it if
 		// someone joined meanwhile).
@@ -465,7 +464,7 @@ func (r *Room) commit(batch []*pushReq) {
 
 // encodeChange encodes the changes message of one applied push; nil when
 // there is nothing to send.
-func (r *Room) encodeChange(req *pushReq, a persist.Applied) []byte {
+func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
 	if a.Changes == nil {
 		return nil
 	}
@@ -478,7 +477,7 @@ func (r *Room) encodeChange(req *pushReq, a persist.Applied) []byte {
 		r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
 		return nil
 	}
-	return msg
+	return NewMessage(msg)
 }
 
 func (r *Room) finishCommit(c *commit) {
@@ -551,9 +550,9 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 	r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: s.presence()}), nil)
 }
 
-// broadcast queues msg for every subscriber but skip. It never waits: a
-// full queue marks its subscriber for dropping.
-func (r *Room) broadcast(msg []byte, skip *Subscriber) {
+// broadcast sends msg to every subscriber but skip. It never waits: a full
+// sink marks its subscriber for dropping.
+func (r *Room) broadcast(msg *Message, skip *Subscriber) {
 	for s := range r.subs {
 		if s != skip {
 			r.deliver(s, msg)
@@ -561,15 +560,13 @@ func (r *Room) broadcast(msg []byte, skip *Subscriber) {
 	}
 }
 
-func (r *Room) deliver(s *Subscriber, msg []byte) {
-	select {
-	case s.send <- msg:
-	default:
+func (r *Room) deliver(s *Subscriber, msg *Message) {
+	if !s.sink.Send(msg) {
 		r.dropped = append(r.dropped, s)
 	}
 }
 
-// flushDropped drops the subscribers whose queues were full. Telling the
+// flushDropped drops the subscribers whose sinks were full. Telling the
 // others that one left may fill more queues; the loop ends because each
 // round removes a subscriber.
 func (r *Room) flushDropped() {

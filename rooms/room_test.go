@@ -15,6 +15,7 @@ import (
 	"corkboard/persist"
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
+	"corkboard/rooms/roomstest"
 )
 
 // waitFor bounds every wait on a message; tests wait on channels, never sleep.
@@ -55,13 +56,31 @@ func startRoom(tb testing.TB, store persist.SyncStore, opts rooms.Options) *room
 	return r
 }
 
+// queues maps each test subscriber to its sink.
+var queues sync.Map // *rooms.Subscriber → *roomstest.Queue
+
+// subscribe joins r with a queue of the live transport's default size.
 func subscribe(tb testing.TB, r *rooms.Room, connID, email string) (*rooms.Subscriber, rooms.Welcome) {
 	tb.Helper()
-	s, w, err := r.Subscribe(context.Background(), rooms.Member{ConnID: connID, Email: email})
+	return subscribeQueue(tb, r, connID, email, 256)
+}
+
+// subscribeQueue joins r with a queue holding at most capacity messages.
+func subscribeQueue(tb testing.TB, r *rooms.Room, connID, email string, capacity int) (*rooms.Subscriber, rooms.Welcome) {
+	tb.Helper()
+	q := roomstest.NewQueue(capacity)
+	s, w, err := r.Subscribe(context.Background(), rooms.Member{ConnID: connID, Email: email, Sink: q})
 	if err != nil {
 		tb.Fatalf("Subscribe: %v", err)
 	}
+	queues.Store(s, q)
 	return s, w
+}
+
+// messages is what reached s's sink.
+func messages(s *rooms.Subscriber) <-chan []byte {
+	q, _ := queues.Load(s)
+	return q.(*roomstest.Queue).Messages()
 }
 
 // msg is any live message, decoded.
@@ -85,7 +104,7 @@ type msg struct {
 func next(tb testing.TB, s *rooms.Subscriber) msg {
 	tb.Helper()
 	select {
-	case b := <-s.Messages():
+	case b := <-messages(s):
 		var m msg
 		if err := json.Unmarshal(b, &m); err != nil {
 			tb.Fatalf("decode %s: %v", b, err)
@@ -111,7 +130,7 @@ func nextOf(tb testing.TB, s *rooms.Subscriber, typ string) msg {
 func noMessage(tb testing.TB, s *rooms.Subscriber) {
 	tb.Helper()
 	select {
-	case b := <-s.Messages():
+	case b := <-messages(s):
 		tb.Fatalf("unexpected message for %s: %s", s.ID(), b)
 	default:
 	}
@@ -157,10 +176,10 @@ func TestPushFansOutInOrder(t *testing.T) {
 func TestConcurrentPushers(t *testing.T) {
 	const pushers, each, subs = 8, 10, 3
 	db := openStore(t)
-	r := startRoom(t, db, rooms.Options{QueueSize: pushers*each + subs + 8})
+	r := startRoom(t, db, rooms.Options{})
 	var all []*rooms.Subscriber
 	for i := range subs {
-		s, _ := subscribe(t, r, fmt.Sprintf("S%d", i), fmt.Sprintf("s%d@example.com", i))
+		s, _ := subscribeQueue(t, r, fmt.Sprintf("S%d", i), fmt.Sprintf("s%d@example.com", i), pushers*each+subs+8)
 		all = append(all, s)
 	}
 	type ack struct {
@@ -266,14 +285,14 @@ func TestInvalidPushChangesNothing(t *testing.T) {
 
 func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 	const queue, pushes = 4, 20
-	r := startRoom(t, openStore(t), rooms.Options{QueueSize: queue})
-	slow, _ := subscribe(t, r, "slow", "slow@example.com") // never reads
-	fast, _ := subscribe(t, r, "fast", "fast@example.com")
+	r := startRoom(t, openStore(t), rooms.Options{})
+	slow, _ := subscribeQueue(t, r, "slow", "slow@example.com", queue) // never reads
+	fast, _ := subscribeQueue(t, r, "fast", "fast@example.com", queue)
 	got := make(chan msg, 2*pushes)
 	go func() {
 		for {
 			select {
-			case b := <-fast.Messages():
+			case b := <-messages(fast):
 				var m msg
 				_ = json.Unmarshal(b, &m)
 				got <- m
@@ -490,7 +509,7 @@ func TestCloseDropsEveryoneGoingAway(t *testing.T) {
 	if _, _, err := r.Push(ctx, onePush("n", "x"), ""); !errors.Is(err, rooms.ErrClosed) {
 		t.Fatalf("push after Close: err=%v, want ErrClosed", err)
 	}
-	if _, _, err := r.Subscribe(ctx, rooms.Member{ConnID: "B", Email: "b@example.com"}); !errors.Is(err, rooms.ErrClosed) {
+	if _, _, err := r.Subscribe(ctx, rooms.Member{ConnID: "B", Email: "b@example.com", Sink: roomstest.NewQueue(1)}); !errors.Is(err, rooms.ErrClosed) {
 		t.Fatalf("subscribe after Close: err=%v, want ErrClosed", err)
 	}
 	s.Leave() // after Close: returns at once
@@ -561,19 +580,20 @@ func (m *memStore) PruneTombstones(context.Context, time.Time) (int, error)     
 func (m *memStore) SweepIdempotencyKeys(context.Context, time.Time) (int, error) { return 0, nil }
 
 // BenchmarkFanOut1000 is one single-note push reaching 1,000 subscribers,
-// each drained by its own goroutine (as each connection's writer would).
+// each a channel drained by its own goroutine: the room's own cost. Fan-out
+// to real sockets is BenchmarkLiveFanOut1000 in transport, and the load tool.
 func BenchmarkFanOut1000(b *testing.B) {
 	const n = 1000
-	r := startRoom(b, &memStore{}, rooms.Options{QueueSize: 2 * n})
+	r := startRoom(b, &memStore{}, rooms.Options{})
 	var received, target atomic.Int64
 	allGot := make(chan struct{}, 1)
 	changes := []byte(`{"type":"changes"`)
 	for i := range n {
-		s, _ := subscribe(b, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i))
+		s, _ := subscribeQueue(b, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), 2*n)
 		go func() {
 			for {
 				select {
-				case m := <-s.Messages():
+				case m := <-messages(s):
 					if bytes.HasPrefix(m, changes) && received.Add(1) == target.Load() {
 						allGot <- struct{}{}
 					}

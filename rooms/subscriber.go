@@ -10,10 +10,9 @@ import (
 	"corkboard/persist"
 )
 
-// Subscriber is one live connection in a room. The room puts encoded
-// messages on its queue (Messages) and never waits for it; the connection's
-// writer drains the queue and, when Done is closed, closes the socket with
-// CloseStatus.
+// Subscriber is one live connection in a room. The room hands its messages
+// to the connection's Sink and never waits for it; when Done is closed the
+// connection closes its socket with CloseStatus.
 type Subscriber struct {
 	room  *Room
 	id    string
@@ -23,7 +22,7 @@ type Subscriber struct {
 
 	onLeave func()
 
-	send chan []byte
+	sink Sink
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -53,9 +52,6 @@ func (s *Subscriber) presence() Presence {
 	return Presence{ID: s.id, Email: s.email, Color: s.color}
 }
 
-// Messages is the subscriber's queue of encoded messages.
-func (s *Subscriber) Messages() <-chan []byte { return s.send }
-
 // Done is closed when the subscriber has been dropped (or has left); its
 // connection should then close with CloseStatus.
 func (s *Subscriber) Done() <-chan struct{} { return s.done }
@@ -73,17 +69,15 @@ func (s *Subscriber) close(code int, reason string) {
 	})
 }
 
-// Enqueue puts a message of the connection's own (an error answer) on the
-// queue without waiting. When the queue is full the subscriber is closed
+// Enqueue sends a message of the connection's own (an error answer) through
+// its sink without waiting. When the sink is full the subscriber is closed
 // with CloseResync and Enqueue reports false.
-func (s *Subscriber) Enqueue(msg []byte) bool {
-	select {
-	case s.send <- msg:
+func (s *Subscriber) Enqueue(msg *Message) bool {
+	if s.sink.Send(msg) {
 		return true
-	default:
-		s.close(CloseResync, "resync: pull and reconnect")
-		return false
 	}
+	s.close(CloseResync, "resync: pull and reconnect")
+	return false
 }
 
 // Push applies p like Room.Push, on behalf of this connection: the others get

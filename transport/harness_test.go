@@ -70,6 +70,8 @@ type envConfig struct {
 	wrapMailer func(auth.Mailer) auth.Mailer
 	// routes mounts extra handlers beside the API (which serves "/").
 	routes func(api *transport.Server, mux *http.ServeMux)
+	// liveQueue is transport.Config.LiveQueueSize.
+	liveQueue int
 }
 
 // option changes what newEnv starts; of two that set the same thing, the
@@ -98,6 +100,9 @@ func withBilling(provider, secrets, planMap, defaultPlan string) option {
 		c.billingProvider, c.billingSecrets, c.planMap, c.defaultPaidPlan = provider, secrets, planMap, defaultPlan
 	}
 }
+
+// withLiveQueue sets how many messages a live connection may have waiting.
+func withLiveQueue(n int) option { return func(c *envConfig) { c.liveQueue = n } }
 
 // withAI builds the AI service on a fake Ollama that answers as e.setScript
 // says.
@@ -248,7 +253,7 @@ func (e *env) start() {
 	e.hub = hub.New(db, hub.Options{SweepEvery: -1, Logger: e.log})
 	e.cl = changelog.New(db, clOpts)
 	e.api = transport.New(
-		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free},
+		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue},
 		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl},
 		e.log,
 	)

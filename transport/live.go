@@ -26,9 +26,12 @@ const (
 	// message is held in memory whole, and 64 MiB per connection would let
 	// a few clients exhaust the server.
 	liveReadLimit = 1 << 20
-	// liveWriteTimeout bounds one message write; a client that cannot take
-	// a message in this time is disconnected.
+	// liveWriteTimeout bounds one wait for a client's socket to take what
+	// is queued for it; a client that cannot is disconnected.
 	liveWriteTimeout = 10 * time.Second
+	// liveQueueSize is how many messages a connection may have waiting
+	// for its socket before it is dropped with rooms.CloseResync.
+	liveQueueSize = 256
 	// livePingEvery and livePingTimeout detect dead peers that TCP has not
 	// noticed yet.
 	livePingEvery   = 30 * time.Second
@@ -52,13 +55,15 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Cross-site WebSocket refused."))
 		return
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.liveOriginPatterns()})
+	out := newSocketWriter(s.liveQueueSize())
+	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: out}, r, &websocket.AcceptOptions{OriginPatterns: s.liveOriginPatterns()})
 	if err != nil {
 		// Accept has answered the request.
 		s.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
 		return
 	}
 	defer conn.CloseNow()
+	defer out.stop()
 	conn.SetReadLimit(liveReadLimit)
 
 	// The request's context must not end the connection once hijacked;
@@ -67,7 +72,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	connID := newConnID()
-	sub, welcome, err := s.hub.Subscribe(ctx, a.Board.ID, connID, a.Email)
+	sub, welcome, err := s.hub.Subscribe(ctx, a.Board.ID, connID, a.Email, out)
 	if err != nil {
 		code := websocket.StatusInternalError
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
@@ -81,19 +86,16 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	defer sub.Leave()
 
 	lc := &liveConn{s: s, conn: conn, sub: sub, email: a.Email}
-	lc.stall = time.AfterFunc(liveWriteTimeout, func() { conn.CloseNow() })
-	lc.stall.Stop()
-	defer lc.stall.Stop()
 	hello := rooms.Hello{
 		Type:          rooms.TypeHello,
 		ServerVersion: welcome.ServerVersion,
 		You:           rooms.You{Presence: rooms.Presence{ID: connID, Email: a.Email, Color: sub.Color()}, CanEdit: a.CanEdit},
 		Present:       welcome.Present,
 	}
-	// hello and the catch-up are written before the writer starts draining
-	// the queue, so they come first; changes queued meanwhile follow, and
-	// the client skips those at or below the catch-up's serverVersion.
-	if err := lc.write(mustJSON(hello)); err != nil {
+	// hello and the catch-up are written while the writer holds the room's
+	// messages back, so they come first; changes queued meanwhile follow,
+	// and the client skips those at or below the catch-up's serverVersion.
+	if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
 		return
 	}
 	if since >= 0 && since != welcome.ServerVersion {
@@ -110,25 +112,34 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
 				return
 			}
-			if err := lc.write(msg); err != nil {
+			if err := out.writeNow(textFrame(msg)); err != nil {
 				return
 			}
 		}
 	}
 
-	writerDone := make(chan struct{})
+	// A failed write ends the connection: the reader's Read fails next.
+	out.start(func(error) { conn.CloseNow() })
+	closerDone := make(chan struct{})
 	go func() {
-		defer close(writerDone)
-		defer cancel()
-		lc.writeLoop()
+		defer close(closerDone)
+		lc.closeWhenDropped(ctx, out)
 	}()
 	go lc.pingLoop(ctx)
 	lc.readLoop(ctx)
-	// The client is gone (or the writer ended the connection): leaving
-	// ends the writer, cancel ends the pinger.
+	// The client is gone (or the connection was ended): leaving ends the
+	// closer, cancel ends the pinger, stop ends the writer.
 	sub.Leave()
 	cancel()
-	<-writerDone
+	out.stop()
+	<-closerDone
+}
+
+func (s *Server) liveQueueSize() int {
+	if s.cfg.LiveQueueSize > 0 {
+		return s.cfg.LiveQueueSize
+	}
+	return liveQueueSize
 }
 
 // liveOriginPatterns are the hosts (besides the request's own) whose pages
@@ -178,52 +189,26 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// liveConn is one live connection: the handler goroutine reads, a writer
-// goroutine drains the subscriber's queue.
+// liveConn is one live connection: the handler goroutine reads; what the
+// server sends goes through the connection's socketWriter.
 type liveConn struct {
 	s     *Server
 	conn  *websocket.Conn
 	sub   *rooms.Subscriber
 	email string
-	stall *time.Timer // cuts the connection when a write takes too long
 }
 
-// write sends one message. One timer per connection bounds each write: a
-// client that cannot take a message within liveWriteTimeout is cut. (A
-// context with a deadline per write costs allocations and a callback per
-// message, a fifth of the fan-out's CPU in profiles.) Writes happen on one
-// goroutine at a time: the handler's before the writer starts, then the
-// writer's.
-func (lc *liveConn) write(msg []byte) error {
-	lc.stall.Reset(liveWriteTimeout)
-	err := lc.conn.Write(context.Background(), websocket.MessageText, msg)
-	lc.stall.Stop()
-	return err
-}
-
-// writeLoop is the connection's only writer of messages after hello: it
-// drains the subscriber's queue and, when the subscriber is dropped or
-// leaves, closes the socket with the room's code. It selects on two
-// channels only: it runs once per delivered message, and fan-out CPU goes
-// here (pings have their own goroutine, pingLoop).
-func (lc *liveConn) writeLoop() {
-	for {
-		select {
-		case msg := <-lc.sub.Messages():
-			if err := lc.write(msg); err != nil {
-				return
-			}
-			// Write what else is queued before selecting again.
-			for n := len(lc.sub.Messages()); n > 0; n-- {
-				if err := lc.write(<-lc.sub.Messages()); err != nil {
-					return
-				}
-			}
-		case <-lc.sub.Done():
-			code, reason := lc.sub.CloseStatus()
-			lc.conn.Close(websocket.StatusCode(code), reason)
-			return
-		}
+// closeWhenDropped closes the socket with the room's code when the
+// subscriber is dropped (kicked, fell behind, server shutting down) or has
+// left; it returns early when ctx ends. What is still queued is dropped, so
+// the close frame is not stuck behind it: the client pulls on reconnecting.
+func (lc *liveConn) closeWhenDropped(ctx context.Context, out *socketWriter) {
+	select {
+	case <-lc.sub.Done():
+		out.stop()
+		code, reason := lc.sub.CloseStatus()
+		lc.conn.Close(websocket.StatusCode(code), reason)
+	case <-ctx.Done():
 	}
 }
 
@@ -335,5 +320,5 @@ func (lc *liveConn) sendError(ctx context.Context, id string, err error) {
 	if errors.As(err, &e) {
 		msg.Field = e.Field
 	}
-	lc.sub.Enqueue(mustJSON(msg))
+	lc.sub.Enqueue(rooms.NewMessage(mustJSON(msg)))
 }

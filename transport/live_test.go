@@ -469,3 +469,50 @@ func TestLiveConcurrentPushers(t *testing.T) {
 		t.Fatalf("final state has %d notes at version %d, want %d", len(ch.Notes), ch.ServerVersion, total)
 	}
 }
+
+// TestLiveClientThatStopsReadingIsDropped: a client that stops reading fills
+// its socket, then its queue, and is closed with CloseResync; pushes never
+// wait for it and a client that reads gets every change.
+func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
+	const queue, pushes = 4, 40
+	e := newEnv(t, withLiveQueue(queue))
+	owner := e.claim("owner@example.com", "b1")
+	slow, _ := e.connect(owner, "b1", "") // never reads again
+	fast, _ := e.connect(owner, "b1", "")
+	// Large notes fill the kernel's socket buffers (a few MB on loopback)
+	// in a few dozen pushes.
+	big := strings.Repeat("x", board.MaxNoteContent)
+	got := make(chan int64, pushes)
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*liveWait)
+			_, data, err := fast.Read(ctx)
+			cancel()
+			if err != nil {
+				close(got)
+				return
+			}
+			var m liveMsg
+			if json.Unmarshal(data, &m) == nil && m.Type == rooms.TypeChanges {
+				got <- m.ServerVersion
+			}
+		}
+	}()
+	for i := range pushes {
+		notes := make([]board.Note, 10)
+		for j := range notes {
+			notes[j] = board.Note{ID: fmt.Sprintf("n%d-%d", i, j), Content: big}
+		}
+		if status, body := e.push(owner, "b1", notePush(notes...)); status != 200 {
+			t.Fatalf("push %d: %d %v", i, status, body)
+		}
+	}
+	for v := int64(1); v <= pushes; v++ {
+		if got, ok := <-got; !ok || got != v {
+			t.Fatalf("reading client got version %d (open %v), want %d", got, ok, v)
+		}
+	}
+	if code := closeStatus(t, slow); code != rooms.CloseResync {
+		t.Fatalf("client that stopped reading closed with %d, want %d", code, rooms.CloseResync)
+	}
+}

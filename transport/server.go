@@ -26,6 +26,9 @@ type Config struct {
 	TrustProxy bool
 	// DefaultPlan is the plan of a user record that names none.
 	DefaultPlan string
+	// LiveQueueSize is how many messages a live connection may have waiting
+	// for its socket before it is dropped; 0 is 256.
+	LiveQueueSize int
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.

@@ -1,0 +1,41 @@
+package rooms
+
+import "sync/atomic"
+
+// Sink is where a subscriber's messages go: in the server, the connection's
+// socket writer. The room calls Send from its own goroutine for every
+// message of the subscriber, in order, and Send must never wait for the
+// peer: it writes at once if the connection can take the message and queues
+// it otherwise. Send reports false when the queue is full; the room then
+// drops the subscriber with CloseResync. The subscriber's connection also
+// calls Send (Subscriber.Enqueue), so Send must be safe for concurrent use.
+type Sink interface {
+	Send(m *Message) bool
+}
+
+// Message is one encoded live message (JSON text). The message of one push
+// is shared by every subscriber it goes to, and so is its wire form: the
+// transport frames it once (Wire), not once per connection.
+type Message struct {
+	// Data is the JSON text; it must not be modified.
+	Data []byte
+
+	wire atomic.Pointer[[]byte]
+}
+
+// NewMessage wraps encoded JSON.
+func NewMessage(data []byte) *Message { return &Message{Data: data} }
+
+// Wire returns frame(m.Data), calling frame only while no result is kept
+// (two first callers may both call it; one result is kept). Every caller
+// must pass the same framing: there is one transport per process.
+func (m *Message) Wire(frame func([]byte) []byte) []byte {
+	if p := m.wire.Load(); p != nil {
+		return *p
+	}
+	b := frame(m.Data)
+	if m.wire.CompareAndSwap(nil, &b) {
+		return b
+	}
+	return *m.wire.Load()
+}

@@ -1,0 +1,296 @@
+package transport
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"corkboard/rooms"
+)
+
+// socketWriter writes a live connection's messages: it is the subscriber's
+// rooms.Sink. coder/websocket does the handshake, reads, pings and the
+// close; the messages the server sends go through here, because fan-out is
+// where the server's CPU goes (docs/benchmarks.md):
+//
+//   - A message is framed once per push, not once per subscriber
+//     (rooms.Message.Wire), and the room's goroutine writes the frame
+//     straight to every socket that has room for it, with one non-blocking
+//     write each: no goroutine wakes, no timer, no lock of the library per
+//     frame. This is what a Node relay does in its send loop.
+//   - A socket that cannot take the whole frame at once (a slow or dead
+//     client) gets the rest, and every later message, queued; the
+//     connection's writer goroutine writes the queue, waiting for the
+//     socket with a deadline. The room never waits: a full queue makes
+//     Send report false and the room drops the subscriber (CloseResync).
+//
+// Frames must never interleave on the wire: whoever writes to the socket
+// holds wmu, including coder/websocket's control frames, which reach the
+// socket through guardedConn; a frame begun by a non-blocking write is
+// finished before anything else is written.
+type socketWriter struct {
+	conn net.Conn        // the hijacked connection; set by hijackGuard
+	raw  syscall.RawConn // nil when conn has no descriptor of its own (TLS): every frame is queued
+	max  int             // frames the queue may hold
+
+	wmu sync.Mutex // held by whoever writes to conn
+
+	qmu     sync.Mutex // guards the fields below
+	queue   [][]byte   // frames waiting, in order
+	partial bool       // queue[0] is the rest of a frame already begun on the wire
+	held    bool       // until start: every frame queues, so hello goes first
+	closed  bool
+
+	wake chan struct{} // the writer goroutine has queued frames to write
+	done chan struct{} // closed by stop
+}
+
+func newSocketWriter(max int) *socketWriter {
+	return &socketWriter{max: max, held: true, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Send implements rooms.Sink.
+func (w *socketWriter) Send(m *rooms.Message) bool { return w.sendFrame(m.Wire(textFrame)) }
+
+func (w *socketWriter) sendFrame(f []byte) bool {
+	w.qmu.Lock()
+	if w.closed {
+		w.qmu.Unlock()
+		return true // the connection is ending; nothing more is written
+	}
+	// TryLock: wmu is held while a write waits for the socket, and the room
+	// must not wait with it.
+	if w.held || len(w.queue) > 0 || w.raw == nil || !w.wmu.TryLock() {
+		ok := w.enqueueLocked(f)
+		w.qmu.Unlock()
+		return ok
+	}
+	w.qmu.Unlock()
+	if n := w.tryWrite(f); n < len(f) {
+		// The socket is full: the rest goes first in the queue (frames
+		// queued meanwhile follow it), and the writer waits for the socket.
+		w.qmu.Lock()
+		if !w.closed {
+			w.queue = slices.Insert(w.queue, 0, f[n:])
+			w.partial = n > 0
+			w.signal()
+		}
+		w.qmu.Unlock()
+	}
+	w.wmu.Unlock()
+	return true
+}
+
+// enqueueLocked queues f for the writer goroutine; false when the queue is
+// full. Called with qmu held.
+func (w *socketWriter) enqueueLocked(f []byte) bool {
+	if len(w.queue) >= w.max {
+		return false
+	}
+	w.queue = append(w.queue, f)
+	w.signal()
+	return true
+}
+
+func (w *socketWriter) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// tryWrite writes as much of f as the socket takes without waiting and
+// returns how much that was. Called with wmu held.
+func (w *socketWriter) tryWrite(f []byte) (n int) {
+	// The callback returns true: never wait for the descriptor to be
+	// writable; the writer goroutine does that. An error (closed
+	// connection, expired deadline) leaves n short, and the writer
+	// goroutine meets it again and ends the connection.
+	_ = w.raw.Write(func(fd uintptr) bool {
+		for n < len(f) {
+			k, err := syscall.Write(int(fd), f[n:])
+			if err != nil || k <= 0 {
+				break // EAGAIN: the socket buffer is full
+			}
+			n += k
+		}
+		return true
+	})
+	return n
+}
+
+// writeNow writes frames, waiting for the socket up to liveWriteTimeout. It
+// is for hello and the catch-up, written before start.
+func (w *socketWriter) writeNow(frames ...[]byte) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return w.writeLocked(frames)
+}
+
+// writeLocked writes frames with one deadline, then clears the deadline so
+// that later non-blocking writes are not refused. Called with wmu held.
+func (w *socketWriter) writeLocked(frames [][]byte) error {
+	if err := w.conn.SetWriteDeadline(time.Now().Add(liveWriteTimeout)); err != nil {
+		return err
+	}
+	bufs := net.Buffers(frames) // one writev for the lot on a TCP socket
+	_, err := bufs.WriteTo(w.conn)
+	if derr := w.conn.SetWriteDeadline(time.Time{}); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// start ends the hold: queued frames, then every later one, are written in
+// order. The writer goroutine runs until stop or a failed write, which it
+// reports to failed once.
+func (w *socketWriter) start(failed func(error)) {
+	w.qmu.Lock()
+	w.held = false
+	w.signal()
+	w.qmu.Unlock()
+	go func() {
+		for {
+			select {
+			case <-w.wake:
+			case <-w.done:
+				return
+			}
+			if err := w.flush(); err != nil {
+				failed(err)
+				return
+			}
+		}
+	}()
+}
+
+// flush writes everything queued, waiting for the socket.
+func (w *socketWriter) flush() error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	for {
+		w.qmu.Lock()
+		frames := w.queue
+		w.queue, w.partial = nil, false
+		w.qmu.Unlock()
+		if len(frames) == 0 {
+			return nil
+		}
+		if err := w.writeLocked(frames); err != nil {
+			return err
+		}
+	}
+}
+
+// finishPartialLocked writes the rest of a frame begun on the wire, so that
+// a control frame can follow it. Called with wmu held.
+func (w *socketWriter) finishPartialLocked() error {
+	w.qmu.Lock()
+	if !w.partial {
+		w.qmu.Unlock()
+		return nil
+	}
+	rest := w.queue[0]
+	w.queue = w.queue[1:]
+	w.partial = false
+	w.qmu.Unlock()
+	return w.writeLocked([][]byte{rest})
+}
+
+// stop discards what is queued and ends the writer goroutine; later Sends
+// are ignored. Calling it twice is safe.
+func (w *socketWriter) stop() {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.queue = nil
+	close(w.done)
+}
+
+// textFrame frames p as one unmasked, unfragmented text message
+// (RFC 6455 section 5.2), as a server sends it.
+func textFrame(p []byte) []byte {
+	var f []byte
+	switch n := len(p); {
+	case n <= 125:
+		f = make([]byte, 2, 2+n)
+		f[1] = byte(n)
+	case n <= 0xffff:
+		f = make([]byte, 4, 4+n)
+		f[1] = 126
+		binary.BigEndian.PutUint16(f[2:], uint16(n))
+	default:
+		f = make([]byte, 10, 10+n)
+		f[1] = 127
+		binary.BigEndian.PutUint64(f[2:], uint64(n))
+	}
+	f[0] = 0x80 | 0x1 // FIN, opcode text
+	return append(f, p...)
+}
+
+// hijackGuard hands websocket.Accept a connection whose writes take the
+// socket writer's lock (guardedConn), and gives the writer the connection
+// underneath.
+type hijackGuard struct {
+	http.ResponseWriter
+	w *socketWriter
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (h *hijackGuard) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// Hijack implements http.Hijacker.
+func (h *hijackGuard) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if brw.Writer.Buffered() > 0 {
+		// The 101 answer is flushed before hijacking; this is a guard, and
+		// nothing else writes yet.
+		if err := brw.Writer.Flush(); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+	}
+	g := h.w.attach(c)
+	brw.Writer.Reset(g)
+	return g, brw, nil
+}
+
+// attach makes c the writer's connection and returns the connection
+// coder/websocket is to write to.
+func (w *socketWriter) attach(c net.Conn) *guardedConn {
+	w.conn = c
+	if sc, ok := c.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			w.raw = raw
+		}
+	}
+	return &guardedConn{Conn: c, w: w}
+}
+
+// guardedConn is the connection coder/websocket writes to: its control
+// frames (pings, pongs, close) wait for a frame in progress to end.
+type guardedConn struct {
+	net.Conn
+	w *socketWriter
+}
+
+func (g *guardedConn) Write(p []byte) (int, error) {
+	g.w.wmu.Lock()
+	defer g.w.wmu.Unlock()
+	if err := g.w.finishPartialLocked(); err != nil {
+		return 0, errors.Join(errors.New("finish a message before a control frame"), err)
+	}
+	return g.Conn.Write(p)
+}

@@ -1,0 +1,242 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// socketPair returns the server and client ends of a loopback TCP
+// connection whose server end has a small send buffer, so that a few frames
+// fill it. (The client's receive buffer is left alone: shrinking it on an
+// open connection makes Linux drop segments and stall for seconds.)
+func socketPair(t *testing.T) (server, client *net.TCPConn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-accepted
+	if s == nil {
+		t.Fatal("accept failed")
+	}
+	server, client = s.(*net.TCPConn), c.(*net.TCPConn)
+	if err := server.SetWriteBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close(); client.Close() })
+	return server, client
+}
+
+type wireFrame struct {
+	fin     bool
+	opcode  byte
+	payload []byte
+}
+
+// readFrame reads one unmasked frame.
+func readFrame(r *bufio.Reader) (wireFrame, error) {
+	var h [2]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return wireFrame{}, err
+	}
+	if h[1]&0x80 != 0 {
+		return wireFrame{}, fmt.Errorf("server frame is masked")
+	}
+	n := uint64(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var b [2]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return wireFrame{}, err
+		}
+		n = uint64(binary.BigEndian.Uint16(b[:]))
+	case 127:
+		var b [8]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return wireFrame{}, err
+		}
+		n = binary.BigEndian.Uint64(b[:])
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(r, p); err != nil {
+		return wireFrame{}, err
+	}
+	return wireFrame{fin: h[0]&0x80 != 0, opcode: h[0] & 0x0f, payload: p}, nil
+}
+
+// payloadOf is message i's text: its number, then filler up to size bytes.
+func payloadOf(i, size int) []byte {
+	p := fmt.Appendf(nil, "%06d", i)
+	return append(p, bytes.Repeat([]byte{byte('a' + i%26)}, max(0, size-len(p)))...)
+}
+
+// TestSocketWriterKeepsFramesWhole fills a socket so that a frame is only
+// partly written, has control frames (as coder/websocket writes them) cut in
+// meanwhile, and checks that the peer reads every frame whole and the
+// messages in order.
+func TestSocketWriterKeepsFramesWhole(t *testing.T) {
+	server, client := socketPair(t)
+	w := newSocketWriter(1000)
+	guarded := w.attach(server)
+	failed := make(chan error, 1)
+	w.start(func(err error) { failed <- err })
+	defer w.stop()
+
+	sizes := []int{1 << 20, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
+	const messages, pings = 200, 50
+	// Built before anything is sent: the writer gives up on a peer that
+	// reads nothing for liveWriteTimeout.
+	frames := make([][]byte, messages)
+	for i := range frames {
+		frames[i] = textFrame(payloadOf(i, sizes[i%len(sizes)]))
+	}
+	// The first message is larger than the socket takes: it is begun on
+	// the wire and its rest queued.
+	if !w.sendFrame(frames[0]) {
+		t.Fatal("Send refused the first message")
+	}
+	w.qmu.Lock()
+	partial := w.partial
+	w.qmu.Unlock()
+	if !partial {
+		t.Fatal("a 1 MiB message went out whole; the socket buffers are too large for this test")
+	}
+
+	var pingers sync.WaitGroup
+	pingers.Go(func() {
+		ping := []byte{0x89, 4, 'p', 'i', 'n', 'g'}
+		for range pings {
+			if _, err := guarded.Write(ping); err != nil {
+				t.Errorf("control frame: %v", err)
+				return
+			}
+		}
+	})
+	for i := 1; i < messages; i++ {
+		if !w.sendFrame(frames[i]) {
+			t.Fatalf("Send refused message %d", i)
+		}
+	}
+
+	r := bufio.NewReader(client)
+	if err := client.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	next, gotPings := 0, 0
+	for next < messages || gotPings < pings {
+		f, err := readFrame(r)
+		if err != nil {
+			select {
+			case werr := <-failed:
+				t.Fatalf("writer failed: %v", werr)
+			default:
+			}
+			t.Fatalf("after %d messages and %d pings: %v", next, gotPings, err)
+		}
+		switch {
+		case !f.fin:
+			t.Fatalf("fragmented frame (opcode %d)", f.opcode)
+		case f.opcode == 0x9:
+			if string(f.payload) != "ping" {
+				t.Fatalf("control frame payload %q", f.payload)
+			}
+			gotPings++
+		case f.opcode == 0x1:
+			if want := payloadOf(next, sizes[next%len(sizes)]); !bytes.Equal(f.payload, want) {
+				t.Fatalf("message %d: got %d bytes starting %q, want %d bytes", next, len(f.payload), f.payload[:min(len(f.payload), 6)], len(want))
+			}
+			next++
+		default:
+			t.Fatalf("unexpected opcode %d", f.opcode)
+		}
+	}
+	pingers.Wait()
+	select {
+	case err := <-failed:
+		t.Fatalf("writer failed: %v", err)
+	default:
+	}
+}
+
+// TestSocketWriterFullQueue: a peer that does not read gets its socket and
+// then its queue filled; Send then reports false, and never waits.
+func TestSocketWriterFullQueue(t *testing.T) {
+	const queue = 3
+	server, _ := socketPair(t) // the client never reads
+	w := newSocketWriter(queue)
+	w.attach(server)
+	w.start(func(error) {})
+	defer w.stop()
+	frame := textFrame(payloadOf(1, 64<<10))
+	for i := range 100 {
+		if !w.sendFrame(frame) {
+			// Accepted: what the socket took, then queue frames.
+			w.qmu.Lock()
+			n := len(w.queue)
+			w.qmu.Unlock()
+			if n < queue {
+				t.Fatalf("Send refused message %d with %d queued, want a queue of %d first", i, n, queue)
+			}
+			return
+		}
+	}
+	t.Fatal("Send accepted 100 messages of 64 KiB for a peer that reads nothing")
+}
+
+// TestSocketWriterHoldsUntilStart: messages sent before start wait for
+// hello, which is written first.
+func TestSocketWriterHoldsUntilStart(t *testing.T) {
+	server, client := socketPair(t)
+	w := newSocketWriter(10)
+	w.attach(server)
+	defer w.stop()
+	if !w.sendFrame(textFrame([]byte("change"))) {
+		t.Fatal("Send refused a message before start")
+	}
+	if err := w.writeNow(textFrame([]byte("hello"))); err != nil {
+		t.Fatal(err)
+	}
+	w.start(func(error) {})
+	r := bufio.NewReader(client)
+	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hello", "change"} {
+		f, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(f.payload) != want {
+			t.Fatalf("got %q, want %q", f.payload, want)
+		}
+	}
+}
+
+func TestTextFrameLengths(t *testing.T) {
+	for _, n := range []int{0, 125, 126, 0xffff, 0x10000} {
+		f, err := readFrame(bufio.NewReader(bytes.NewReader(textFrame(make([]byte, n)))))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if !f.fin || f.opcode != 1 || len(f.payload) != n {
+			t.Fatalf("%d bytes: fin=%v opcode=%d length=%d", n, f.fin, f.opcode, len(f.payload))
+		}
+	}
+}
