@@ -1,12 +1,14 @@
 package transport_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -515,4 +517,45 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 	if code := closeStatus(t, slow); code != rooms.CloseResync {
 		t.Fatalf("client that stopped reading closed with %d, want %d", code, rooms.CloseResync)
 	}
+}
+
+// BenchmarkLiveFanOut1000 is one single-note REST push reaching 1,000 live
+// WebSocket clients over loopback through the whole server: the figure the
+// load tool measures at a steady rate, here back to back. Client reads share
+// the machine, as in the load tool.
+func BenchmarkLiveFanOut1000(b *testing.B) {
+	const n = 1000
+	e := newEnv(b)
+	owner := e.claim("owner@example.com", "b1")
+	var target, received atomic.Int64
+	allGot := make(chan struct{}, 1)
+	conns := make([]*websocket.Conn, n)
+	for i := range conns {
+		conns[i], _ = e.connect(owner, "b1", "")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := []byte(`{"type":"changes"`)
+	for _, c := range conns {
+		go func() {
+			for {
+				_, data, err := c.Read(ctx)
+				if err != nil {
+					return
+				}
+				if bytes.HasPrefix(data, changes) && received.Add(1) == target.Load() {
+					allGot <- struct{}{}
+				}
+			}
+		}()
+	}
+	push := notePush(board.Note{ID: "n", Content: "a note of ordinary size, a sentence or two of text"})
+	for b.Loop() {
+		target.Add(n)
+		if status, body := e.push(owner, "b1", push); status != http.StatusOK {
+			b.Fatalf("push: %d %v", status, body)
+		}
+		<-allGot
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "deliveries/s")
 }
