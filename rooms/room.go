@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -149,7 +150,7 @@ type Room struct {
 	subCount   atomic.Int32
 
 	// Owned by the loop goroutine.
-	subs       map[*Subscriber]struct{}
+	subs       []*Subscriber // in no particular order; a subscriber's index is its pos
 	seq        uint64
 	pending    []*pushReq
 	committing bool
@@ -178,7 +179,6 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		commitC:  make(chan *commit),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
-		subs:     make(map[*Subscriber]struct{}),
 	}
 	r.version.Store(v)
 	r.touch()
@@ -285,6 +285,7 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 		color:   ColorFor(m.Email),
 		onLeave: m.OnLeave,
 		sink:    m.Sink,
+		pos:     -1,
 		done:    make(chan struct{}),
 	}
 	req := joinReq{sub: s, reply: make(chan Welcome, 1)}
@@ -365,11 +366,11 @@ func (r *Room) loop() {
 			r.remove(req.sub, 0, "")
 			close(req.done)
 		case req := <-r.pointerC:
-			if _, ok := r.subs[req.sub]; ok {
+			if r.has(req.sub) {
 				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
 			}
 		case req := <-r.kickC:
-			for s := range r.subs {
+			for _, s := range slices.Clone(r.subs) { // remove reorders r.subs
 				if s.email == req.email {
 					r.remove(s, CloseForbidden, req.reason)
 				}
@@ -401,10 +402,11 @@ func (r *Room) shutdown() {
 		req.reply <- pushReply{err: errShuttingDown}
 	}
 	r.pending = nil
-	for s := range r.subs {
-		delete(r.subs, s)
+	for _, s := range r.subs {
+		s.pos = -1
 		s.close(CloseGoingAway, "server shutting down")
 	}
+	r.subs = nil
 	r.subCount.Store(0)
 }
 
@@ -504,7 +506,7 @@ func (r *Room) finishCommit(c *commit) {
 			}
 		}
 		if req.origin != nil {
-			if _, ok := r.subs[req.origin]; ok {
+			if r.has(req.origin) {
 				// The ack goes through the pusher's queue so that it arrives
 				// in version order with the changes of others.
 				r.deliver(req.origin, mustEncode(Ack{Type: TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
@@ -519,10 +521,7 @@ func (r *Room) finishCommit(c *commit) {
 
 // join registers a subscriber and tells the others.
 func (r *Room) join(req joinReq) {
-	present := make([]*Subscriber, 0, len(r.subs))
-	for s := range r.subs {
-		present = append(present, s)
-	}
+	present := slices.Clone(r.subs)
 	slices.SortFunc(present, func(a, b *Subscriber) int { return cmp.Compare(a.seq, b.seq) })
 	w := Welcome{ServerVersion: r.version.Load(), Present: make([]Presence, len(present))}
 	for i, s := range present {
@@ -530,7 +529,8 @@ func (r *Room) join(req joinReq) {
 	}
 	r.seq++
 	req.sub.seq = r.seq
-	r.subs[req.sub] = struct{}{}
+	req.sub.pos = len(r.subs)
+	r.subs = append(r.subs, req.sub)
 	r.subCount.Store(int32(len(r.subs)))
 	req.reply <- w
 	r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: req.sub.presence()}), req.sub)
@@ -539,10 +539,14 @@ func (r *Room) join(req joinReq) {
 // remove takes s out of the room and tells the others it left; code 0 means
 // s left by itself, otherwise s is closed with code.
 func (r *Room) remove(s *Subscriber, code int, reason string) {
-	if _, ok := r.subs[s]; !ok {
+	if !r.has(s) {
 		return
 	}
-	delete(r.subs, s)
+	last := r.subs[len(r.subs)-1]
+	r.subs[s.pos], last.pos = last, s.pos
+	r.subs[len(r.subs)-1] = nil
+	r.subs = r.subs[:len(r.subs)-1]
+	s.pos = -1
 	r.subCount.Store(int32(len(r.subs)))
 	if code != 0 {
 		s.close(code, reason)
@@ -550,14 +554,44 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 	r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: s.presence()}), nil)
 }
 
-// broadcast sends msg to every subscriber but skip. It never waits: a full
-// sink marks its subscriber for dropping.
+// broadcast sends msg to every subscriber but skip. It never waits for a
+// peer: a full sink marks its subscriber for dropping. Sending is a socket
+// write per subscriber, so a large room splits its subscribers between
+// goroutines, one per CPU: the last subscriber is reached sooner. Each sink
+// is still called from one goroutine at a time and in order, and the loop
+// goes on only when every part is done.
 func (r *Room) broadcast(msg *Message, skip *Subscriber) {
-	for s := range r.subs {
-		if s != skip {
-			r.deliver(s, msg)
+	parts := min(runtime.GOMAXPROCS(0), len(r.subs)/fanOutPart)
+	if parts <= 1 {
+		r.dropped = sendAll(r.dropped, r.subs, msg, skip)
+		return
+	}
+	size := (len(r.subs) + parts - 1) / parts
+	full := make([][]*Subscriber, parts)
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		wg.Go(func() { full[i] = sendAll(nil, r.subs[i*size:min((i+1)*size, len(r.subs))], msg, skip) })
+	}
+	r.dropped = sendAll(r.dropped, r.subs[:size], msg, skip)
+	wg.Wait()
+	for _, f := range full {
+		r.dropped = append(r.dropped, f...)
+	}
+}
+
+// fanOutPart is the least number of subscribers worth a goroutine of their
+// own in a broadcast.
+const fanOutPart = 128
+
+// sendAll sends msg to subs but skip and appends those whose sinks were full
+// to full.
+func sendAll(full, subs []*Subscriber, msg *Message, skip *Subscriber) []*Subscriber {
+	for _, s := range subs {
+		if s != skip && !s.sink.Send(msg) {
+			full = append(full, s)
 		}
 	}
+	return full
 }
 
 func (r *Room) deliver(s *Subscriber, msg *Message) {
@@ -580,7 +614,4 @@ func (r *Room) flushDropped() {
 	r.dropped = r.dropped[:0]
 }
 
-func (r *Room) has(s *Subscriber) bool {
-	_, ok := r.subs[s]
-	return ok
-}
+func (r *Room) has(s *Subscriber) bool { return s.pos >= 0 }

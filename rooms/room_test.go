@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -645,4 +646,53 @@ func BenchmarkPushOneBoard50Writers(b *testing.B) {
 		wg.Wait()
 	}
 	b.ReportMetric(float64(b.N*writers)/b.Elapsed().Seconds(), "pushes/s")
+}
+
+// TestLargeRoomFanOut covers a room big enough to split its fan-out between
+// goroutines: every subscriber gets the change exactly once, and the ones
+// whose sinks are full are dropped, wherever they sit in the room.
+func TestLargeRoomFanOut(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const n, fullEvery = 300, 25
+	r := startRoom(t, openStore(t), rooms.Options{})
+	subs := make([]*rooms.Subscriber, n)
+	for i := range subs {
+		capacity := 2 * n // joins of those after it, the change, leaves
+		if i%fullEvery == fullEvery-1 {
+			capacity = 0
+		}
+		subs[i], _ = subscribeQueue(t, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), capacity)
+	}
+	// A full sink is found at the first message sent to it: the joins of
+	// later subscribers. Push once they are all in, then check each.
+	if _, _, err := r.Push(context.Background(), onePush("n", "x"), ""); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range subs {
+		if i%fullEvery == fullEvery-1 {
+			select {
+			case <-s.Done():
+			case <-time.After(waitFor):
+				t.Fatalf("subscriber %d with a full sink was not dropped", i)
+			}
+			continue
+		}
+		if m := nextOf(t, s, rooms.TypeChanges); m.ServerVersion != 1 {
+			t.Fatalf("subscriber %d got version %d, want 1", i, m.ServerVersion)
+		}
+		for {
+			select {
+			case b := <-messages(s):
+				if bytes.Contains(b, []byte(`"type":"changes"`)) {
+					t.Fatalf("subscriber %d got the change twice", i)
+				}
+				continue
+			default:
+			}
+			break
+		}
+	}
+	if got, want := r.Subscribers(), n-n/fullEvery; got != want {
+		t.Fatalf("%d subscribers left, want %d", got, want)
+	}
 }

@@ -19,6 +19,7 @@ type Subscriber struct {
 	email string
 	color string
 	seq   uint64 // join order, set by the loop
+	pos   int    // index in the room's subs, -1 when not in the room; the loop's
 
 	onLeave func()
 
