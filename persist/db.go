@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -48,6 +49,9 @@ type DB struct {
 	bolt   *bbolt.DB
 	path   string
 	secret []byte
+
+	// batchers counts batch calls in flight (waiting or committing).
+	batchers atomic.Int32
 
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
@@ -131,9 +135,19 @@ func (db *DB) update(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 // batch is update through bbolt's Batch, which coalesces concurrent writers
 // into one transaction and one fsync (group commit). fn may run more than
 // once, so it must have no effect outside the transaction.
+//
+// A writer that finds no other batch in flight commits at once instead:
+// waiting commitDelay for company that is not coming would only add to its
+// latency. Writers that arrive while it commits find it in flight, and
+// group while they wait for its fsync.
 func (db *DB) batch(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	alone := db.batchers.Add(1) == 1
+	defer db.batchers.Add(-1)
+	if alone {
+		return db.bolt.Update(fn)
 	}
 	return db.bolt.Batch(fn)
 }
