@@ -118,21 +118,20 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	// A failed write ends the connection: the reader's Read fails next.
-	out.start(func(error) { conn.CloseNow() })
-	closerDone := make(chan struct{})
+	out.start()
+	writerDone := make(chan struct{})
 	go func() {
-		defer close(closerDone)
-		lc.closeWhenDropped(ctx, out)
+		defer close(writerDone)
+		lc.writeUntilDropped(out)
 	}()
 	go lc.pingLoop(ctx)
 	lc.readLoop(ctx)
-	// The client is gone (or the connection was ended): leaving ends the
-	// closer, cancel ends the pinger, stop ends the writer.
+	// The client is gone (or the connection was ended): leaving and stop
+	// end the writer, cancel ends the pinger.
 	sub.Leave()
 	cancel()
 	out.stop()
-	<-closerDone
+	<-writerDone
 }
 
 func (s *Server) liveQueueSize() int {
@@ -198,17 +197,22 @@ type liveConn struct {
 	email string
 }
 
-// closeWhenDropped closes the socket with the room's code when the
-// subscriber is dropped (kicked, fell behind, server shutting down) or has
-// left; it returns early when ctx ends. What is still queued is dropped, so
+// writeUntilDropped runs the connection's writer. A failed write ends the
+// connection (the reader's Read fails next). When the subscriber is dropped
+// (kicked, fell behind, server shutting down) or has left, the socket is
+// closed with the room's code; what is still queued is discarded so that
 // the close frame is not stuck behind it: the client pulls on reconnecting.
-func (lc *liveConn) closeWhenDropped(ctx context.Context, out *socketWriter) {
+func (lc *liveConn) writeUntilDropped(out *socketWriter) {
+	if err := out.run(lc.sub.Done()); err != nil {
+		lc.conn.CloseNow()
+		return
+	}
 	select {
 	case <-lc.sub.Done():
 		out.stop()
 		code, reason := lc.sub.CloseStatus()
 		lc.conn.Close(websocket.StatusCode(code), reason)
-	case <-ctx.Done():
+	default: // stopped: the handler is ending the connection
 	}
 }
 

@@ -148,26 +148,29 @@ func (w *socketWriter) writeLocked(frames [][]byte) error {
 }
 
 // start ends the hold: queued frames, then every later one, are written in
-// order. The writer goroutine runs until stop or a failed write, which it
-// reports to failed once.
-func (w *socketWriter) start(failed func(error)) {
+// order by the caller's goroutine, which run keeps until stop, a failed
+// write (its error) or until dropped is closed (nil).
+func (w *socketWriter) start() {
 	w.qmu.Lock()
 	w.held = false
 	w.signal()
 	w.qmu.Unlock()
-	go func() {
-		for {
-			select {
-			case <-w.wake:
-			case <-w.done:
-				return
-			}
-			if err := w.flush(); err != nil {
-				failed(err)
-				return
-			}
+}
+
+// run writes queued frames as they come; see start.
+func (w *socketWriter) run(dropped <-chan struct{}) error {
+	for {
+		select {
+		case <-w.wake:
+		case <-w.done:
+			return nil
+		case <-dropped:
+			return nil
 		}
-	}()
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
 }
 
 // flush writes everything queued, waiting for the socket.

@@ -96,7 +96,8 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	w := newSocketWriter(1000)
 	guarded := w.attach(server)
 	failed := make(chan error, 1)
-	w.start(func(err error) { failed <- err })
+	w.start()
+	go func() { failed <- w.run(nil) }()
 	defer w.stop()
 
 	sizes := []int{1 << 20, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
@@ -143,10 +144,9 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	for next < messages || gotPings < pings {
 		f, err := readFrame(r)
 		if err != nil {
-			select {
-			case werr := <-failed:
+			w.stop()
+			if werr := <-failed; werr != nil {
 				t.Fatalf("writer failed: %v", werr)
-			default:
 			}
 			t.Fatalf("after %d messages and %d pings: %v", next, gotPings, err)
 		}
@@ -168,10 +168,9 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 		}
 	}
 	pingers.Wait()
-	select {
-	case err := <-failed:
+	w.stop()
+	if err := <-failed; err != nil {
 		t.Fatalf("writer failed: %v", err)
-	default:
 	}
 }
 
@@ -182,7 +181,8 @@ func TestSocketWriterFullQueue(t *testing.T) {
 	server, _ := socketPair(t) // the client never reads
 	w := newSocketWriter(queue)
 	w.attach(server)
-	w.start(func(error) {})
+	w.start()
+	go w.run(nil)
 	defer w.stop()
 	frame := textFrame(payloadOf(1, 64<<10))
 	for i := range 100 {
@@ -213,7 +213,8 @@ func TestSocketWriterHoldsUntilStart(t *testing.T) {
 	if err := w.writeNow(textFrame([]byte("hello"))); err != nil {
 		t.Fatal(err)
 	}
-	w.start(func(error) {})
+	w.start()
+	go w.run(nil)
 	r := bufio.NewReader(client)
 	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
 		t.Fatal(err)
