@@ -550,12 +550,18 @@ func BenchmarkLiveFanOut1000(b *testing.B) {
 		}()
 	}
 	push := notePush(board.Note{ID: "n", Content: "a note of ordinary size, a sentence or two of text"})
-	for b.Loop() {
+	pushAll := func() {
 		target.Add(n)
 		if status, body := e.push(owner, "b1", push); status != http.StatusOK {
 			b.Fatalf("push: %d %v", status, body)
 		}
 		<-allGot
+	}
+	// The first push waits behind the joins' presence messages (half a
+	// million for 1,000 clients): not part of the measure.
+	pushAll()
+	for b.Loop() {
+		pushAll()
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "deliveries/s")
 }
