@@ -3,10 +3,11 @@
 // fans every applied change out to its subscribers without ever waiting for
 // one, and tracks presence and pointers.
 //
-// A room hands each message to its subscriber's Sink, which never waits
-// for the peer (the live transport writes straight to the socket when it can
-// take the message and queues it otherwise); a subscriber whose queue is
-// full is dropped with CloseResync. Fan-out is a hint, not the truth: a client that
+// A room's loop never touches a socket: its fan-out goroutine hands each
+// message to the subscribers' Sinks, which never wait for the peer (the live
+// transport writes to the socket when it can take the message at once and
+// queues it otherwise); a subscriber whose queue is full is dropped with
+// CloseResync. Fan-out is a hint, not the truth: a client that
 // sees a gap in versions pulls ChangesSince from the store.
 package rooms
 
@@ -154,7 +155,15 @@ type Room struct {
 	seq        uint64
 	pending    []*pushReq
 	committing bool
-	dropped    []*Subscriber // subscribers whose sinks were full during a fan-out
+	dropped    []*Subscriber // subscribers whose sinks were full, to drop
+	fanStopped bool
+
+	// The fan-out goroutine (fanOut) writes to the subscribers' sinks; the
+	// loop hands it each message with the subscribers to send it to and
+	// learns from dropC whose sinks were full.
+	fanC    chan fanJob
+	dropC   chan *Subscriber
+	fanDone chan struct{}
 }
 
 // Start loads the board's version from the store and starts its room.
@@ -179,9 +188,13 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		commitC:  make(chan *commit),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
+		fanC:     make(chan fanJob, fanOutBacklog),
+		dropC:    make(chan *Subscriber),
+		fanDone:  make(chan struct{}),
 	}
 	r.version.Store(v)
 	r.touch()
+	go r.fanOut()
 	go r.loop()
 	return r, nil
 }
@@ -324,7 +337,11 @@ func (r *Room) StopIfIdle(cutoff time.Time) bool {
 	req := idleReq{cutoff: cutoff, reply: make(chan bool, 1)}
 	select {
 	case r.idleC <- req:
-		return <-req.reply
+		if !<-req.reply {
+			return false
+		}
+		<-r.done // stopped means its goroutines have ended
+		return true
 	case <-r.done:
 		return true
 	}
@@ -349,8 +366,11 @@ func (r *Room) Close(ctx context.Context) error {
 
 func (r *Room) loop() {
 	defer close(r.done)
+	defer r.stopFanOut()
 	for {
 		select {
+		case s := <-r.dropC:
+			r.dropped = append(r.dropped, s)
 		case req := <-r.pushC:
 			r.touch()
 			r.pending = append(r.pending, req)
@@ -402,6 +422,9 @@ func (r *Room) shutdown() {
 		req.reply <- pushReply{err: errShuttingDown}
 	}
 	r.pending = nil
+	// What was fanned out before the shutdown reaches the sinks before the
+	// subscribers are told to go.
+	r.stopFanOut()
 	for _, s := range r.subs {
 		s.pos = -1
 		s.close(CloseGoingAway, "server shutting down")
@@ -554,33 +577,86 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 	r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: s.presence()}), nil)
 }
 
-// broadcast sends msg to every subscriber but skip. It never waits for a
-// peer: a full sink marks its subscriber for dropping. Sending is a socket
-// write per subscriber, so a large room splits its subscribers between
-// goroutines, one per CPU: the last subscriber is reached sooner. Each sink
-// is still called from one goroutine at a time and in order, and the loop
-// goes on only when every part is done.
+// fanOutBacklog is how many messages the loop may hand the fan-out
+// goroutine before waiting for it: the fan-out is CPU work (non-blocking
+// writes), so a backlog means the CPU is short, and the room slows down
+// with it rather than queueing without bound.
+const fanOutBacklog = 64
+
+// fanJob is one message for some of the room's subscribers.
+type fanJob struct {
+	msg  *Message
+	subs []*Subscriber // a snapshot: who was in the room when msg was made
+	skip *Subscriber
+}
+
+// broadcast sends msg to every subscriber but skip.
 func (r *Room) broadcast(msg *Message, skip *Subscriber) {
-	parts := min(runtime.GOMAXPROCS(0), len(r.subs)/fanOutPart)
-	if parts <= 1 {
-		r.dropped = sendAll(r.dropped, r.subs, msg, skip)
+	if len(r.subs) == 0 || len(r.subs) == 1 && r.subs[0] == skip {
 		return
 	}
-	size := (len(r.subs) + parts - 1) / parts
-	full := make([][]*Subscriber, parts)
-	var wg sync.WaitGroup
-	for i := 1; i < parts; i++ {
-		wg.Go(func() { full[i] = sendAll(nil, r.subs[i*size:min((i+1)*size, len(r.subs))], msg, skip) })
-	}
-	r.dropped = sendAll(r.dropped, r.subs[:size], msg, skip)
-	wg.Wait()
-	for _, f := range full {
-		r.dropped = append(r.dropped, f...)
+	r.handOver(fanJob{msg: msg, subs: slices.Clone(r.subs), skip: skip})
+}
+
+// deliver sends msg to s alone.
+func (r *Room) deliver(s *Subscriber, msg *Message) {
+	r.handOver(fanJob{msg: msg, subs: []*Subscriber{s}})
+}
+
+// handOver gives job to the fan-out goroutine, taking its reports of full
+// sinks meanwhile (it may be waiting to report one).
+func (r *Room) handOver(job fanJob) {
+	for {
+		select {
+		case r.fanC <- job:
+			return
+		case s := <-r.dropC:
+			r.dropped = append(r.dropped, s)
+		}
 	}
 }
 
+// fanOut is the room's fan-out goroutine: it sends each message to its
+// subscribers' sinks, in the order the loop handed them over, so every
+// subscriber gets its messages in order. Sinks never wait for a peer (the
+// live transport writes to a socket only when it can take the message at
+// once, and queues otherwise), so neither does the room; the loop itself
+// never touches a sink. A full sink is reported to the loop, which drops
+// its subscriber.
+//
+// Sending is a socket write per subscriber, so a message for many
+// subscribers is split between goroutines, one per CPU: the last
+// subscriber is reached sooner. Each sink is still called from one
+// goroutine at a time and in order: the next message waits for every part.
+func (r *Room) fanOut() {
+	defer close(r.fanDone)
+	for job := range r.fanC {
+		for _, s := range job.send() {
+			r.dropC <- s // the loop always takes it: in its select, in handOver or in stopFanOut
+		}
+	}
+}
+
+// send sends the job's message and returns the subscribers whose sinks were
+// full.
+func (j fanJob) send() []*Subscriber {
+	parts := min(runtime.GOMAXPROCS(0), len(j.subs)/fanOutPart)
+	if parts <= 1 {
+		return sendAll(nil, j.subs, j.msg, j.skip)
+	}
+	size := (len(j.subs) + parts - 1) / parts
+	full := make([][]*Subscriber, parts)
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		wg.Go(func() { full[i] = sendAll(nil, j.subs[i*size:min((i+1)*size, len(j.subs))], j.msg, j.skip) })
+	}
+	full[0] = sendAll(nil, j.subs[:size], j.msg, j.skip)
+	wg.Wait()
+	return slices.Concat(full...)
+}
+
 // fanOutPart is the least number of subscribers worth a goroutine of their
-// own in a broadcast.
+// own in a fan-out.
 const fanOutPart = 128
 
 // sendAll sends msg to subs but skip and appends those whose sinks were full
@@ -594,9 +670,21 @@ func sendAll(full, subs []*Subscriber, msg *Message, skip *Subscriber) []*Subscr
 	return full
 }
 
-func (r *Room) deliver(s *Subscriber, msg *Message) {
-	if !s.sink.Send(msg) {
-		r.dropped = append(r.dropped, s)
+// stopFanOut lets the fan-out goroutine finish what it was handed and waits
+// for it. Called by the loop only; calling it twice is safe.
+func (r *Room) stopFanOut() {
+	if r.fanStopped {
+		return
+	}
+	r.fanStopped = true
+	close(r.fanC)
+	for {
+		select {
+		case s := <-r.dropC:
+			r.dropped = append(r.dropped, s)
+		case <-r.fanDone:
+			return
+		}
 	}
 }
 

@@ -101,7 +101,8 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	if since >= 0 && since != welcome.ServerVersion {
 		res, err := sub.Pull(ctx, since)
 		if err != nil {
-			lc.sendError(ctx, "", err)
+			// The writer still holds queued messages back: written now.
+			_ = out.writeNow(textFrame(lc.errorMessage(ctx, "", err)))
 			conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
 			return
 		}
@@ -200,8 +201,9 @@ type liveConn struct {
 // writeUntilDropped runs the connection's writer. A failed write ends the
 // connection (the reader's Read fails next). When the subscriber is dropped
 // (kicked, fell behind, server shutting down) or has left, the socket is
-// closed with the room's code; what is still queued is discarded so that
-// the close frame is not stuck behind it: the client pulls on reconnecting.
+// closed with the room's code; what is still queued (beyond a batch being
+// written and a frame begun on the wire) is discarded so that the close
+// frame is not stuck behind it: the client pulls on reconnecting.
 func (lc *liveConn) writeUntilDropped(out *socketWriter) {
 	if err := out.run(lc.sub.Done()); err != nil {
 		lc.conn.CloseNow()
@@ -315,14 +317,19 @@ func (lc *liveConn) sendError(ctx context.Context, id string, err error) {
 	if errors.Is(err, context.Canceled) {
 		return // the connection is ending
 	}
-	status := ErrorStatus(err)
+	lc.sub.Enqueue(rooms.NewMessage(lc.errorMessage(ctx, id, err)))
+}
+
+// errorMessage encodes the error answer to message id, with the status the
+// same request would get over HTTP; internal errors are logged.
+func (lc *liveConn) errorMessage(ctx context.Context, id string, err error) []byte {
 	if board.ErrorCode(err) == board.EINTERNAL {
 		lc.s.log.ErrorContext(ctx, "live message failed", slog.String("board", lc.sub.Room().ID()), slog.Any("err", err))
 	}
-	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: status, Error: board.ErrorMessage(err)}
+	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: ErrorStatus(err), Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
 		msg.Field = e.Field
 	}
-	lc.sub.Enqueue(rooms.NewMessage(mustJSON(msg)))
+	return mustJSON(msg)
 }

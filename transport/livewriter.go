@@ -20,10 +20,10 @@ import (
 // where the server's CPU goes (docs/benchmarks.md):
 //
 //   - A message is framed once per push, not once per subscriber
-//     (rooms.Message.Wire), and the room's goroutine writes the frame
-//     straight to every socket that has room for it, with one non-blocking
-//     write each: no goroutine wakes, no timer, no lock of the library per
-//     frame. This is what a Node relay does in its send loop.
+//     (rooms.Message.Wire), and the room's fan-out goroutine writes the
+//     frame straight to every socket that has room for it, with one
+//     non-blocking write each: no goroutine wakes, no timer, no lock of the
+//     library per frame. This is what a Node relay does in its send loop.
 //   - A socket that cannot take the whole frame at once (a slow or dead
 //     client) gets the rest, and every later message, queued; the
 //     connection's writer goroutine writes the queue, waiting for the
@@ -75,8 +75,10 @@ func (w *socketWriter) sendFrame(f []byte) bool {
 	if n := w.tryWrite(f); n < len(f) {
 		// The socket is full: the rest goes first in the queue (frames
 		// queued meanwhile follow it), and the writer waits for the socket.
+		// A frame begun on the wire is kept even if the writer was stopped
+		// meanwhile: the close frame must not land inside it.
 		w.qmu.Lock()
-		if !w.closed {
+		if n > 0 || !w.closed {
 			w.queue = slices.Insert(w.queue, 0, f[n:])
 			w.partial = n > 0
 			w.signal()
@@ -133,19 +135,34 @@ func (w *socketWriter) writeNow(frames ...[]byte) error {
 	return w.writeLocked(frames)
 }
 
-// writeLocked writes frames with one deadline, then clears the deadline so
-// that later non-blocking writes are not refused. Called with wmu held.
+// writeLocked writes frames, then clears the deadline so that later
+// non-blocking writes are not refused. Called with wmu held.
+//
+// The deadline bounds each writeChunk bytes (a frame larger than that gets
+// one deadline of its own), not the whole queue: a client that reads
+// steadily but slowly is not cut for having a long queue.
 func (w *socketWriter) writeLocked(frames [][]byte) error {
-	if err := w.conn.SetWriteDeadline(time.Now().Add(liveWriteTimeout)); err != nil {
-		return err
+	var err error
+	for len(frames) > 0 && err == nil {
+		n, size := 0, 0
+		for n < len(frames) && (n == 0 || size+len(frames[n]) <= writeChunk) {
+			size += len(frames[n])
+			n++
+		}
+		if err = w.conn.SetWriteDeadline(time.Now().Add(liveWriteTimeout)); err == nil {
+			bufs := net.Buffers(frames[:n]) // one writev on a TCP socket
+			_, err = bufs.WriteTo(w.conn)
+		}
+		frames = frames[n:]
 	}
-	bufs := net.Buffers(frames) // one writev for the lot on a TCP socket
-	_, err := bufs.WriteTo(w.conn)
 	if derr := w.conn.SetWriteDeadline(time.Time{}); err == nil {
 		err = derr
 	}
 	return err
 }
+
+// writeChunk is how many bytes of queued frames one write deadline covers.
+const writeChunk = 256 << 10
 
 // start ends the hold: queued frames, then every later one, are written in
 // order by the caller's goroutine, which run keeps until stop, a failed
@@ -195,7 +212,7 @@ func (w *socketWriter) flush() error {
 // a control frame can follow it. Called with wmu held.
 func (w *socketWriter) finishPartialLocked() error {
 	w.qmu.Lock()
-	if !w.partial {
+	if !w.partial || len(w.queue) == 0 {
 		w.qmu.Unlock()
 		return nil
 	}
@@ -207,7 +224,8 @@ func (w *socketWriter) finishPartialLocked() error {
 }
 
 // stop discards what is queued and ends the writer goroutine; later Sends
-// are ignored. Calling it twice is safe.
+// are ignored. The rest of a frame begun on the wire is kept: the next
+// control frame (the close) finishes it first. Calling it twice is safe.
 func (w *socketWriter) stop() {
 	w.qmu.Lock()
 	defer w.qmu.Unlock()
@@ -215,7 +233,11 @@ func (w *socketWriter) stop() {
 		return
 	}
 	w.closed = true
-	w.queue = nil
+	if w.partial {
+		w.queue = w.queue[:1]
+	} else {
+		w.queue = nil
+	}
 	close(w.done)
 }
 
@@ -257,14 +279,7 @@ func (h *hijackGuard) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if brw.Writer.Buffered() > 0 {
-		// The 101 answer is flushed before hijacking; this is a guard, and
-		// nothing else writes yet.
-		if err := brw.Writer.Flush(); err != nil {
-			c.Close()
-			return nil, nil, err
-		}
-	}
+	// net/http has flushed the 101 answer and hands over an empty buffer.
 	g := h.w.attach(c)
 	brw.Writer.Reset(g)
 	return g, brw, nil
@@ -283,17 +298,33 @@ func (w *socketWriter) attach(c net.Conn) *guardedConn {
 }
 
 // guardedConn is the connection coder/websocket writes to: its control
-// frames (pings, pongs, close) wait for a frame in progress to end.
+// frames (pings, pongs, close) wait for a frame in progress to end. It takes
+// whole control frames only: coder/websocket flushes each control frame in
+// one Write (they are at most 127 bytes; its buffer is 4 KiB), and data goes
+// through socketWriter. Anything else would be written in pieces between
+// which the room's frames could land, so it is refused.
 type guardedConn struct {
 	net.Conn
 	w *socketWriter
 }
 
 func (g *guardedConn) Write(p []byte) (int, error) {
+	if !wholeControlFrame(p) {
+		return 0, errors.New("live: only whole control frames may be written through the WebSocket library; data goes through socketWriter")
+	}
 	g.w.wmu.Lock()
 	defer g.w.wmu.Unlock()
 	if err := g.w.finishPartialLocked(); err != nil {
 		return 0, errors.Join(errors.New("finish a message before a control frame"), err)
 	}
 	return g.Conn.Write(p)
+}
+
+// wholeControlFrame reports whether p is exactly one unmasked control frame
+// (close, ping or pong; RFC 6455 section 5.5).
+func wholeControlFrame(p []byte) bool {
+	return len(p) >= 2 &&
+		p[0]&0x80 != 0 && p[0]&0x0f >= 0x8 && // FIN, control opcode
+		p[1]&0x80 == 0 && int(p[1]&0x7f) <= 125 && // unmasked, short
+		len(p) == 2+int(p[1]&0x7f)
 }

@@ -241,3 +241,71 @@ func TestTextFrameLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketWriterStopKeepsFrameBegun: the connection is ended (stop, then
+// the library writes its close frame) while a frame is half on the wire:
+// the peer reads the whole frame, then the close frame, and nothing queued
+// after it.
+func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
+	server, client := socketPair(t)
+	w := newSocketWriter(10)
+	guarded := w.attach(server)
+	w.start()
+	big := payloadOf(0, 1<<20)
+	if !w.sendFrame(textFrame(big)) || !w.sendFrame(textFrame([]byte("queued"))) {
+		t.Fatal("Send refused a message")
+	}
+	w.qmu.Lock()
+	partial := w.partial
+	w.qmu.Unlock()
+	if !partial {
+		t.Fatal("a 1 MiB message went out whole; the socket buffers are too large for this test")
+	}
+	w.stop() // the writer goroutine never ran: the rest is still queued
+	closeFrame := []byte{0x88, 2, 0x0f, 0xa8} // close, code 4008
+	errc := make(chan error, 1)
+	go func() {
+		_, err := guarded.Write(closeFrame)
+		errc <- err
+	}()
+	r := bufio.NewReader(client)
+	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := readFrame(r)
+	if err != nil || f.opcode != 0x1 || !bytes.Equal(f.payload, big) {
+		t.Fatalf("first frame: opcode %d, %d bytes, err %v; want the whole 1 MiB message", f.opcode, len(f.payload), err)
+	}
+	f, err = readFrame(r)
+	if err != nil || f.opcode != 0x8 || !bytes.Equal(f.payload, closeFrame[2:]) {
+		t.Fatalf("second frame: opcode %d payload %x err %v; want the close frame", f.opcode, f.payload, err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("close frame write: %v", err)
+	}
+}
+
+func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
+	server, _ := socketPair(t)
+	guarded := newSocketWriter(10).attach(server)
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		ok    bool
+	}{
+		{"ping", []byte{0x89, 0}, true},
+		{"pong with payload", []byte{0x8a, 3, 'a', 'b', 'c'}, true},
+		{"close with code", []byte{0x88, 2, 0x03, 0xe8}, true},
+		{"text", textFrame([]byte("hi")), false},
+		{"close cut short", []byte{0x88, 2, 0x03}, false},
+		{"two pings at once", []byte{0x89, 0, 0x89, 0}, false},
+		{"ping without FIN", []byte{0x09, 0}, false},
+		{"masked ping", []byte{0x89, 0x80, 1, 2, 3, 4}, false},
+		{"header only", []byte{0x89}, false},
+	} {
+		_, err := guarded.Write(tc.frame)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err=%v, want accepted=%v", tc.name, err, tc.ok)
+		}
+	}
+}
