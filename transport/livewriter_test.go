@@ -1,4 +1,4 @@
-package transport
+package transport_test
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"corkboard/transport"
 )
 
 // socketPair returns the server and client ends of a loopback TCP
@@ -93,12 +95,11 @@ func payloadOf(i, size int) []byte {
 // messages in order.
 func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	server, client := socketPair(t)
-	w := newSocketWriter(1000)
-	guarded := w.attach(server)
+	w, guarded := transport.NewSocketWriterForTest(server, 1000)
 	failed := make(chan error, 1)
-	w.start()
-	go func() { failed <- w.run(nil) }()
-	defer w.stop()
+	w.Start()
+	go func() { failed <- w.Run() }()
+	defer w.Stop()
 
 	sizes := []int{1 << 20, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
 	const messages, pings = 200, 50
@@ -106,17 +107,14 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	// reads nothing for liveWriteTimeout.
 	frames := make([][]byte, messages)
 	for i := range frames {
-		frames[i] = textFrame(payloadOf(i, sizes[i%len(sizes)]))
+		frames[i] = transport.TextFrameForTest(payloadOf(i, sizes[i%len(sizes)]))
 	}
 	// The first message is larger than the socket takes: it is begun on
 	// the wire and its rest queued.
-	if !w.sendFrame(frames[0]) {
+	if !w.Send(frames[0]) {
 		t.Fatal("Send refused the first message")
 	}
-	w.qmu.Lock()
-	partial := w.partial
-	w.qmu.Unlock()
-	if !partial {
+	if _, begun := w.Queue(); !begun {
 		t.Fatal("a 1 MiB message went out whole; the socket buffers are too large for this test")
 	}
 
@@ -131,7 +129,7 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 		}
 	})
 	for i := 1; i < messages; i++ {
-		if !w.sendFrame(frames[i]) {
+		if !w.Send(frames[i]) {
 			t.Fatalf("Send refused message %d", i)
 		}
 	}
@@ -144,7 +142,7 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	for next < messages || gotPings < pings {
 		f, err := readFrame(r)
 		if err != nil {
-			w.stop()
+			w.Stop()
 			if werr := <-failed; werr != nil {
 				t.Fatalf("writer failed: %v", werr)
 			}
@@ -168,7 +166,7 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 		}
 	}
 	pingers.Wait()
-	w.stop()
+	w.Stop()
 	if err := <-failed; err != nil {
 		t.Fatalf("writer failed: %v", err)
 	}
@@ -179,19 +177,15 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 func TestSocketWriterFullQueue(t *testing.T) {
 	const queue = 3
 	server, _ := socketPair(t) // the client never reads
-	w := newSocketWriter(queue)
-	w.attach(server)
-	w.start()
-	go w.run(nil)
-	defer w.stop()
-	frame := textFrame(payloadOf(1, 64<<10))
+	w, _ := transport.NewSocketWriterForTest(server, queue)
+	w.Start()
+	go w.Run()
+	defer w.Stop()
+	frame := transport.TextFrameForTest(payloadOf(1, 64<<10))
 	for i := range 100 {
-		if !w.sendFrame(frame) {
+		if !w.Send(frame) {
 			// Accepted: what the socket took, then queue frames.
-			w.qmu.Lock()
-			n := len(w.queue)
-			w.qmu.Unlock()
-			if n < queue {
+			if n, _ := w.Queue(); n < queue {
 				t.Fatalf("Send refused message %d with %d queued, want a queue of %d first", i, n, queue)
 			}
 			return
@@ -204,17 +198,16 @@ func TestSocketWriterFullQueue(t *testing.T) {
 // hello, which is written first.
 func TestSocketWriterHoldsUntilStart(t *testing.T) {
 	server, client := socketPair(t)
-	w := newSocketWriter(10)
-	w.attach(server)
-	defer w.stop()
-	if !w.sendFrame(textFrame([]byte("change"))) {
+	w, _ := transport.NewSocketWriterForTest(server, 10)
+	defer w.Stop()
+	if !w.Send(transport.TextFrameForTest([]byte("change"))) {
 		t.Fatal("Send refused a message before start")
 	}
-	if err := w.writeNow(textFrame([]byte("hello"))); err != nil {
+	if err := w.WriteNow(transport.TextFrameForTest([]byte("hello"))); err != nil {
 		t.Fatal(err)
 	}
-	w.start()
-	go w.run(nil)
+	w.Start()
+	go w.Run()
 	r := bufio.NewReader(client)
 	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
 		t.Fatal(err)
@@ -232,7 +225,7 @@ func TestSocketWriterHoldsUntilStart(t *testing.T) {
 
 func TestTextFrameLengths(t *testing.T) {
 	for _, n := range []int{0, 125, 126, 0xffff, 0x10000} {
-		f, err := readFrame(bufio.NewReader(bytes.NewReader(textFrame(make([]byte, n)))))
+		f, err := readFrame(bufio.NewReader(bytes.NewReader(transport.TextFrameForTest(make([]byte, n)))))
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
@@ -248,20 +241,17 @@ func TestTextFrameLengths(t *testing.T) {
 // after it.
 func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 	server, client := socketPair(t)
-	w := newSocketWriter(10)
-	guarded := w.attach(server)
-	w.start()
+	w, guarded := transport.NewSocketWriterForTest(server, 10)
+	w.Start()
 	big := payloadOf(0, 1<<20)
-	if !w.sendFrame(textFrame(big)) || !w.sendFrame(textFrame([]byte("queued"))) {
+	if !w.Send(transport.TextFrameForTest(big)) || !w.Send(transport.TextFrameForTest([]byte("queued"))) {
 		t.Fatal("Send refused a message")
 	}
-	w.qmu.Lock()
-	partial := w.partial
-	w.qmu.Unlock()
-	if !partial {
+	if _, begun := w.Queue(); !begun {
 		t.Fatal("a 1 MiB message went out whole; the socket buffers are too large for this test")
 	}
-	w.stop() // the writer goroutine never ran: the rest is still queued
+	// The writer goroutine never ran: the rest is still queued.
+	w.Stop()
 	closeFrame := []byte{0x88, 2, 0x0f, 0xa8} // close, code 4008
 	errc := make(chan error, 1)
 	go func() {
@@ -287,7 +277,7 @@ func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 
 func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
 	server, _ := socketPair(t)
-	guarded := newSocketWriter(10).attach(server)
+	_, guarded := transport.NewSocketWriterForTest(server, 10)
 	for _, tc := range []struct {
 		name  string
 		frame []byte
@@ -296,7 +286,7 @@ func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
 		{"ping", []byte{0x89, 0}, true},
 		{"pong with payload", []byte{0x8a, 3, 'a', 'b', 'c'}, true},
 		{"close with code", []byte{0x88, 2, 0x03, 0xe8}, true},
-		{"text", textFrame([]byte("hi")), false},
+		{"text", transport.TextFrameForTest([]byte("hi")), false},
 		{"close cut short", []byte{0x88, 2, 0x03}, false},
 		{"two pings at once", []byte{0x89, 0, 0x89, 0}, false},
 		{"ping without FIN", []byte{0x09, 0}, false},
