@@ -299,3 +299,33 @@ func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketWriterWithoutDescriptor: on a connection with no socket of its
+// own (TLS would be one; net.Pipe is here) every message is queued and the
+// writer goroutine writes it, in order.
+func TestSocketWriterWithoutDescriptor(t *testing.T) {
+	server, client := net.Pipe()
+	t.Cleanup(func() { server.Close(); client.Close() })
+	w, _ := transport.NewSocketWriterForTest(server, 10)
+	w.Start()
+	go w.Run()
+	defer w.Stop()
+	for _, m := range []string{"one", "two", "three"} {
+		if !w.Send(transport.TextFrameForTest([]byte(m))) {
+			t.Fatalf("Send refused %q", m)
+		}
+	}
+	r := bufio.NewReader(client)
+	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"one", "two", "three"} {
+		f, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(f.payload) != want {
+			t.Fatalf("got %q, want %q", f.payload, want)
+		}
+	}
+}
