@@ -68,7 +68,8 @@ func (o Options) withDefaults() Options {
 }
 
 // PullResult answers a pull: Changes is nil when nothing changed after the
-// client's version, and the answer is then {serverVersion} alone.
+// client's version (never for since 0, a full sync), and the answer is then
+// {serverVersion} alone.
 type PullResult struct {
 	ServerVersion int64
 	Changes       *board.Changes
@@ -246,7 +247,9 @@ func (r *Room) push(ctx context.Context, req *pushReq) (int64, bool, error) {
 
 // Pull answers a pull. When since equals the room's version it answers at
 // once without touching storage; otherwise it reads the store in the
-// caller's goroutine, so a large pull never holds up the room.
+// caller's goroutine, so a large pull never holds up the room. since 0 is
+// a full sync and always gets the full shape, even from a board still at
+// version 0 (its header and empty lists).
 func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	if since < 0 {
 		return nil, board.FieldErrorf("since", "since must be a non-negative integer.")
@@ -255,14 +258,14 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 		return nil, ErrClosed
 	}
 	r.touch()
-	if v := r.version.Load(); since == v {
+	if v := r.version.Load(); since == v && since != 0 {
 		return &PullResult{ServerVersion: v}, nil
 	}
 	ch, err := r.store.ChangesSince(ctx, r.id, since)
 	if err != nil {
 		return nil, err
 	}
-	if since == ch.ServerVersion && !ch.Reset {
+	if since == ch.ServerVersion && since != 0 && !ch.Reset {
 		return &PullResult{ServerVersion: ch.ServerVersion}, nil
 	}
 	return &PullResult{ServerVersion: ch.ServerVersion, Changes: ch}, nil

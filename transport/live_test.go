@@ -244,6 +244,21 @@ func TestLiveEndToEnd(t *testing.T) {
 	})
 }
 
+// TestLiveFullSyncOfEmptyBoard: ?since=0 on a board nothing was pushed to
+// gets the full state after hello, as GET /sync?since=0 does.
+func TestLiveFullSyncOfEmptyBoard(t *testing.T) {
+	e := newEnv(t)
+	owner := e.claim("owner@example.com", "b1")
+	c, h := e.connect(owner, "b1", "?since=0")
+	if h.ServerVersion != 0 {
+		t.Fatalf("hello version %d, want 0", h.ServerVersion)
+	}
+	m := read(t, c)
+	if m.Type != rooms.TypeChanges || m.Since != 0 || m.ServerVersion != 0 || m.Board.ID != "b1" || m.Board.UpdatedAt == "" || m.Notes == nil || m.Reset {
+		t.Fatalf("catch-up %+v, want the full state of b1 at version 0", m)
+	}
+}
+
 func TestLiveViewer(t *testing.T) {
 	e := newEnv(t)
 	owner := e.claim("owner@example.com", "b1")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/transport"
@@ -74,6 +75,29 @@ func TestPullAndPushShapes(t *testing.T) {
 			t.Fatalf("GET /api/boards = %s, want the pushed name", r.body)
 		}
 	})
+}
+
+// TestPullEmptyBoardFullSync: since=0 is a full sync even on a claimed
+// board nothing was pushed to: the whole shape, the board header with
+// version 0 and its claim time as updatedAt, and [] lists, not null.
+func TestPullEmptyBoardFullSync(t *testing.T) {
+	claimed := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	e := newEnv(t, withClock(claimed))
+	s := e.claim("owner@example.com", "b1")
+	for _, name := range []string{"First", "Again"} {
+		t.Run(name, func(t *testing.T) {
+			r := e.do("GET", "/api/boards/b1/sync?since=0", s, nil)
+			want := map[string]any{
+				"board":                 map[string]any{"id": "b1", "name": "", "version": 0.0, "updatedAt": claimed.Format(time.RFC3339Nano)},
+				"notes":                 []any{},
+				"deletedNoteIds":        []any{},
+				"trackerItems":          []any{},
+				"deletedTrackerItemIds": []any{},
+				"serverVersion":         0.0,
+			}
+			r.wantExactObject(t, 200, want)
+		})
+	}
 }
 
 func TestPullSinceValidation(t *testing.T) {
