@@ -21,8 +21,9 @@ import (
 // touching them.
 type SyncStore interface {
 	// ApplyPushes applies pushes to one board in arrival order, in one
-	// transaction, each bumping the version by one. The result has one entry
-	// per input. The error is ENOTFOUND for an unclaimed board or EINTERNAL;
+	// transaction, each that changes something bumping the version by one
+	// (deleting unknown or already deleted IDs is no change). The result
+	// has one entry per input. The error is ENOTFOUND for an unclaimed board or EINTERNAL;
 	// a push that fails validation gets EINVALID in its own entry and the
 	// others still apply.
 	ApplyPushes(ctx context.Context, boardID string, pushes []PushInput) ([]Applied, error)
@@ -57,15 +58,15 @@ type PushInput struct {
 // Applied is the outcome of one push.
 type Applied struct {
 	// Version is the board version the push produced; for a replayed key it
-	// is the version the key first produced, and for an empty push the
-	// board's current version.
+	// is the version the key first produced, and for a push that changes
+	// nothing the board's current version.
 	Version int64
 	// Replayed is true when the idempotency key had already been applied:
 	// nothing was written.
 	Replayed bool
 	// Changes holds exactly what the push changed, every row at Version, in
-	// the shape of a pull answer since Version-1. It is nil when nothing was
-	// written (replay, empty push, error).
+	// the shape of a pull answer since Version-1. It is nil when no row was
+	// written (replay, a push that changes nothing, error).
 	Changes *board.Changes
 	// Err is the push's own failure (EINVALID); the other pushes of the same
 	// call are unaffected.
@@ -215,6 +216,16 @@ func (t table) remove(id string, version int64, now time.Time) (bool, error) {
 	return true, t.tombs.Put(tombKey(ns, t.kind, id), nil)
 }
 
+// anyLive reports whether any of ids is a live row.
+func (t table) anyLive(ids []string) bool {
+	for _, id := range ids {
+		if v := t.rows.Get([]byte(id)); v != nil && v[0] == rowLive {
+			return true
+		}
+	}
+	return false
+}
+
 // changedSince calls live for every live row written after since and dead
 // for every ID deleted after since, in version order.
 func (t table) changedSince(since int64, live func(js []byte) error, dead func(id string)) error {
@@ -247,7 +258,8 @@ func (t table) eachLive(fn func(js []byte) error) error {
 // ApplyPush applies one push to a claimed board and returns the new board
 // version; replayed is true when idemKey was already applied to this board,
 // in which case the original version is returned and nothing is written.
-// An empty push writes nothing and returns the current version. Errors:
+// A push that changes nothing (empty, or deleting only unknown or already
+// deleted IDs) writes no row and returns the current version. Errors:
 // EINVALID (the push or the key), ENOTFOUND (unclaimed board), EINTERNAL.
 func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
 	res, err := db.ApplyPushes(ctx, boardID, []PushInput{{Push: p, IdempotencyKey: idemKey}})
@@ -259,9 +271,11 @@ func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idem
 
 // ApplyPushes applies pushes to one board, in order, in one write
 // transaction shared (through bbolt's Batch) with writers to other boards,
-// so that concurrent pushes share one fsync. Each non-empty push that is not
-// a replay bumps the board version by one and stamps every row it writes
-// with that version. Within a push, upserts are applied before deletions: a
+// so that concurrent pushes share one fsync. Each push that changes
+// something and is not a replay bumps the board version by one and stamps
+// every row it writes with that version. A push that changes nothing (empty,
+// or deleting only IDs that are not live) writes nothing but its
+// idempotency key and answers the current version without Changes. Within a push, upserts are applied before deletions: a
 // note both upserted and deleted ends deleted; an upsert of a deleted note
 // brings it back. A push that fails validation gets its own EINVALID entry
 // and writes nothing. See SyncStore for the errors.
@@ -307,7 +321,14 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []PushInpu
 					continue
 				}
 			}
-			if in.Push.Empty() {
+			if changesNothing(rb, in.Push) {
+				// Empty, or only deletions of IDs that are not live: the
+				// version and updatedAt stay, nobody is told. The key is
+				// kept, so that a retry answers the same version and stays a
+				// no-op even if one of those IDs was created in between.
+				if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
+					return err
+				}
 				out[i] = Applied{Version: b.Version}
 				continue
 			}
@@ -315,17 +336,8 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []PushInpu
 			if err != nil {
 				return fmt.Errorf("apply push to board %s: %w", boardID, err)
 			}
-			if in.IdempotencyKey != "" {
-				val := make([]byte, 16)
-				binary.BigEndian.PutUint64(val[:8], uint64(b.Version))
-				binary.BigEndian.PutUint64(val[8:], uint64(now.UnixNano()))
-				if err := rb.Bucket(subKeys).Put([]byte(in.IdempotencyKey), val); err != nil {
-					return fmt.Errorf("record idempotency key: %w", err)
-				}
-				tk := append(be64(uint64(now.UnixNano())), in.IdempotencyKey...)
-				if err := rb.Bucket(subKeyTimes).Put(tk, nil); err != nil {
-					return fmt.Errorf("record idempotency key: %w", err)
-				}
+			if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
+				return err
 			}
 			out[i] = Applied{Version: b.Version, Changes: ch}
 			dirty = true
@@ -342,6 +354,36 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []PushInpu
 		return nil, fmt.Errorf("apply pushes to board %s: %w", boardID, err)
 	}
 	return out, nil
+}
+
+// changesNothing reports whether applying p would change nothing: it
+// neither names the board nor upserts, and every ID it deletes is unknown
+// or already deleted. Deletions are checked against rb as the transaction
+// sees it, earlier pushes of the same batch included.
+func changesNothing(rb *bbolt.Bucket, p *board.Push) bool {
+	if p.Board != nil || len(p.Notes.Upserted) > 0 || len(p.TrackerItems.Upserted) > 0 {
+		return false
+	}
+	return !notesTable(rb).anyLive(p.Notes.Deleted) && !itemsTable(rb).anyLive(p.TrackerItems.Deleted)
+}
+
+// recordKey remembers that the idempotency key key (none when "") produced
+// version, for replays until the sweep forgets it.
+func recordKey(rb *bbolt.Bucket, key string, version int64, now time.Time) error {
+	if key == "" {
+		return nil
+	}
+	val := make([]byte, 16)
+	binary.BigEndian.PutUint64(val[:8], uint64(version))
+	binary.BigEndian.PutUint64(val[8:], uint64(now.UnixNano()))
+	if err := rb.Bucket(subKeys).Put([]byte(key), val); err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	tk := append(be64(uint64(now.UnixNano())), key...)
+	if err := rb.Bucket(subKeyTimes).Put(tk, nil); err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	return nil
 }
 
 // applyOne writes one non-empty push at b.Version+1, moving b (not yet

@@ -193,6 +193,106 @@ func TestUpsertBringsDeletedNoteBack(t *testing.T) {
 	}
 }
 
+// TestPushOfUnknownDeletionsChangesNothing: a push whose deletions name
+// only IDs that are not live (never known, or already deleted) is a no-op:
+// the version and updatedAt stay, there is nothing to fan out, and an
+// already deleted note is not announced again.
+func TestPushOfUnknownDeletionsChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	db, clock, _ := openSyncDB(t, "b1")
+	mustPush(t, db, "b1", &board.Push{
+		Notes:        board.NoteChanges{Upserted: []board.Note{note("a", "x"), note("gone", "y")}},
+		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{item("i", "s")}},
+	}, "")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"gone"}}}, "")
+	before, err := db.FindBoard(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+
+	for _, tc := range []struct {
+		name string
+		push board.Push
+	}{
+		{"UnknownNote", board.Push{Notes: board.NoteChanges{Deleted: []string{"never"}}}},
+		{"UnknownItem", board.Push{TrackerItems: board.ItemChanges{Deleted: []string{"never"}}}},
+		{"AlreadyDeletedNote", board.Push{Notes: board.NoteChanges{Deleted: []string{"gone", "gone"}}}},
+		{"ANoteIDAsItem", board.Push{TrackerItems: board.ItemChanges{Deleted: []string{"a"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := db.ApplyPushes(ctx, "b1", []persist.PushInput{{Push: &tc.push}})
+			if err != nil || res[0].Err != nil {
+				t.Fatal(err, res[0].Err)
+			}
+			if got, want := res[0].Version, int64(2); got != want || res[0].Changes != nil || res[0].Replayed {
+				t.Fatalf("applied %+v, want version %d, no changes", res[0], want)
+			}
+			b, err := db.FindBoard(ctx, "b1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Version != 2 || b.UpdatedAt != before.UpdatedAt {
+				t.Fatalf("board version=%d updatedAt=%s, want 2 and %s", b.Version, b.UpdatedAt, before.UpdatedAt)
+			}
+			if ch := changes(t, db, "b1", 1); !slices.Equal(ch.DeletedNoteIDs, []string{"gone"}) || len(ch.Notes) != 0 || ch.ServerVersion != 2 {
+				t.Fatalf("since 1: %+v, want only gone's deletion at 2", ch)
+			}
+		})
+	}
+}
+
+// TestDeletingDeletedNoteAlongsideChanges: in a push that changes
+// something else, deleting an already deleted note neither reports it nor
+// moves its tombstone to the new version.
+func TestDeletingDeletedNoteAlongsideChanges(t *testing.T) {
+	db, _, _ := openSyncDB(t, "b1")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "")
+	res, err := db.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: &board.Push{
+		Notes: board.NoteChanges{Upserted: []board.Note{note("b", "y")}, Deleted: []string{"a"}},
+	}}})
+	if err != nil || res[0].Err != nil {
+		t.Fatal(err, res[0].Err)
+	}
+	if got, want := res[0].Version, int64(3); got != want {
+		t.Fatalf("Version=%d, want %d", got, want)
+	}
+	if ch := res[0].Changes; ch == nil || len(ch.DeletedNoteIDs) != 0 || noteIDs(ch.Notes)[0] != "b" {
+		t.Fatalf("changes %+v, want b upserted and no deletion", ch)
+	}
+	if ch := changes(t, db, "b1", 2); len(ch.DeletedNoteIDs) != 0 {
+		t.Fatalf("since 2: deleted=%v, want none (a was deleted at 2)", ch.DeletedNoteIDs)
+	}
+}
+
+// TestNoOpPushKeepsItsIdempotencyKey: a push that changes nothing records
+// its key with the current version, so that a retry is a replay and stays a
+// no-op even once the ID it deletes exists.
+func TestNoOpPushKeepsItsIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	db, _, _ := openSyncDB(t, "b1")
+	del := &board.Push{Notes: board.NoteChanges{Deleted: []string{"later"}}}
+	if v, replayed, err := db.ApplyPush(ctx, "b1", del, "k-del"); err != nil || v != 0 || replayed {
+		t.Fatalf("no-op push: v=%d replayed=%v err=%v, want 0, not replayed", v, replayed, err)
+	}
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("later", "x")}}}, "")
+	if v, replayed, err := db.ApplyPush(ctx, "b1", del, "k-del"); err != nil || v != 0 || !replayed {
+		t.Fatalf("retry: v=%d replayed=%v err=%v, want the original 0, replayed", v, replayed, err)
+	}
+	if ch := changes(t, db, "b1", 0); noteIDs(ch.Notes)[0] != "later" || ch.ServerVersion != 1 {
+		t.Fatalf("after the retry: %+v, want later live at 1", ch)
+	}
+	empty := &board.Push{ClientVersion: 1}
+	if v, _, err := db.ApplyPush(ctx, "b1", empty, "k-empty"); err != nil || v != 1 {
+		t.Fatalf("empty push: v=%d err=%v, want 1", v, err)
+	}
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("more", "y")}}}, "")
+	if v, replayed, _ := db.ApplyPush(ctx, "b1", empty, "k-empty"); v != 1 || !replayed {
+		t.Fatalf("empty retry: v=%d replayed=%v, want the original 1, replayed", v, replayed)
+	}
+}
+
 func TestIdempotencyKey(t *testing.T) {
 	db, clock, _ := openSyncDB(t, "b1")
 	ctx := context.Background()

@@ -259,6 +259,57 @@ func TestLiveFullSyncOfEmptyBoard(t *testing.T) {
 	}
 }
 
+// TestPushOfUnknownDeletionsIsANoOp: a push deleting only IDs the board
+// does not have (never had, or already deleted) answers the current
+// version, over REST and as a live ack, and nobody is sent a change.
+func TestPushOfUnknownDeletionsIsANoOp(t *testing.T) {
+	e := newEnv(t)
+	alice := e.claim("alice@example.com", "b1")
+	bob := e.invite(alice, "b1", "bob@example.com", "pro")
+	e.pushOK(alice, "b1", notePush(board.Note{ID: "n1"}, board.Note{ID: "gone"}))
+	e.pushOK(alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"gone"}}})
+	before := e.pull(alice, "b1", 0).Board
+
+	ca, _ := e.connect(alice, "b1", "?since=2")
+	cb, _ := e.connect(bob, "b1", "?since=2")
+	readType(t, ca, rooms.TypeJoin)
+
+	del := board.Push{Notes: board.NoteChanges{Deleted: []string{"gone", "never"}}, TrackerItems: board.ItemChanges{Deleted: []string{"n1"}}}
+	t.Run("REST", func(t *testing.T) {
+		if status, body := e.push(alice, "b1", del); status != 200 || version(t, body) != 2 {
+			t.Fatalf("push: %d %v, want 200 {serverVersion: 2}", status, body)
+		}
+		e.do("GET", "/api/boards/b1/sync?since=2", alice, nil).wantExactObject(t, 200, map[string]any{"serverVersion": 2.0})
+		if got := e.pull(alice, "b1", 0).Board; got != before {
+			t.Fatalf("board header %+v, want it unchanged: %+v", got, before)
+		}
+	})
+	t.Run("Live", func(t *testing.T) {
+		send(t, ca, pushMsg{Type: "push", ID: "p1", Push: del})
+		if m := read(t, ca); m.Type != rooms.TypeAck || m.ID != "p1" || m.ServerVersion != 2 {
+			t.Fatalf("alice got %+v, want ack p1 at 2", m)
+		}
+	})
+	t.Run("IdempotencyKey", func(t *testing.T) {
+		key := http.Header{"Idempotency-Key": {"delete-never"}}
+		r := e.do("POST", "/api/boards/b1/sync", alice, del, key)
+		if r.status != 200 || r.header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("first: %v", r)
+		}
+		e.pushOK(alice, "b1", notePush(board.Note{ID: "never"}))
+		if m := read(t, cb); m.Type != rooms.TypeChanges || m.ServerVersion != 3 {
+			t.Fatalf("bob got %+v first, want the change at 3 (nothing for the no-op pushes)", m)
+		}
+		r = e.do("POST", "/api/boards/b1/sync", alice, del, key)
+		if r.status != 200 || strings.TrimSpace(string(r.body)) != `{"serverVersion":2}` || r.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("retry: %v, want the original {serverVersion: 2}, replayed", r)
+		}
+		if ch := e.pull(alice, "b1", 0); ch.ServerVersion != 3 || len(ch.Notes) != 2 {
+			t.Fatalf("after the retry: %+v, want never still live at 3", ch)
+		}
+	})
+}
+
 func TestLiveViewer(t *testing.T) {
 	e := newEnv(t)
 	owner := e.claim("owner@example.com", "b1")
