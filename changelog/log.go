@@ -107,9 +107,10 @@ type Entry struct {
 type Query struct {
 	NoteID string
 	Action string
-	// Before keeps entries recorded strictly before it: paging passes the
-	// timestamp of the last entry of the previous page.
-	Before time.Time
+	// Before, when not nil, keeps entries recorded strictly before it:
+	// paging passes the timestamp of the last entry of the previous page.
+	// The zero time is a time like any other, before every entry.
+	Before *time.Time
 	Limit  int
 }
 

@@ -104,12 +104,13 @@ type SnapshotInfo struct {
 }
 
 // LogQuery selects changelog entries, newest first. Empty NoteID or Action
-// and a zero Before do not filter; Limit must be positive.
+// and a nil Before do not filter; Limit must be positive.
 type LogQuery struct {
 	NoteID string
 	Action string
-	// Before keeps entries recorded strictly before it.
-	Before time.Time
+	// Before keeps entries recorded strictly before it; any time counts,
+	// the zero time included (which nothing is before).
+	Before *time.Time
 	Limit  int
 }
 
@@ -455,18 +456,28 @@ func clScanBack(c *bbolt.Cursor, prefix, upper []byte, fn func(k, v []byte) (boo
 	return nil
 }
 
+// logKeyBound is the key that log keys recorded strictly before before
+// sort below: past every log key when before is nil.
+func logKeyBound(before *time.Time) string {
+	switch {
+	case before == nil, before.UTC().Year() > 9999:
+		// Keys after an index prefix all start with "log/"; "log0" sorts
+		// right after every one of them ('0' follows '/').
+		return "log0"
+	case before.UTC().Year() < 0:
+		// Stamps have four-digit years: nothing is older.
+		return LogKeyPrefix
+	}
+	return LogKeyPrefix + Stamp(*before)
+}
+
 // ListLog answers q (see ChangelogStore). Each filter walks its own index,
 // so a page costs about Limit reads whatever the log's size.
 func (db *DB) ListLog(ctx context.Context, boardID string, q LogQuery) ([]LogEntry, error) {
 	if q.Limit <= 0 {
 		return nil, board.FieldErrorf("limit", "limit must be a positive integer.")
 	}
-	// Keys after an index prefix all start with "log/"; "log0" sorts right
-	// after every one of them ('0' follows '/').
-	bound := "log0"
-	if !q.Before.IsZero() {
-		bound = LogKeyPrefix + Stamp(q.Before)
-	}
+	bound := logKeyBound(q.Before)
 	out := []LogEntry{}
 	err := db.view(ctx, func(tx *bbolt.Tx) error {
 		cb, ok, err := changelogBucket(tx, boardID, false)

@@ -202,7 +202,7 @@ func TestListLogFiltersAndPages(t *testing.T) {
 						break
 					}
 					ts, _ := persist.ParseStamp(es[len(es)-1].Timestamp)
-					q.Before = ts
+					q.Before = &ts
 				}
 				if !slices.EqualFunc(got, exp, sameEntry) {
 					t.Fatalf("limit %d: got %d entries %v, want %d %v", limit, len(got), got, len(exp), exp)
@@ -213,7 +213,7 @@ func TestListLogFiltersAndPages(t *testing.T) {
 
 	t.Run("BeforeIsStrict", func(t *testing.T) {
 		ts, _ := persist.ParseStamp(in[50].Timestamp)
-		es, err := db.ListLog(ctx, "b1", persist.LogQuery{Before: ts, Limit: 500})
+		es, err := db.ListLog(ctx, "b1", persist.LogQuery{Before: &ts, Limit: 500})
 		if err != nil {
 			t.Fatal(err)
 		}

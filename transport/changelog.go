@@ -113,7 +113,7 @@ func logQuery(r *http.Request) (changelog.Query, error) {
 		if err != nil {
 			return q, err
 		}
-		q.Before = t
+		q.Before = &t
 	}
 	return q, q.Validate()
 }

@@ -308,6 +308,20 @@ func TestChangelogListQuery(t *testing.T) {
 			t.Fatalf("before a later time with an offset: %d entries, want 500", len(got))
 		}
 	})
+	t.Run("BeforeTheEdgesOfTime", func(t *testing.T) {
+		for _, tc := range []struct {
+			before string
+			want   int
+		}{
+			{"0001-01-01T00:00:00Z", 0}, // Go's zero time is a time like any other
+			{"0000-01-01T00:00:00+01:00", 0},
+			{"9999-12-31T23:59:59-01:00", 500},
+		} {
+			if got := e.list(s, "b1", "?limit=500&before="+url.QueryEscape(tc.before)); len(got) != tc.want {
+				t.Fatalf("before %s: %d entries, want %d", tc.before, len(got), tc.want)
+			}
+		}
+	})
 	for _, tc := range []struct {
 		query, field string
 	}{
