@@ -296,23 +296,34 @@ func (l *Log) List(ctx context.Context, boardID string, q Query) ([]persist.LogE
 }
 
 // CheckLogKey checks that key has the shape of a log key,
-// "log/<timestamp>-<id>"; field names it in the error. Keys are relative
-// to the board in the path, so a well-formed key can never reach another
-// board's entries.
+// "log/<timestamp>-<id>" with any ISO 8601 UTC timestamp; field names it
+// in the error. Keys are relative to the board in the path, so a
+// well-formed key can never reach another board's entries.
 func CheckLogKey(field, key string) error {
-	if !persist.ValidLogKey(key) {
-		return board.FieldErrorf(field, "%s must be a changelog key such as log/2026-03-01T09:30:00.123456789Z-note-7 (got %q).", field, clip(key, 80))
-	}
-	return nil
+	_, err := canonicalLogKey(field, key)
+	return err
 }
 
-// Entry returns one entry with its Markdown. EINVALID for a malformed key,
-// ENOTFOUND when the board has no such entry.
+// canonicalLogKey is key as the store writes it (see
+// persist.CanonicalLogKey), or CheckLogKey's error.
+func canonicalLogKey(field, key string) (string, error) {
+	canon, ok := persist.CanonicalLogKey(key)
+	if !ok {
+		return "", board.FieldErrorf(field, "%s must be a changelog key such as log/2026-03-01T09:30:00.123456789Z-note-7 (got %q).", field, clip(key, 80))
+	}
+	return canon, nil
+}
+
+// Entry returns one entry with its Markdown. The key's timestamp may have
+// any precision: log/2026-03-01T09:30:00.123Z-n1 is the entry recorded at
+// 09:30:00.123000000. EINVALID for a malformed key, ENOTFOUND when the
+// board has no such entry.
 func (l *Log) Entry(ctx context.Context, boardID, key string) (*persist.LogEntry, error) {
-	if err := CheckLogKey("logKey", key); err != nil {
+	canon, err := canonicalLogKey("logKey", key)
+	if err != nil {
 		return nil, err
 	}
-	return l.store.FindLogEntry(ctx, boardID, key)
+	return l.store.FindLogEntry(ctx, boardID, canon)
 }
 
 // RestoreNote parses the note snapshot of a create_note, update_note or
@@ -339,7 +350,8 @@ func (l *Log) RestoreNote(ctx context.Context, boardID, key string) (board.Note,
 }
 
 // CheckSnapshotKey checks that key is "current.md" or has the shape
-// "snapshots/<timestamp>.md"; field names it in the error.
+// "snapshots/<timestamp>.md" with any ISO 8601 UTC timestamp; field names
+// it in the error.
 func CheckSnapshotKey(field, key string) error {
 	if key != CurrentKey && !persist.ValidSnapshotKey(key) {
 		return board.FieldErrorf(field, "%s must be %q or a snapshot key such as snapshots/2026-03-01T09:30:00.123456789Z.md (got %q).", field, CurrentKey, clip(key, 80))
@@ -349,7 +361,8 @@ func CheckSnapshotKey(field, key string) error {
 
 // BoardSnapshot returns the Markdown of a board snapshot: key "current.md"
 // (or "") is the current snapshot (see Current), else a point-in-time
-// snapshot. EINVALID for a malformed key, ENOTFOUND for an unknown one.
+// snapshot, whose timestamp may have any precision. EINVALID for a
+// malformed key, ENOTFOUND for an unknown one.
 func (l *Log) BoardSnapshot(ctx context.Context, boardID, key string) ([]byte, error) {
 	if key == "" || key == CurrentKey {
 		return l.Current(ctx, boardID)
@@ -357,7 +370,8 @@ func (l *Log) BoardSnapshot(ctx context.Context, boardID, key string) ([]byte, e
 	if err := CheckSnapshotKey("key", key); err != nil {
 		return nil, err
 	}
-	return l.store.FindSnapshot(ctx, boardID, key)
+	canon, _ := persist.CanonicalSnapshotKey(key)
+	return l.store.FindSnapshot(ctx, boardID, canon)
 }
 
 // RestoreBoard parses a board snapshot: "current.md" or a point-in-time

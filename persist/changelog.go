@@ -202,39 +202,99 @@ func keyIDChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == '~'
 }
 
-// ValidLogKey reports whether key has the shape of a log key:
-// "log/<stamp>-<id>" with a valid stamp and an id as LogKeyID makes them.
-func ValidLogKey(key string) bool {
+// cutKeyStamp reads the ISO 8601 UTC timestamp s starts with, as clients
+// other than ours write them in keys: "2006-01-02T15:04:05", an optional
+// fraction of 1 to 9 digits (JavaScript's toISOString gives 3, Python's
+// isoformat 6), then "Z" or "+00:00". It returns the time and the rest of s.
+func cutKeyStamp(s string) (time.Time, string, bool) {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(shape)+1 {
+		return time.Time{}, "", false
+	}
+	for i := range len(shape) {
+		if c := s[i]; shape[i] == 'd' && (c < '0' || c > '9') || shape[i] != 'd' && c != shape[i] {
+			return time.Time{}, "", false
+		}
+	}
+	end := len(shape)
+	if s[end] == '.' {
+		digits := 0
+		for end+1+digits < len(s) && s[end+1+digits] >= '0' && s[end+1+digits] <= '9' {
+			digits++
+		}
+		if digits < 1 || digits > 9 {
+			return time.Time{}, "", false
+		}
+		end += 1 + digits
+	}
+	stamp, rest := s[:end], s[end:]
+	if r, ok := strings.CutPrefix(rest, "Z"); ok {
+		rest = r
+	} else if r, ok := strings.CutPrefix(rest, "+00:00"); ok {
+		rest = r
+	} else {
+		return time.Time{}, "", false
+	}
+	t, err := time.Parse(time.RFC3339Nano, stamp+"Z")
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	return t, rest, true
+}
+
+// CanonicalLogKey reads a key of the shape "log/<timestamp>-<id>", where
+// the timestamp is any ISO 8601 UTC time (see cutKeyStamp) and the id is
+// one LogKeyID could make, and returns it as AppendLog writes keys: with
+// the timestamp in StampLayout. A key with a millisecond timestamp thus
+// names the entry recorded at exactly that millisecond. ok is false for
+// any other key.
+func CanonicalLogKey(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, LogKeyPrefix)
-	if !ok || len(rest) < len(StampLayout)+2 || rest[len(StampLayout)] != '-' {
-		return false
+	if !ok {
+		return "", false
 	}
-	if _, ok := ParseStamp(rest[:len(StampLayout)]); !ok {
-		return false
+	t, rest, ok := cutKeyStamp(rest)
+	if !ok {
+		return "", false
 	}
-	id := rest[len(StampLayout)+1:]
-	if len(id) > MaxKeyIDLen || strings.Contains(id, "..") {
-		return false
+	id, ok := strings.CutPrefix(rest, "-")
+	if !ok || id == "" || len(id) > MaxKeyIDLen || strings.Contains(id, "..") {
+		return "", false
 	}
 	for _, r := range id {
 		if !keyIDChar(r) {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return LogKeyPrefix + Stamp(t) + "-" + id, true
 }
 
-// ValidSnapshotKey reports whether key has the shape "snapshots/<stamp>.md".
-func ValidSnapshotKey(key string) bool {
+// ValidLogKey reports whether key has the shape of a log key (see
+// CanonicalLogKey).
+func ValidLogKey(key string) bool {
+	_, ok := CanonicalLogKey(key)
+	return ok
+}
+
+// CanonicalSnapshotKey reads a key of the shape "snapshots/<timestamp>.md"
+// with any ISO 8601 UTC timestamp, as CanonicalLogKey does, and returns it
+// as PutSnapshot writes keys. ok is false for any other key.
+func CanonicalSnapshotKey(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, SnapshotKeyPrefix)
 	if !ok {
-		return false
+		return "", false
 	}
-	stamp, ok := strings.CutSuffix(rest, SnapshotKeySuffix)
-	if !ok {
-		return false
+	t, rest, ok := cutKeyStamp(rest)
+	if !ok || rest != SnapshotKeySuffix {
+		return "", false
 	}
-	_, ok = ParseStamp(stamp)
+	return SnapshotKeyPrefix + Stamp(t) + SnapshotKeySuffix, true
+}
+
+// ValidSnapshotKey reports whether key has the shape "snapshots/<timestamp>.md"
+// (see CanonicalSnapshotKey).
+func ValidSnapshotKey(key string) bool {
+	_, ok := CanonicalSnapshotKey(key)
 	return ok
 }
 

@@ -64,6 +64,24 @@ func TestStampShape(t *testing.T) {
 	}
 }
 
+// TestCanonicalKeys: a key's timestamp of any precision names the entry
+// or snapshot recorded at that instant, in the form the store writes.
+func TestCanonicalKeys(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"log/2026-03-01T09:30:00.123456789Z-n1", "log/2026-03-01T09:30:00.123456789Z-n1"},
+		{"log/2026-03-01T09:30:00.123Z-n1", "log/2026-03-01T09:30:00.123000000Z-n1"},
+		{"log/2026-03-01T09:30:00Z-a-b", "log/2026-03-01T09:30:00.000000000Z-a-b"},
+		{"log/2026-03-01T09:30:00.5+00:00-n1", "log/2026-03-01T09:30:00.500000000Z-n1"},
+	} {
+		if got, ok := persist.CanonicalLogKey(tc.in); !ok || got != tc.want {
+			t.Errorf("CanonicalLogKey(%q)=%q,%v, want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	if got, ok := persist.CanonicalSnapshotKey("snapshots/2026-03-02T00:00:00Z.md"); !ok || got != "snapshots/2026-03-02T00:00:00.000000000Z.md" {
+		t.Errorf("CanonicalSnapshotKey=%q,%v", got, ok)
+	}
+}
+
 func TestLogKeyID(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"n1", "n1"},
@@ -106,7 +124,20 @@ func TestValidKeys(t *testing.T) {
 		{"log/" + ts + "-a..b", false, false},
 		{"log/../" + ts + "-n1", false, false},
 		{"b2/log/" + ts + "-n1", false, false},
-		{"log/2026-03-01T09:30:00Z-n1", false, false},
+		{"log/2026-03-01T09:30:00Z-n1", true, false},
+		{"log/2026-03-01T09:30:00.123Z-n1", true, false},
+		{"log/2026-03-01T09:30:00.123456+00:00-n1", true, false},
+		{"snapshots/2026-03-01T09:30:00.1Z.md", false, true},
+		{"log/2026-03-01T09:30:00.Z-n1", false, false},
+		{"log/2026-03-01T09:30:00.1234567890Z-n1", false, false},
+		{"log/2026-03-01T09:30:00+01:00-n1", false, false},
+		{"log/2026-03-01T09:30:00-n1", false, false},
+		{"log/2026-03-01T9:30:00Z-n1", false, false},
+		{"log/2026-03-01 09:30:00Z-n1", false, false},
+		{"log/2026-02-30T09:30:00Z-n1", false, false},
+		{"log/2026-03-01T09:30:00Z", false, false},
+		{"log/2026-03-01T09:30:00Z-", false, false},
+		{"snapshots/2026-03-01T09:30:00Z.mdx", false, false},
 		{"log/2026-03-01T09:30:00.123456000Z-" + strings.Repeat("x", 129), false, false},
 		{"log/" + ts + "-n%2F1", false, false},
 		{"snapshots/" + ts, false, false},

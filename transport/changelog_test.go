@@ -362,10 +362,15 @@ func TestChangelogGetEntry(t *testing.T) {
 		t.Fatalf("listed noteId %q, want the exact %q", listed[0].NoteID, note.ID)
 	}
 
+	// The first entry was recorded at clT0 exactly: keys with a timestamp of
+	// another precision name it too.
+	idPart := keys[0][strings.Index(keys[0], "Z-")+2:]
 	for _, tc := range []struct{ name, path, want string }{
 		{"Plain", "/api/boards/b1/log/" + keys[0], noteSnapshot(note)},
 		{"Escaped", "/api/boards/b1/log/" + url.PathEscape(keys[0]), noteSnapshot(note)},
 		{"Rename", "/api/boards/b1/log/" + keys[1], string(changelog.RenderRename("Sprint 12"))},
+		{"Milliseconds", "/api/boards/b1/log/log/2026-03-01T09:30:00.000Z-" + idPart, noteSnapshot(note)},
+		{"Seconds", "/api/boards/b1/log/log/2026-03-01T09:30:00Z-" + idPart, noteSnapshot(note)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := e.do("GET", tc.path, s, nil)
@@ -395,7 +400,12 @@ func TestChangelogGetEntry(t *testing.T) {
 		{"Empty", "/api/boards/b1/log/", 400},
 		{"SnapshotKey", "/api/boards/b1/log/snapshots/2026-03-01T09:30:00.000000000Z.md", 400},
 		{"CurrentMD", "/api/boards/b1/log/current.md", 400},
-		{"ShortStamp", "/api/boards/b1/log/log/2026-03-01T09:30:00Z-n1", 400},
+		{"UnknownMillisecondKey", "/api/boards/b1/log/log/2026-03-01T09:30:00.123Z-n1", 404},
+		{"UnknownSecondKey", "/api/boards/b1/log/log/2026-03-01T09:30:00Z-n1", 404},
+		{"UnknownMicrosecondKeyWithOffset", "/api/boards/b1/log/log/2026-03-01T09:30:00.123456+00:00-n1", 404},
+		{"TenFractionalDigits", "/api/boards/b1/log/log/2026-03-01T09:30:00.1234567890Z-n1", 400},
+		{"NotUTC", "/api/boards/b1/log/log/2026-03-01T09:30:00+01:00-n1", 400},
+		{"NoZone", "/api/boards/b1/log/log/2026-03-01T09:30:00-n1", 400},
 	} {
 		t.Run("Err"+tc.name, func(t *testing.T) {
 			field := ""
@@ -457,6 +467,8 @@ func TestChangelogRestoreEndpoint(t *testing.T) {
 		{"MissingKey", map[string]string{"type": "note"}, 400, "logKey"},
 		{"GarbageKey", map[string]string{"logKey": "../../etc/passwd", "type": "note"}, 400, "logKey"},
 		{"UnknownNote", map[string]string{"logKey": "log/2020-01-01T00:00:00.000000000Z-n1", "type": "note"}, 404, ""},
+		{"UnknownMillisecondNote", map[string]string{"logKey": "log/2026-03-01T09:30:00.123Z-n1", "type": "note"}, 404, ""},
+		{"UnknownMillisecondSnapshot", map[string]string{"logKey": "snapshots/2026-03-01T09:30:00.123Z.md", "type": "board"}, 404, ""},
 		{"UnknownSnapshot", map[string]string{"logKey": "snapshots/2020-01-01T00:00:00.000000000Z.md", "type": "board"}, 404, ""},
 		{"UnknownField", map[string]string{"logKey": keys[0], "type": "note", "extra": "x"}, 400, "extra"},
 	} {
