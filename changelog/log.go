@@ -339,7 +339,7 @@ func (l *Log) RestoreNote(ctx context.Context, boardID, key string) (board.Note,
 		return board.Note{}, err
 	}
 	if !isNoteAction(e.Action) {
-		return board.Note{}, board.FieldErrorf("logKey", "logKey %q is a %s entry, which holds no note.", key, e.Action)
+		return board.Note{}, board.FieldErrorf("logKey", "logKey %q is a %s entry, which holds no note: restore it with type \"board\".", key, e.Action)
 	}
 	n, err := ParseNote(e.Content)
 	if err != nil {
@@ -375,11 +375,14 @@ func (l *Log) BoardSnapshot(ctx context.Context, boardID, key string) ([]byte, e
 }
 
 // RestoreBoard parses a board snapshot: "current.md" or a point-in-time
-// snapshot key. It changes nothing. EINVALID (field logKey) for a key that
-// is not a board snapshot's, ENOTFOUND for an unknown key.
+// snapshot key. The key of a rename_board entry restores the name: the
+// board as the server holds it now, named as the entry says (a rename
+// record holds nothing else). It changes nothing. EINVALID (field logKey)
+// for a key that is neither (a note entry's included), ENOTFOUND for an
+// unknown key.
 func (l *Log) RestoreBoard(ctx context.Context, boardID, key string) (board.State, error) {
 	if persist.ValidLogKey(key) {
-		return board.State{}, board.FieldErrorf("logKey", "logKey %q is a changelog entry: restore it with type \"note\".", key)
+		return l.restoreRename(ctx, boardID, key)
 	}
 	if err := CheckSnapshotKey("logKey", key); err != nil {
 		return board.State{}, err
@@ -393,6 +396,29 @@ func (l *Log) RestoreBoard(ctx context.Context, boardID, key string) (board.Stat
 		return board.State{}, fmt.Errorf("stored snapshot %s of board %s does not parse: %w", key, boardID, err)
 	}
 	return st, nil
+}
+
+// restoreRename answers RestoreBoard for a log key: the server's state of
+// the board with the name a rename_board entry holds.
+func (l *Log) restoreRename(ctx context.Context, boardID, key string) (board.State, error) {
+	e, err := l.Entry(ctx, boardID, key)
+	if err != nil {
+		return board.State{}, err
+	}
+	if e.Action != ActionRenameBoard {
+		return board.State{}, board.FieldErrorf("logKey", "logKey %q is a %s entry, which holds a note: restore it with type \"note\".", key, e.Action)
+	}
+	name, err := ParseRename(e.Content)
+	if err != nil {
+		// Stored entries are rendered by the server; this is corruption.
+		return board.State{}, fmt.Errorf("stored entry %s of board %s does not parse: %w", key, boardID, err)
+	}
+	st, err := l.store.BoardState(ctx, boardID)
+	if err != nil {
+		return board.State{}, err
+	}
+	st.Board.Name = name
+	return *st, nil
 }
 
 // Current returns the board's current snapshot: current.md when it still

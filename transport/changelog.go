@@ -169,9 +169,10 @@ type restoreRequest struct {
 
 // handleRestore is POST /api/boards/{boardId}/log/restore. type "note"
 // answers the Note a note entry holds; type "board" answers the
-// BoardState {board, phases?, notes, trackerItems} of "current.md" or a
-// snapshot key. Nothing stored changes, so viewers may restore too: the
-// client pushes what it restores.
+// BoardState {board, phases?, notes, trackerItems} of "current.md", a
+// snapshot key, or a rename_board entry (the board now, with that name).
+// Nothing stored changes, so viewers may restore too: the client pushes
+// what it restores.
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 	var req restoreRequest
 	if err := decodeJSON(w, r, limitJSONBody, &req); err != nil {

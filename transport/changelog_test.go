@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -450,6 +451,35 @@ func TestChangelogRestoreEndpoint(t *testing.T) {
 			}
 			if _, ok := got["board"]; !ok || st.Board.Name != "Roadmap" || len(st.Notes) != 1 || st.Notes[0].Content != "body" || len(st.TrackerItems) != 1 || st.TrackerItems[0].Summary != "Ship" {
 				t.Fatalf("restored board %s", raw)
+			}
+		})
+	}
+	t.Run("BoardFromRename", func(t *testing.T) {
+		old := e.appendLog(s, "b1", clEntry{Action: "rename_board", Content: "Old name"})[0]
+		var got map[string]json.RawMessage
+		e.do("POST", "/api/boards/b1/log/restore", s, map[string]string{"logKey": old, "type": "board"}).want(t, 200, &got)
+		if got, want := slices.Sorted(maps.Keys(got)), []string{"board", "notes", "trackerItems"}; !slices.Equal(got, want) {
+			t.Fatalf("restored keys %v, want %v", got, want)
+		}
+		var st board.State
+		raw, _ := json.Marshal(got)
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		// The board as it is now, named as the entry says.
+		if st.Board.ID != "b1" || st.Board.Name != "Old name" || st.Board.Version != 1 || len(st.Notes) != 1 || st.Notes[0].Content != "body" || len(st.TrackerItems) != 1 {
+			t.Fatalf("restored rename %s", raw)
+		}
+	})
+	// The refusals agree on which type restores which entry.
+	for _, tc := range []struct{ name, logKey, typ, hint string }{
+		{"NoteFromRename", keys[1], "note", `type "board"`},
+		{"BoardFromNoteEntry", keys[0], "board", `type "note"`},
+	} {
+		t.Run("Hint"+tc.name, func(t *testing.T) {
+			msg := e.do("POST", "/api/boards/b1/log/restore", s, map[string]string{"logKey": tc.logKey, "type": tc.typ}).wantError(t, 400, "logKey")
+			if !strings.Contains(msg, tc.hint) {
+				t.Fatalf("error %q, want it to point at %s", msg, tc.hint)
 			}
 		})
 	}
