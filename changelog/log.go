@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -134,10 +135,22 @@ func checkNoteID(field, id string) error {
 }
 
 // prepared is a validated entry: what will be stored, or, for a
-// delete_note without content, the note whose snapshot the server fills in.
+// delete_note without content, the note whose snapshot the server fills in,
+// or, for plain Markdown, the text of a note whose other fields the server
+// fills in.
 type prepared struct {
 	persist.NewLogEntry
 	needsSnapshot bool
+	plain         bool
+	text          string
+}
+
+// isPlainMarkdown reports whether a note entry's content is the note's text
+// alone rather than a note snapshot, which always opens with a
+// front-matter fence line.
+func isPlainMarkdown(content string) bool {
+	first, _, _ := cutLine(bytes.TrimPrefix([]byte(content), utf8BOM))
+	return !isFence(first)
 }
 
 // validate checks every entry and renders the ones it can. Content is
@@ -169,11 +182,18 @@ func validate(entries []Entry) ([]prepared, error) {
 			return nil, err
 		}
 		out[i].NoteID, out[i].Action = e.NoteID, e.Action
-		if e.Content == "" {
-			if e.Action != ActionDeleteNote {
-				return nil, board.FieldErrorf(path+".content", "%s.content must hold the note snapshot.", path)
-			}
+		if e.Content == "" && e.Action == ActionDeleteNote {
 			out[i].needsSnapshot = true
+			continue
+		}
+		if isPlainMarkdown(e.Content) {
+			// The note's text as plain Markdown (the empty text included):
+			// checked now as a push would, the rest filled in by Append.
+			n := board.Note{ID: e.NoteID, Content: e.Content}
+			if err := n.Validate(path); err != nil {
+				return nil, err
+			}
+			out[i].plain, out[i].text = true, e.Content
 			continue
 		}
 		n, err := ParseNote([]byte(e.Content))
@@ -194,7 +214,11 @@ func validate(entries []Entry) ([]prepared, error) {
 // entry is invalid: the error is EINVALID naming entries[i].field. A
 // delete_note entry without content gets the pre-deletion snapshot from the
 // server: the note as stored when it is still live, else its newest logged
-// snapshot; EINVALID when there is neither. ENOTFOUND for an unclaimed board.
+// snapshot; EINVALID when there is neither. A note entry whose content is
+// plain Markdown (no front matter; for create_note and update_note the
+// empty text too) is the note's text: the entry stores a snapshot of the
+// note with that id and text and every other field from the same server
+// copy, or zero fields when there is none. ENOTFOUND for an unclaimed board.
 func (l *Log) Append(ctx context.Context, boardID string, entries []Entry) ([]persist.LogEntry, error) {
 	prep, err := validate(entries)
 	if err != nil {
@@ -219,6 +243,16 @@ func (l *Log) Append(ctx context.Context, boardID string, entries []Entry) ([]pe
 	}
 	recs := make([]persist.NewLogEntry, len(prep))
 	for i, p := range prep {
+		if p.plain {
+			n, _, err := l.serverNote(ctx, boardID, p.NoteID, state)
+			if err != nil {
+				return nil, err
+			}
+			// Every field but the id and the text is the server's, so the
+			// entry restores into a note a push accepts.
+			n.ID, n.Content = p.NoteID, p.text
+			p.Content = RenderNote(n)
+		}
 		if p.needsSnapshot {
 			if p.Content, err = l.preDeletionSnapshot(ctx, boardID, p.NoteID, state); err != nil {
 				if board.ErrorCode(err) == board.EINVALID {
@@ -242,22 +276,41 @@ func (l *Log) Append(ctx context.Context, boardID string, entries []Entry) ([]pe
 
 // preDeletionSnapshot finds what a delete_note entry without content keeps.
 func (l *Log) preDeletionSnapshot(ctx context.Context, boardID, noteID string, state func() (*board.State, error)) ([]byte, error) {
-	st, err := state()
+	n, ok, err := l.serverNote(ctx, boardID, noteID, state)
 	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		return nil, board.Errorf(board.EINVALID, "note %q is not live on the server and has no logged snapshot; send the pre-deletion snapshot as content.", clip(noteID, 40))
+	}
+	return RenderNote(n), nil
+}
+
+// serverNote is the server's copy of a note: as stored when it is live,
+// else as its newest logged snapshot has it. ok is false (and the note has
+// zero fields) when there is neither.
+func (l *Log) serverNote(ctx context.Context, boardID, noteID string, state func() (*board.State, error)) (board.Note, bool, error) {
+	st, err := state()
+	if err != nil {
+		return board.Note{}, false, err
+	}
 	for _, n := range st.Notes {
 		if n.ID == noteID {
-			return RenderNote(n), nil
+			return n, true, nil
 		}
 	}
 	e, err := l.store.LatestNoteEntry(ctx, boardID, noteID)
 	if board.ErrorCode(err) == board.ENOTFOUND {
-		return nil, board.Errorf(board.EINVALID, "note %q is not live on the server and has no logged snapshot; send the pre-deletion snapshot as content.", clip(noteID, 40))
+		return board.Note{}, false, nil
 	} else if err != nil {
-		return nil, err
+		return board.Note{}, false, err
 	}
-	return e.Content, nil
+	n, err := ParseNote(e.Content)
+	if err != nil {
+		// Stored entries are rendered by the server; this is corruption.
+		return board.Note{}, false, fmt.Errorf("stored entry %s of board %s does not parse: %w", e.Key, boardID, err)
+	}
+	return n, true, nil
 }
 
 // render renders a state as a board snapshot.

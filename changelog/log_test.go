@@ -82,8 +82,8 @@ func TestAppendRejectsAndStoresNothing(t *testing.T) {
 		{"EmptyAction", changelog.Entry{NoteID: "n1", Content: ok.Content}, "entries[1].action"},
 		{"NoNoteID", changelog.Entry{Action: changelog.ActionUpdateNote, Content: ok.Content}, "entries[1].noteId"},
 		{"LongNoteID", changelog.Entry{NoteID: strings.Repeat("n", 129), Action: changelog.ActionUpdateNote, Content: ok.Content}, "entries[1].noteId"},
-		{"NotASnapshot", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: "just text"}, "entries[1].content"},
-		{"EmptyUpdate", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote}, "entries[1].content"},
+		{"PlainMarkdownOverLimit", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: strings.Repeat("x", 30001)}, "entries[1].content"},
+		{"BrokenSnapshot", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: "---\nid: n1\n"}, "entries[1].content"},
 		{"OtherNotesSnapshot", changelog.Entry{NoteID: "n2", Action: changelog.ActionUpdateNote, Content: ok.Content}, "entries[1].content"},
 		{"ContentOverLimit", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: noteDoc(board.Note{ID: "n1", Content: strings.Repeat("x", 30001)})}, "entries[1].content"},
 		{"ContentTooManyBytes", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: strings.Repeat("x", changelog.MaxEntryBytes+1)}, "entries[1].content"},
@@ -149,6 +149,58 @@ func TestAppendStoresCanonicalMarkdown(t *testing.T) {
 	ren, err := e.log.Entry(ctx, "b1", out[1].Key)
 	if err != nil || string(ren.Content) != string(changelog.RenderRename("Sprint 12")) {
 		t.Fatalf("stored rename %q (%v), want %q", ren.Content, err, changelog.RenderRename("Sprint 12"))
+	}
+}
+
+// TestAppendPlainMarkdown: a note entry whose content has no front matter
+// is the note's text; the other fields are the server's copy of the note
+// (live, else its newest logged snapshot, else zero), and the entry
+// restores into a note a push accepts.
+func TestAppendPlainMarkdown(t *testing.T) {
+	e := newLogEnv(t, 0, "b1")
+	ctx := context.Background()
+	live := board.Note{ID: "n1", Title: "Plan", X: 10, Y: -2.5, Color: "blue", Type: "sticky", UpdatedAt: "2026-03-01T09:00:00Z"}
+	e.push(t, "b1", board.Push{Notes: board.NoteChanges{Upserted: []board.Note{live}}})
+	e.append(t, "b1", changelog.Entry{NoteID: "n2", Action: changelog.ActionCreateNote, Content: noteDoc(board.Note{ID: "n2", Title: "Logged", Color: "pink"})})
+
+	text := "# New plan\n\n- ship it\n---\n"
+	live.Version = 1
+	for _, tc := range []struct {
+		name  string
+		entry changelog.Entry
+		want  board.Note
+	}{
+		{"FromLiveNote", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: text},
+			func() board.Note { n := live; n.Content = text; return n }()},
+		{"FromLoggedSnapshot", changelog.Entry{NoteID: "n2", Action: changelog.ActionUpdateNote, Content: "pink text"},
+			board.Note{ID: "n2", Title: "Logged", Color: "pink", Content: "pink text"}},
+		{"UnknownNote", changelog.Entry{NoteID: "n3", Action: changelog.ActionCreateNote, Content: "fresh"},
+			board.Note{ID: "n3", Content: "fresh"}},
+		{"EmptyText", changelog.Entry{NoteID: "n1", Action: changelog.ActionCreateNote},
+			func() board.Note { n := live; n.Content = ""; return n }()},
+		{"DeleteWithText", changelog.Entry{NoteID: "n1", Action: changelog.ActionDeleteNote, Content: "last words"},
+			func() board.Note { n := live; n.Content = "last words"; return n }()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := e.append(t, "b1", tc.entry)
+			if out[0].NoteID != tc.entry.NoteID || out[0].Action != tc.entry.Action {
+				t.Fatalf("stored %+v", out[0])
+			}
+			got, err := e.log.Entry(ctx, "b1", out[0].Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := noteDoc(tc.want); string(got.Content) != want {
+				t.Fatalf("stored:\n%s\nwant:\n%s", got.Content, want)
+			}
+			n, err := e.log.RestoreNote(ctx, "b1", out[0].Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := (&board.Push{Notes: board.NoteChanges{Upserted: []board.Note{n}}}).Validate(); err != nil {
+				t.Fatalf("restored %+v, which a push refuses: %v", n, err)
+			}
+		})
 	}
 }
 

@@ -117,6 +117,36 @@ func TestChangelogRestoresDeletedNote(t *testing.T) {
 	}
 }
 
+// TestChangelogPlainMarkdownEntry: a note entry whose content is plain
+// Markdown is accepted; its note is the server's copy with that text, and
+// restoring it gives a note a push accepts.
+func TestChangelogPlainMarkdownEntry(t *testing.T) {
+	e := newClEnv(t)
+	s := e.claim("owner@example.com", "b1")
+	note := board.Note{ID: "n1", Title: "Retro", X: 120.5, Y: -40, Color: "yellow", Type: "sticky", UpdatedAt: "2026-03-01T09:00:00Z"}
+	e.pushOK(s, "b1", notePush(note))
+	keys := e.appendLog(s, "b1",
+		clEntry{NoteID: "n1", Action: "update_note", Content: "# Wins\n\n- shipped"},
+		clEntry{NoteID: "brand-new", Action: "create_note", Content: "just text"},
+	)
+	var restored board.Note
+	e.do("POST", "/api/boards/b1/log/restore", s, map[string]string{"logKey": keys[0], "type": "note"}).want(t, 200, &restored)
+	want := note
+	want.Content, want.Version = "# Wins\n\n- shipped", 1
+	if !jsonEqual(restored, want) {
+		t.Fatalf("restored %+v, want %+v", restored, want)
+	}
+	var fresh board.Note
+	e.do("POST", "/api/boards/b1/log/restore", s, map[string]string{"logKey": keys[1], "type": "note"}).want(t, 200, &fresh)
+	if !jsonEqual(fresh, board.Note{ID: "brand-new", Content: "just text"}) {
+		t.Fatalf("restored %+v, want brand-new with only its text", fresh)
+	}
+	e.pushOK(s, "b1", notePush(restored, fresh))
+	if got := e.pull(s, "b1", 1); len(got.Notes) != 2 || got.Notes[1].ID != "n1" || got.Notes[1].Content != "# Wins\n\n- shipped" {
+		t.Fatalf("after pushing the restored notes: %+v", got.Notes)
+	}
+}
+
 func TestChangelogAccess(t *testing.T) {
 	e := newClEnv(t)
 	owner := e.claim("owner@example.com", "b1")
@@ -181,7 +211,7 @@ func TestChangelogAppendValidation(t *testing.T) {
 	}{
 		{"UnknownAction", map[string]any{"entries": []clEntry{good, {NoteID: "n1", Action: "archive_note", Content: good.Content}}}, "entries[1].action"},
 		{"MissingNoteID", map[string]any{"entries": []clEntry{good, good, {Action: "update_note", Content: good.Content}}}, "entries[2].noteId"},
-		{"ContentNotMarkdownSnapshot", map[string]any{"entries": []clEntry{{NoteID: "n1", Action: "update_note", Content: "hello"}}}, "entries[0].content"},
+		{"PlainMarkdownOver30000", map[string]any{"entries": []clEntry{{NoteID: "n1", Action: "update_note", Content: strings.Repeat("é", 30001)}}}, "entries[0].content"},
 		{"ContentOfOtherNote", map[string]any{"entries": []clEntry{{NoteID: "n2", Action: "update_note", Content: good.Content}}}, "entries[0].content"},
 		{"ContentOver30000", map[string]any{"entries": []clEntry{{NoteID: "n1", Action: "update_note", Content: noteSnapshot(board.Note{ID: "n1", Content: strings.Repeat("é", 30001)})}}}, "entries[0].content"},
 		{"EmptyRename", map[string]any{"entries": []clEntry{{Action: "rename_board"}}}, "entries[0].content"},
