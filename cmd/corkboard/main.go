@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -39,12 +40,26 @@ func main() {
 	}
 }
 
+// subcommand reports whether args name the subcommand name, either first
+// (corkboard plan -data X …) or after flags (corkboard -data X plan …),
+// and returns the arguments for it: the flags before the word, then every
+// argument after it. The flags before it are told apart from their values
+// with the server's flag set, so "-data plan" is a folder named plan.
+func subcommand(args []string, name string) ([]string, bool) {
+	fs := newFlagSet(&Config{}, io.Discard)
+	if fs.Parse(args) != nil || fs.NArg() == 0 || fs.Arg(0) != name {
+		return nil, false
+	}
+	before := args[:len(args)-fs.NArg()]
+	return append(slices.Clone(before), fs.Args()[1:]...), true
+}
+
 // run starts the service and blocks until ctx is done, then shuts down in
 // order: HTTP (in-flight requests finish), rooms and sockets, storage. When
 // ready is non-nil it receives the listening address.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
-	if len(args) > 0 && args[0] == "plan" {
-		return planCommand(ctx, args[1:], getenv, stdout, stderr)
+	if planArgs, ok := subcommand(args, "plan"); ok {
+		return planCommand(ctx, planArgs, getenv, stdout, stderr)
 	}
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {

@@ -175,6 +175,39 @@ func TestPlanCommandDirect(t *testing.T) {
 	}
 }
 
+// TestPlanFlagsAnywhere: docs/billing.md says the flags go anywhere on the
+// line, before the word plan included.
+func TestPlanFlagsAnywhere(t *testing.T) {
+	dir := newDataDir(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		plan string
+	}{
+		{"AfterPlan", []string{"plan", "set", "-data", dir, "ada@example.com", "pro"}, "pro"},
+		{"BeforePlan", []string{"-data", dir, "plan", "set", "ada@example.com", "team"}, "team"},
+		{"BeforePlanWithEquals", []string{"-data=" + dir, "-plans", "free.credits=7", "plan", "set", "ada@example.com", "free"}, "free"},
+		{"BothSides", []string{"-plans", "free.credits=7", "plan", "-data", dir, "set", "ada@example.com", "pro"}, "pro"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if err := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errOut, nil); err != nil {
+				t.Fatalf("run %q: %v (%s)", tc.args, err, errOut.String())
+			}
+			if got := storedPlan(t, dir, "ada@example.com"); got != tc.plan {
+				t.Fatalf("stored plan=%q, want %q", got, tc.plan)
+			}
+		})
+	}
+	t.Run("ErrServerFlagBeforePlan", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"-addr", ":0", "plan", "show", "ada@example.com"}, func(string) string { return "" }, &out, &errOut, nil)
+		if err == nil || !strings.Contains(err.Error(), "-addr") {
+			t.Fatalf("err=%v, want the plan command refusing -addr", err)
+		}
+	})
+}
+
 func TestPlanCommandErrors(t *testing.T) {
 	dir := newDataDir(t)
 	tests := []struct {
