@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +171,40 @@ func TestHTTPServerHasTimeouts(t *testing.T) {
 	}
 	if srv.MaxHeaderBytes <= 0 || srv.MaxHeaderBytes > 1<<20 {
 		t.Errorf("MaxHeaderBytes=%d", srv.MaxHeaderBytes)
+	}
+}
+
+// TestAuthDocFlags: every row of docs/auth.md's rate-limit table that
+// names a flag names one the server has, with the default the row says;
+// and the rows of limits that have a flag name it.
+func TestAuthDocFlags(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/auth.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := newFlagSet(&Config{}, io.Discard)
+	rows := 0
+	for line := range strings.Lines(string(doc)) {
+		if !strings.HasPrefix(line, "| send-otp") && !strings.HasPrefix(line, "| verify-otp") {
+			continue
+		}
+		rows++
+		cells := strings.Split(line, "|")
+		limit, flagCell := strings.TrimSpace(cells[1]), strings.TrimSpace(cells[3])
+		// The cell reads `-name default` (…).
+		words := strings.Fields(strings.Trim(strings.TrimSpace(strings.Split(flagCell, "(")[0]), "`"))
+		if len(words) != 2 || !strings.HasPrefix(words[0], "-") {
+			t.Errorf("row %q names no flag: %q", limit, flagCell)
+			continue
+		}
+		name, def := strings.TrimPrefix(words[0], "-"), words[1]
+		if f := fs.Lookup(name); f == nil {
+			t.Errorf("docs/auth.md names -%s, which the server does not have", name)
+		} else if f.DefValue != def {
+			t.Errorf("docs/auth.md gives -%s the default %s, the server %s", name, def, f.DefValue)
+		}
+	}
+	if rows != 4 {
+		t.Fatalf("found %d rate-limit rows in docs/auth.md, want 4", rows)
 	}
 }
