@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -206,5 +208,59 @@ func TestAuthDocFlags(t *testing.T) {
 	}
 	if rows != 4 {
 		t.Fatalf("found %d rate-limit rows in docs/auth.md, want 4", rows)
+	}
+}
+
+// TestReadmeFindsLoginCode runs the README walk-through's line that reads
+// the login code from the outbox against a real server, and logs in with
+// what it finds; the server's log has the code on a "login code" line too.
+func TestReadmeFindsLoginCode(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to run the README's shell line")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(l, "CODE=$(") {
+			line = strings.TrimSpace(l)
+		}
+	}
+	if line == "" {
+		t.Fatal("the README's walk-through does not show how to read the login code (a CODE=$(…) line)")
+	}
+
+	dir := t.TempDir()
+	base, logs, stop := start(t, "-data", filepath.Join(dir, "data"))
+	defer stop()
+	post := func(path, body string) int {
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := post("/api/auth/send-otp", `{"email":"ada@example.com"}`); status != http.StatusOK {
+		t.Fatalf("send-otp: %d", status)
+	}
+	var code string
+	for deadline := time.Now().Add(10 * time.Second); code == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cmd := exec.Command(sh, "-c", line+`; printf %s "$CODE"`)
+		cmd.Dir = dir
+		out, _ := cmd.Output() // no outbox file yet fails the grep
+		code = string(out)
+	}
+	if len(code) != 6 {
+		t.Fatalf("the README's line found %q, want a six-digit code", code)
+	}
+	if !strings.Contains(logs.String(), "login code: "+code) {
+		t.Errorf("no 'login code' line with %s in the log:\n%s", code, logs.String())
+	}
+	if status := post("/api/auth/verify-otp", `{"email":"ada@example.com","code":"`+code+`"}`); status != http.StatusOK {
+		t.Fatalf("verify-otp with the README's code: %d", status)
 	}
 }
