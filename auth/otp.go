@@ -58,7 +58,7 @@ func (s *Service) SendCode(ctx context.Context, email, ip string) error {
 		subject: "Your Corkboard login code: " + code,
 		body: fmt.Sprintf("Your Corkboard login code is %s\r\n\r\n"+
 			"It works once, for %s, within %s. If you did not ask for it, ignore this message.\r\n",
-			code, email, s.cfg.CodeTTL),
+			code, email, durationForPeople(s.cfg.CodeTTL)),
 	})
 	return nil
 }

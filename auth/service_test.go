@@ -205,6 +205,11 @@ func TestCodeMail(t *testing.T) {
 		if !strings.Contains(s.body, sm[1]) || !strings.Contains(s.body, s.to) {
 			t.Fatalf("body %q lacks the code %s or the address %s", s.body, sm[1], s.to)
 		}
+		// The code's lifetime as people write it (the default 10 minutes),
+		// not as Go prints durations (10m0s).
+		if !strings.Contains(s.body, "within 10 minutes.") {
+			t.Fatalf("body %q does not say the code works within 10 minutes", s.body)
+		}
 		codes[sm[1]] = true
 	}
 	if len(codes) < n-2 {
