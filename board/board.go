@@ -111,12 +111,6 @@ type ItemChanges struct {
 	Deleted  []string      `json:"deleted"`
 }
 
-// Empty reports whether p changes nothing.
-func (p *Push) Empty() bool {
-	return p.Board == nil && len(p.Notes.Upserted) == 0 && len(p.Notes.Deleted) == 0 &&
-		len(p.TrackerItems.Upserted) == 0 && len(p.TrackerItems.Deleted) == 0
-}
-
 // Changes is what a pull answers for since < serverVersion, and what a room
 // fans out after each applied push: every row changed after a version, the
 // IDs deleted after it, and the board header.

@@ -146,11 +146,30 @@ type prepared struct {
 }
 
 // isPlainMarkdown reports whether a note entry's content is the note's text
-// alone rather than a note snapshot, which always opens with a
-// front-matter fence line.
+// alone rather than a note snapshot. A snapshot opens with a front-matter
+// fence and its front matter is a mapping with an "id"; text that merely
+// opens with a horizontal rule ("---"), or carries front matter of its own
+// without an id, is the note's text. Anything that claims to be a snapshot
+// (it has the id) is parsed as one, so a broken snapshot is still refused
+// rather than kept as text.
 func isPlainMarkdown(content string) bool {
-	first, _, _ := cutLine(bytes.TrimPrefix([]byte(content), utf8BOM))
-	return !isFence(first)
+	doc := []byte(content)
+	first, _, _ := cutLine(bytes.TrimPrefix(doc, utf8BOM))
+	if !isFence(first) {
+		return true
+	}
+	front := doc
+	if fm, err := splitFrontMatter(doc, "note snapshot"); err == nil {
+		front = fm.yaml
+	} else {
+		// No closing fence: a snapshot cut short still shows its id.
+		_, front, _ = cutLine(bytes.TrimPrefix(doc, utf8BOM))
+	}
+	m, err := parseYAMLMapping(front, 2, "note snapshot front matter")
+	if err != nil {
+		return true
+	}
+	return !hasKey(m, "id")
 }
 
 // validate checks every entry and renders the ones it can. Content is
@@ -307,10 +326,17 @@ func (l *Log) serverNote(ctx context.Context, boardID, noteID string, state func
 	}
 	n, err := ParseNote(e.Content)
 	if err != nil {
-		// Stored entries are rendered by the server; this is corruption.
-		return board.Note{}, false, fmt.Errorf("stored entry %s of board %s does not parse: %w", e.Key, boardID, err)
+		return board.Note{}, false, corrupt("entry", e.Key, boardID, err)
 	}
 	return n, true, nil
+}
+
+// corrupt is the error for stored Markdown that does not parse. The server
+// rendered it, so this is corruption, not the client's mistake: the parse
+// error (an EINVALID naming a field) is kept as text only, never wrapped,
+// so the client gets a 500 and the log gets the details.
+func corrupt(what, key, boardID string, err error) error {
+	return fmt.Errorf("stored %s %s of board %s does not parse: %v", what, key, boardID, err)
 }
 
 // render renders a state as a board snapshot.
@@ -396,8 +422,7 @@ func (l *Log) RestoreNote(ctx context.Context, boardID, key string) (board.Note,
 	}
 	n, err := ParseNote(e.Content)
 	if err != nil {
-		// Stored entries are rendered by the server; this is corruption.
-		return board.Note{}, fmt.Errorf("stored entry %s of board %s does not parse: %w", key, boardID, err)
+		return board.Note{}, corrupt("entry", key, boardID, err)
 	}
 	return n, nil
 }
@@ -420,10 +445,10 @@ func (l *Log) BoardSnapshot(ctx context.Context, boardID, key string) ([]byte, e
 	if key == "" || key == CurrentKey {
 		return l.Current(ctx, boardID)
 	}
-	if err := CheckSnapshotKey("key", key); err != nil {
-		return nil, err
+	canon, ok := persist.CanonicalSnapshotKey(key)
+	if !ok {
+		return nil, CheckSnapshotKey("key", key)
 	}
-	canon, _ := persist.CanonicalSnapshotKey(key)
 	return l.store.FindSnapshot(ctx, boardID, canon)
 }
 
@@ -446,7 +471,7 @@ func (l *Log) RestoreBoard(ctx context.Context, boardID, key string) (board.Stat
 	}
 	st, err := ParseBoard(md)
 	if err != nil {
-		return board.State{}, fmt.Errorf("stored snapshot %s of board %s does not parse: %w", key, boardID, err)
+		return board.State{}, corrupt("snapshot", key, boardID, err)
 	}
 	return st, nil
 }
@@ -463,8 +488,7 @@ func (l *Log) restoreRename(ctx context.Context, boardID, key string) (board.Sta
 	}
 	name, err := ParseRename(e.Content)
 	if err != nil {
-		// Stored entries are rendered by the server; this is corruption.
-		return board.State{}, fmt.Errorf("stored entry %s of board %s does not parse: %w", key, boardID, err)
+		return board.State{}, corrupt("entry", key, boardID, err)
 	}
 	st, err := l.store.BoardState(ctx, boardID)
 	if err != nil {

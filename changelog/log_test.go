@@ -180,6 +180,10 @@ func TestAppendPlainMarkdown(t *testing.T) {
 			func() board.Note { n := live; n.Content = ""; return n }()},
 		{"DeleteWithText", changelog.Entry{NoteID: "n1", Action: changelog.ActionDeleteNote, Content: "last words"},
 			func() board.Note { n := live; n.Content = "last words"; return n }()},
+		{"OpensWithRule", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: "---\nafter the rule"},
+			func() board.Note { n := live; n.Content = "---\nafter the rule"; return n }()},
+		{"OwnFrontMatterWithoutID", changelog.Entry{NoteID: "n1", Action: changelog.ActionUpdateNote, Content: "---\ntags: [a]\n---\nbody"},
+			func() board.Note { n := live; n.Content = "---\ntags: [a]\n---\nbody"; return n }()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := e.append(t, "b1", tc.entry)

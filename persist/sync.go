@@ -273,11 +273,11 @@ func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idem
 // transaction shared (through bbolt's Batch) with writers to other boards,
 // so that concurrent pushes share one fsync. Each push that changes
 // something and is not a replay bumps the board version by one and stamps
-// every row it writes with that version. A push that changes nothing (empty,
-// or deleting only IDs that are not live) writes nothing but its
-// idempotency key and answers the current version without Changes. Within a push, upserts are applied before deletions: a
-// note both upserted and deleted ends deleted; an upsert of a deleted note
-// brings it back. A push that fails validation gets its own EINVALID entry
+// every row it writes with that version. A push that changes nothing
+// (empty, or deleting only IDs that are not live) writes nothing but its
+// idempotency key and answers the current version without Changes. Within
+// a push, upserts are applied before deletions: a note both upserted and
+// deleted ends deleted; an upsert of a deleted note brings it back. A push that fails validation gets its own EINVALID entry
 // and writes nothing. See SyncStore for the errors.
 func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []PushInput) ([]Applied, error) {
 	out := make([]Applied, len(pushes))

@@ -258,7 +258,7 @@ func TestDeletingDeletedNoteAlongsideChanges(t *testing.T) {
 	if got, want := res[0].Version, int64(3); got != want {
 		t.Fatalf("Version=%d, want %d", got, want)
 	}
-	if ch := res[0].Changes; ch == nil || len(ch.DeletedNoteIDs) != 0 || noteIDs(ch.Notes)[0] != "b" {
+	if ch := res[0].Changes; ch == nil || len(ch.DeletedNoteIDs) != 0 || !slices.Equal(noteIDs(ch.Notes), []string{"b"}) {
 		t.Fatalf("changes %+v, want b upserted and no deletion", ch)
 	}
 	if ch := changes(t, db, "b1", 2); len(ch.DeletedNoteIDs) != 0 {
@@ -280,7 +280,7 @@ func TestNoOpPushKeepsItsIdempotencyKey(t *testing.T) {
 	if v, replayed, err := db.ApplyPush(ctx, "b1", del, "k-del"); err != nil || v != 0 || !replayed {
 		t.Fatalf("retry: v=%d replayed=%v err=%v, want the original 0, replayed", v, replayed, err)
 	}
-	if ch := changes(t, db, "b1", 0); noteIDs(ch.Notes)[0] != "later" || ch.ServerVersion != 1 {
+	if ch := changes(t, db, "b1", 0); !slices.Equal(noteIDs(ch.Notes), []string{"later"}) || ch.ServerVersion != 1 {
 		t.Fatalf("after the retry: %+v, want later live at 1", ch)
 	}
 	empty := &board.Push{ClientVersion: 1}
@@ -743,4 +743,26 @@ func crashChild(dir string) {
 		fmt.Printf("ack %s %d\n", id, v) // stdout is unbuffered: printed means acknowledged
 	}
 	os.Exit(0)
+}
+
+// TestSecondDeleteInOneBatchIsANoOp: when two pushes committed together
+// delete the same note, only the first moves the version; the second sees
+// the note already gone.
+func TestSecondDeleteInOneBatchIsANoOp(t *testing.T) {
+	db, _, _ := openSyncDB(t, "b1")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	del := &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}
+	res, err := db.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: del}, {Push: del}})
+	if err != nil || res[0].Err != nil || res[1].Err != nil {
+		t.Fatal(err, res[0].Err, res[1].Err)
+	}
+	if res[0].Version != 2 || res[0].Changes == nil {
+		t.Fatalf("first delete: %+v, want version 2 with changes", res[0])
+	}
+	if res[1].Version != 2 || res[1].Changes != nil {
+		t.Fatalf("second delete: %+v, want version 2 and no changes", res[1])
+	}
+	if ch := changes(t, db, "b1", 1); !slices.Equal(ch.DeletedNoteIDs, []string{"a"}) || ch.ServerVersion != 2 {
+		t.Fatalf("since 1: %+v, want a deleted at 2", ch)
+	}
 }

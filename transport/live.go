@@ -100,7 +100,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	}
 	// since 0 is a full sync, which a board still at version 0 answers too
 	// (its header and empty lists), as GET /sync?since=0 does.
-	if since == 0 || since > 0 && since != welcome.ServerVersion {
+	if since == 0 || (since > 0 && since != welcome.ServerVersion) {
 		res, err := sub.Pull(ctx, since)
 		if err != nil {
 			// The writer still holds queued messages back: written now.
