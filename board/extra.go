@@ -118,6 +118,36 @@ func appendExtra(obj []byte, known []string, fields []Field) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
+// ExtraObject writes fields as one JSON object, in order: the form the
+// Markdown formats keep them in.
+func ExtraObject(fields []Field) []byte {
+	b, err := appendExtra([]byte("{}"), nil, fields)
+	if err != nil {
+		panic(err) // "{}" is an object
+	}
+	return b
+}
+
+// ParseExtraObject reads a JSON object written by ExtraObject back into
+// fields, values compact, in order. A repeated name is an error.
+func ParseExtraObject(data []byte) ([]Field, error) {
+	fields, err := splitFields(data, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return nil, errors.New("board: extra fields must be a JSON object")
+	}
+	for i, f := range fields {
+		for _, g := range fields[:i] {
+			if g.Name == f.Name {
+				return nil, fmt.Errorf("board: extra field %q appears twice", f.Name)
+			}
+		}
+	}
+	return fields, nil
+}
+
 // splitFields reads the JSON object data: each known key's value goes to
 // set, every other key becomes an extra field, in order. Keys match
 // exactly, unlike encoding/json's case-insensitive match, so an extra field

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -275,7 +276,7 @@ func TestRestore(t *testing.T) {
 
 	t.Run("Note", func(t *testing.T) {
 		n, err := e.log.RestoreNote(ctx, "b1", out[0].Key)
-		if err != nil || n != note {
+		if err != nil || !reflect.DeepEqual(n, note) {
 			t.Fatalf("RestoreNote=%+v,%v; want %+v", n, err, note)
 		}
 	})
