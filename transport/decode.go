@@ -39,6 +39,7 @@ func (s *Server) limitLargeBodies(limit int64) func(http.Handler) http.Handler {
 func (s *Server) largeBodyGate(limit int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > limit {
+			refuseBody(w)
 			s.writeError(w, r, tooLarge(limit))
 			return
 		}
@@ -64,11 +65,20 @@ func tooLarge(limit int64) error {
 	return board.Errorf(board.ETOOLARGE, "Request body is larger than %d bytes.", limit)
 }
 
+// refuseBody marks the connection to close after the answer to a body that
+// is not read. Without it net/http reads a small unread body (up to 256
+// KiB) before answering, to keep the connection: the refusal would wait
+// for the very bytes it refuses.
+func refuseBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+}
+
 // bodyReader returns r's body cut at limit bytes. A body whose
 // Content-Length is over limit is refused at once, before a byte of it is
 // read: the header is enough to know it will not fit.
 func bodyReader(w http.ResponseWriter, r *http.Request, limit int64) (io.Reader, error) {
 	if r.ContentLength > limit {
+		refuseBody(w)
 		return nil, tooLarge(limit)
 	}
 	return http.MaxBytesReader(w, r.Body, limit), nil

@@ -18,7 +18,6 @@ package jsondec
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -519,9 +518,9 @@ func (d *Decoder) Skip() error {
 	}
 }
 
-// Raw consumes one value, checked as Skip checks it, and returns it as
-// compact JSON (whitespace outside strings removed), in memory of its
-// own. A value longer than max bytes as sent is refused.
+// Raw consumes one value, checked as Skip checks it, and returns its bytes
+// as sent, in memory of its own. A value longer than max bytes is refused,
+// at most one read buffer after its limit.
 func (d *Decoder) Raw(max int) ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
@@ -540,12 +539,7 @@ func (d *Decoder) Raw(max int) ([]byte, error) {
 	if len(d.capBuf) > max {
 		return nil, d.Errorf("%s is too large: at most %d bytes of JSON.", max)
 	}
-	var out bytes.Buffer
-	out.Grow(len(d.capBuf))
-	if err := json.Compact(&out, d.capBuf); err != nil {
-		return nil, d.fail(fmt.Errorf("jsondec: compact a checked value: %w", err))
-	}
-	return out.Bytes(), nil
+	return bytes.Clone(d.capBuf), nil
 }
 
 // End checks that nothing but whitespace follows the value.
