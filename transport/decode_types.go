@@ -199,12 +199,16 @@ func decodeExtra(d *jsondec.Decoder, key []byte, known []string, extra *[]board.
 	if err != nil {
 		return err
 	}
-	var v bytes.Buffer
-	v.Grow(len(raw))
-	if err := json.Compact(&v, raw); err != nil {
-		return d.Errorf("%s is not valid JSON.")
+	if bytes.ContainsAny(raw, " \t\r\n") {
+		// Stored compact, so that sizes and round trips do not depend on
+		// the sender's spacing.
+		var v bytes.Buffer
+		if err := json.Compact(&v, raw); err != nil {
+			return d.Errorf("%s is not valid JSON.")
+		}
+		raw = v.Bytes()
 	}
-	f := board.Field{Name: name, Value: v.Bytes()}
+	f := board.Field{Name: name, Value: raw}
 	if board.ExtraSize(*extra)+len(f.Name)+len(f.Value) > board.MaxExtraBytes {
 		return d.Errorf("%s: the extra fields of a row may hold at most %d bytes of JSON.", board.MaxExtraBytes)
 	}

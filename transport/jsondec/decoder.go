@@ -50,10 +50,12 @@ type Decoder struct {
 
 	depth int
 	path  []seg
-	// keys are the keys of the objects open now, for duplicate checks;
-	// each object's start in keys is on the Go stack of its Object call.
-	keys  [][]byte
-	arena []byte // the bytes of keys and path keys
+	// keys are the keys of the objects open now, for duplicate checks, as
+	// places in arena (8 bytes a key, not a 24-byte slice: an object of
+	// many short keys must not cost many times its size); each object's
+	// start in keys is on the Go stack of its Object call.
+	keys  []keyRef
+	arena []byte // the bytes of keys
 
 	scratch []byte // string and number being decoded
 
@@ -62,6 +64,24 @@ type Decoder struct {
 	capBuf    []byte // captured bytes already moved out of buf
 	capMax    int
 }
+
+// doubling returns s with room for n more elements, doubling its capacity
+// when it must grow. append grows large slices by a quarter, which for a
+// slice grown from nothing allocates five times its final size in all;
+// doubling allocates twice.
+func doubling[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	out := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	copy(out, s)
+	return out
+}
+
+// keyRef is a key's place in the arena.
+type keyRef struct{ off, n uint32 }
+
+func (d *Decoder) key(k keyRef) []byte { return d.arena[k.off : k.off+k.n] }
 
 // seg is one step of a value's path: a key, or an index when key is nil.
 type seg struct {
@@ -285,7 +305,6 @@ func (d *Decoder) Object(field func(key []byte) error) error {
 	}
 	keysStart, arenaStart := len(d.keys), len(d.arena)
 	defer func() {
-		clear(d.keys[keysStart:])
 		d.keys = d.keys[:keysStart]
 		d.arena = d.arena[:arenaStart]
 	}()
@@ -301,21 +320,25 @@ func (d *Decoder) Object(field func(key []byte) error) error {
 		}
 		d.pos++
 		start := len(d.arena)
+		d.arena = doubling(d.arena, 16)
 		var err error
 		if d.arena, err = d.appendString(d.arena, true); err != nil {
 			return err
+		}
+		if len(d.arena) > math.MaxUint32 {
+			return d.Errorf("%s: too many keys.")
 		}
 		key := d.arena[start:len(d.arena):len(d.arena)]
 		d.path = append(d.path, seg{key: key})
 		open := d.keys[keysStart:]
 		if len(open) < maxLinearKeys {
 			for _, k := range open {
-				if bytes.Equal(k, key) {
+				if bytes.Equal(d.key(k), key) {
 					return d.Errorf("Duplicate key %q.")
 				}
 			}
 		}
-		d.keys = append(d.keys, key)
+		d.keys = append(doubling(d.keys, 1), keyRef{uint32(start), uint32(len(key))})
 		if c := d.peek(); c != ':' {
 			return d.syntax(c, "':'")
 		}
@@ -345,10 +368,10 @@ func (d *Decoder) checkDuplicates(start int) error {
 	if len(open) <= maxLinearKeys {
 		return nil
 	}
-	slices.SortFunc(open, bytes.Compare)
+	slices.SortFunc(open, func(a, b keyRef) int { return bytes.Compare(d.key(a), d.key(b)) })
 	for i := 1; i < len(open); i++ {
-		if bytes.Equal(open[i-1], open[i]) {
-			d.path = append(d.path, seg{key: open[i]})
+		if bytes.Equal(d.key(open[i-1]), d.key(open[i])) {
+			d.path = append(d.path, seg{key: d.key(open[i])})
 			return d.Errorf("Duplicate key %q.")
 		}
 	}
