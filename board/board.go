@@ -67,6 +67,9 @@ type Note struct {
 	UpdatedAt string  `json:"updatedAt"`
 	Version   int64   `json:"version"`
 	DeletedAt *string `json:"deletedAt"`
+	// Extra holds the fields a client sent that are none of the above, in
+	// the order sent; MarshalJSON writes them after the note's own.
+	Extra []Field `json:"-"`
 }
 
 // TrackerItem is a tracker work item. The spec names id, key, type, summary
@@ -83,6 +86,9 @@ type TrackerItem struct {
 	UpdatedAt   string  `json:"updatedAt"`
 	Version     int64   `json:"version"`
 	DeletedAt   *string `json:"deletedAt"`
+	// Extra holds the fields a client sent that are none of the above
+	// (priority, assignee, labels …), in the order sent.
+	Extra []Field `json:"-"`
 }
 
 // Push is one batch of client mutations, applied atomically.

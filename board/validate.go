@@ -139,7 +139,10 @@ func (n *Note) Validate(path string) error {
 	if err := checkCoord(path+".y", n.Y); err != nil {
 		return err
 	}
-	return ValidateTimestamp(path+".updatedAt", n.UpdatedAt)
+	if err := ValidateTimestamp(path+".updatedAt", n.UpdatedAt); err != nil {
+		return err
+	}
+	return validateExtra(path, NoteFields, n.Extra)
 }
 
 // Validate checks a tracker item as upserted by a client.
@@ -162,7 +165,10 @@ func (it *TrackerItem) Validate(path string) error {
 			return err
 		}
 	}
-	return ValidateTimestamp(path+".updatedAt", it.UpdatedAt)
+	if err := ValidateTimestamp(path+".updatedAt", it.UpdatedAt); err != nil {
+		return err
+	}
+	return validateExtra(path, ItemFields, it.Extra)
 }
 
 func validateIDs(path string, ids []string) error {

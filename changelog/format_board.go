@@ -150,6 +150,7 @@ func writeItemFields(b *bytes.Buffer, it board.TrackerItem) {
 	if it.DeletedAt != nil {
 		writeField(b, "", "deletedAt", quote(*it.DeletedAt))
 	}
+	writeExtra(b, it.Extra)
 }
 
 // writeText writes text as a fenced block after a blank line, or nothing when
@@ -571,6 +572,7 @@ func itemSetters(it *board.TrackerItem) map[string]fieldSetter {
 		"updatedAt": setString(&it.UpdatedAt),
 		"version":   setVersion(&it.Version),
 		"deletedAt": setOptionalString(&it.DeletedAt),
+		"extra":     setExtra(&it.Extra),
 	}
 }
 

@@ -45,6 +45,13 @@ func noteSeeds() []noteSeed {
 		{id: "\xff\xfe", title: "\x00", content: "\xff\r\n", x: 1e300, y: -1e-300, version: math.MaxInt64, nanos: math.MinInt64, deleted: true},
 		{id: "'", title: "''\"\\", content: "'\"", color: "#fff", typ: "!tag", updatedAt: "not a time", x: 0.1, y: 1.0 / 3},
 		{id: "\u2028", title: "a\nb", content: "\u2028\u2029\u0085", color: "\t", typ: " ", updatedAt: "2026-03-01T09:30:00.123456789+05:30", x: 999999999.999, y: -1e9},
+		// Extra fields (nanos % 4 of them, named after color, valued from
+		// title and x): quotes, YAML and JSON look-alikes, a name that
+		// differs from a known field only in case, line breaks.
+		{id: "e1", title: "high", color: "priority", x: 240, nanos: 3},
+		{id: "e2", title: "it's \"quoted\" <&>", color: "Title", x: negZero(), nanos: 2},
+		{id: "e3", title: "---\n```\n'", color: "a'b\"c: d", x: -1e9, nanos: 1},
+		{id: "e4", title: "\u2028\x00\t", color: "\u00e9t\u00e9", x: 5e-324, nanos: 7},
 	}
 	for i, c := range nastyTexts {
 		short := nastyShort[i%len(nastyShort)]
@@ -70,6 +77,9 @@ func boardSeeds() []boardSeed {
 		{shape: 0},
 		{id: "b b/../x", name: "\x00", title: "\xff", content: "\r", description: "\n", summary: "---", phase: "{", x: math.NaN(), y: math.Inf(-1), version: -5, nanos: -1, shape: -1},
 		{id: strings.Repeat("i", 100), name: strings.Repeat("n", 300), title: strings.Repeat("t", 2000), content: strings.Repeat("`", 31000), description: strings.Repeat("```\n", 9000), summary: strings.Repeat("s", 2000), phase: strings.Repeat("p\u2028", 1000), shape: 0x3f},
+		// Items with extra fields (bits 20 and up of shape).
+		{id: "x1", name: "estimate", title: "CB-1", summary: "Ship \"it\"", x: 3, shape: 0x3 | 3<<20 | 2<<22},
+		{id: "x2", name: "Summary", title: "CB-2", summary: "a\nb'c", x: -0.5, shape: 0x3 | 1<<20 | 3<<22},
 	}
 	for i, c := range nastyTexts {
 		short := nastyShort[i%len(nastyShort)]
@@ -208,12 +218,34 @@ func buildNote(id, title, content, color, typ, updatedAt string, x, y float64, v
 	return n
 }
 
+// buildExtra makes zero to three extra fields (sel picks how many) from
+// fuzzed text: names that shadow no field of known, values of several JSON
+// kinds, all compact as the decoder stores them.
+func buildExtra(known []string, name, text string, x float64, sel int64) []board.Field {
+	name = validText(name, 40)
+	if board.ShadowsField(known, name) {
+		name = "x-" + name
+	}
+	text = validText(text, 1000)
+	vals := []any{text, coord(x), map[string]any{"k": text, "n": []any{1, 2.5, nil, true}}}
+	var out []board.Field
+	for i := range int(uint64(sel) % 4) {
+		v, err := json.Marshal(vals[i])
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, board.Field{Name: name + strconv.Itoa(i), Value: v})
+	}
+	return out
+}
+
 func FuzzNoteRoundTrip(f *testing.F) {
 	for _, s := range noteSeeds() {
 		f.Add(s.id, s.title, s.content, s.color, s.typ, s.updatedAt, s.x, s.y, s.version, s.nanos, s.deleted)
 	}
 	f.Fuzz(func(t *testing.T, id, title, content, color, typ, updatedAt string, x, y float64, v, nanos int64, deleted bool) {
 		n := buildNote(id, title, content, color, typ, updatedAt, x, y, v, nanos, deleted)
+		n.Extra = buildExtra(board.NoteFields, color, title, x, nanos)
 		if err := n.Validate("note"); err != nil {
 			t.Fatalf("test bug: built an invalid note: %v", err)
 		}
@@ -290,6 +322,7 @@ func buildBoard(id, name, title, content, description, summary, phase string, x,
 		if shape>>(12+i)&1 == 1 {
 			it.DeletedAt = ptr(timestamp("", nanos+1))
 		}
+		it.Extra = buildExtra(board.ItemFields, name, summary, x, shape>>(20+2*i))
 		s.TrackerItems = append(s.TrackerItems, it)
 	}
 	if shape&16 != 0 {

@@ -45,6 +45,30 @@ func writeNoteFields(b *bytes.Buffer, n board.Note) {
 	if n.DeletedAt != nil {
 		writeField(b, "", "deletedAt", quote(*n.DeletedAt))
 	}
+	writeExtra(b, n.Extra)
+}
+
+// writeExtra writes a row's extra fields, when it has any, as one line:
+// a YAML string holding them as a JSON object, in the client's order.
+func writeExtra(b *bytes.Buffer, extra []board.Field) {
+	if len(extra) > 0 {
+		writeField(b, "", "extra", quote(string(board.ExtraObject(extra))))
+	}
+}
+
+// setExtra reads the extra line written by writeExtra.
+func setExtra(dst *[]board.Field) fieldSetter {
+	return func(v *yaml.Node) error {
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+			return errMust("must be a string holding a JSON object")
+		}
+		fields, err := board.ParseExtraObject([]byte(v.Value))
+		if err != nil || fields == nil {
+			return errMust("must be a string holding a JSON object of distinct fields")
+		}
+		*dst = fields
+		return nil
+	}
 }
 
 // noteSetters maps the front-matter keys of a note to their fields of n.
@@ -59,6 +83,7 @@ func noteSetters(n *board.Note) map[string]fieldSetter {
 		"updatedAt": setString(&n.UpdatedAt),
 		"version":   setVersion(&n.Version),
 		"deletedAt": setOptionalString(&n.DeletedAt),
+		"extra":     setExtra(&n.Extra),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -331,7 +332,7 @@ func TestRestore(t *testing.T) {
 
 	t.Run("Note", func(t *testing.T) {
 		n, err := e.log.RestoreNote(ctx, "b1", out[0].Key)
-		if err != nil || n != note {
+		if err != nil || !reflect.DeepEqual(n, note) {
 			t.Fatalf("RestoreNote=%+v,%v; want %+v", n, err, note)
 		}
 	})

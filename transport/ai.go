@@ -17,6 +17,7 @@ import (
 	"corkboard/ai"
 	"corkboard/billing"
 	"corkboard/board"
+	"corkboard/transport/jsondec"
 )
 
 // Body limits of the AI routes (docs/ai.md, "HTTP routes"). JSON may escape
@@ -177,13 +178,14 @@ func (d *deadlineWriter) Flush() { _ = d.FlushError() }
 // Unwrap gives http.ResponseController the writer underneath.
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
-// decodeAI reads an AI request body of at most limit bytes into dst
-// (ignoring keys it does not know: the AI SDK adds its own), validates it,
+// decodeAI reads an AI request body of at most limit bytes with decode
+// (one of decode_ai.go's, which skip keys they do not know: the AI SDK adds
+// its own), validates it,
 // and runs the board guard for *boardID when it is not empty. Every AI
 // request type requires its boardId in validate except document-to-notes,
 // where a document may be imported before its board is claimed.
-func (s *Server) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, dst any, validate func() error, boardID *string) error {
-	if err := decodeJSONLenient(w, r, limit, dst); err != nil {
+func (s *Server) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, decode func(*jsondec.Decoder) error, validate func() error, boardID *string) error {
+	if err := decodeBody(w, r, limit, decode); err != nil {
 		return err
 	}
 	if err := validate(); err != nil {
@@ -201,9 +203,10 @@ func (s *Server) guardAIBoard(ctx context.Context, id string) error {
 	}
 	if a := boardAccess(ctx); a != nil {
 		// The payer check (notes/rewrite) guarded the body's boardId
-		// already. The decoder matches keys case-insensitively where the
-		// payer check does not: a body naming a second board in another
-		// spelling must not work on one board at the other's owner's cost.
+		// already. Both it and the decoder match keys exactly and refuse a
+		// second "boardId", so the two agree; this check stays as the
+		// guarantee that a request never works on one board at another
+		// board owner's cost, should they ever drift apart.
 		if a.Board.ID != id {
 			return board.FieldErrorf("boardId", "boardId must be given once.")
 		}
@@ -276,7 +279,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequ
 		}
 		return req.Validate()
 	}
-	err := s.decodeAI(w, r, limitAIBoardBody, &body, validate, &req.BoardID)
+	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeChatBody(d, &body) }, validate, &req.BoardID)
 	return *req, err
 }
 
@@ -308,7 +311,7 @@ func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
 // loop, as plain text "TITLE: …\n---\n…".
 func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
-	err := s.decodeAI(w, r, limitAIBoardBody, &req, req.Validate, &req.BoardID)
+	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.Validate, &req.BoardID)
 	if err == nil {
 		err = s.ai.NoteAI(r.Context(), req, w)
 	}
@@ -321,7 +324,7 @@ func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 // command's own prompt and writing guide; the prompt may be empty.
 func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
-	err := s.decodeAI(w, r, limitAIBoardBody, &req, req.ValidateCommand, &req.BoardID)
+	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.ValidateCommand, &req.BoardID)
 	if err == nil {
 		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, w)
 	}
@@ -333,7 +336,7 @@ func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 // handleGenerateFrontmatter is POST /api/canvas/generate-frontmatter.
 func (s *Server) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
 	var req ai.FrontmatterRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeFrontmatterRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -345,7 +348,7 @@ func (s *Server) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Reques
 // optional here.
 func (s *Server) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
 	var req ai.DocumentRequest
-	if err := s.decodeAI(w, r, limitAIDocumentBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIDocumentBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "text": &req.Text, "filename": &req.Filename}), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -356,7 +359,7 @@ func (s *Server) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
 // handleNotesAnalyze is POST /api/canvas/notes/analyze.
 func (s *Server) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.AnalyzeNoteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIItemBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "focus": &req.Focus}), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -368,7 +371,7 @@ func (s *Server) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
 // the board's owner and guarded the board.
 func (s *Server) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.RewriteNoteRequest
-	if err := s.decodeAI(w, r, limitAIRewriteBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIRewriteBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "selectedText": &req.SelectedText, "instruction": &req.Instruction}), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -380,7 +383,7 @@ func (s *Server) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 // seconds, enforced by the ai package).
 func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerGenerateRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeTrackerGenerateRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -391,7 +394,7 @@ func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 // handleTrackerAnalyze is POST /api/canvas/tracker/analyze.
 func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerAnalyzeRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIItemBody, func(d *jsondec.Decoder) error { return decodeTrackerAnalyzeRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -402,7 +405,7 @@ func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 // handleTrackerRewrite is POST /api/canvas/tracker/rewrite.
 func (s *Server) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerRewriteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, &req, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIItemBody, func(d *jsondec.Decoder) error { return decodeTrackerRewriteRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}

@@ -133,18 +133,25 @@ func TestAIBoardGuard(t *testing.T) {
 }
 
 // TestAIRewriteBoardGivenTwice: the board that pays for notes/rewrite is
-// the board the request works on; a second boardId spelt differently (the
-// decoder matches keys case-insensitively) is refused and refunded.
+// the board the request works on. Keys match exactly, in the payer check
+// and in the decoder alike: a second "BoardId" is a key neither knows, so
+// the request works on b1, whose owner paid; a second "boardId" is refused
+// and refunded.
 func TestAIRewriteBoardGivenTwice(t *testing.T) {
 	e := newAIEnv(t)
 	ada := e.claim("ada@example.com", aiBoard)
 	e.claimAs(ada, "b2")
-	r := e.post("/api/canvas/notes/rewrite", ada, `{"boardId":"b1","BoardId":"b2","content":"x","instruction":"y"}`)
+	r := e.post("/api/canvas/notes/rewrite", ada, `{"boardId":"b1","boardId":"b2","content":"x","instruction":"y"}`)
 	if r.status != http.StatusBadRequest || r.object(t)["field"] != "boardId" {
 		t.Fatalf("status=%d %s, want 400 on boardId", r.status, r.body)
 	}
 	if got := e.used(ada); got != 0 {
 		t.Fatalf("used=%d, want 0", got)
+	}
+	e.setScript(aitest.Always(aitest.JSON(rewriteAnswer)))
+	r = e.post("/api/canvas/notes/rewrite", ada, `{"boardId":"b1","BoardId":"b2","content":"x","instruction":"y"}`)
+	if r.status != http.StatusOK {
+		t.Fatalf("status=%d %s, want 200 (BoardId is an unknown key, skipped)", r.status, r.body)
 	}
 }
 

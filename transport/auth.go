@@ -31,7 +31,7 @@ type sendOTPRequest struct {
 // well-formed address: the mail leaves from a background queue.
 func (s *Server) handleSendOTP(w http.ResponseWriter, r *http.Request) {
 	var req sendOTPRequest
-	if err := decodeJSON(w, r, limitAuthBody, &req); err != nil {
+	if err := decodeBody(w, r, limitAuthBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -51,7 +51,7 @@ type verifyOTPRequest struct {
 // session cookie.
 func (s *Server) handleVerifyOTP(w http.ResponseWriter, r *http.Request) {
 	var req verifyOTPRequest
-	if err := decodeJSON(w, r, limitAuthBody, &req); err != nil {
+	if err := decodeBody(w, r, limitAuthBody, decodeStringFields(map[string]*string{"email": &req.Email, "code": &req.Code})); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"corkboard/board"
+	"corkboard/transport/jsondec"
 )
 
 // access is what the board guard learned about the caller and the board.
@@ -200,7 +201,7 @@ type phasesRequest struct {
 // handleSetPhases is PATCH /api/boards/{boardId}/access (owner only).
 func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 	var req phasesRequest
-	if err := decodeJSON(w, r, limitJSONBody, &req); err != nil {
+	if err := decodeBody(w, r, limitJSONBody, func(d *jsondec.Decoder) error { return decodePhasesRequest(d, &req) }); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -239,7 +240,7 @@ func inviteEmail(w http.ResponseWriter, r *http.Request) (string, error) {
 	var req inviteRequest
 	if r.Method == http.MethodDelete && r.ContentLength == 0 && r.URL.Query().Has("email") {
 		req.Email = r.URL.Query().Get("email")
-	} else if err := decodeJSON(w, r, limitJSONBody, &req); err != nil {
+	} else if err := decodeBody(w, r, limitJSONBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
 		return "", err
 	}
 	return board.NormalizeEmail("email", req.Email)

@@ -13,6 +13,7 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/persist"
+	"corkboard/transport/jsondec"
 )
 
 // limitLogBody bounds a POST /log body. The entries alone stay far below it
@@ -30,7 +31,7 @@ func (s *Server) registerChangelogRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.requireBoard)
 		// POST /api/boards/{boardId}/log
-		r.With(s.limitLargeBodies).Post("/boards/{boardId}/log", s.handleAppendLog)
+		r.With(s.limitLargeBodies(limitLogBody)).Post("/boards/{boardId}/log", s.handleAppendLog)
 		// GET /api/boards/{boardId}/log?noteId=&action=&before=&limit=
 		r.Get("/boards/{boardId}/log", s.handleListLog)
 		// POST /api/boards/{boardId}/log/restore
@@ -69,7 +70,7 @@ func (s *Server) handleAppendLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req appendLogRequest
-	if err := decodeJSON(w, r, limitLogBody, &req); err != nil {
+	if err := decodeBody(w, r, limitLogBody, func(d *jsondec.Decoder) error { return decodeAppendLog(d, &req) }); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -175,7 +176,7 @@ type restoreRequest struct {
 // what it restores.
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 	var req restoreRequest
-	if err := decodeJSON(w, r, limitJSONBody, &req); err != nil {
+	if err := decodeBody(w, r, limitJSONBody, decodeStringFields(map[string]*string{"logKey": &req.LogKey, "type": &req.Type})); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

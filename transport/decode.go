@@ -1,19 +1,13 @@
 package transport
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"reflect"
-	"strconv"
-	"strings"
 	"time"
 
 	"corkboard/board"
+	"corkboard/transport/jsondec"
 )
 
 // Body size limits (decided in docs/api.md).
@@ -35,9 +29,20 @@ const largeBodyWait = 30 * time.Second
 
 // limitLargeBodies admits at most maxLargeBodies requests whose body may
 // be larger than limitJSONBody (declared so, or of unknown length) at once.
-// It belongs after the board guard, so strangers cannot take the slots.
-func (s *Server) limitLargeBodies(next http.Handler) http.Handler {
+// A body declared larger than limit is refused with 413 at once, without
+// waiting for a slot or reading it. It belongs after the board guard, so
+// strangers cannot take the slots.
+func (s *Server) limitLargeBodies(limit int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return s.largeBodyGate(limit, next) }
+}
+
+func (s *Server) largeBodyGate(limit int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			refuseBody(w)
+			s.writeError(w, r, tooLarge(limit))
+			return
+		}
 		if r.ContentLength >= 0 && r.ContentLength <= limitJSONBody {
 			next.ServeHTTP(w, r)
 			return
@@ -55,333 +60,85 @@ func (s *Server) limitLargeBodies(next http.Handler) http.Handler {
 	})
 }
 
-// readBody reads at most limit bytes of r's body; past it the error is ETOOLARGE.
+// tooLarge is the error of a body over limit bytes.
+func tooLarge(limit int64) error {
+	return board.Errorf(board.ETOOLARGE, "Request body is larger than %d bytes.", limit)
+}
+
+// refuseBody marks the connection to close after the answer to a body that
+// is not read. Without it net/http reads a small unread body (up to 256
+// KiB) before answering, to keep the connection: the refusal would wait
+// for the very bytes it refuses.
+func refuseBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+}
+
+// bodyReader returns r's body cut at limit bytes. A body whose
+// Content-Length is over limit is refused at once, before a byte of it is
+// read: the header is enough to know it will not fit.
+func bodyReader(w http.ResponseWriter, r *http.Request, limit int64) (io.Reader, error) {
+	if r.ContentLength > limit {
+		refuseBody(w)
+		return nil, tooLarge(limit)
+	}
+	return http.MaxBytesReader(w, r.Body, limit), nil
+}
+
+// readError maps an error of reading a body cut at limit to the client's
+// error; errors that are already domain errors pass unchanged.
+func readError(err error, limit int64) error {
+	var mbe *http.MaxBytesError
+	var be *board.Error
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(limit)
+	case errors.As(err, &be):
+		return err
+	default:
+		return board.Errorf(board.EINVALID, "Could not read the request body.")
+	}
+}
+
+// readBody reads at most limit bytes of r's body; past it the error is
+// ETOOLARGE. Only the billing webhook, which must check a signature on the
+// exact bytes, reads a body whole; JSON bodies are streamed (decodeBody).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := bodyReader(w, r, limit)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, board.Errorf(board.ETOOLARGE, "Request body is larger than %d bytes.", limit)
-		}
-		return nil, board.Errorf(board.EINVALID, "Could not read the request body.")
+		return nil, err
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, readError(err, limit)
 	}
 	return data, nil
 }
 
-// decodeJSON reads a JSON body of at most limit bytes into dst (a pointer to
-// a struct). It is strict: duplicate keys, fields dst does not have (matched
-// case-sensitively), values of the wrong type, non-finite or out-of-range
-// numbers and anything after the value are 400s naming the field.
-func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
-	data, err := readBody(w, r, limit)
+// decodeBody decodes a JSON body of at most limit bytes with decode, one of
+// the functions of decode_types.go, and checks that nothing follows the
+// value. The body is streamed: decoding stops, and reading with it, at the
+// first thing wrong (docs/api.md, "Request bodies").
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, decode func(*jsondec.Decoder) error) error {
+	body, err := bodyReader(w, r, limit)
 	if err != nil {
 		return err
 	}
-	return unmarshalStrict(data, dst, false)
+	return decodeFrom(jsondec.New(body), limit, decode)
 }
 
-// decodeJSONLenient is decodeJSON that ignores unknown fields, for bodies
-// shaped by third-party clients (the AI SDK adds its own keys).
-func decodeJSONLenient(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
-	data, err := readBody(w, r, limit)
+// decodeFrom runs decode on d and checks the end of the input.
+func decodeFrom(d *jsondec.Decoder, limit int64, decode func(*jsondec.Decoder) error) error {
+	err := decode(d)
+	if err == nil {
+		err = d.End()
+	}
 	if err != nil {
-		return err
-	}
-	return unmarshalStrict(data, dst, true)
-}
-
-// unmarshalStrict checks data against dst's type, then unmarshals it.
-func unmarshalStrict(data []byte, dst any, allowUnknown bool) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return board.Errorf(board.EINVALID, "Request body must be a JSON object.")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	w := shapeWalker{dec: dec, allowUnknown: allowUnknown}
-	if err := w.value(reflect.TypeOf(dst).Elem(), ""); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return board.Errorf(board.EINVALID, "Request body has data after the JSON value.")
-	}
-	if err := json.Unmarshal(data, dst); err != nil {
-		return board.Errorf(board.EINVALID, "Request body is not valid: %s.", err)
+		return readError(err, limit)
 	}
 	return nil
 }
 
-// maxJSONDepth bounds how deeply a request body may nest arrays and
-// objects. Corkboard's own shapes need fewer than ten levels; the rest is
-// room for client-owned values (phase objects, tool inputs). Without a bound
-// a small body of nested brackets costs time quadratic in its depth (the
-// walker recurses and builds each level's field path): 100 KB of "[" took
-// over 20 s of CPU, before any session or rate limit.
-const maxJSONDepth = 100
-
-type shapeWalker struct {
-	dec          *json.Decoder
-	allowUnknown bool
-	depth        int // arrays and objects open at the current token
-}
-
-var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
-
-func fieldName(path string) string {
-	if path == "" {
-		return "body"
-	}
-	return path
-}
-
-func (w *shapeWalker) token(path string) (json.Token, error) {
-	tok, err := w.dec.Token()
-	if err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, board.FieldErrorf(fieldName(path), "Malformed JSON at byte %d: %s.", se.Offset, se.Error())
-		}
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, board.Errorf(board.EINVALID, "Request body is truncated JSON.")
-		}
-		return nil, board.FieldErrorf(fieldName(path), "Malformed JSON: %s.", err)
-	}
-	switch tok {
-	case json.Delim('{'), json.Delim('['):
-		if w.depth++; w.depth > maxJSONDepth {
-			return nil, board.FieldErrorf(fieldName(path), "%s nests arrays and objects more than %d levels deep.", fieldName(path), maxJSONDepth)
-		}
-	case json.Delim('}'), json.Delim(']'):
-		w.depth--
-	}
-	return tok, nil
-}
-
-// skip consumes one JSON value whose first token is tok.
-func (w *shapeWalker) skip(tok json.Token, path string) error {
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	if d == '{' {
-		seen := map[string]bool{}
-		for w.dec.More() {
-			kt, err := w.token(path)
-			if err != nil {
-				return err
-			}
-			k, _ := kt.(string)
-			if seen[k] {
-				return board.FieldErrorf(join(path, k), "Duplicate key %q.", join(path, k))
-			}
-			seen[k] = true
-			vt, err := w.token(join(path, k))
-			if err != nil {
-				return err
-			}
-			if err := w.skip(vt, join(path, k)); err != nil {
-				return err
-			}
-		}
-	} else if d == '[' {
-		for i := 0; w.dec.More(); i++ {
-			vt, err := w.token(path)
-			if err != nil {
-				return err
-			}
-			if err := w.skip(vt, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := w.token(path) // closing delimiter
-	return err
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func kindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Float64, reflect.Float32:
-		return "a number"
-	case reflect.Slice:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "a value of another type"
-}
-
-// value checks one JSON value against t.
-func (w *shapeWalker) value(t reflect.Type, path string) error {
-	tok, err := w.token(path)
-	if err != nil {
-		return err
-	}
-	return w.check(tok, t, path)
-}
-
-func (w *shapeWalker) check(tok json.Token, t reflect.Type, path string) error {
-	if t == rawMessageType || t.Kind() == reflect.Interface {
-		return w.skip(tok, path)
-	}
-	if tok == nil { // null
-		switch t.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map:
-			return nil
-		}
-		return board.FieldErrorf(fieldName(path), "%s must be %s, not null.", fieldName(path), kindName(t))
-	}
-	if t.Kind() == reflect.Pointer {
-		return w.check(tok, t.Elem(), path)
-	}
-	wrong := func() error {
-		if d, ok := tok.(json.Delim); ok {
-			_ = w.skip(d, path)
-		}
-		return board.FieldErrorf(fieldName(path), "%s must be %s.", fieldName(path), kindName(t))
-	}
-	switch t.Kind() {
-	case reflect.String:
-		if _, ok := tok.(string); !ok {
-			return wrong()
-		}
-	case reflect.Bool:
-		if _, ok := tok.(bool); !ok {
-			return wrong()
-		}
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		n, ok := tok.(json.Number)
-		if !ok {
-			return wrong()
-		}
-		if _, err := strconv.ParseInt(string(n), 10, 64); err != nil {
-			return board.FieldErrorf(path, "%s must be an integer.", path)
-		}
-	case reflect.Float64, reflect.Float32:
-		n, ok := tok.(json.Number)
-		if !ok {
-			return wrong()
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil || math.IsInf(f, 0) {
-			return board.FieldErrorf(path, "%s must be a finite number.", path)
-		}
-	case reflect.Slice:
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			return wrong()
-		}
-		for i := 0; w.dec.More(); i++ {
-			if err := w.value(t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-		_, err := w.token(path)
-		return err
-	case reflect.Map:
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return wrong()
-		}
-		seen := map[string]bool{}
-		for w.dec.More() {
-			kt, err := w.token(path)
-			if err != nil {
-				return err
-			}
-			k := kt.(string)
-			if seen[k] {
-				return board.FieldErrorf(join(path, k), "Duplicate key %q.", join(path, k))
-			}
-			seen[k] = true
-			if err := w.value(t.Elem(), join(path, k)); err != nil {
-				return err
-			}
-		}
-		_, err := w.token(path)
-		return err
-	case reflect.Struct:
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return wrong()
-		}
-		fields := jsonFields(t)
-		seen := map[string]bool{}
-		for w.dec.More() {
-			kt, err := w.token(path)
-			if err != nil {
-				return err
-			}
-			k := kt.(string)
-			p := join(path, k)
-			if seen[k] {
-				return board.FieldErrorf(p, "Duplicate key %q.", p)
-			}
-			seen[k] = true
-			ft, ok := fields[k]
-			if !ok {
-				if !w.allowUnknown {
-					return board.FieldErrorf(p, "Unknown field %q.", p)
-				}
-				vt, err := w.token(p)
-				if err != nil {
-					return err
-				}
-				if err := w.skip(vt, p); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := w.value(ft, p); err != nil {
-				return err
-			}
-		}
-		_, err := w.token(path)
-		return err
-	default:
-		return w.skip(tok, path)
-	}
-	return nil
-}
-
-// jsonFields maps a struct's JSON names to their types, following embedded
-// structs as encoding/json does.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				for k, v := range jsonFields(ft) {
-					out[k] = v
-				}
-				continue
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = f.Type
-	}
-	return out
+// decodeBytes decodes data (a WebSocket message) with decode.
+func decodeBytes(data []byte, decode func(*jsondec.Decoder) error) error {
+	return decodeFrom(jsondec.NewBytes(data), int64(len(data)), decode)
 }

@@ -16,7 +16,7 @@ func TestLimitLargeBodies(t *testing.T) {
 		s := &Server{largeBodies: make(chan struct{}, maxLargeBodies), log: slog.New(slog.DiscardHandler)}
 		var inside atomic.Int32
 		release := make(chan struct{})
-		h := s.limitLargeBodies(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := s.limitLargeBodies(limitPushBody)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			inside.Add(1)
 			<-release
 			w.WriteHeader(http.StatusOK)

@@ -17,6 +17,7 @@ import (
 	"corkboard/board"
 	"corkboard/persist"
 	"corkboard/rooms"
+	"corkboard/transport/jsondec"
 )
 
 // Live channel limits (docs/live-protocol.md).
@@ -260,7 +261,7 @@ func (lc *liveConn) readLoop(ctx context.Context) {
 			return
 		}
 		var m clientMessage
-		if err := unmarshalStrict(data, &m, false); err != nil {
+		if err := decodeBytes(data, func(d *jsondec.Decoder) error { return decodeClientMessage(d, &m) }); err != nil {
 			lc.sendError(ctx, "", err)
 			continue
 		}
@@ -301,7 +302,7 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 		return board.FieldErrorf("push", "push is required.")
 	}
 	var p board.Push
-	if err := unmarshalStrict(m.Push, &p, false); err != nil {
+	if err := decodeBytes(m.Push, func(d *jsondec.Decoder) error { return decodePush(d, &p) }); err != nil {
 		return err
 	}
 	if err := p.Validate(); err != nil {

@@ -23,24 +23,25 @@ const liveWait = 10 * time.Second
 
 // liveMsg is any server message, decoded.
 type liveMsg struct {
-	Type          string           `json:"type"`
-	ID            string           `json:"id"`
-	From          string           `json:"from"`
-	Since         int64            `json:"since"`
-	ServerVersion int64            `json:"serverVersion"`
-	Reset         bool             `json:"reset"`
-	Board         board.Header     `json:"board"`
-	Notes         []board.Note     `json:"notes"`
-	DeletedNotes  []string         `json:"deletedNoteIds"`
-	You           rooms.You        `json:"you"`
-	Present       []rooms.Presence `json:"present"`
-	Email         string           `json:"email"`
-	Color         string           `json:"color"`
-	X             float64          `json:"x"`
-	Y             float64          `json:"y"`
-	Status        int              `json:"status"`
-	Error         string           `json:"error"`
-	Field         string           `json:"field"`
+	Type          string              `json:"type"`
+	ID            string              `json:"id"`
+	From          string              `json:"from"`
+	Since         int64               `json:"since"`
+	ServerVersion int64               `json:"serverVersion"`
+	Reset         bool                `json:"reset"`
+	Board         board.Header        `json:"board"`
+	Notes         []board.Note        `json:"notes"`
+	DeletedNotes  []string            `json:"deletedNoteIds"`
+	Items         []board.TrackerItem `json:"trackerItems"`
+	You           rooms.You           `json:"you"`
+	Present       []rooms.Presence    `json:"present"`
+	Email         string              `json:"email"`
+	Color         string              `json:"color"`
+	X             float64             `json:"x"`
+	Y             float64             `json:"y"`
+	Status        int                 `json:"status"`
+	Error         string              `json:"error"`
+	Field         string              `json:"field"`
 }
 
 // dial opens the live channel; query is "" or "?since=N".

@@ -181,9 +181,12 @@ const limitPayerPeek = limitJSONBody
 // caller (400 for a missing or malformed id, 404 for an unclaimed board, 403
 // without access) and returns the owner. The handler gets the body back
 // untouched and the guard's result in its context (boardAccess), so it need
-// not guard again; it must still decode the body with decodeJSON or
-// decodeJSONLenient, which refuse a second "boardId" key.
+// not guard again; it must still decode the body with decodeBody, which
+// refuses a second "boardId" key.
 func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) {
+	if r.ContentLength > limitPayerPeek {
+		return "", r, tooLarge(limitPayerPeek)
+	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, limitPayerPeek+1))
 	// The body is restored first, so the handler sees it whatever happens.
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(data), r.Body), r.Body}

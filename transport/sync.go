@@ -8,6 +8,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/transport/jsondec"
 )
 
 // registerSyncRoutes adds pull, push and the live channel, behind the board
@@ -18,7 +19,7 @@ func (s *Server) registerSyncRoutes(r chi.Router) {
 		// GET /api/boards/{boardId}/sync?since=N
 		r.Get("/boards/{boardId}/sync", s.handlePull)
 		// POST /api/boards/{boardId}/sync
-		r.With(s.limitLargeBodies).Post("/boards/{boardId}/sync", s.handlePush)
+		r.With(s.limitLargeBodies(limitPushBody)).Post("/boards/{boardId}/sync", s.handlePush)
 		// GET /api/boards/{boardId}/live (WebSocket)
 		r.Get("/boards/{boardId}/live", s.handleLive)
 	})
@@ -90,7 +91,8 @@ func visibleASCII(s string) bool {
 
 // handlePush is POST /api/boards/{boardId}/sync. Order: 403 for a viewer
 // (before the body is read), the Idempotency-Key header, then the body:
-// strict decoding and the whole push's validation, each a 400 naming the
+// a Content-Length over the limit is 413 at once; streaming decoding and
+// the whole push's validation, each a 400 naming the
 // field with nothing applied. A replayed key answers the original version
 // with Idempotent-Replayed: true.
 func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +107,7 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var push board.Push
-	if err := decodeJSON(w, r, limitPushBody, &push); err != nil {
+	if err := decodeBody(w, r, limitPushBody, func(d *jsondec.Decoder) error { return decodePush(d, &push) }); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

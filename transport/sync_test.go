@@ -184,7 +184,7 @@ func TestPushDecodeErrors(t *testing.T) {
 		{"StringClientVersion", `{"clientVersion":"3"}`, "clientVersion"},
 		{"FractionClientVersion", `{"clientVersion":1.5}`, "clientVersion"},
 		{"NegativeClientVersion", `{"clientVersion":-1}`, "clientVersion"},
-		{"UnknownField", `{"notes":{"upserted":[{"id":"a","colour":"red"}]}}`, "notes.upserted[0].colour"},
+		{"ExtraFieldShadowingByCase", `{"notes":{"upserted":[{"id":"a","Color":"red"}]}}`, "notes.upserted[0].Color"},
 		{"DuplicateKey", `{"notes":{"upserted":[{"id":"a","id":"b"}]}}`, "notes.upserted[0].id"},
 		{"ObjectForArray", `{"notes":{"deleted":{"a":1}}}`, "notes.deleted"},
 		{"NullNotes", `{"notes":null}`, "notes"},

@@ -1,0 +1,16 @@
+package transport
+
+import (
+	"io"
+
+	"corkboard/board"
+	"corkboard/transport/jsondec"
+)
+
+// DecodePushForTest decodes a push body from r as POST /sync does, within
+// the push body limit (which r must enforce itself).
+func DecodePushForTest(r io.Reader) (board.Push, error) {
+	var p board.Push
+	err := decodeFrom(jsondec.New(r), limitPushBody, func(d *jsondec.Decoder) error { return decodePush(d, &p) })
+	return p, err
+}
