@@ -49,6 +49,24 @@ cross:
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
 	done
 
+# stress runs the concurrency-sensitive tests STRESS_COUNT times each,
+# without and with -race, to catch the failure one run in a hundred shows:
+# rooms and hub whole, the live WebSocket endpoint and its socket writer,
+# persist's group commit and concurrent writers. For a flaky test, run it
+# alone with a higher count while another core is busy, e.g.
+# make stress STRESS_COUNT=200.
+STRESS_COUNT ?= 50
+STRESS_TRANSPORT := TestLive|TestSocketWriter|TestGuardedConn|TestTextFrame|DirectWrite
+STRESS_PERSIST := Concurrent|AtOnce|InOrder
+
+stress:
+	@set -e; for race in "" -race; do \
+		echo "stress: -count=$(STRESS_COUNT) $$race"; \
+		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./rooms/ ./hub/; \
+		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_TRANSPORT)' ./transport/; \
+		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_PERSIST)' ./persist/; \
+	done
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
