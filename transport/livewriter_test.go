@@ -149,11 +149,11 @@ func (s *fakeSocket) Close() error {
 	return nil
 }
 
-func (s *fakeSocket) LocalAddr() net.Addr                { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
-func (s *fakeSocket) RemoteAddr() net.Addr               { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2} }
-func (s *fakeSocket) SetDeadline(time.Time) error        { return nil }
-func (s *fakeSocket) SetReadDeadline(time.Time) error    { return nil }
-func (s *fakeSocket) SetWriteDeadline(t time.Time) error { return nil }
+func (s *fakeSocket) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+func (s *fakeSocket) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2} }
+func (s *fakeSocket) SetDeadline(time.Time) error      { return nil }
+func (s *fakeSocket) SetReadDeadline(time.Time) error  { return nil }
+func (s *fakeSocket) SetWriteDeadline(time.Time) error { return nil }
 
 // newFakeWriter returns a socket writer on a fakeSocket of capacity bytes,
 // with the socket's TryWrite as its non-blocking write.
@@ -215,9 +215,7 @@ func payloadOf(i, size int) []byte {
 func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	const capacity = 64 << 10
 	w, guarded, sock := newFakeWriter(t, capacity, 1000)
-	failed := make(chan error, 1)
 	w.Start()
-	go func() { failed <- w.Run() }()
 	defer w.Stop()
 
 	sizes := []int{200 << 10, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
@@ -243,6 +241,11 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	if got := sock.Buffered(); got != capacity {
 		t.Fatalf("the socket holds %d bytes after the first message, want %d", got, capacity)
 	}
+	// The writer goroutine starts only now: had it been flushing (holding
+	// the write lock) during the first Send, the message would have been
+	// queued whole.
+	failed := make(chan error, 1)
+	go func() { failed <- w.Run() }()
 
 	var pingers sync.WaitGroup
 	pingers.Go(func() {
