@@ -54,8 +54,9 @@ cross:
 # rooms and hub whole, the live WebSocket endpoint and its socket writer,
 # persist's group commit and concurrent writers. For a flaky test, run it
 # alone with a higher count while another core is busy, e.g.
-# make stress STRESS_COUNT=200.
-STRESS_COUNT ?= 50
+# make stress STRESS_COUNT=200. The default takes about ten minutes on two
+# busy cores, most of it the live endpoint's tests under -race.
+STRESS_COUNT ?= 20
 STRESS_TRANSPORT := TestLive|TestSocketWriter|TestGuardedConn|TestTextFrame|DirectWrite
 STRESS_PERSIST := Concurrent|AtOnce|InOrder
 
