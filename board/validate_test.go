@@ -152,3 +152,136 @@ func TestPhasesValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitsAtTheirEdges checks every limit in validate.go at its edge: the
+// maximum passes, one more fails naming the field. Text is counted in code
+// points, so it is made of "é" (two bytes each).
+func TestLimitsAtTheirEdges(t *testing.T) {
+	text := func(n int) string { return strings.Repeat("é", n) }
+	ids := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("d%d", i)
+		}
+		return out
+	}
+	items := func(n int) []board.TrackerItem {
+		out := make([]board.TrackerItem, n)
+		for i := range out {
+			out[i] = board.TrackerItem{ID: fmt.Sprintf("t%04d", i)}
+		}
+		return out
+	}
+	note := func(set func(*board.Note)) error {
+		n := board.Note{ID: "n"}
+		set(&n)
+		p := board.Push{Notes: board.NoteChanges{Upserted: []board.Note{n}}}
+		return p.Validate()
+	}
+	item := func(set func(*board.TrackerItem)) error {
+		it := board.TrackerItem{ID: "t"}
+		set(&it)
+		p := board.Push{TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{it}}}
+		return p.Validate()
+	}
+	// phase is one phase object of exactly n bytes of JSON.
+	phase := func(n int) json.RawMessage {
+		const open, end = `{"id":"p","pad":"`, `"}`
+		return json.RawMessage(open + strings.Repeat("x", n-len(open)-len(end)) + end)
+	}
+	phases := func(n int) []json.RawMessage {
+		out := make([]json.RawMessage, n)
+		for i := range out {
+			out[i] = json.RawMessage(fmt.Sprintf(`{"id":"p%d"}`, i))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		field string
+		max   int
+		with  func(n int) error // validates a value of size n in field
+	}{
+		{"notes.upserted[0].id", board.MaxIDLen, func(n int) error { return note(func(x *board.Note) { x.ID = text(n) }) }},
+		{"notes.upserted[0].title", board.MaxTitleLen, func(n int) error { return note(func(x *board.Note) { x.Title = text(n) }) }},
+		{"notes.upserted[0].content", board.MaxNoteContent, func(n int) error { return note(func(x *board.Note) { x.Content = text(n) }) }},
+		{"notes.upserted[0].color", board.MaxShortField, func(n int) error { return note(func(x *board.Note) { x.Color = text(n) }) }},
+		{"notes.upserted[0].type", board.MaxShortField, func(n int) error { return note(func(x *board.Note) { x.Type = text(n) }) }},
+		{"trackerItems.upserted[0].id", board.MaxIDLen, func(n int) error { return item(func(x *board.TrackerItem) { x.ID = text(n) }) }},
+		{"trackerItems.upserted[0].key", board.MaxShortField, func(n int) error { return item(func(x *board.TrackerItem) { x.Key = text(n) }) }},
+		{"trackerItems.upserted[0].type", board.MaxShortField, func(n int) error { return item(func(x *board.TrackerItem) { x.Type = text(n) }) }},
+		{"trackerItems.upserted[0].summary", board.MaxItemSummaryLen, func(n int) error { return item(func(x *board.TrackerItem) { x.Summary = text(n) }) }},
+		{"trackerItems.upserted[0].description", board.MaxItemDescription, func(n int) error { return item(func(x *board.TrackerItem) { x.Description = text(n) }) }},
+		{"trackerItems.upserted[0].status", board.MaxShortField, func(n int) error { return item(func(x *board.TrackerItem) { x.Status = text(n) }) }},
+		{"trackerItems.upserted[0].parentId", board.MaxIDLen, func(n int) error { return item(func(x *board.TrackerItem) { x.ParentID = text(n) }) }},
+		{"notes.upserted", board.MaxUpsertedNotes, func(n int) error {
+			return (&board.Push{Notes: board.NoteChanges{Upserted: notes(n)}}).Validate()
+		}},
+		{"trackerItems.upserted", board.MaxUpsertedItems, func(n int) error {
+			return (&board.Push{TrackerItems: board.ItemChanges{Upserted: items(n)}}).Validate()
+		}},
+		{"notes.deleted", board.MaxDeletedPerPush, func(n int) error {
+			return (&board.Push{Notes: board.NoteChanges{Deleted: ids(n)}}).Validate()
+		}},
+		{"trackerItems.deleted", board.MaxDeletedPerPush, func(n int) error {
+			return (&board.Push{TrackerItems: board.ItemChanges{Deleted: ids(n)}}).Validate()
+		}},
+		{"notes.deleted[0]", board.MaxIDLen, func(n int) error {
+			return (&board.Push{Notes: board.NoteChanges{Deleted: []string{text(n)}}}).Validate()
+		}},
+		{"trackerItems.deleted[0]", board.MaxIDLen, func(n int) error {
+			return (&board.Push{TrackerItems: board.ItemChanges{Deleted: []string{text(n)}}}).Validate()
+		}},
+		{"board.name", board.MaxBoardNameLen, func(n int) error {
+			return (&board.Push{Board: &board.BoardPatch{Name: text(n)}}).Validate()
+		}},
+		{"phases.phases", board.MaxPhases, func(n int) error { return (&board.Phases{Phases: phases(n)}).Validate() }},
+		{"phases.phases[0]", board.MaxPhaseBytes, func(n int) error {
+			return (&board.Phases{Phases: []json.RawMessage{phase(n)}}).Validate()
+		}},
+		{"phases.phases[0].id", board.MaxIDLen, func(n int) error {
+			id, _ := json.Marshal(text(n))
+			return (&board.Phases{Phases: []json.RawMessage{json.RawMessage(`{"id":` + string(id) + `}`)}}).Validate()
+		}},
+		{"boardId", board.MaxBoardIDLen, func(n int) error { return board.ValidateBoardID("boardId", strings.Repeat("b", n)) }},
+		{"email", board.MaxEmailLen, func(n int) error {
+			const domain = "@example.com"
+			_, err := board.NormalizeEmail("email", strings.Repeat("a", n-len(domain))+domain)
+			return err
+		}},
+		{"notes.upserted[0].updatedAt", 64, func(n int) error { // a timestamp of n characters: long fractions parse
+			return note(func(x *board.Note) { x.UpdatedAt = "2026-11-22T10:00:00." + strings.Repeat("1", n-21) + "Z" })
+		}},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			if err := tc.with(tc.max); err != nil {
+				t.Fatalf("at the limit (%d): %v", tc.max, err)
+			}
+			err := tc.with(tc.max + 1)
+			if board.ErrorCode(err) != board.EINVALID || fieldOf(err) != tc.field {
+				t.Fatalf("one over the limit (%d): err=%v, want EINVALID naming %s", tc.max+1, err, tc.field)
+			}
+		})
+	}
+}
+
+// TestCoordinateLimit: |x| and |y| up to MaxCoordinate pass; the next
+// float64 beyond fails naming the coordinate.
+func TestCoordinateLimit(t *testing.T) {
+	over := math.Nextafter(board.MaxCoordinate, math.Inf(1))
+	for _, tc := range []struct {
+		x, y  float64
+		field string
+	}{
+		{board.MaxCoordinate, -board.MaxCoordinate, ""},
+		{-board.MaxCoordinate, board.MaxCoordinate, ""},
+		{over, 0, "notes.upserted[0].x"},
+		{-over, 0, "notes.upserted[0].x"},
+		{0, over, "notes.upserted[0].y"},
+		{0, -over, "notes.upserted[0].y"},
+	} {
+		p := board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n", X: tc.x, Y: tc.y}}}}
+		if err := p.Validate(); fieldOf(err) != tc.field || (err == nil) != (tc.field == "") {
+			t.Errorf("x=%v y=%v: err=%v, want field %q", tc.x, tc.y, err, tc.field)
+		}
+	}
+}

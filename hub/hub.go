@@ -237,11 +237,19 @@ func (h *Hub) Rooms() int {
 // returns how many it stopped. The janitor calls it; tests call it with a
 // clock of their own.
 func (h *Hub) StopIdle(now time.Time) int {
-	cutoff := now.Add(-h.opts.IdleTimeout)
+	return h.stopIdle(now.Add(-h.opts.IdleTimeout), nil)
+}
+
+// stopIdle stops the rooms idle since before cutoff, of the boards pick
+// accepts (all when pick is nil), and returns how many it stopped.
+func (h *Hub) stopIdle(cutoff time.Time, pick func(boardID string) bool) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := 0
 	for id, r := range h.rooms {
+		if pick != nil && !pick(id) {
+			continue
+		}
 		// Under mu, so that Room cannot hand out a room being stopped.
 		if r.StopIfIdle(cutoff) {
 			delete(h.rooms, id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -189,24 +190,93 @@ func TestSweepPrunesTombstones(t *testing.T) {
 	}
 }
 
-// TestRequestsRaceWithIdleStops pushes to many boards while the janitor's
-// StopIdle keeps stopping every room it can: no push is lost or doubled.
+// TestSweepKeepsTombstonesWithinRetention: one sweep prunes a tombstone
+// older than the retention (30 days) and keeps a younger one, so a pull
+// from after the pruned one still learns of the kept deletion.
+func TestSweepKeepsTombstonesWithinRetention(t *testing.T) {
+	h, _, c := newHub(t, "b1")
+	ctx := context.Background()
+	del := func(id string) *board.Push { return &board.Push{Notes: board.NoteChanges{Deleted: []string{id}}} }
+	for _, p := range []*board.Push{onePush("old"), del("old")} { // v1, v2
+		if _, _, err := h.Push(ctx, "b1", p, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Advance(20 * 24 * time.Hour)
+	for _, p := range []*board.Push{onePush("young"), del("young")} { // v3, v4
+		if _, _, err := h.Push(ctx, "b1", p, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Advance(11 * 24 * time.Hour) // "old" was deleted 31 days ago, "young" 11
+	if err := h.Sweep(ctx, c.Now()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Pull(ctx, "b1", 3)
+	if err != nil || res.Changes == nil || res.Changes.Reset || len(res.Changes.DeletedNoteIDs) != 1 || res.Changes.DeletedNoteIDs[0] != "young" {
+		t.Fatalf("pull since 3: %+v err=%v, want the deletion of young, no reset", res.Changes, err)
+	}
+	res, err = h.Pull(ctx, "b1", 1)
+	if err != nil || res.Changes == nil || !res.Changes.Reset {
+		t.Fatalf("pull since 1: %+v err=%v, want a reset (old's tombstone is pruned)", res.Changes, err)
+	}
+}
+
+// TestRequestsRaceWithIdleStops pushes to and pulls from many boards while
+// a janitor stops their rooms as often as it may: no push is lost or
+// doubled. The janitor says every room is idle, but a request retries on a
+// fresh room only three times, so it may stop each board's room at most
+// twice per request: a budget that the board's requester refills after
+// each request. Every request then succeeds whatever the scheduling, and
+// the stops still fall wherever they fall.
 func TestRequestsRaceWithIdleStops(t *testing.T) {
-	const boards, each = 10, 5
+	const boards, each, stopsPerRequest = 10, 5, 2
 	ids := make([]string, boards)
+	budget := make(map[string]*atomic.Int32, boards)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("b%d", i)
+		budget[ids[i]] = new(atomic.Int32)
+		budget[ids[i]].Store(stopsPerRequest)
 	}
 	h, db, c := newHub(t, ids...)
+	pick := func(id string) bool { // takes one stop from id's budget
+		b := budget[id]
+		for {
+			n := b.Load()
+			if n == 0 {
+				return false
+			}
+			if b.CompareAndSwap(n, n-1) {
+				return true
+			}
+		}
+	}
+	refilled := make(chan struct{}, 1)
+	refill := func(id string) {
+		budget[id].Store(stopsPerRequest)
+		select {
+		case refilled <- struct{}{}:
+		default:
+		}
+	}
 	stop := make(chan struct{})
 	var janitor sync.WaitGroup
+	stops := 0
 	janitor.Go(func() {
 		for {
 			select {
 			case <-stop:
 				return
 			default:
-				h.StopIdle(c.Now().Add(48 * time.Hour)) // everything looks idle
+			}
+			n := h.StopIdleOfForTest(c.Now().Add(48*time.Hour), pick) // everything looks idle
+			stops += n
+			if n == 0 { // nothing to stop until a request ends
+				select {
+				case <-refilled:
+				case <-stop:
+					return
+				}
 			}
 		}
 	})
@@ -217,15 +287,18 @@ func TestRequestsRaceWithIdleStops(t *testing.T) {
 				if _, _, err := h.Push(context.Background(), id, onePush(fmt.Sprintf("n%d", i)), ""); err != nil {
 					t.Errorf("%s push %d: %v", id, i, err)
 				}
+				refill(id)
 				if _, err := h.Pull(context.Background(), id, 0); err != nil {
 					t.Errorf("%s pull: %v", id, err)
 				}
+				refill(id)
 			}
 		})
 	}
 	wg.Wait()
 	close(stop)
 	janitor.Wait()
+	t.Logf("the janitor stopped %d rooms", stops)
 	for _, id := range ids {
 		if v, err := db.CurrentVersion(context.Background(), id); err != nil || v != each {
 			t.Fatalf("%s: version=%d err=%v, want %d", id, v, err, each)

@@ -371,6 +371,15 @@ func (r *Room) loop() {
 	defer close(r.done)
 	defer r.stopFanOut()
 	for {
+		// Close first: once it is called the room takes no more work, so a
+		// queued push fails with errShuttingDown even when the commit ahead
+		// of it ends at the same moment (select would pick either).
+		select {
+		case <-r.quit:
+			r.shutdown()
+			return
+		default:
+		}
 		select {
 		case s := <-r.dropC:
 			r.dropped = append(r.dropped, s)

@@ -284,24 +284,16 @@ func TestInvalidPushChangesNothing(t *testing.T) {
 	noMessage(t, s)
 }
 
+// TestSlowSubscriberIsDroppedWithoutDelayingOthers: slow never reads and
+// its queue holds 4 messages; fast's queue holds every message it will be
+// sent and is read only after the pushes, so neither outcome depends on
+// when a reader gets to run.
 func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 	const queue, pushes = 4, 20
 	r := startRoom(t, openStore(t), rooms.Options{})
 	slow, _ := subscribeQueue(t, r, "slow", "slow@example.com", queue) // never reads
-	fast, _ := subscribeQueue(t, r, "fast", "fast@example.com", queue)
-	got := make(chan msg, 2*pushes)
-	go func() {
-		for {
-			select {
-			case b := <-messages(fast):
-				var m msg
-				_ = json.Unmarshal(b, &m)
-				got <- m
-			case <-fast.Done():
-				return
-			}
-		}
-	}()
+	// fast is sent the changes and slow's leave; twice that is room to spare.
+	fast, _ := subscribeQueue(t, r, "fast", "fast@example.com", 2*pushes)
 	// Every push completes although slow never reads: the room does not wait.
 	for i := 1; i <= pushes; i++ {
 		if _, _, err := r.Push(context.Background(), onePush(fmt.Sprintf("n%d", i), "x"), ""); err != nil {
@@ -317,27 +309,167 @@ func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 		t.Fatalf("slow closed with %d %q, want %d", code, reason, rooms.CloseResync)
 	}
 	sawLeave := false
-	for v := int64(1); v <= pushes; {
-		select {
-		case m := <-got:
-			switch {
-			case m.Type == rooms.TypeLeave && m.ID == "slow":
-				sawLeave = true
-			case m.Type == rooms.TypeChanges:
-				if m.ServerVersion != v {
-					t.Fatalf("fast got version %d, want %d", m.ServerVersion, v)
-				}
-				v++
-			}
-		case <-time.After(waitFor):
-			t.Fatalf("fast stopped receiving at version %d", v)
+	for v := int64(1); v <= pushes || !sawLeave; {
+		switch m := next(t, fast); {
+		case m.Type == rooms.TypeLeave && m.ID == "slow" && !sawLeave:
+			sawLeave = true
+		case m.Type == rooms.TypeChanges && m.ServerVersion == v:
+			v++
+		default:
+			t.Fatalf("fast got %+v, want the change of version %d or slow's leave", m, v)
 		}
 	}
-	if !sawLeave {
-		t.Fatal("fast was not told that slow left")
+	noMessage(t, fast)
+	select {
+	case <-fast.Done():
+		t.Fatalf("fast was dropped too")
+	default:
 	}
 	if n := r.Subscribers(); n != 1 {
 		t.Fatalf("subscribers=%d, want 1", n)
+	}
+}
+
+// gatedStore holds the room's first commit until release is closed, so
+// that the pushes after it queue up in the room.
+type gatedStore struct {
+	*persist.DB
+	started chan struct{} // closed when the first commit has reached the store
+	release chan struct{}
+	commits atomic.Int32
+}
+
+func newGatedStore(db *persist.DB) *gatedStore {
+	return &gatedStore{DB: db, started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gatedStore) ApplyPushes(ctx context.Context, id string, in []persist.PushInput) ([]persist.Applied, error) {
+	if g.commits.Add(1) == 1 {
+		close(g.started)
+		<-g.release
+	}
+	return g.DB.ApplyPushes(ctx, id, in)
+}
+
+// arrivalClock is a room clock that tells arrived of every reading. A room
+// reads its clock when it starts and when its loop takes a request, so in a
+// test that only pushes, each reading after the start is a push queued.
+func arrivalClock(arrived chan<- struct{}) func() time.Time {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		arrived <- struct{}{}
+		return t0
+	}
+}
+
+// await waits for ch, failing after waitFor.
+func await(tb testing.TB, ch <-chan struct{}, what string) {
+	tb.Helper()
+	select {
+	case <-ch:
+	case <-time.After(waitFor):
+		tb.Fatalf("%s did not happen within %v", what, waitFor)
+	}
+}
+
+type pushOutcome struct {
+	version int64
+	err     error
+}
+
+// queuePush pushes p in a goroutine of its own and returns once the room's
+// loop has taken it (arrived).
+func queuePush(tb testing.TB, r *rooms.Room, arrived <-chan struct{}, p *board.Push) <-chan pushOutcome {
+	tb.Helper()
+	out := make(chan pushOutcome, 1)
+	go func() {
+		v, _, err := r.Push(context.Background(), p, "")
+		out <- pushOutcome{v, err}
+	}()
+	await(tb, arrived, "the push's arrival")
+	return out
+}
+
+// result waits for a push's outcome.
+func result(tb testing.TB, c <-chan pushOutcome) pushOutcome {
+	tb.Helper()
+	select {
+	case o := <-c:
+		return o
+	case <-time.After(waitFor):
+		tb.Fatalf("no answer to a push within %v", waitFor)
+	}
+	return pushOutcome{}
+}
+
+// TestQueuedPushesApplyInArrivalOrder: pushes that queue up behind a
+// commit are applied, and numbered, in the order the room took them.
+func TestQueuedPushesApplyInArrivalOrder(t *testing.T) {
+	store := newGatedStore(openStore(t))
+	arrived := make(chan struct{}, 16)
+	r := startRoom(t, store, rooms.Options{Now: arrivalClock(arrived)})
+	await(t, arrived, "the room's start")
+	first := queuePush(t, r, arrived, onePush("first", "x"))
+	await(t, store.started, "the first commit")
+	queued := make([]<-chan pushOutcome, 5)
+	for i := range queued {
+		queued[i] = queuePush(t, r, arrived, onePush(fmt.Sprintf("n%d", i), "x"))
+	}
+	close(store.release)
+	if o := result(t, first); o.err != nil || o.version != 1 {
+		t.Fatalf("first push: version=%d err=%v, want 1", o.version, o.err)
+	}
+	for i, c := range queued {
+		if o, want := result(t, c), int64(i+2); o.err != nil || o.version != want {
+			t.Fatalf("queued push %d: version=%d err=%v, want %d", i, o.version, o.err, want)
+		}
+	}
+	ch, err := store.ChangesSince(context.Background(), "b1", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range ch.Notes {
+		if want := fmt.Sprintf("n%d", i); n.ID != want || n.Version != int64(i+2) {
+			t.Fatalf("stored note %d: %s at version %d, want %s at %d", i, n.ID, n.Version, want, i+2)
+		}
+	}
+}
+
+// TestCloseFailsQueuedPushes: Close lets the commit in flight finish and
+// fails the pushes queued behind it with EUNAVAILABLE; none of them is
+// applied, and none is told it succeeded.
+func TestCloseFailsQueuedPushes(t *testing.T) {
+	store := newGatedStore(openStore(t))
+	arrived := make(chan struct{}, 16)
+	r := startRoom(t, store, rooms.Options{Now: arrivalClock(arrived)})
+	await(t, arrived, "the room's start")
+	first := queuePush(t, r, arrived, onePush("first", "x"))
+	await(t, store.started, "the first commit")
+	queued := []<-chan pushOutcome{
+		queuePush(t, r, arrived, onePush("q1", "x")),
+		queuePush(t, r, arrived, onePush("q2", "x")),
+	}
+	// Close with a context already over: it starts the shutdown and
+	// returns; the commit is released only then.
+	over, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = r.Close(over)
+	close(store.release)
+	ctx, cancelWait := context.WithTimeout(context.Background(), waitFor)
+	defer cancelWait()
+	if err := r.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if o := result(t, first); o.err != nil || o.version != 1 {
+		t.Fatalf("the push being committed: version=%d err=%v, want 1", o.version, o.err)
+	}
+	for i, c := range queued {
+		if o := result(t, c); board.ErrorCode(o.err) != board.EUNAVAILABLE || o.version != 0 {
+			t.Fatalf("queued push %d: version=%d err=%v, want EUNAVAILABLE", i, o.version, o.err)
+		}
+	}
+	if v, err := store.CurrentVersion(context.Background(), "b1"); err != nil || v != 1 {
+		t.Fatalf("stored version=%d err=%v, want 1", v, err)
 	}
 }
 
@@ -373,6 +505,14 @@ func TestPull(t *testing.T) {
 		res, err := r.Pull(context.Background(), 1)
 		if err != nil || res.Changes == nil || len(res.Changes.Notes) != 2 || res.ServerVersion != 3 {
 			t.Fatalf("Pull(1)=%+v err=%v, want the two later notes", res, err)
+		}
+	})
+	t.Run("AheadOfServerResets", func(t *testing.T) {
+		// A client ahead of the server (its data was restored from an
+		// older backup) gets the full state to start again from.
+		res, err := r.Pull(context.Background(), 5)
+		if err != nil || res.Changes == nil || !res.Changes.Reset || res.ServerVersion != 3 || len(res.Changes.Notes) != 3 {
+			t.Fatalf("Pull(5)=%+v err=%v, want a reset to the 3 notes of version 3", res, err)
 		}
 	})
 	t.Run("ErrNegative", func(t *testing.T) {
@@ -650,40 +790,71 @@ func BenchmarkPushOneBoard50Writers(b *testing.B) {
 
 // TestLargeRoomFanOut covers a room big enough to split its fan-out between
 // goroutines: every subscriber gets the change exactly once, and the ones
-// whose sinks are full are dropped, wherever they sit in the room.
+// whose sinks are full are dropped, wherever they sit in the room. The
+// change goes to a prime number of subscribers, so no split into two, three
+// or four parts comes out even and the last part is never a whole share
+// (GOMAXPROCS is set to 4 so that the fan-out splits on any machine).
 func TestLargeRoomFanOut(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	const n, fullEvery = 300, 25
+	for _, kept := range []int{257, 389, 521} { // 2, 3 and 4 parts of 128 or more
+		t.Run(fmt.Sprint(kept), func(t *testing.T) { testLargeRoomFanOut(t, kept) })
+	}
+}
+
+func testLargeRoomFanOut(t *testing.T, kept int) {
+	const fullEvery = 25
+	changes := []byte(`"type":"changes"`)
 	r := startRoom(t, openStore(t), rooms.Options{})
-	subs := make([]*rooms.Subscriber, n)
-	for i := range subs {
-		capacity := 2 * n // joins of those after it, the change, leaves
-		if i%fullEvery == fullEvery-1 {
+	var subs []*rooms.Subscriber
+	full := func(i int) bool { return i%fullEvery == fullEvery-1 }
+	for i, n := 0, 0; n < kept; i++ {
+		capacity := 3 * kept // joins of those after it, the change, leaves
+		if full(i) {
 			capacity = 0
+		} else {
+			n++
 		}
-		subs[i], _ = subscribeQueue(t, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), capacity)
+		s, _ := subscribeQueue(t, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), capacity)
+		subs = append(subs, s)
 	}
 	// A full sink is found at the first message sent to it: the joins of
-	// later subscribers. Push once they are all in, then check each.
-	if _, _, err := r.Push(context.Background(), onePush("n", "x"), ""); err != nil {
-		t.Fatal(err)
-	}
+	// later subscribers (the last one joined is never full). Push once they
+	// are dropped, so that the change goes to kept subscribers exactly.
 	for i, s := range subs {
-		if i%fullEvery == fullEvery-1 {
+		if full(i) {
 			select {
 			case <-s.Done():
 			case <-time.After(waitFor):
 				t.Fatalf("subscriber %d with a full sink was not dropped", i)
 			}
+		}
+	}
+	if _, _, err := r.Push(context.Background(), onePush("n", "x"), ""); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range subs {
+		if full(i) {
 			continue
 		}
-		if m := nextOf(t, s, rooms.TypeChanges); m.ServerVersion != 1 {
-			t.Fatalf("subscriber %d got version %d, want 1", i, m.ServerVersion)
+		// Raw bytes, not nextOf: decoding the joins before it would be most
+		// of the test's time.
+		for got := false; !got; {
+			select {
+			case b := <-messages(s):
+				if got = bytes.Contains(b, changes); got {
+					var m msg
+					if err := json.Unmarshal(b, &m); err != nil || m.ServerVersion != 1 {
+						t.Fatalf("subscriber %d got %s (%v), want the change of version 1", i, b, err)
+					}
+				}
+			case <-time.After(waitFor):
+				t.Fatalf("subscriber %d got no change within %v", i, waitFor)
+			}
 		}
 		for {
 			select {
 			case b := <-messages(s):
-				if bytes.Contains(b, []byte(`"type":"changes"`)) {
+				if bytes.Contains(b, changes) {
 					t.Fatalf("subscriber %d got the change twice", i)
 				}
 				continue
@@ -692,7 +863,7 @@ func TestLargeRoomFanOut(t *testing.T) {
 			break
 		}
 	}
-	if got, want := r.Subscribers(), n-n/fullEvery; got != want {
-		t.Fatalf("%d subscribers left, want %d", got, want)
+	if got := r.Subscribers(); got != kept {
+		t.Fatalf("%d subscribers left, want %d", got, kept)
 	}
 }

@@ -15,6 +15,20 @@ func NewSocketWriterForTest(c net.Conn, queue int) (*SocketWriterForTest, net.Co
 	return &SocketWriterForTest{w}, w.attach(c)
 }
 
+// NewSocketWriterWithDirectForTest is NewSocketWriterForTest with direct as
+// the non-blocking write (what a unix socket gets from livewriter_unix.go),
+// so that a test decides how much of each frame the socket takes.
+func NewSocketWriterWithDirectForTest(c net.Conn, queue int, direct func(p []byte) int) (*SocketWriterForTest, net.Conn) {
+	w := newSocketWriter(queue)
+	g := w.attach(c)
+	w.direct = direct
+	return &SocketWriterForTest{w}, g
+}
+
+// HasDirectWriteForTest reports whether messages to c may be written
+// straight to its socket, without the writer goroutine.
+func HasDirectWriteForTest(c net.Conn) bool { return directWriter(c) != nil }
+
 // Send sends one pre-framed message (rooms.Sink's Send, given the frame).
 func (t *SocketWriterForTest) Send(frame []byte) bool { return t.w.sendFrame(frame) }
 

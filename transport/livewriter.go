@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"corkboard/rooms"
@@ -35,9 +34,14 @@ import (
 // socket through guardedConn; a frame begun by a non-blocking write is
 // finished before anything else is written.
 type socketWriter struct {
-	conn net.Conn        // the hijacked connection; set by hijackGuard
-	raw  syscall.RawConn // nil when conn has no descriptor of its own (TLS): every frame is queued
-	max  int             // frames the queue may hold
+	conn net.Conn // the hijacked connection; set by hijackGuard
+	// direct writes as much of a frame as the socket takes without waiting
+	// and returns how much that was (called with wmu held); nil where there
+	// is no such write (a connection without a descriptor of its own, such
+	// as TLS, or a platform without one; see directWriter): every frame is
+	// then queued.
+	direct func(p []byte) int
+	max    int // frames the queue may hold
 
 	wmu sync.Mutex // held by whoever writes to conn
 
@@ -66,13 +70,13 @@ func (w *socketWriter) sendFrame(f []byte) bool {
 	}
 	// TryLock: wmu is held while a write waits for the socket, and the room
 	// must not wait with it.
-	if w.held || len(w.queue) > 0 || w.raw == nil || !w.wmu.TryLock() {
+	if w.held || len(w.queue) > 0 || w.direct == nil || !w.wmu.TryLock() {
 		ok := w.enqueueLocked(f)
 		w.qmu.Unlock()
 		return ok
 	}
 	w.qmu.Unlock()
-	if n := w.tryWrite(f); n < len(f) {
+	if n := w.direct(f); n < len(f) {
 		// The socket is full: the rest goes first in the queue (frames
 		// queued meanwhile follow it), and the writer waits for the socket.
 		// A frame begun on the wire is kept even if the writer was stopped
@@ -105,26 +109,6 @@ func (w *socketWriter) signal() {
 	case w.wake <- struct{}{}:
 	default:
 	}
-}
-
-// tryWrite writes as much of f as the socket takes without waiting and
-// returns how much that was. Called with wmu held.
-func (w *socketWriter) tryWrite(f []byte) (n int) {
-	// The callback returns true: never wait for the descriptor to be
-	// writable; the writer goroutine does that. An error (closed
-	// connection, expired deadline) leaves n short, and the writer
-	// goroutine meets it again and ends the connection.
-	_ = w.raw.Write(func(fd uintptr) bool {
-		for n < len(f) {
-			k, err := syscall.Write(int(fd), f[n:])
-			if err != nil || k <= 0 {
-				break // EAGAIN: the socket buffer is full
-			}
-			n += k
-		}
-		return true
-	})
-	return n
 }
 
 // writeNow writes frames, waiting for the socket up to liveWriteTimeout. It
@@ -289,11 +273,7 @@ func (h *hijackGuard) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // coder/websocket is to write to.
 func (w *socketWriter) attach(c net.Conn) *guardedConn {
 	w.conn = c
-	if sc, ok := c.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			w.raw = raw
-		}
-	}
+	w.direct = directWriter(c)
 	return &guardedConn{Conn: c, w: w}
 }
 

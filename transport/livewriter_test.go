@@ -15,9 +15,8 @@ import (
 )
 
 // socketPair returns the server and client ends of a loopback TCP
-// connection whose server end has a small send buffer, so that a few frames
-// fill it. (The client's receive buffer is left alone: shrinking it on an
-// open connection makes Linux drop segments and stall for seconds.)
+// connection. Tests whose outcome depends on how much a socket takes use a
+// fakeSocket instead: kernel buffers grow and differ between machines.
 func socketPair(t *testing.T) (server, client *net.TCPConn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -39,11 +38,129 @@ func socketPair(t *testing.T) (server, client *net.TCPConn) {
 		t.Fatal("accept failed")
 	}
 	server, client = s.(*net.TCPConn), c.(*net.TCPConn)
-	if err := server.SetWriteBuffer(64 << 10); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() { server.Close(); client.Close() })
 	return server, client
+}
+
+// fakeSocket is the server end of a connection with a send buffer of a
+// fixed size, which the test's peer drains by reading: TryWrite (the socket
+// writer's non-blocking write) takes what fits and returns at once, Write
+// (the writer goroutine's) waits for the peer to make room. Nothing depends
+// on a kernel or on timing: what fits is what the test wrote and read.
+type fakeSocket struct {
+	mu       sync.Mutex
+	changed  sync.Cond // buf or closed changed
+	capacity int
+	buf      []byte // written, not yet read by the peer
+	closed   bool
+}
+
+// newFakeSocket returns a socket of capacity bytes, closed when the test
+// ends or after socketWait, so that a writer or a peer stuck by a bug fails the
+// test instead of hanging it.
+func newFakeSocket(t *testing.T, capacity int) *fakeSocket {
+	s := &fakeSocket{capacity: capacity}
+	s.changed.L = &s.mu
+	timer := time.AfterFunc(socketWait, func() { s.Close() })
+	t.Cleanup(func() { timer.Stop(); s.Close() })
+	return s
+}
+
+// socketWait bounds a test on a socket, fake or real.
+const socketWait = 30 * time.Second
+
+// TryWrite is the non-blocking write: it takes as much of p as fits.
+func (s *fakeSocket) TryWrite(p []byte) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0
+	}
+	n := min(len(p), s.capacity-len(s.buf))
+	s.buf = append(s.buf, p[:n]...)
+	s.changed.Broadcast()
+	return n
+}
+
+// Write waits for room until all of p is in the buffer or the socket is
+// closed.
+func (s *fakeSocket) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		for !s.closed && len(s.buf) == s.capacity {
+			s.changed.Wait()
+		}
+		if s.closed {
+			return n, net.ErrClosed
+		}
+		k := min(len(p)-n, s.capacity-len(s.buf))
+		s.buf = append(s.buf, p[n:n+k]...)
+		n += k
+		s.changed.Broadcast()
+	}
+	return n, nil
+}
+
+// Peer returns the client's end: reading from it drains the buffer.
+func (s *fakeSocket) Peer() io.Reader { return peerReader{s} }
+
+type peerReader struct{ s *fakeSocket }
+
+func (r peerReader) Read(p []byte) (int, error) {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.closed && len(s.buf) == 0 {
+		s.changed.Wait()
+	}
+	if len(s.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.buf)
+	s.buf = append(s.buf[:0], s.buf[n:]...)
+	s.changed.Broadcast()
+	return n, nil
+}
+
+// Buffered is how many bytes wait for the peer.
+func (s *fakeSocket) Buffered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.buf)
+}
+
+// Read is the server reading from the client, who sends nothing.
+func (s *fakeSocket) Read([]byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.closed {
+		s.changed.Wait()
+	}
+	return 0, io.EOF
+}
+
+func (s *fakeSocket) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.changed.Broadcast()
+	return nil
+}
+
+func (s *fakeSocket) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+func (s *fakeSocket) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2} }
+func (s *fakeSocket) SetDeadline(time.Time) error      { return nil }
+func (s *fakeSocket) SetReadDeadline(time.Time) error  { return nil }
+func (s *fakeSocket) SetWriteDeadline(time.Time) error { return nil }
+
+// newFakeWriter returns a socket writer on a fakeSocket of capacity bytes,
+// with the socket's TryWrite as its non-blocking write.
+func newFakeWriter(t *testing.T, capacity, queue int) (*transport.SocketWriterForTest, net.Conn, *fakeSocket) {
+	s := newFakeSocket(t, capacity)
+	w, guarded := transport.NewSocketWriterWithDirectForTest(s, queue, s.TryWrite)
+	return w, guarded, s
 }
 
 type wireFrame struct {
@@ -92,22 +209,26 @@ func payloadOf(i, size int) []byte {
 // TestSocketWriterKeepsFramesWhole fills a socket so that a frame is only
 // partly written, has control frames (as coder/websocket writes them) cut in
 // meanwhile, and checks that the peer reads every frame whole and the
-// messages in order.
+// messages in order. The socket is a fakeSocket of 64 KiB: the first
+// message (1 MiB) is begun on the wire whatever the machine, and the peer's
+// reads decide when later ones fit.
 func TestSocketWriterKeepsFramesWhole(t *testing.T) {
-	server, client := socketPair(t)
-	w, guarded := transport.NewSocketWriterForTest(server, 1000)
-	failed := make(chan error, 1)
+	const capacity = 64 << 10
+	w, guarded, sock := newFakeWriter(t, capacity, 1000)
 	w.Start()
-	go func() { failed <- w.Run() }()
 	defer w.Stop()
 
-	sizes := []int{1 << 20, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
+	sizes := []int{200 << 10, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
+	size := func(i int) int {
+		if i == 0 {
+			return 1 << 20
+		}
+		return sizes[i%len(sizes)]
+	}
 	const messages, pings = 200, 50
-	// Built before anything is sent: the writer gives up on a peer that
-	// reads nothing for liveWriteTimeout.
 	frames := make([][]byte, messages)
 	for i := range frames {
-		frames[i] = transport.TextFrameForTest(payloadOf(i, sizes[i%len(sizes)]))
+		frames[i] = transport.TextFrameForTest(payloadOf(i, size(i)))
 	}
 	// The first message is larger than the socket takes: it is begun on
 	// the wire and its rest queued.
@@ -115,8 +236,16 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 		t.Fatal("Send refused the first message")
 	}
 	if _, begun := w.Queue(); !begun {
-		t.Fatal("a 1 MiB message went out whole; the socket buffers are too large for this test")
+		t.Fatal("the first message is not begun on the wire")
 	}
+	if got := sock.Buffered(); got != capacity {
+		t.Fatalf("the socket holds %d bytes after the first message, want %d", got, capacity)
+	}
+	// The writer goroutine starts only now: had it been flushing (holding
+	// the write lock) during the first Send, the message would have been
+	// queued whole.
+	failed := make(chan error, 1)
+	go func() { failed <- w.Run() }()
 
 	var pingers sync.WaitGroup
 	pingers.Go(func() {
@@ -134,10 +263,7 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 		}
 	}
 
-	r := bufio.NewReader(client)
-	if err := client.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	r := bufio.NewReader(sock.Peer())
 	next, gotPings := 0, 0
 	for next < messages || gotPings < pings {
 		f, err := readFrame(r)
@@ -157,7 +283,7 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 			}
 			gotPings++
 		case f.opcode == 0x1:
-			if want := payloadOf(next, sizes[next%len(sizes)]); !bytes.Equal(f.payload, want) {
+			if want := payloadOf(next, size(next)); !bytes.Equal(f.payload, want) {
 				t.Fatalf("message %d: got %d bytes starting %q, want %d bytes", next, len(f.payload), f.payload[:min(len(f.payload), 6)], len(want))
 			}
 			next++
@@ -170,14 +296,16 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	if err := <-failed; err != nil {
 		t.Fatalf("writer failed: %v", err)
 	}
+	if n := sock.Buffered(); n != 0 {
+		t.Fatalf("%d bytes written after the last frame", n)
+	}
 }
 
 // TestSocketWriterFullQueue: a peer that does not read gets its socket and
 // then its queue filled; Send then reports false, and never waits.
 func TestSocketWriterFullQueue(t *testing.T) {
 	const queue = 3
-	server, _ := socketPair(t) // the client never reads
-	w, _ := transport.NewSocketWriterForTest(server, queue)
+	w, _, _ := newFakeWriter(t, 64<<10, queue) // the peer never reads
 	w.Start()
 	go w.Run()
 	defer w.Stop()
@@ -240,15 +368,14 @@ func TestTextFrameLengths(t *testing.T) {
 // the peer reads the whole frame, then the close frame, and nothing queued
 // after it.
 func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
-	server, client := socketPair(t)
-	w, guarded := transport.NewSocketWriterForTest(server, 10)
+	w, guarded, sock := newFakeWriter(t, 64<<10, 10)
 	w.Start()
 	big := payloadOf(0, 1<<20)
 	if !w.Send(transport.TextFrameForTest(big)) || !w.Send(transport.TextFrameForTest([]byte("queued"))) {
 		t.Fatal("Send refused a message")
 	}
 	if _, begun := w.Queue(); !begun {
-		t.Fatal("a 1 MiB message went out whole; the socket buffers are too large for this test")
+		t.Fatal("the 1 MiB message is not begun on the wire")
 	}
 	// The writer goroutine never ran: the rest is still queued.
 	w.Stop()
@@ -258,10 +385,7 @@ func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 		_, err := guarded.Write(closeFrame)
 		errc <- err
 	}()
-	r := bufio.NewReader(client)
-	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	r := bufio.NewReader(sock.Peer())
 	f, err := readFrame(r)
 	if err != nil || f.opcode != 0x1 || !bytes.Equal(f.payload, big) {
 		t.Fatalf("first frame: opcode %d, %d bytes, err %v; want the whole 1 MiB message", f.opcode, len(f.payload), err)
@@ -272,6 +396,9 @@ func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 	}
 	if err := <-errc; err != nil {
 		t.Fatalf("close frame write: %v", err)
+	}
+	if n := sock.Buffered(); n != 0 {
+		t.Fatalf("%d bytes written after the close frame", n)
 	}
 }
 

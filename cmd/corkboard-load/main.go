@@ -210,22 +210,6 @@ func main() {
 	}
 }
 
-// raiseNoFile raises the soft open-file limit to the hard one: 10,000
-// sockets need more than the usual 1,024.
-func raiseNoFile() (uint64, error) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 0, err
-	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-			return 0, err
-		}
-	}
-	return lim.Cur, nil
-}
-
 // newPrefix names this run's boards and rooms, so runs never share one.
 func newPrefix() string {
 	b := make([]byte, 4)

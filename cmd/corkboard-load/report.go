@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -143,15 +142,6 @@ func (res *RunResult) setCPU(t0, t1 cpuTimes, messages int64) {
 			res.Server.CPUPerMessageUs = float64(t1.server-t0.server) / float64(time.Microsecond) / float64(messages)
 		}
 	}
-}
-
-// selfCPU is the load tool's own CPU time.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func describeMachine() Machine {
