@@ -33,6 +33,7 @@ func (m *codeMailer) Send(ctx context.Context, to, subject, body string) error {
 type codeEnv struct {
 	*svcEnv
 	mail *codeMailer
+	tb   testing.TB
 }
 
 func newCodeEnv(t *testing.T, cfg auth.Config) *codeEnv {
@@ -40,11 +41,11 @@ func newCodeEnv(t *testing.T, cfg auth.Config) *codeEnv {
 	m := newCodeMailer()
 	e := newSvc(t, m, cfg)
 	e.svc.Start(context.Background())
-	return &codeEnv{svcEnv: e, mail: m}
+	return &codeEnv{svcEnv: e, mail: m, tb: t}
 }
 
 // send asks for a code for email from ip and returns it.
-func (e *codeEnv) send(t *testing.T, email, ip string) string {
+func (e *codeEnv) send(t testing.TB, email, ip string) string {
 	t.Helper()
 	if err := e.svc.SendCode(context.Background(), email, ip); err != nil {
 		t.Fatalf("SendCode(%s, %s): %v", email, ip, err)

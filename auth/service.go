@@ -131,6 +131,10 @@ type Service struct {
 	verifyLimit      *limiter // per IP
 	verifyEmailLimit *limiter
 
+	// watched are the sessions long-lived connections hang on (watch.go).
+	watchMu sync.Mutex
+	watched map[sessionID]map[*SessionWatch]struct{}
+
 	queue     chan outgoing
 	quit      chan struct{} // closed by Close
 	startOnce sync.Once
@@ -159,6 +163,7 @@ func New(db *persist.DB, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 		ipLimit:          newLimiter(cfg.IPRate, cfg.MaxLimiterKeys),
 		verifyLimit:      newLimiter(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
 		verifyEmailLimit: newLimiter(cfg.VerifyEmailRate, cfg.MaxLimiterKeys),
+		watched:          map[sessionID]map[*SessionWatch]struct{}{},
 		queue:            make(chan outgoing, cfg.MailQueue),
 		quit:             make(chan struct{}),
 		abort:            func() {},
@@ -283,7 +288,8 @@ func (s *Service) sweepLoop(ctx context.Context) {
 	}
 }
 
-// Sweep deletes expired codes and sessions and forgets idle rate-limit
+// Sweep deletes expired codes and sessions, ends the watches of sessions
+// that have ended (closing their sockets) and forgets idle rate-limit
 // entries. The background sweeper calls it; tests may call it directly.
 func (s *Service) Sweep(ctx context.Context) error {
 	now := s.now()
@@ -295,11 +301,12 @@ func (s *Service) Sweep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ended := s.sweepWatched(ctx, now)
 	for _, l := range []*limiter{s.emailLimit, s.ipLimit, s.verifyLimit, s.verifyEmailLimit} {
 		l.purge(now)
 	}
-	if codes > 0 || sessions > 0 {
-		s.log.DebugContext(ctx, "auth sweep", slog.Int("codes", codes), slog.Int("sessions", sessions))
+	if codes > 0 || sessions > 0 || ended > 0 {
+		s.log.DebugContext(ctx, "auth sweep", slog.Int("codes", codes), slog.Int("sessions", sessions), slog.Int("watchedEnded", ended))
 	}
 	return nil
 }

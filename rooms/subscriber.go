@@ -70,6 +70,10 @@ func (s *Subscriber) close(code int, reason string) {
 	})
 }
 
+// Drop closes the subscriber with code and reason: its connection closes
+// its socket with them and then leaves the room. The first close wins.
+func (s *Subscriber) Drop(code int, reason string) { s.close(code, reason) }
+
 // Enqueue sends a message of the connection's own (an error answer) through
 // its sink without waiting. When the sink is full the subscriber is closed
 // with CloseResync and Enqueue reports false.
