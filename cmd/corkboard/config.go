@@ -22,6 +22,7 @@ type Config struct {
 	OTPIPLimit    string
 	VerifyIPLimit string
 	VerifyLimit   string
+	GuessLimit    string
 	SessionMaxAge time.Duration
 	ShutdownGrace time.Duration
 	LogFormat     string
@@ -59,7 +60,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.OTPEmailLimit, "otp-email-limit", "5/15m", "send-otp limit per e-mail address (count/window)")
 	fs.StringVar(&cfg.OTPIPLimit, "otp-ip-limit", "30/15m", "send-otp limit per client IP (count/window)")
 	fs.StringVar(&cfg.VerifyIPLimit, "otp-verify-ip-limit", "30/15m", "verify-otp attempts per client IP (count/window)")
-	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address, across all its codes (count/window)")
+	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address and client network, across all its codes (count/window)")
+	fs.StringVar(&cfg.GuessLimit, "otp-guess-limit", "100/24h", "wrong verify-otp guesses per e-mail address from all networks before only the network that asked for the code may try it (count/window)")
 	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long in-flight requests may take to finish on shutdown")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")

@@ -77,6 +77,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-otp-verify-email-limit: %w", err)
 	}
+	guessRate, err := auth.ParseRate(cfg.GuessLimit)
+	if err != nil {
+		return fmt.Errorf("-otp-guess-limit: %w", err)
+	}
 	models, err := ai.ParseModels(cfg.Models)
 	if err != nil {
 		return fmt.Errorf("-models: %w", err)
@@ -117,6 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IPRate:          ipRate,
 		VerifyIPRate:    verifyIPRate,
 		VerifyEmailRate: verifyRate,
+		GuessRate:       guessRate,
 		DefaultPlan:     billing.Free,
 	}, log)
 	// Background work (mail sending, sweeps) outlives ctx so that shutdown
