@@ -64,6 +64,14 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer watch.Stop()
+	// The caps are checked before the upgrade: a refused client gets a
+	// plain 429 (or 503 at the server's cap) and costs no socket.
+	lease, err := s.hub.Admit(a.Board.ID, a.Email)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer lease.Release()
 	out := newSocketWriter(s.liveQueueSize())
 	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: out}, r, &websocket.AcceptOptions{OriginPatterns: s.liveOriginPatterns()})
 	if err != nil {
@@ -81,7 +89,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	connID := newConnID()
-	sub, welcome, err := s.hub.Subscribe(ctx, a.Board.ID, connID, a.Email, out)
+	sub, welcome, err := lease.Subscribe(ctx, connID, out)
 	if err != nil {
 		code := websocket.StatusInternalError
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
@@ -299,6 +307,10 @@ func (lc *liveConn) readLoop(ctx context.Context) {
 func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if len(m.ID) > maxLiveMsgID {
 		return board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID)
+	}
+	// The push budgets come first, so that a flood costs no storage reads.
+	if err := lc.sub.AllowPush(); err != nil {
+		return err
 	}
 	// The session and access are checked again on every push, as on REST:
 	// a push is refused once the session has ended (even before the close

@@ -1,12 +1,14 @@
 package main
 
 import (
-	"corkboard/ai"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"corkboard/ai"
+	"corkboard/hub"
 )
 
 // Config is everything the corkboard binary can be told, from flags or from
@@ -29,6 +31,10 @@ type Config struct {
 
 	TombstoneRetention time.Duration
 	RoomIdle           time.Duration
+
+	LiveMaxPerBoard int
+	LiveMaxPerUser  int
+	LiveMax         int
 
 	BillingProvider    string
 	BillingSecret      string
@@ -67,6 +73,9 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.TombstoneRetention, "tombstone-retention", 30*24*time.Hour, "how long deletions are remembered for pulls; an older since gets the full state with reset")
 	fs.DurationVar(&cfg.RoomIdle, "room-idle", 5*time.Minute, "stop a board's room after this long without sockets or requests")
+	fs.IntVar(&cfg.LiveMaxPerBoard, "live-max-per-board", hub.DefaultMaxConnsPerUserBoard, "live WebSockets one person may have open on one board")
+	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
+	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
 	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
@@ -118,6 +127,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	})
 	if err != nil {
 		return nil, err
+	}
+	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax} {
+		if v < 1 {
+			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
+		}
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return nil, fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)

@@ -129,9 +129,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	authSvc.Start(context.WithoutCancel(ctx))
 
 	rooms := hub.New(db, hub.Options{
-		IdleTimeout:        cfg.RoomIdle,
-		TombstoneRetention: cfg.TombstoneRetention,
-		Logger:             log,
+		IdleTimeout:          cfg.RoomIdle,
+		TombstoneRetention:   cfg.TombstoneRetention,
+		MaxConnsPerUserBoard: cfg.LiveMaxPerBoard,
+		MaxConnsPerUser:      cfg.LiveMaxPerUser,
+		MaxConns:             cfg.LiveMax,
+		Logger:               log,
 	})
 
 	keep := cfg.SnapshotKeep
