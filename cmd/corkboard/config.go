@@ -9,6 +9,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/hub"
+	"corkboard/rooms"
 )
 
 // Config is everything the corkboard binary can be told, from flags or from
@@ -35,6 +36,8 @@ type Config struct {
 	LiveMaxPerBoard int
 	LiveMaxPerUser  int
 	LiveMax         int
+	LivePushRate    float64
+	LiveUserPush    float64
 
 	BillingProvider    string
 	BillingSecret      string
@@ -76,6 +79,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.LiveMaxPerBoard, "live-max-per-board", hub.DefaultMaxConnsPerUserBoard, "live WebSockets one person may have open on one board")
 	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
 	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
+	fs.Float64Var(&cfg.LivePushRate, "live-push-rate", rooms.DefaultPushRate, "pushes a second over one live WebSocket (twice as many at once)")
+	fs.Float64Var(&cfg.LiveUserPush, "live-user-push-rate", hub.DefaultUserPushRate, "pushes a second of one person over all their live WebSockets (twice as many at once)")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
 	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
@@ -131,6 +136,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax} {
 		if v < 1 {
 			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
+		}
+	}
+	for name, v := range map[string]float64{"live-push-rate": cfg.LivePushRate, "live-user-push-rate": cfg.LiveUserPush} {
+		if !(v >= 0.1 && v <= 1e6) {
+			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
 		}
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {

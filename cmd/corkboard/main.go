@@ -24,6 +24,7 @@ import (
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
+	"corkboard/rooms"
 	"corkboard/transport"
 )
 
@@ -128,12 +129,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// can drain it in order.
 	authSvc.Start(context.WithoutCancel(ctx))
 
-	rooms := hub.New(db, hub.Options{
+	roomHub := hub.New(db, hub.Options{
 		IdleTimeout:          cfg.RoomIdle,
 		TombstoneRetention:   cfg.TombstoneRetention,
 		MaxConnsPerUserBoard: cfg.LiveMaxPerBoard,
 		MaxConnsPerUser:      cfg.LiveMaxPerUser,
 		MaxConns:             cfg.LiveMax,
+		UserPushRate:         cfg.LiveUserPush,
+		UserPushBurst:        pushBurst(cfg.LiveUserPush),
+		Room:                 roomsOptions(cfg.LivePushRate),
 		Logger:               log,
 	})
 
@@ -152,7 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}, transport.Deps{
 		DB:        db,
 		Auth:      authSvc,
-		Hub:       rooms,
+		Hub:       roomHub,
 		Plans:     plans,
 		Billing:   transport.Billing{Verifier: verifier, PlanMap: planMap},
 		AI:        aiSvc,
@@ -197,7 +201,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cancelRequests()
 		httpSrv.Close()
 	}
-	if err := rooms.Close(shutCtx); err != nil {
+	if err := roomHub.Close(shutCtx); err != nil {
 		log.Warn("rooms did not stop in time", "err", err)
 	}
 	snapshots.Stop()
@@ -243,4 +247,13 @@ func newLogger(cfg *Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, nil))
 	}
 	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// pushBurst is how many pushes may come at once for a budget of rate a
+// second: twice the rate, at least one.
+func pushBurst(rate float64) int { return max(1, int(2*rate)) }
+
+// roomsOptions tunes every room: the push budget of one connection.
+func roomsOptions(pushRate float64) rooms.Options {
+	return rooms.Options{PushRate: pushRate, PushBurst: pushBurst(pushRate)}
 }
