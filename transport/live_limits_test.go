@@ -100,16 +100,24 @@ func TestLivePushRate(t *testing.T) {
 	c2, _ := e.connect(owner, "b1", "")
 	readType(t, c1, rooms.TypeJoin)
 
-	// pushAll sends n pushes over c and returns the answers to them, in order.
+	// pushAll sends n pushes over c (ids prefix+"a", prefix+"b", …) and
+	// returns the answers to them in the order sent. (An error answer may
+	// overtake the ack of an earlier push: the ack comes from the room
+	// after the commit, the error from the connection at once.)
 	pushAll := func(c *websocket.Conn, prefix string, n int) []liveMsg {
 		for i := range n {
-			send(t, c, pushMsg{Type: "push", ID: prefix + string(rune('a'+i)), Push: notePush(board.Note{ID: prefix + string(rune('a'+i))})})
+			id := prefix + string(rune('a'+i))
+			send(t, c, pushMsg{Type: "push", ID: id, Push: notePush(board.Note{ID: id})})
 		}
-		var got []liveMsg
-		for len(got) < n {
+		byID := map[string]liveMsg{}
+		for len(byID) < n {
 			if m := read(t, c); m.Type == rooms.TypeAck || m.Type == rooms.TypeError {
-				got = append(got, m)
+				byID[m.ID] = m
 			}
+		}
+		got := make([]liveMsg, n)
+		for i := range n {
+			got[i] = byID[prefix+string(rune('a'+i))]
 		}
 		return got
 	}
