@@ -49,7 +49,7 @@ func (s *Service) SendCode(ctx context.Context, email, ip string) error {
 	if err != nil {
 		return err
 	}
-	o := persist.OTP{Hash: s.codeHash(email, code), ExpiresAt: now.Add(s.cfg.CodeTTL)}
+	o := persist.OTP{Hash: s.codeHash(email, code), ExpiresAt: now.Add(s.cfg.CodeTTL), Network: ipKey(ip)}
 	if err := s.db.PutOTP(ctx, email, o); err != nil {
 		return err
 	}
@@ -78,12 +78,20 @@ type Login struct {
 // deletes the code, creates the user on first login and opens a new session.
 // Errors: EINVALID for a malformed address or for any code that cannot log
 // in (one message for all), ERATELIMIT (with RetryAfter) past the per-IP
-// or the per-address verify limit.
+// or the per-address-and-network verify limit, or when the address is
+// guarded and this attempt may not guess (see Config.GuessRate).
 //
-// Every well-formed attempt counts against both limits, right or wrong,
-// whether or not a code is pending, in SendCode's order (IP first). Past the
-// per-address limit the code is not even looked at: neither a guess nor a
-// try against the code's own five.
+// The budgets, in order (docs/auth.md):
+//  1. per client network, every well-formed attempt (VerifyIPRate);
+//  2. per address and network, every well-formed attempt (VerifyEmailRate):
+//     an attacker's network cannot spend the owner's;
+//  3. per address, wrong guesses from everywhere (GuessRate), cleared by a
+//     login. Past it the address is guarded: only the network that asked
+//     for the pending code may try it, once per window, and a wrong try
+//     voids the code;
+//  4. per code, MaxCodeAttempts wrong tries void it.
+//
+// A refused attempt does not look at the code: it is not a guess.
 func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, error) {
 	email, err := board.NormalizeEmail("email", email)
 	if err != nil {
@@ -93,39 +101,74 @@ func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, e
 		return nil, errBadCode()
 	}
 	now := s.now()
-	if wait, ok := s.verifyLimit.allow(ipKey(ip), now); !ok {
+	network := ipKey(ip)
+	if wait, ok := s.verifyLimit.allow(network, now); !ok {
 		return nil, rateLimited("Too many login attempts from your network. Try again later.", wait)
 	}
-	// The per-code void alone lets an attacker who keeps asking for new
-	// codes guess on: this budget spans all of the address's codes.
-	if wait, ok := s.verifyEmailLimit.allow(email, now); !ok {
-		return nil, rateLimited("Too many login attempts for this address. Try again later.", wait)
+	netKey := email + "\x00" + network
+	if wait, ok := s.verifyEmailLimit.allow(netKey, now); !ok {
+		return nil, rateLimited("Too many login attempts for this address from your network. Try again later.", wait)
+	}
+	// Reserve the guess before looking at the code, so that concurrent
+	// attempts cannot overshoot the budget; given back below when the
+	// attempt turns out not to be a guess.
+	guardWait, open := s.guesses.take(email, now)
+	guarded := false // past the budget, and this network may still try once
+	if !open {
+		_, guarded = s.netGuesses.take(netKey, now)
 	}
 	want := s.codeHash(email, code)
-	ok := false
+	var ok, guessed, refused bool
 	err = s.db.UpdateOTP(ctx, email, func(o *persist.OTP) persist.OTPChange {
-		ok = false // the callback may not assume it runs once
+		ok, guessed, refused = false, false, false // the callback may not assume it runs once
 		switch {
 		case o == nil:
+			// Nothing to guess at. A guarded address still refuses, so
+			// the answer does not tell whether a code is pending.
+			refused = !open && !guarded
 			return persist.OTPUnchanged
 		case !now.Before(o.ExpiresAt), o.Attempts >= s.cfg.MaxCodeAttempts:
+			refused = !open && !guarded
 			return persist.OTPDelete
+		case !open && (!guarded || o.Network != network):
+			refused = true
+			return persist.OTPUnchanged
 		case hmac.Equal(o.Hash, want):
 			ok = true
 			return persist.OTPDelete // single use
 		}
+		guessed = true
 		o.Attempts++
-		if o.Attempts >= s.cfg.MaxCodeAttempts {
+		if !open || o.Attempts >= s.cfg.MaxCodeAttempts {
 			return persist.OTPDelete // void after the last allowed wrong try
 		}
 		return persist.OTPSave
 	})
+	switch {
+	case err != nil || ok || !guessed:
+		// Not a wrong guess: give the reservations back.
+		if open {
+			s.guesses.undo(email)
+		} else if guarded {
+			s.netGuesses.undo(netKey)
+		}
+	case open:
+		// A wrong guess under the budget marks the network too: past the
+		// budget it may not try again in this window.
+		s.netGuesses.take(netKey, now)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if refused {
+		return nil, rateLimited("Too many wrong codes for this address. Ask for a new code and enter it on the device that asked for it.", guardWait)
 	}
 	if !ok {
 		return nil, errBadCode()
 	}
+	// The count is of consecutive failures: a login clears it.
+	s.guesses.forget(email)
+	s.netGuesses.forget(netKey)
 	if _, err := s.db.EnsureUser(ctx, email, s.cfg.DefaultPlan); err != nil {
 		return nil, fmt.Errorf("create user at login: %w", err)
 	}

@@ -36,10 +36,19 @@ type Config struct {
 	IPRate Rate
 	// VerifyIPRate limits verify-otp per client IP. Default 30/15m.
 	VerifyIPRate Rate
-	// VerifyEmailRate limits verify-otp per address, across all of its
-	// codes and from any IP: it bounds how many guesses an address can
-	// take however many codes are asked for. Default 10/1h.
+	// VerifyEmailRate limits verify-otp per address and client network
+	// (IPv6: per /64): what one network may try at one address. Another
+	// network's attempts never spend it, so nobody can use up the
+	// owner's. Default 10/1h.
 	VerifyEmailRate Rate
+	// GuessRate bounds the wrong guesses at one address from all networks
+	// together: Count failed verifies since the last login, in a window of
+	// Window that opens at the first. Past it the address is guarded: a
+	// code is checked only from the network that asked for it, which has
+	// not guessed wrong at the address in the window, and a wrong guess
+	// voids the code. So the owner, who asks for a fresh code and enters
+	// it, still logs in. Default 100/24h (docs/auth.md works out the bound).
+	GuessRate Rate
 	// DefaultPlan is the plan of a user created at first login. Default "free".
 	DefaultPlan string
 	// MailQueue is how many messages may wait for a sender; past it new
@@ -71,6 +80,7 @@ func Defaults() Config {
 		IPRate:          Rate{Count: 30, Window: 15 * time.Minute},
 		VerifyIPRate:    Rate{Count: 30, Window: 15 * time.Minute},
 		VerifyEmailRate: Rate{Count: 10, Window: time.Hour},
+		GuessRate:       Rate{Count: 100, Window: 24 * time.Hour},
 		DefaultPlan:     "free",
 		MailQueue:       256,
 		MailWorkers:     2,
@@ -107,6 +117,7 @@ func (c Config) withDefaults() Config {
 	fillRate(&c.IPRate, d.IPRate)
 	fillRate(&c.VerifyIPRate, d.VerifyIPRate)
 	fillRate(&c.VerifyEmailRate, d.VerifyEmailRate)
+	fillRate(&c.GuessRate, d.GuessRate)
 	if c.DefaultPlan == "" {
 		c.DefaultPlan = d.DefaultPlan
 	}
@@ -128,8 +139,17 @@ type Service struct {
 
 	emailLimit       *limiter
 	ipLimit          *limiter
-	verifyLimit      *limiter // per IP
-	verifyEmailLimit *limiter
+	verifyLimit      *limiter      // per IP
+	verifyEmailLimit *limiter      // per address and network
+	guesses          *guessCounter // per address
+	// netGuesses marks the networks that guessed wrong at an address
+	// (one guess per address and network and window): past the address's
+	// budget only a network without a mark may try the code it asked for.
+	netGuesses *guessCounter
+
+	// watched are the sessions long-lived connections hang on (watch.go).
+	watchMu sync.Mutex
+	watched map[sessionID]map[*SessionWatch]struct{}
 
 	queue     chan outgoing
 	quit      chan struct{} // closed by Close
@@ -159,6 +179,9 @@ func New(db *persist.DB, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 		ipLimit:          newLimiter(cfg.IPRate, cfg.MaxLimiterKeys),
 		verifyLimit:      newLimiter(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
 		verifyEmailLimit: newLimiter(cfg.VerifyEmailRate, cfg.MaxLimiterKeys),
+		guesses:          newGuessCounter(cfg.GuessRate, cfg.MaxLimiterKeys),
+		netGuesses:       newGuessCounter(Rate{Count: 1, Window: cfg.GuessRate.Window}, cfg.MaxLimiterKeys),
+		watched:          map[sessionID]map[*SessionWatch]struct{}{},
 		queue:            make(chan outgoing, cfg.MailQueue),
 		quit:             make(chan struct{}),
 		abort:            func() {},
@@ -283,7 +306,8 @@ func (s *Service) sweepLoop(ctx context.Context) {
 	}
 }
 
-// Sweep deletes expired codes and sessions and forgets idle rate-limit
+// Sweep deletes expired codes and sessions, ends the watches of sessions
+// that have ended (closing their sockets) and forgets idle rate-limit
 // entries. The background sweeper calls it; tests may call it directly.
 func (s *Service) Sweep(ctx context.Context) error {
 	now := s.now()
@@ -295,11 +319,14 @@ func (s *Service) Sweep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ended := s.sweepWatched(ctx, now)
 	for _, l := range []*limiter{s.emailLimit, s.ipLimit, s.verifyLimit, s.verifyEmailLimit} {
 		l.purge(now)
 	}
-	if codes > 0 || sessions > 0 {
-		s.log.DebugContext(ctx, "auth sweep", slog.Int("codes", codes), slog.Int("sessions", sessions))
+	s.guesses.purge(now)
+	s.netGuesses.purge(now)
+	if codes > 0 || sessions > 0 || ended > 0 {
+		s.log.DebugContext(ctx, "auth sweep", slog.Int("codes", codes), slog.Int("sessions", sessions), slog.Int("watchedEnded", ended))
 	}
 	return nil
 }

@@ -317,23 +317,28 @@ func TestConfigDefaults(t *testing.T) {
 	}
 }
 
-// TestVerifyLimitPerEmailIgnoresIP: the per-address verify budget is shared
-// by every IP, and Verify reports it as ERATELIMIT with Retry-After.
-func TestVerifyLimitPerEmailIgnoresIP(t *testing.T) {
+// TestVerifyLimitPerAddressAndNetwork: the per-address verify budget is
+// per client network: one network using it up leaves another's intact.
+func TestVerifyLimitPerAddressAndNetwork(t *testing.T) {
 	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyEmailRate: auth.Rate{Count: 2, Window: time.Minute}})
 	ctx := context.Background()
 	for i := range 2 {
-		_, err := e.svc.Verify(ctx, "a@example.com", "123456", fmt.Sprintf("192.0.2.%d", i))
+		_, err := e.svc.Verify(ctx, "a@example.com", "123456", "192.0.2.1")
 		if board.ErrorCode(err) != board.EINVALID {
 			t.Fatalf("attempt %d: err=%v, want EINVALID", i+1, err)
 		}
 	}
-	_, err := e.svc.Verify(ctx, "A@Example.com", "123456", "2001:db8::1")
+	_, err := e.svc.Verify(ctx, "A@Example.com", "123456", "192.0.2.1")
 	var be *board.Error
 	if !errors.As(err, &be) || be.Code != board.ERATELIMIT || be.RetryAfter != 60 {
 		t.Fatalf("third attempt: err=%#v, want ERATELIMIT with RetryAfter 60", err)
 	}
-	if _, err := e.svc.Verify(ctx, "b@example.com", "123456", "192.0.2.0"); board.ErrorCode(err) != board.EINVALID {
+	for _, ip := range []string{"192.0.2.2", "2001:db8::1"} {
+		if _, err := e.svc.Verify(ctx, "a@example.com", "123456", ip); board.ErrorCode(err) != board.EINVALID {
+			t.Fatalf("the address from %s: err=%v, want EINVALID", ip, err)
+		}
+	}
+	if _, err := e.svc.Verify(ctx, "b@example.com", "123456", "192.0.2.1"); board.ErrorCode(err) != board.EINVALID {
 		t.Fatalf("another address: err=%v, want EINVALID", err)
 	}
 }

@@ -80,6 +80,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 		if err := s.db.DeleteSession(bg, id); err != nil {
 			s.log.WarnContext(ctx, "delete expired session", slog.Any("err", err))
 		}
+		s.endSession(id)
 		return "", board.Errorf(board.EUNAUTHORIZED, "Your session has expired. Log in again.")
 	}
 	// Record the use only when the stored one is an hour (LastSeenEvery)
@@ -94,12 +95,17 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 	return sess.Email, nil
 }
 
-// Logout deletes the session behind token. A token that is malformed or
+// Logout deletes the session behind token and ends its watches, so the
+// connections opened with it close at once. A token that is malformed or
 // already gone is not an error: the caller is logged out either way.
 func (s *Service) Logout(ctx context.Context, token string) error {
 	id, err := SessionKey(token)
 	if err != nil {
 		return nil
 	}
-	return s.db.DeleteSession(ctx, id)
+	if err := s.db.DeleteSession(ctx, id); err != nil {
+		return err
+	}
+	s.endSession(id)
+	return nil
 }

@@ -42,6 +42,15 @@ type Options struct {
 	// SweepEvery is how often tombstones and keys are swept; negative
 	// disables the background sweep (Sweep can still be called).
 	SweepEvery time.Duration
+	// MaxConnsPerUserBoard, MaxConnsPerUser and MaxConns cap live
+	// connections per person per board, per person, and in all (Admit).
+	MaxConnsPerUserBoard int
+	MaxConnsPerUser      int
+	MaxConns             int
+	// UserPushRate and UserPushBurst are one person's push budget over all
+	// of their live connections (pushes a second, and at once).
+	UserPushRate  float64
+	UserPushBurst int
 	// Room tunes every room.
 	Room rooms.Options
 	// Now is the clock; nil is time.Now. It is also the rooms' clock unless
@@ -63,6 +72,21 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SweepEvery == 0 {
 		o.SweepEvery = DefaultSweepEvery
+	}
+	if o.MaxConnsPerUserBoard <= 0 {
+		o.MaxConnsPerUserBoard = DefaultMaxConnsPerUserBoard
+	}
+	if o.MaxConnsPerUser <= 0 {
+		o.MaxConnsPerUser = DefaultMaxConnsPerUser
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.UserPushRate <= 0 {
+		o.UserPushRate = DefaultUserPushRate
+	}
+	if o.UserPushBurst <= 0 {
+		o.UserPushBurst = DefaultUserPushBurst
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -91,6 +115,8 @@ type Hub struct {
 	mu     sync.Mutex
 	rooms  map[string]*rooms.Room
 	closed bool
+	conns  int                  // admitted live connections (live.go)
+	users  map[string]*liveUser // by e-mail
 
 	subs      sync.WaitGroup // live subscriptions, waited for by Close
 	quit      chan struct{}
@@ -106,6 +132,7 @@ func New(store persist.SyncStore, opts Options) *Hub {
 		opts:  opts,
 		log:   opts.Logger,
 		rooms: make(map[string]*rooms.Room),
+		users: make(map[string]*liveUser),
 		quit:  make(chan struct{}),
 	}
 	h.janitor.Add(1)
@@ -188,9 +215,24 @@ func (h *Hub) Pull(ctx context.Context, boardID string, since int64) (*rooms.Pul
 	})
 }
 
-// Subscribe joins the board's room for a live connection. The caller must
-// call the subscriber's Leave when the connection ends; Close waits for it.
+// Subscribe admits (Admit) and joins the board's room for a live
+// connection; the admission is released when the subscriber leaves. The
+// caller must call the subscriber's Leave when the connection ends; Close
+// waits for it. Errors: Admit's, and the room's.
 func (h *Hub) Subscribe(ctx context.Context, boardID, connID, email string, sink rooms.Sink) (*rooms.Subscriber, rooms.Welcome, error) {
+	l, err := h.Admit(boardID, email)
+	if err != nil {
+		return nil, rooms.Welcome{}, err
+	}
+	s, w, err := h.subscribe(ctx, boardID, rooms.Member{ConnID: connID, Email: email, Sink: sink, UserPushes: l.pushes, OnLeave: l.Release})
+	if err != nil {
+		l.Release()
+	}
+	return s, w, err
+}
+
+// subscribe joins the board's room as m.
+func (h *Hub) subscribe(ctx context.Context, boardID string, m rooms.Member) (*rooms.Subscriber, rooms.Welcome, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -200,12 +242,19 @@ func (h *Hub) Subscribe(ctx context.Context, boardID, connID, email string, sink
 	// and released by Leave.
 	h.subs.Add(1)
 	h.mu.Unlock()
+	onLeave := m.OnLeave
+	m.OnLeave = func() {
+		if onLeave != nil {
+			onLeave()
+		}
+		h.subs.Done()
+	}
 	type joined struct {
 		s *rooms.Subscriber
 		w rooms.Welcome
 	}
 	j, err := retry(ctx, h, boardID, func(r *rooms.Room) (joined, error) {
-		s, w, err := r.Subscribe(ctx, rooms.Member{ConnID: connID, Email: email, Sink: sink, OnLeave: h.subs.Done})
+		s, w, err := r.Subscribe(ctx, m)
 		return joined{s, w}, err
 	})
 	if err != nil {
@@ -301,6 +350,7 @@ func (h *Hub) runJanitor() {
 		select {
 		case <-idle.C:
 			h.StopIdle(h.opts.Now())
+			h.forgetIdleUsers(h.opts.Now())
 		case <-sweep:
 			if err := h.Sweep(ctx, h.opts.Now()); err != nil && ctx.Err() == nil {
 				h.log.WarnContext(ctx, "sync sweep failed", slog.Any("err", err))

@@ -19,6 +19,9 @@ type OTP struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 	// Attempts counts wrong tries against this code.
 	Attempts int `json:"attempts"`
+	// Network is the client network (address or IPv6 /64) that asked for
+	// the code.
+	Network string `json:"network,omitempty"`
 }
 
 // OTPChange tells UpdateOTP what to store after its callback ran.

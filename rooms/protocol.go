@@ -14,6 +14,9 @@ const (
 	CloseNormal = 1000
 	// CloseGoingAway is the server shutting down: reconnect later.
 	CloseGoingAway = 1001
+	// CloseSessionEnded is the session the connection was opened with
+	// ended: logged out or expired. The client logs in again.
+	CloseSessionEnded = 4001
 	// CloseForbidden is access to the board withdrawn (invite removed).
 	CloseForbidden = 4003
 	// CloseResync is a subscriber that fell behind: its queue filled up.

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"corkboard/board"
 	"corkboard/persist"
 )
@@ -36,6 +38,11 @@ var errShuttingDown = board.Errorf(board.EUNAVAILABLE, "The server is shutting d
 const (
 	DefaultPointerInterval = 50 * time.Millisecond // at most 20 pointer updates/s per connection
 	DefaultMaxBatch        = 256
+	// DefaultPushRate and DefaultPushBurst bound the pushes of one live
+	// connection: 10 a second, 20 at once. A person editing sends a few a
+	// second at most (a client batches a drag into one push).
+	DefaultPushRate  = 10
+	DefaultPushBurst = 20
 )
 
 // Options tune a room. Zero fields take the defaults.
@@ -45,6 +52,10 @@ type Options struct {
 	PointerInterval time.Duration
 	// MaxBatch is how many queued pushes one commit may apply together.
 	MaxBatch int
+	// PushRate is how many pushes a second one connection may make over
+	// time (Subscriber.AllowPush), PushBurst how many at once.
+	PushRate  float64
+	PushBurst int
 	// Now is the clock (idle tracking, pointer throttling); nil is time.Now.
 	Now func() time.Time
 	// Logger receives the room's warnings; nil is slog.Default().
@@ -57,6 +68,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.PushRate <= 0 {
+		o.PushRate = DefaultPushRate
+	}
+	if o.PushBurst <= 0 {
+		o.PushBurst = DefaultPushBurst
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -281,6 +298,10 @@ type Member struct {
 	Sink Sink
 	// OnLeave, if set, runs once when the subscriber's Leave is called.
 	OnLeave func()
+	// UserPushes, if set, is the push budget the person shares across all
+	// of their connections (the hub keeps one per person); AllowPush
+	// spends from it after the connection's own.
+	UserPushes *rate.Limiter
 }
 
 // Subscribe adds a subscriber for a connection. Every change committed
@@ -301,6 +322,8 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 		color:   ColorFor(m.Email),
 		onLeave: m.OnLeave,
 		sink:    m.Sink,
+		pushes:  rate.NewLimiter(rate.Limit(r.opts.PushRate), r.opts.PushBurst),
+		user:    m.UserPushes,
 		pos:     -1,
 		done:    make(chan struct{}),
 	}

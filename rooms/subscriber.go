@@ -2,9 +2,12 @@ package rooms
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -24,6 +27,9 @@ type Subscriber struct {
 	onLeave func()
 
 	sink Sink
+
+	pushes *rate.Limiter // this connection's push budget
+	user   *rate.Limiter // the person's, across connections; may be nil
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -70,6 +76,10 @@ func (s *Subscriber) close(code int, reason string) {
 	})
 }
 
+// Drop closes the subscriber with code and reason: its connection closes
+// its socket with them and then leaves the room. The first close wins.
+func (s *Subscriber) Drop(code int, reason string) { s.close(code, reason) }
+
 // Enqueue sends a message of the connection's own (an error answer) through
 // its sink without waiting. When the sink is full the subscriber is closed
 // with CloseResync and Enqueue reports false.
@@ -79,6 +89,35 @@ func (s *Subscriber) Enqueue(msg *Message) bool {
 	}
 	s.close(CloseResync, "resync: pull and reconnect")
 	return false
+}
+
+// AllowPush spends one push from the connection's budget and then from
+// the person's (Member.UserPushes). Call it for every push message before
+// looking at the push, so that a flood costs no storage reads. ERATELIMIT
+// (with RetryAfter) when either is spent; a refusal spends nothing.
+func (s *Subscriber) AllowPush() error {
+	now := s.room.opts.Now()
+	own := s.pushes.ReserveN(now, 1)
+	if wait := own.DelayFrom(now); wait > 0 {
+		own.CancelAt(now)
+		return pushRateError(fmt.Sprintf("Too many pushes on this connection: at most %g a second (%d at once).", float64(s.pushes.Limit()), s.pushes.Burst()), wait)
+	}
+	if s.user == nil {
+		return nil
+	}
+	shared := s.user.ReserveN(now, 1)
+	if wait := shared.DelayFrom(now); wait > 0 {
+		shared.CancelAt(now)
+		own.CancelAt(now)
+		return pushRateError(fmt.Sprintf("Too many pushes from your connections together: at most %g a second (%d at once).", float64(s.user.Limit()), s.user.Burst()), wait)
+	}
+	return nil
+}
+
+func pushRateError(msg string, wait time.Duration) error {
+	e := board.Errorf(board.ERATELIMIT, "%s Nothing was applied; push again in %s.", msg, wait.Round(time.Millisecond))
+	e.RetryAfter = board.RetryAfterSeconds(wait)
+	return e
 }
 
 // Push applies p like Room.Push, on behalf of this connection: the others get

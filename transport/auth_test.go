@@ -395,59 +395,65 @@ func TestAuthVerifyLimitPerIP(t *testing.T) {
 	e.verify("alice@example.com", code).wantError(t, http.StatusBadRequest, "code")
 }
 
-// TestAuthVerifyLimitPerEmail: an address has 10 verify attempts an hour
-// across all of its codes and from any IP; past them even the right code is
-// refused without being looked at.
-func TestAuthVerifyLimitPerEmail(t *testing.T) {
-	// Each attempt from its own IP: the per-IP limit is not what stops them.
+// TestAuthVerifyLimitPerAddressAndNetwork: one network has 10 verify
+// attempts an hour at one address, across all of its codes; past them even
+// the right code is refused from that network without being looked at,
+// while another network (the owner's) is not affected.
+func TestAuthVerifyLimitPerAddressAndNetwork(t *testing.T) {
+	// Each attempt from its own IP unless a test pins one.
 	ipN := 0
 	fresh := func() http.Header {
 		ipN++
 		return http.Header{"X-Forwarded-For": {fmt.Sprintf("198.51.100.%d", ipN)}}
 	}
+	from := func(ip string) http.Header { return http.Header{"X-Forwarded-For": {ip}} }
 	wrong := func(code string, i int) string { return fmt.Sprintf("%06d", (mustAtoi(code)+1+i)%1_000_000) }
 
 	t.Run("Edge", func(t *testing.T) {
 		e := newAuthEnv(t, withTrustProxy())
 		const alice = "alice@example.com"
+		attacker := from("203.0.113.5")
 		// Nine wrong tries over three codes (each stays under its own five).
 		for _, tries := range []int{4, 4, 1} {
 			code := e.code(alice)
 			for i := range tries {
-				e.verify(alice, wrong(code, i), fresh()).wantError(t, http.StatusBadRequest, "code")
+				e.verify(alice, wrong(code, i), attacker).wantError(t, http.StatusBadRequest, "code")
 			}
 			if tries == 1 {
 				// The 10th attempt is still checked, and logs in.
-				e.verify(alice, code, fresh()).wantBody(t, http.StatusOK, `{"ok":true}`)
+				e.verify(alice, code, attacker).wantBody(t, http.StatusOK, `{"ok":true}`)
 			}
 		}
 		code := e.code(alice)
-		r := e.verify(alice, code, fresh()) // the 11th, with the right code
+		r := e.verify(alice, code, attacker) // the 11th, with the right code
 		wantRetryAfter(t, r, 3600)
-		if msg := r.wantError(t, http.StatusTooManyRequests, ""); !strings.Contains(msg, "address") {
-			t.Fatalf("message %q: want the per-address limit's", msg)
+		if msg := r.wantError(t, http.StatusTooManyRequests, ""); !strings.Contains(msg, "address from your network") {
+			t.Fatalf("message %q: want the per-address-and-network limit's", msg)
 		}
 		// The code was not looked at: still pending, no try counted.
 		o, err := e.db.FindOTP(context.Background(), alice)
 		if err != nil || o.Attempts != 0 {
 			t.Fatalf("pending code after the refused attempt: %+v, %v; want it untouched", o, err)
 		}
-		// Other addresses are not affected, from the same IPs or others.
-		e.verify("bob@example.com", e.code("bob@example.com"), http.Header{"X-Forwarded-For": {"198.51.100.1"}}).wantBody(t, http.StatusOK, `{"ok":true}`)
-		e.login("carol@example.com")
+		// The same code from another network logs in.
+		e.verify(alice, code, fresh()).wantBody(t, http.StatusOK, `{"ok":true}`)
+		// Other addresses are not affected, from the same network or others.
+		e.verify("bob@example.com", e.code("bob@example.com"), attacker).wantBody(t, http.StatusOK, `{"ok":true}`)
 
 		e.clock.Advance(time.Hour - time.Second)
-		wantRetryAfter(t, e.verify(alice, "000000", fresh()), 1)
+		wantRetryAfter(t, e.verify(alice, "000000", attacker), 1)
 		e.clock.Advance(time.Second)
-		e.verify(alice, e.code(alice), fresh()).wantBody(t, http.StatusOK, `{"ok":true}`)
+		e.verify(alice, e.code(alice), attacker).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 
 	t.Run("NoPendingCodeCountsToo", func(t *testing.T) {
 		e := newAuthEnv(t, withTrustProxy())
+		ip := from("203.0.113.6")
 		for range 10 {
-			e.verify("dave@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
+			e.verify("dave@example.com", "123456", ip).wantError(t, http.StatusBadRequest, "code")
 		}
-		wantRetryAfter(t, e.verify("dave@example.com", "123456", fresh()), 3600)
+		wantRetryAfter(t, e.verify("dave@example.com", "123456", ip), 3600)
+		e.verify("dave@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
 	})
 
 	t.Run("MalformedCodesDoNotCount", func(t *testing.T) {
@@ -462,15 +468,18 @@ func TestAuthVerifyLimitPerEmail(t *testing.T) {
 		one, _ := auth.ParseRate("1/15m")
 		two, _ := auth.ParseRate("2/1h")
 		e := newAuthEnv(t, withTrustProxy(), withAuth(auth.Config{VerifyIPRate: one, VerifyEmailRate: two}))
-		ip := http.Header{"X-Forwarded-For": {"203.0.113.5"}}
+		ip := from("203.0.113.5")
 		e.verify("bob@example.com", "123456", ip).wantError(t, http.StatusBadRequest, "code")
 		for range 3 {
 			wantRetryAfter(t, e.verify("alice@example.com", "123456", ip), 900)
 		}
-		// Alice's two attempts are all still there.
-		e.verify("alice@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
-		e.verify("alice@example.com", "123456", fresh()).wantError(t, http.StatusBadRequest, "code")
-		wantRetryAfter(t, e.verify("alice@example.com", "123456", fresh()), 3600)
+		// Alice's two attempts from that network are all still there.
+		e.clock.Advance(15 * time.Minute)
+		e.verify("alice@example.com", "123456", ip).wantError(t, http.StatusBadRequest, "code")
+		e.clock.Advance(15 * time.Minute)
+		e.verify("alice@example.com", "123456", ip).wantError(t, http.StatusBadRequest, "code")
+		e.clock.Advance(15 * time.Minute)
+		wantRetryAfter(t, e.verify("alice@example.com", "123456", ip), 1800)
 	})
 
 	t.Run("Configured", func(t *testing.T) {
@@ -481,6 +490,34 @@ func TestAuthVerifyLimitPerEmail(t *testing.T) {
 		}
 		wantRetryAfter(t, e.verify("alice@example.com", "123456"), 600)
 	})
+}
+
+// TestAuthNoCheapLockout: wrong verify-otp calls for someone else's
+// address, from other networks, do not keep the owner from logging in,
+// however many; once the address's wrong-guess budget is spent, only the
+// network that asked for the pending code may try it.
+func TestAuthNoCheapLockout(t *testing.T) {
+	e := newAuthEnv(t, withTrustProxy())
+	const victim = "victim@example.com"
+	owner := http.Header{"X-Forwarded-For": {"198.51.100.77"}}
+	// 30 attacker networks each ask for a code (the mail goes to the
+	// victim; the attacker never sees it) and try 10 wrong ones: 300 calls.
+	for n := range 30 {
+		ip := http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", n+1)}}
+		e.clock.Advance(3 * time.Minute) // send-otp's per-address 5/15m
+		e.sendOTP(victim, ip).wantStatus(t, http.StatusOK)
+		code := e.sink.WaitCode(t, victim)
+		for i := range 10 {
+			r := e.verify(victim, fmt.Sprintf("%06d", (mustAtoi(code)+1+i)%1_000_000), ip)
+			if r.status != http.StatusBadRequest && r.status != http.StatusTooManyRequests {
+				t.Fatalf("attacker's verify: %v", r)
+			}
+		}
+	}
+	// The owner, on their own network, asks for a code and logs in.
+	e.clock.Advance(15 * time.Minute)
+	e.sendOTP(victim, owner).wantStatus(t, http.StatusOK)
+	e.verify(victim, e.sink.WaitCode(t, victim), owner).wantBody(t, http.StatusOK, `{"ok":true}`)
 }
 
 // TestAuthSendOTPAddressRefusalSpendsIP: the per-IP limit is counted first,

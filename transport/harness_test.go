@@ -72,6 +72,9 @@ type envConfig struct {
 	routes func(api *transport.Server, mux *http.ServeMux)
 	// liveQueue is transport.Config.LiveQueueSize.
 	liveQueue int
+	// hub tunes the hub (live caps, push budgets); the janitor's sweep is
+	// always off and the logger the env's.
+	hub hub.Options
 }
 
 // option changes what newEnv starts; of two that set the same thing, the
@@ -103,6 +106,9 @@ func withBilling(provider, secrets, planMap, defaultPlan string) option {
 
 // withLiveQueue sets how many messages a live connection may have waiting.
 func withLiveQueue(n int) option { return func(c *envConfig) { c.liveQueue = n } }
+
+// withHub tunes the hub: live connection caps, push budgets, its clock.
+func withHub(o hub.Options) option { return func(c *envConfig) { c.hub = o } }
 
 // withAI builds the AI service on a fake Ollama that answers as e.setScript
 // says.
@@ -250,7 +256,9 @@ func (e *env) start() {
 	e.db = db
 	e.auth = auth.New(db, mailer, authCfg, e.log)
 	e.auth.Start(context.Background())
-	e.hub = hub.New(db, hub.Options{SweepEvery: -1, Logger: e.log})
+	hubOpts := e.cfg.hub
+	hubOpts.SweepEvery, hubOpts.Logger = -1, e.log
+	e.hub = hub.New(db, hubOpts)
 	e.cl = changelog.New(db, clOpts)
 	e.api = transport.New(
 		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue},

@@ -56,6 +56,23 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Cross-site WebSocket refused."))
 		return
 	}
+	// The socket lives as long as the session it was opened with: logout
+	// or expiry ends the watch, and the socket is closed with 4001.
+	token := sessionToken(r)
+	watch, err := s.auth.WatchSession(r.Context(), token)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer watch.Stop()
+	// The caps are checked before the upgrade: a refused client gets a
+	// plain 429 (or 503 at the server's cap) and costs no socket.
+	lease, err := s.hub.Admit(a.Board.ID, a.Email)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer lease.Release()
 	out := newSocketWriter(s.liveQueueSize())
 	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: out}, r, &websocket.AcceptOptions{OriginPatterns: s.liveOriginPatterns()})
 	if err != nil {
@@ -73,7 +90,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	connID := newConnID()
-	sub, welcome, err := s.hub.Subscribe(ctx, a.Board.ID, connID, a.Email, out)
+	sub, welcome, err := lease.Subscribe(ctx, connID, out)
 	if err != nil {
 		code := websocket.StatusInternalError
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
@@ -86,7 +103,14 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sub.Leave()
 
-	lc := &liveConn{s: s, conn: conn, sub: sub, email: a.Email}
+	go func() {
+		select {
+		case <-watch.Ended():
+			sub.Drop(rooms.CloseSessionEnded, "session ended: log in again")
+		case <-ctx.Done():
+		}
+	}()
+	lc := &liveConn{s: s, conn: conn, sub: sub, email: a.Email, token: token}
 	hello := rooms.Hello{
 		Type:          rooms.TypeHello,
 		ServerVersion: welcome.ServerVersion,
@@ -199,6 +223,7 @@ type liveConn struct {
 	conn  *websocket.Conn
 	sub   *rooms.Subscriber
 	email string
+	token string // the session cookie the socket was opened with
 }
 
 // writeUntilDropped runs the connection's writer. A failed write ends the
@@ -286,8 +311,17 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if len(m.ID) > maxLiveMsgID {
 		return board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID)
 	}
-	// Access is checked again on every push, as on REST: a plan change or a
-	// withdrawn invite takes effect without the client reconnecting.
+	// The push budgets come first, so that a flood costs no storage reads.
+	if err := lc.sub.AllowPush(); err != nil {
+		return err
+	}
+	// The session and access are checked again on every push, as on REST:
+	// a push is refused once the session has ended (even before the close
+	// reaches the client), it counts as a use of the session, and a plan
+	// change or a withdrawn invite takes effect without a reconnect.
+	if _, err := lc.s.auth.Authenticate(ctx, lc.token); err != nil {
+		return err
+	}
 	a, err := lc.s.guardBoard(ctx, lc.sub.Room().ID(), lc.email)
 	if err != nil {
 		return err

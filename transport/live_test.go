@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"corkboard/board"
+	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/rooms"
 )
@@ -592,7 +593,8 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 // the machine, as in the load tool.
 func BenchmarkLiveFanOut1000(b *testing.B) {
 	const n = 1000
-	e := newEnv(b)
+	// One person opens every socket: the per-person cap is lifted.
+	e := newEnv(b, withHub(hub.Options{MaxConnsPerUserBoard: n, MaxConnsPerUser: n}))
 	owner := e.claim("owner@example.com", "b1")
 	var target, received atomic.Int64
 	allGot := make(chan struct{}, 1)

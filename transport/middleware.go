@@ -116,6 +116,15 @@ func (s *Server) requireSession(next http.Handler) http.Handler {
 	})
 }
 
+// sessionToken is the request's session cookie value ("" without one).
+func sessionToken(r *http.Request) string {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
 // userEmail is the logged-in user's e-mail (set by requireSession).
 func userEmail(ctx context.Context) string {
 	e, _ := ctx.Value(ctxEmail).(string)

@@ -17,6 +17,7 @@ import (
 	"corkboard/billing"
 	"corkboard/hub"
 	"corkboard/persist"
+	"corkboard/rooms"
 	"corkboard/transport"
 )
 
@@ -46,7 +47,15 @@ func newService(dataDir, publicURL string, log *slog.Logger) (*service, error) {
 	}
 	authSvc := auth.New(db, mailer, auth.Config{DefaultPlan: billing.Free}, log)
 	authSvc.Start(context.Background())
-	h := hub.New(db, hub.Options{Logger: log})
+	// As for a spawned corkboard (unlimitedLive): the abuse limits are
+	// lifted, since the tool is one person doing everything.
+	const lots = 1_000_000
+	h := hub.New(db, hub.Options{
+		MaxConnsPerUserBoard: lots, MaxConnsPerUser: lots, MaxConns: lots,
+		UserPushRate: lots, UserPushBurst: lots,
+		Room:   rooms.Options{PushRate: lots, PushBurst: lots},
+		Logger: log,
+	})
 	handler := transport.New(transport.Config{PublicURL: publicURL, DefaultPlan: billing.Free},
 		transport.Deps{DB: db, Auth: authSvc, Hub: h, Plans: billing.DefaultPlans()}, log)
 	return &service{Handler: handler, Outbox: outbox, db: db, auth: authSvc, hub: h}, nil

@@ -1,12 +1,15 @@
 package main
 
 import (
-	"corkboard/ai"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"corkboard/ai"
+	"corkboard/hub"
+	"corkboard/rooms"
 )
 
 // Config is everything the corkboard binary can be told, from flags or from
@@ -22,12 +25,19 @@ type Config struct {
 	OTPIPLimit    string
 	VerifyIPLimit string
 	VerifyLimit   string
+	GuessLimit    string
 	SessionMaxAge time.Duration
 	ShutdownGrace time.Duration
 	LogFormat     string
 
 	TombstoneRetention time.Duration
 	RoomIdle           time.Duration
+
+	LiveMaxPerBoard int
+	LiveMaxPerUser  int
+	LiveMax         int
+	LivePushRate    float64
+	LiveUserPush    float64
 
 	BillingProvider    string
 	BillingSecret      string
@@ -59,12 +69,18 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.OTPEmailLimit, "otp-email-limit", "5/15m", "send-otp limit per e-mail address (count/window)")
 	fs.StringVar(&cfg.OTPIPLimit, "otp-ip-limit", "30/15m", "send-otp limit per client IP (count/window)")
 	fs.StringVar(&cfg.VerifyIPLimit, "otp-verify-ip-limit", "30/15m", "verify-otp attempts per client IP (count/window)")
-	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address, across all its codes (count/window)")
+	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address and client network, across all its codes (count/window)")
+	fs.StringVar(&cfg.GuessLimit, "otp-guess-limit", "100/24h", "wrong verify-otp guesses per e-mail address from all networks before only the network that asked for the code may try it (count/window)")
 	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long in-flight requests may take to finish on shutdown")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.TombstoneRetention, "tombstone-retention", 30*24*time.Hour, "how long deletions are remembered for pulls; an older since gets the full state with reset")
 	fs.DurationVar(&cfg.RoomIdle, "room-idle", 5*time.Minute, "stop a board's room after this long without sockets or requests")
+	fs.IntVar(&cfg.LiveMaxPerBoard, "live-max-per-board", hub.DefaultMaxConnsPerUserBoard, "live WebSockets one person may have open on one board")
+	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
+	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
+	fs.Float64Var(&cfg.LivePushRate, "live-push-rate", rooms.DefaultPushRate, "pushes a second over one live WebSocket (twice as many at once)")
+	fs.Float64Var(&cfg.LiveUserPush, "live-user-push-rate", hub.DefaultUserPushRate, "pushes a second of one person over all their live WebSockets (twice as many at once)")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
 	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
@@ -116,6 +132,16 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	})
 	if err != nil {
 		return nil, err
+	}
+	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax} {
+		if v < 1 {
+			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
+		}
+	}
+	for name, v := range map[string]float64{"live-push-rate": cfg.LivePushRate, "live-user-push-rate": cfg.LiveUserPush} {
+		if !(v >= 0.1 && v <= 1e6) {
+			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
+		}
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return nil, fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)

@@ -25,6 +25,7 @@ import (
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
+	"corkboard/rooms"
 	"corkboard/transport"
 )
 
@@ -92,6 +93,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-otp-verify-email-limit: %w", err)
 	}
+	guessRate, err := auth.ParseRate(cfg.GuessLimit)
+	if err != nil {
+		return fmt.Errorf("-otp-guess-limit: %w", err)
+	}
 	models, err := ai.ParseModels(cfg.Models)
 	if err != nil {
 		return fmt.Errorf("-models: %w", err)
@@ -132,16 +137,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IPRate:          ipRate,
 		VerifyIPRate:    verifyIPRate,
 		VerifyEmailRate: verifyRate,
+		GuessRate:       guessRate,
 		DefaultPlan:     billing.Free,
 	}, log)
 	// Background work (mail sending, sweeps) outlives ctx so that shutdown
 	// can drain it in order.
 	authSvc.Start(context.WithoutCancel(ctx))
 
-	rooms := hub.New(db, hub.Options{
-		IdleTimeout:        cfg.RoomIdle,
-		TombstoneRetention: cfg.TombstoneRetention,
-		Logger:             log,
+	roomHub := hub.New(db, hub.Options{
+		IdleTimeout:          cfg.RoomIdle,
+		TombstoneRetention:   cfg.TombstoneRetention,
+		MaxConnsPerUserBoard: cfg.LiveMaxPerBoard,
+		MaxConnsPerUser:      cfg.LiveMaxPerUser,
+		MaxConns:             cfg.LiveMax,
+		UserPushRate:         cfg.LiveUserPush,
+		UserPushBurst:        pushBurst(cfg.LiveUserPush),
+		Room:                 roomsOptions(cfg.LivePushRate),
+		Logger:               log,
 	})
 
 	keep := cfg.SnapshotKeep
@@ -159,7 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}, transport.Deps{
 		DB:        db,
 		Auth:      authSvc,
-		Hub:       rooms,
+		Hub:       roomHub,
 		Plans:     plans,
 		Billing:   transport.Billing{Verifier: verifier, PlanMap: planMap},
 		AI:        aiSvc,
@@ -204,7 +216,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cancelRequests()
 		httpSrv.Close()
 	}
-	if err := rooms.Close(shutCtx); err != nil {
+	if err := roomHub.Close(shutCtx); err != nil {
 		log.Warn("rooms did not stop in time", "err", err)
 	}
 	snapshots.Stop()
@@ -250,4 +262,13 @@ func newLogger(cfg *Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, nil))
 	}
 	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// pushBurst is how many pushes may come at once for a budget of rate a
+// second: twice the rate, at least one.
+func pushBurst(rate float64) int { return max(1, int(2*rate)) }
+
+// roomsOptions tunes every room: the push budget of one connection.
+func roomsOptions(pushRate float64) rooms.Options {
+	return rooms.Options{PushRate: pushRate, PushBurst: pushBurst(pushRate)}
 }

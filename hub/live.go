@@ -1,0 +1,123 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"corkboard/board"
+	"corkboard/rooms"
+)
+
+// Defaults of the live connection caps and the per-person push budget.
+const (
+	// DefaultMaxConnsPerUserBoard bounds one person's sockets on one board:
+	// a person with many tabs and devices open, not 1,500 (each socket's
+	// joins and leaves go to every other socket on the board).
+	DefaultMaxConnsPerUserBoard = 20
+	// DefaultMaxConnsPerUser bounds one person's sockets on the server.
+	DefaultMaxConnsPerUser = 100
+	// DefaultMaxConns bounds the sockets of the whole server
+	// (docs/benchmarks.md measures 10,000).
+	DefaultMaxConns = 10_000
+	// DefaultUserPushRate and DefaultUserPushBurst bound the pushes of one
+	// person over all of their sockets: 30 a second, 60 at once.
+	DefaultUserPushRate  = 30
+	DefaultUserPushBurst = 60
+)
+
+// liveUser is one person's live connections and push budget.
+type liveUser struct {
+	conns  int
+	boards map[string]int
+	pushes *rate.Limiter
+}
+
+// Lease is one admitted live connection: a slot under the caps, held
+// until Release. Build it with Admit.
+type Lease struct {
+	h              *Hub
+	boardID, email string
+	pushes         *rate.Limiter
+	once           sync.Once
+}
+
+// Admit reserves a live connection for email on boardID within the caps
+// (Options.MaxConnsPerUserBoard, MaxConnsPerUser, MaxConns). Call it
+// before upgrading the connection, so a refused client costs no socket.
+// ERATELIMIT past a person's caps, EUNAVAILABLE past the server's. The lease must be released when the connection ends.
+func (h *Hub) Admit(boardID, email string) (*Lease, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	// A closed hub still admits: Subscribe then refuses, and the
+	// connection is closed going-away like every other.
+	u := h.users[email]
+	switch {
+	case u != nil && u.boards[boardID] >= h.opts.MaxConnsPerUserBoard:
+		return nil, capError(board.ERATELIMIT, fmt.Sprintf("Too many live connections to this board: at most %d per person. Close another tab or window first.", h.opts.MaxConnsPerUserBoard))
+	case u != nil && u.conns >= h.opts.MaxConnsPerUser:
+		return nil, capError(board.ERATELIMIT, fmt.Sprintf("Too many live connections: at most %d per person. Close another tab or window first.", h.opts.MaxConnsPerUser))
+	case h.conns >= h.opts.MaxConns:
+		return nil, capError(board.EUNAVAILABLE, "The server has as many live connections as it takes; try again shortly.")
+	}
+	if u == nil {
+		u = &liveUser{boards: map[string]int{}, pushes: rate.NewLimiter(rate.Limit(h.opts.UserPushRate), h.opts.UserPushBurst)}
+		h.users[email] = u
+	}
+	u.conns++
+	u.boards[boardID]++
+	h.conns++
+	return &Lease{h: h, boardID: boardID, email: email, pushes: u.pushes}, nil
+}
+
+func capError(code, msg string) error {
+	e := board.Errorf(code, "%s", msg)
+	e.RetryAfter = 5
+	return e
+}
+
+// Release gives the slot back. Safe to call twice.
+func (l *Lease) Release() {
+	l.once.Do(func() {
+		h := l.h
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.conns--
+		u := h.users[l.email]
+		u.conns--
+		if u.boards[l.boardID]--; u.boards[l.boardID] == 0 {
+			delete(u.boards, l.boardID)
+		}
+		// The person's entry (and push budget) stays until the janitor
+		// finds it unused and its budget full again, so that reconnecting
+		// does not refill it.
+	})
+}
+
+// Subscribe joins the leased board's room for the connection (see
+// Hub.Subscribe); the subscriber spends the person's push budget.
+func (l *Lease) Subscribe(ctx context.Context, connID string, sink rooms.Sink) (*rooms.Subscriber, rooms.Welcome, error) {
+	return l.h.subscribe(ctx, l.boardID, rooms.Member{ConnID: connID, Email: l.email, Sink: sink, UserPushes: l.pushes})
+}
+
+// Conns returns how many live connections are admitted.
+func (h *Hub) Conns() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.conns
+}
+
+// forgetIdleUsers drops the entries of people with no connection whose
+// push budget has refilled: nothing is lost by forgetting them.
+func (h *Hub) forgetIdleUsers(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for email, u := range h.users {
+		if u.conns == 0 && u.pushes.TokensAt(now) >= float64(u.pushes.Burst()) {
+			delete(h.users, email)
+		}
+	}
+}
