@@ -25,6 +25,7 @@ import (
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/transport"
+	"corkboard/web"
 )
 
 func main() {
@@ -137,11 +138,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	snapshots := changelog.NewScheduler(history, changelog.SchedulerOptions{Interval: cfg.SnapshotInterval, Logger: log})
 	snapshots.Start(context.WithoutCancel(ctx))
 
+	app, err := web.NewHandler()
+	if err != nil {
+		return fmt.Errorf("web client: %w", err)
+	}
 	srv := transport.New(transport.Config{
-		PublicURL:   cfg.PublicURL,
-		TrustProxy:  cfg.TrustProxy,
-		DefaultPlan: billing.Free,
+		PublicURL:       cfg.PublicURL,
+		TrustProxy:      cfg.TrustProxy,
+		DefaultPlan:     billing.Free,
+		LoginCodesInLog: cfg.SMTP == "",
 	}, transport.Deps{
+		App:       app,
 		DB:        db,
 		Auth:      authSvc,
 		Hub:       rooms,
