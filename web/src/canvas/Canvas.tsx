@@ -1,0 +1,304 @@
+// The board canvas: @xyflow/react draws pan/zoom, selection and dragging;
+// notes are custom nodes. The canvas renders the sync client's state and
+// sends it intents (create, move, edit, delete); it never talks to the server.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type NodeChange, type XYPosition } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import type { Note } from '../api/types';
+import type { Presence, SyncClient } from '../sync/client';
+import { randomId } from '../boards/ids';
+import { NoteNode, type NoteFlowNode, type NoteNodeData } from './NoteNode';
+import { NoteEditor } from './NoteEditor';
+import { Cursors } from './Cursors';
+import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
+
+const nodeTypes = { note: NoteNode };
+
+interface Props {
+  client: SyncClient;
+  notes: ReadonlyMap<string, Note>;
+  peers: ReadonlyMap<string, Presence>;
+  canEdit: boolean;
+  ready: boolean;
+  onAnnounce: (msg: string) => void;
+}
+
+export function Canvas(props: Props) {
+  return (
+    <ReactFlowProvider>
+      <CanvasInner {...props} />
+    </ReactFlowProvider>
+  );
+}
+
+type Undo = { label: string; run: () => void };
+
+function isTyping(t: EventTarget | null): boolean {
+  const el = t as HTMLElement | null;
+  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
+}
+
+function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props) {
+  const rf = useReactFlow<NoteFlowNode>();
+  const wrapper = useRef<HTMLDivElement>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [dragging, setDragging] = useState<ReadonlyMap<string, XYPosition>>(new Map());
+  const [editing, setEditing] = useState<string | null>(null);
+  const undoStack = useRef<Undo[]>([]);
+  const fitted = useRef(false);
+
+  const select = useCallback((id: string, additive: boolean) => {
+    setSelected((s) => (additive ? new Set([...s, id]) : new Set([id])));
+  }, []);
+
+  // One data object per note object, so unchanged notes are not re-rendered.
+  const dataCache = useRef(new WeakMap<Note, NoteNodeData>());
+  const nodes: NoteFlowNode[] = useMemo(() => {
+    const out: NoteFlowNode[] = [];
+    for (const n of notes.values()) {
+      let data = dataCache.current.get(n);
+      if (!data) {
+        data = { note: n, onOpen: setEditing, onFocusNote: select };
+        dataCache.current.set(n, data);
+      }
+      const x = Number.isFinite(n.x) ? n.x : 0;
+      const y = Number.isFinite(n.y) ? n.y : 0;
+      out.push({
+        id: n.id,
+        type: 'note',
+        position: dragging.get(n.id) ?? { x, y },
+        data,
+        selected: selected.has(n.id),
+        width: NOTE_WIDTH,
+        height: NOTE_HEIGHT,
+        draggable: canEdit,
+      });
+    }
+    return out;
+  }, [notes, dragging, selected, canEdit, select]);
+
+  useEffect(() => {
+    if (!fitted.current && ready) {
+      fitted.current = true;
+      if (notes.size) requestAnimationFrame(() => rf.fitView({ padding: 0.1, maxZoom: 1 }));
+      performance.mark('corkboard:interactive');
+    }
+  }, [ready, notes.size, rf]);
+
+  const onNodesChange = useCallback((changes: NodeChange<NoteFlowNode>[]) => {
+    let sel: Set<string> | null = null;
+    let drag: Map<string, XYPosition> | null = null;
+    for (const c of changes) {
+      if (c.type === 'select') {
+        sel ??= new Set(selectedRef.current);
+        if (c.selected) sel.add(c.id);
+        else sel.delete(c.id);
+      } else if (c.type === 'position' && c.position && c.dragging) {
+        drag ??= new Map(draggingRef.current);
+        drag.set(c.id, c.position);
+      }
+    }
+    if (sel) setSelected(sel);
+    if (drag) setDragging(drag);
+  }, []);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
+  const draggingRef = useRef(dragging);
+  draggingRef.current = dragging;
+  const notesRef = useRef(notes);
+  notesRef.current = notes;
+
+  const pushUndo = (u: Undo) => {
+    undoStack.current.push(u);
+    if (undoStack.current.length > 100) undoStack.current.shift();
+  };
+
+  /** moveNotes commits new positions: one push for the whole drop. */
+  const moveNotes = useCallback(
+    (moves: { id: string; x: number; y: number }[]) => {
+      const before: Note[] = [];
+      client.batch(() => {
+        for (const m of moves) {
+          const n = notesRef.current.get(m.id);
+          if (!n || (n.x === m.x && n.y === m.y)) continue;
+          before.push(n);
+          client.upsertNote({ ...n, x: Math.round(m.x), y: Math.round(m.y) });
+        }
+      });
+      if (before.length) {
+        pushUndo({
+          label: `move of ${before.length} note${before.length > 1 ? 's' : ''}`,
+          run: () =>
+            client.batch(() => {
+              for (const b of before) {
+                const cur = notesRef.current.get(b.id);
+                if (cur) client.upsertNote({ ...cur, x: b.x, y: b.y });
+              }
+            }),
+        });
+      }
+    },
+    [client],
+  );
+
+  const onNodeDragStop = useCallback(
+    (_e: unknown, _node: NoteFlowNode, dragged: NoteFlowNode[]) => {
+      moveNotes(dragged.map((d) => ({ id: d.id, x: d.position.x, y: d.position.y })));
+      setDragging(new Map());
+    },
+    [moveNotes],
+  );
+
+  const createNote = useCallback(() => {
+    const rect = wrapper.current!.getBoundingClientRect();
+    const c = rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 });
+    const n = client.upsertNote(newNote(randomId(), c.x - NOTE_WIDTH / 2, c.y - NOTE_HEIGHT / 2));
+    setSelected(new Set([n.id]));
+    pushUndo({ label: 'new note', run: () => client.deleteNote(n.id) });
+    onAnnounce('Note created. Press Enter to edit it.');
+    setEditing(n.id);
+  }, [client, rf, onAnnounce]);
+
+  const deleteSelected = useCallback(() => {
+    const gone = [...selectedRef.current].map((id) => notesRef.current.get(id)).filter((n): n is Note => !!n);
+    if (!gone.length) return;
+    client.batch(() => gone.forEach((n) => client.deleteNote(n.id)));
+    setSelected(new Set());
+    pushUndo({ label: `deletion of ${gone.length} note${gone.length > 1 ? 's' : ''}`, run: () => client.batch(() => gone.forEach((n) => client.upsertNote(n))) });
+    onAnnounce(`${gone.length} note${gone.length > 1 ? 's' : ''} deleted. Press Ctrl+Z to undo.`);
+  }, [client, onAnnounce]);
+
+  const undo = useCallback(() => {
+    const u = undoStack.current.pop();
+    if (!u) return onAnnounce('Nothing to undo.');
+    u.run();
+    onAnnounce(`Undid the ${u.label}.`);
+  }, [onAnnounce]);
+
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (isTyping(e.target) || document.querySelector('dialog[open]')) return;
+      const mod = e.ctrlKey || e.metaKey;
+      if (mod && (e.key === 'z' || e.key === 'Z') && !e.shiftKey) {
+        if (!canEdit) return;
+        e.preventDefault();
+        undo();
+      } else if (!mod && (e.key === 'n' || e.key === 'N')) {
+        if (!canEdit) return;
+        e.preventDefault();
+        createNote();
+      } else if (e.key === 'Delete' || e.key === 'Backspace') {
+        if (!canEdit) return;
+        e.preventDefault();
+        deleteSelected();
+      } else if (e.key === 'Enter') {
+        const first = [...selectedRef.current][0];
+        if (first) {
+          e.preventDefault();
+          setEditing(first);
+        }
+      } else if (e.key === 'Escape') {
+        setSelected(new Set());
+      } else if (!mod && (e.key === '+' || e.key === '=')) {
+        void rf.zoomIn();
+      } else if (!mod && e.key === '-') {
+        void rf.zoomOut();
+      } else if (!mod && (e.key === '0' || (e.shiftKey && e.key === '!'))) {
+        void rf.fitView({ padding: 0.1 });
+      } else if (e.key.startsWith('Arrow')) {
+        e.preventDefault();
+        const step = e.shiftKey ? 50 : 10;
+        const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
+        const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;
+        if (selectedRef.current.size && canEdit) {
+          moveNotes([...selectedRef.current].flatMap((id) => {
+            const n = notesRef.current.get(id);
+            return n ? [{ id, x: n.x + dx, y: n.y + dy }] : [];
+          }));
+        } else {
+          const v = rf.getViewport();
+          void rf.setViewport({ ...v, x: v.x - dx * 4, y: v.y - dy * 4 });
+        }
+      }
+    }
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [canEdit, createNote, deleteSelected, undo, moveNotes, rf]);
+
+  const onPointerMove = useCallback(
+    (e: React.PointerEvent) => {
+      const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY }, { snapToGrid: false });
+      client.sendPointer(Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10);
+    },
+    [client, rf],
+  );
+
+  const editingNote = editing ? notes.get(editing) : undefined;
+
+  return (
+    <div className="canvas" ref={wrapper} onPointerMove={onPointerMove}>
+      <div className="canvas-tools" role="toolbar" aria-label="Board tools">
+        {canEdit && (
+          <button type="button" className="primary" onClick={createNote} aria-keyshortcuts="N">
+            + Note
+          </button>
+        )}
+        {canEdit && (
+          <button type="button" onClick={deleteSelected} disabled={!selected.size} aria-keyshortcuts="Delete">
+            Delete{selected.size > 1 ? ` (${selected.size})` : ''}
+          </button>
+        )}
+        {canEdit && (
+          <button type="button" onClick={undo} aria-keyshortcuts="Control+Z">
+            Undo
+          </button>
+        )}
+        <button type="button" onClick={() => void rf.fitView({ padding: 0.1 })} aria-keyshortcuts="0">
+          Zoom to fit
+        </button>
+        <span className="muted">
+          {notes.size} note{notes.size === 1 ? '' : 's'}
+          {selected.size ? ` · ${selected.size} selected` : ''}
+        </span>
+      </div>
+      <ReactFlow<NoteFlowNode>
+        nodes={nodes}
+        edges={[]}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onNodeDragStop={onNodeDragStop}
+        onNodeDoubleClick={(_, n) => setEditing(n.id)}
+        onPaneClick={() => setSelected(new Set())}
+        nodesDraggable={canEdit}
+        nodesConnectable={false}
+        elementsSelectable
+        deleteKeyCode={null}
+        selectionKeyCode="Shift"
+        multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+        disableKeyboardA11y
+        onlyRenderVisibleElements
+        minZoom={0.05}
+        maxZoom={4}
+        zoomOnDoubleClick={false}
+        aria-label="Board canvas"
+      >
+        <Background gap={24} />
+        <Controls showInteractive={false} aria-label="Zoom controls" />
+        <MiniMap pannable zoomable nodeColor={(n) => background((n.data as NoteNodeData).note.color)} ariaLabel="Mini map" />
+        <Cursors peers={peers} />
+      </ReactFlow>
+      {editingNote && (
+        <NoteEditor
+          note={editingNote}
+          readOnly={!canEdit}
+          onClose={() => setEditing(null)}
+          onSave={(n) => {
+            const before = notesRef.current.get(n.id);
+            client.upsertNote(n);
+            if (before) pushUndo({ label: 'edit', run: () => client.upsertNote(before) });
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+import { memo } from 'react';
+import type { NodeProps, Node } from '@xyflow/react';
+import type { Note } from '../api/types';
+import { background, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
+
+export type NoteNodeData = { note: Note; onOpen: (id: string) => void; onFocusNote: (id: string, additive: boolean) => void };
+export type NoteFlowNode = Node<NoteNodeData, 'note'>;
+
+/** NoteNode draws one sticky note: colour, type, title and rendered Markdown. */
+export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
+  const n = data.note;
+  const label = `${n.type || 'note'}: ${n.title || 'untitled'}`;
+  return (
+    <article
+      className={selected ? 'note selected' : 'note'}
+      style={{ background: background(n.color), width: NOTE_WIDTH, height: NOTE_HEIGHT }}
+      tabIndex={0}
+      aria-label={label}
+      aria-selected={selected}
+      data-note-id={n.id}
+      onFocus={(e) => {
+        // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).
+        if (!selected && e.currentTarget.matches(':focus-visible')) data.onFocusNote(n.id, false);
+        e.stopPropagation();
+      }}
+      onDoubleClick={() => data.onOpen(n.id)}
+    >
+      <header className="note-head">
+        <span className="note-type">{n.type}</span>
+        {n.color && !(n.color in { yellow: 1, orange: 1, pink: 1, purple: 1, blue: 1, green: 1, gray: 1 }) && <span className="note-color">{n.color}</span>}
+      </header>
+      {n.title && <h3 className="note-title">{n.title}</h3>}
+      <div className="note-body md" dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />
+    </article>
+  );
+});
