@@ -5,7 +5,7 @@ CHROMIUM  ?= /usr/bin/chromium
 E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all run build test test-go test-web deps deps-ai deps-web chromium web check-web-dist lint fmt bench fuzz clean
+.PHONY: all run build test test-go test-web deps deps-ai deps-web chromium web check-web-dist screenshots perf-web lint fmt bench fuzz clean
 
 all: build
 
@@ -80,3 +80,8 @@ bench:
 
 clean:
 	rm -rf .cache
+
+# screenshots runs the e2e tests and saves the main screens to docs/screenshots/.
+screenshots: web
+	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
+	cd web && SCREENSHOTS=1 CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node --test --test-concurrency=1 e2e/

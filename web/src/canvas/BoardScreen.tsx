@@ -86,7 +86,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   }, [s.pending]);
 
   const announce = useCallback((m: string) => setAnnouncement(m), []);
-  const waiting = s.pending - s.rejected.length;
+  const waiting = s.waiting;
 
   return (
     <div className="board-screen">

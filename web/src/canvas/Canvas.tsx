@@ -152,7 +152,15 @@ function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props
   const createNote = useCallback(() => {
     const rect = wrapper.current!.getBoundingClientRect();
     const c = rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 });
-    const n = client.upsertNote(newNote(randomId(), c.x - NOTE_WIDTH / 2, c.y - NOTE_HEIGHT / 2));
+    let x = c.x - NOTE_WIDTH / 2;
+    let y = c.y - NOTE_HEIGHT / 2;
+    // Do not hide a note under a new one: step down and right past any at the spot.
+    const taken = (px: number, py: number) => [...notesRef.current.values()].some((o) => Math.abs(o.x - px) < 16 && Math.abs(o.y - py) < 16);
+    for (let i = 0; i < 50 && taken(x, y); i++) {
+      x += 24;
+      y += 24;
+    }
+    const n = client.upsertNote(newNote(randomId(), x, y));
     setSelected(new Set([n.id]));
     pushUndo({ label: 'new note', run: () => client.deleteNote(n.id) });
     onAnnounce('Note created. Press Enter to edit it.');

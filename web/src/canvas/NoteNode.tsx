@@ -9,14 +9,13 @@ export type NoteFlowNode = Node<NoteNodeData, 'note'>;
 /** NoteNode draws one sticky note: colour, type, title and rendered Markdown. */
 export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
   const n = data.note;
-  const label = `${n.type || 'note'}: ${n.title || 'untitled'}`;
+  const label = `${n.type || 'note'}: ${n.title || 'untitled'}${selected ? ' (selected)' : ''}`;
   return (
     <article
       className={selected ? 'note selected' : 'note'}
       style={{ background: background(n.color), width: NOTE_WIDTH, height: NOTE_HEIGHT }}
       tabIndex={0}
       aria-label={label}
-      aria-selected={selected}
       data-note-id={n.id}
       onFocus={(e) => {
         // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).

@@ -114,6 +114,20 @@ describe('SyncClient', () => {
     expect(client.getSnapshot().pending).toBe(0);
   });
 
+  it('pushes at once when the live channel comes back, without waiting for the backoff', async () => {
+    const { server, client, clock, live } = setup();
+    await client.start();
+    server.offline = true;
+    client.upsertNote(note('n1'));
+    await settle();
+    expect(clock.pendingTimers).toBe(1);
+    server.offline = false;
+    live.status('online');
+    await settle();
+    expect(client.getSnapshot().pending).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('backs off longer after each failure and honours Retry-After', async () => {
     const { server, client, clock } = setup();
     await client.start();

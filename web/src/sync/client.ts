@@ -75,6 +75,8 @@ export interface SyncState {
   items: ReadonlyMap<string, TrackerItem>;
   /** pending counts unsent edits (rejected ones included). */
   pending: number;
+  /** waiting counts the rows (and board renames) with unsent, unrefused edits: what the user calls "edits". */
+  waiting: number;
   /** rejected lists edits the server refused; they are kept until discarded. */
   rejected: readonly PendingEdit[];
   connection: Connection;
@@ -171,7 +173,12 @@ export class SyncClient {
         this.live.onStatus((s) => {
           this.connection = s;
           if (s === 'online') {
+            // The server is reachable again: no need to wait for a backoff.
             this.retryAttempt = 0;
+            if (this.retryTimer !== null) {
+              this.clock.clearTimeout(this.retryTimer);
+              this.retryTimer = null;
+            }
             this.flush();
           } else if (s !== 'connecting') {
             this.peers.clear();
@@ -240,6 +247,7 @@ export class SyncClient {
       notes,
       items,
       pending: this.pending.length,
+      waiting: new Set(this.pending.filter((e) => !e.rejected).map((e) => e.kind + ':' + e.id)).size,
       rejected: this.pending.filter((e) => e.rejected),
       connection: this.connection,
       canEdit: this.canEdit,
