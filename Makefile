@@ -85,3 +85,9 @@ clean:
 screenshots: web
 	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
 	cd web && SCREENSHOTS=1 CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node --test --test-concurrency=1 e2e/
+
+# perf-web measures the client (open a 2,000-note board, pan fps, bundle
+# size) in headless Chromium; record the figures in docs/benchmarks.md.
+perf-web: web
+	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
+	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node perf/perf.mjs

@@ -8,8 +8,8 @@
 //   the cached index.html when the network fails.
 // - /api/ is never cached here: board data lives in IndexedDB.
 // A new build installs a new cache, takes over at once and deletes the old.
-const VERSION = '6580517bcd7f04c6';
-const FILES = ["assets/index-DHwcXDfJ.js","assets/index-amv3j9rh.css"];
+const VERSION = '920dec6bd424d6c4';
+const FILES = ["assets/index-DQZu2cOt.css","assets/index-DjeAZHUD.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

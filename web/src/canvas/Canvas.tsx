@@ -1,18 +1,26 @@
 // The board canvas: @xyflow/react draws pan/zoom, selection and dragging;
 // notes are custom nodes. The canvas renders the sync client's state and
 // sends it intents (create, move, edit, delete); it never talks to the server.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type NodeChange, type XYPosition } from '@xyflow/react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { Note } from '../api/types';
 import type { Presence, SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { NoteNode, type NoteFlowNode, type NoteNodeData } from './NoteNode';
+import { detailOf } from './detail';
 import { NoteEditor } from './NoteEditor';
 import { Cursors } from './Cursors';
 import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
 
 const nodeTypes = { note: NoteNode };
+// Props given to ReactFlow must keep their identity between renders: a new
+// array or function makes it update its store, and every note re-renders.
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
+const NO_EDGES: never[] = [];
+const FIT = { padding: 0.1 };
+const MIN_ZOOM = 0.05;
+const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
 
 interface Props {
   client: SyncClient;
@@ -23,11 +31,43 @@ interface Props {
   onAnnounce: (msg: string) => void;
 }
 
+/**
+ * Canvas waits for the board's first state, then mounts the flow already
+ * fitted to the notes: one render at the right zoom instead of a render at
+ * zoom 1 followed by a fit (which draws a large board twice).
+ */
 export function Canvas(props: Props) {
+  const host = useRef<HTMLDivElement>(null);
+  const [start, setStart] = useState<Viewport | null>(null);
+  const { ready, notes } = props;
+  useLayoutEffect(() => {
+    if (start || !ready || !host.current) return;
+    const { width, height } = host.current.getBoundingClientRect();
+    if (!notes.size) return setStart({ x: width / 2, y: height / 2, zoom: 1 });
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const n of notes.values()) {
+      minX = Math.min(minX, n.x);
+      minY = Math.min(minY, n.y);
+      maxX = Math.max(maxX, n.x + NOTE_WIDTH);
+      maxY = Math.max(maxY, n.y + NOTE_HEIGHT);
+    }
+    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, MIN_ZOOM, 1, 0.1));
+  }, [ready, notes, start]);
+  useEffect(() => {
+    if (start) requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('corkboard:interactive')));
+  }, [start]);
   return (
-    <ReactFlowProvider>
-      <CanvasInner {...props} />
-    </ReactFlowProvider>
+    <div className="canvas-host" ref={host}>
+      {start ? (
+        <ReactFlowProvider>
+          <CanvasInner {...props} start={start} />
+        </ReactFlowProvider>
+      ) : (
+        <p className="canvas-loading" aria-busy="true">
+          Loading the board…
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -38,58 +78,70 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props) {
+function CanvasInner({ client, notes, peers, canEdit, onAnnounce, start }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
+  const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [dragging, setDragging] = useState<ReadonlyMap<string, XYPosition>>(new Map());
   const [editing, setEditing] = useState<string | null>(null);
   const undoStack = useRef<Undo[]>([]);
-  const fitted = useRef(false);
 
   const select = useCallback((id: string, additive: boolean) => {
     setSelected((s) => (additive ? new Set([...s, id]) : new Set([id])));
   }, []);
 
-  // One data object per note object, so unchanged notes are not re-rendered.
-  const dataCache = useRef(new WeakMap<Note, NoteNodeData>());
+  // One node object per unchanged note: xyflow keeps its internal node (and
+  // does not re-render the note) when it gets the same object back, so a
+  // drag or a remote edit re-renders only the notes it touches.
+  const nodeCache = useRef(new Map<string, { note: Note; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode }>());
   const nodes: NoteFlowNode[] = useMemo(() => {
+    const cache = nodeCache.current;
+    const next = new Map<string, { note: Note; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode }>();
     const out: NoteFlowNode[] = [];
     for (const n of notes.values()) {
-      let data = dataCache.current.get(n);
-      if (!data) {
-        data = { note: n, onOpen: setEditing, onFocusNote: select };
-        dataCache.current.set(n, data);
+      const isSelected = selected.has(n.id);
+      const pos = dragging.get(n.id);
+      let hit = cache.get(n.id);
+      if (!hit || hit.note !== n || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit) {
+        const x = Number.isFinite(n.x) ? n.x : 0;
+        const y = Number.isFinite(n.y) ? n.y : 0;
+        const data: NoteNodeData = hit && hit.note === n ? hit.node.data : { note: n, onOpen: setEditing, onFocusNote: select };
+        hit = {
+          note: n,
+          selected: isSelected,
+          pos,
+          canEdit,
+          node: {
+            id: n.id,
+            type: 'note',
+            position: pos ?? { x, y },
+            data,
+            selected: isSelected,
+            width: NOTE_WIDTH,
+            height: NOTE_HEIGHT,
+            // Notes have a fixed size: telling xyflow saves it measuring 2,000 of them.
+            measured: { width: NOTE_WIDTH, height: NOTE_HEIGHT },
+            draggable: canEdit,
+          },
+        };
       }
-      const x = Number.isFinite(n.x) ? n.x : 0;
-      const y = Number.isFinite(n.y) ? n.y : 0;
-      out.push({
-        id: n.id,
-        type: 'note',
-        position: dragging.get(n.id) ?? { x, y },
-        data,
-        selected: selected.has(n.id),
-        width: NOTE_WIDTH,
-        height: NOTE_HEIGHT,
-        draggable: canEdit,
-      });
+      next.set(n.id, hit);
+      out.push(hit.node);
     }
+    nodeCache.current = next;
     return out;
   }, [notes, dragging, selected, canEdit, select]);
 
-  useEffect(() => {
-    if (!fitted.current && ready) {
-      fitted.current = true;
-      if (notes.size) requestAnimationFrame(() => rf.fitView({ padding: 0.1, maxZoom: 1 }));
-      performance.mark('corkboard:interactive');
-    }
-  }, [ready, notes.size, rf]);
 
   const onNodesChange = useCallback((changes: NodeChange<NoteFlowNode>[]) => {
+    // Only real changes become state: xyflow reports unchanged selections
+    // too, and a needless render of 2,000 notes costs a frame.
     let sel: Set<string> | null = null;
     let drag: Map<string, XYPosition> | null = null;
     for (const c of changes) {
       if (c.type === 'select') {
+        if (selectedRef.current.has(c.id) === c.selected && !sel) continue;
         sel ??= new Set(selectedRef.current);
         if (c.selected) sel.add(c.id);
         else sel.delete(c.id);
@@ -98,7 +150,7 @@ function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props
         drag.set(c.id, c.position);
       }
     }
-    if (sel) setSelected(sel);
+    if (sel && (sel.size !== selectedRef.current.size || [...sel].some((id) => !selectedRef.current.has(id)))) setSelected(sel);
     if (drag) setDragging(drag);
   }, []);
   const selectedRef = useRef(selected);
@@ -212,7 +264,7 @@ function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props
       } else if (!mod && e.key === '-') {
         void rf.zoomOut();
       } else if (!mod && (e.key === '0' || (e.shiftKey && e.key === '!'))) {
-        void rf.fitView({ padding: 0.1 });
+        void rf.fitView(FIT);
       } else if (e.key.startsWith('Arrow')) {
         e.preventDefault();
         const step = e.shiftKey ? 50 : 10;
@@ -241,10 +293,12 @@ function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props
     [client, rf],
   );
 
+  const onNodeDoubleClick = useCallback((_: unknown, n: NoteFlowNode) => setEditing(n.id), []);
+  const clearSelection = useCallback(() => setSelected(new Set()), []);
   const editingNote = editing ? notes.get(editing) : undefined;
 
   return (
-    <div className="canvas" ref={wrapper} onPointerMove={onPointerMove}>
+    <div className={`canvas detail-${detail}`} ref={wrapper} onPointerMove={onPointerMove}>
       <div className="canvas-tools" role="toolbar" aria-label="Board tools">
         {canEdit && (
           <button type="button" className="primary" onClick={createNote} aria-keyshortcuts="N">
@@ -261,7 +315,7 @@ function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props
             Undo
           </button>
         )}
-        <button type="button" onClick={() => void rf.fitView({ padding: 0.1 })} aria-keyshortcuts="0">
+        <button type="button" onClick={() => void rf.fitView(FIT)} aria-keyshortcuts="0">
           Zoom to fit
         </button>
         <span className="muted">
@@ -271,28 +325,29 @@ function CanvasInner({ client, notes, peers, canEdit, ready, onAnnounce }: Props
       </div>
       <ReactFlow<NoteFlowNode>
         nodes={nodes}
-        edges={[]}
+        edges={NO_EDGES}
         nodeTypes={nodeTypes}
         onNodesChange={onNodesChange}
         onNodeDragStop={onNodeDragStop}
-        onNodeDoubleClick={(_, n) => setEditing(n.id)}
-        onPaneClick={() => setSelected(new Set())}
+        onNodeDoubleClick={onNodeDoubleClick}
+        onPaneClick={clearSelection}
         nodesDraggable={canEdit}
         nodesConnectable={false}
         elementsSelectable
         deleteKeyCode={null}
         selectionKeyCode="Shift"
-        multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+        multiSelectionKeyCode={MULTI_SELECT_KEYS}
         disableKeyboardA11y
         onlyRenderVisibleElements
-        minZoom={0.05}
+        minZoom={MIN_ZOOM}
+        defaultViewport={start}
         maxZoom={4}
         zoomOnDoubleClick={false}
         aria-label="Board canvas"
       >
         <Background gap={24} />
         <Controls showInteractive={false} aria-label="Zoom controls" />
-        <MiniMap pannable zoomable nodeColor={(n) => background((n.data as NoteNodeData).note.color)} ariaLabel="Mini map" />
+        <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />
         <Cursors peers={peers} />
       </ReactFlow>
       {editingNote && (

@@ -1,7 +1,8 @@
 import { memo } from 'react';
-import type { NodeProps, Node } from '@xyflow/react';
+import { useStore, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import { background, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
+import { detailOf } from './detail';
 
 export type NoteNodeData = { note: Note; onOpen: (id: string) => void; onFocusNote: (id: string, additive: boolean) => void };
 export type NoteFlowNode = Node<NoteNodeData, 'note'>;
@@ -9,6 +10,8 @@ export type NoteFlowNode = Node<NoteNodeData, 'note'>;
 /** NoteNode draws one sticky note: colour, type, title and rendered Markdown. */
 export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
   const n = data.note;
+  // Far out only the colour shows (text would be unreadable and slow to paint).
+  const detail = useStore(detailOf);
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${selected ? ' (selected)' : ''}`;
   return (
     <article
@@ -24,12 +27,14 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
       }}
       onDoubleClick={() => data.onOpen(n.id)}
     >
+      {detail !== 'far' && (
       <header className="note-head">
         <span className="note-type">{n.type}</span>
         {n.color && !(n.color in { yellow: 1, orange: 1, pink: 1, purple: 1, blue: 1, green: 1, gray: 1 }) && <span className="note-color">{n.color}</span>}
       </header>
-      {n.title && <h3 className="note-title">{n.title}</h3>}
-      <div className="note-body md" dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />
+      )}
+      {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
+      {detail === 'near' && <div className="note-body md" dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
     </article>
   );
 });

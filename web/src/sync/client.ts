@@ -105,6 +105,9 @@ export interface SyncClientOptions {
 
 type Row = Note | TrackerItem;
 
+/** mark records a performance mark (the perf script reads them). */
+const mark = (name: string) => globalThis.performance?.mark?.(name);
+
 const later = (a: string | undefined, b: string | undefined) => (Date.parse(a ?? '') || 0) > (Date.parse(b ?? '') || 0);
 
 export class SyncClient {
@@ -155,8 +158,10 @@ export class SyncClient {
 
   /** start reads the local copy, then pulls, pushes what waits and goes live. */
   async start(): Promise<void> {
+    mark('corkboard:load-start');
     const cached = await this.store.load(this.boardId);
     if (this.closed) return;
+    mark('corkboard:loaded');
     this.version = cached.version;
     this.board = cached.board;
     cached.notes.forEach((n) => this.notes.set(n.id, n));
@@ -373,7 +378,9 @@ export class SyncClient {
         try {
           const ch = await this.t.pull(this.boardId, since);
           if (this.closed) return;
+          mark('corkboard:pulled');
           this.applyChanges({ ...ch, since: ch.since ?? since });
+          mark('corkboard:applied');
           this.synced = true;
           this.changed();
         } catch (err) {
@@ -431,7 +438,13 @@ export class SyncClient {
       putItems: items,
       deleteItems: delItems,
     };
-    this.write(() => this.store.applyServer(this.boardId, patch));
+    // A big patch (a full pull) is written after the UI has had a turn:
+    // structured-cloning thousands of rows would delay the first paint.
+    const big = notes.length + items.length > 100;
+    this.write(async () => {
+      if (big) await new Promise((r) => this.clock.setTimeout(() => r(undefined), 0));
+      await this.store.applyServer(this.boardId, patch);
+    });
     this.changed();
   }
 
