@@ -20,6 +20,8 @@ const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const NO_EDGES: never[] = [];
 const FIT = { padding: 0.1 };
 const MIN_ZOOM = 0.05;
+const OPEN_MIN_ZOOM = 0.3;
+const MINIMAP_MAX_NOTES = 500;
 const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
 
 interface Props {
@@ -51,7 +53,9 @@ export function Canvas(props: Props) {
       maxX = Math.max(maxX, n.x + NOTE_WIDTH);
       maxY = Math.max(maxY, n.y + NOTE_HEIGHT);
     }
-    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, MIN_ZOOM, 1, 0.1));
+    // Fitted, but not below 30 %: a far view of thousands of notes shows
+    // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
+    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, OPEN_MIN_ZOOM, 1, 0.1));
   }, [ready, notes, start]);
   useEffect(() => {
     if (start) requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('corkboard:interactive')));
@@ -347,7 +351,9 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, start }: Props
       >
         <Background gap={24} />
         <Controls showInteractive={false} aria-label="Zoom controls" />
-        <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />
+        {/* The minimap draws every note again (an SVG rect each): past a few
+            hundred notes it costs more than it shows. */}
+        {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
         <Cursors peers={peers} />
       </ReactFlow>
       {editingNote && (

@@ -199,6 +199,16 @@ describe('SyncClient', () => {
     expect(s.notes.has('c')).toBe(true);
   });
 
+  it('pulls after a resync close (4008)', async () => {
+    const { server, client, live } = setup();
+    await client.start();
+    server.apply({ notes: { upserted: [note('missed')], deleted: [] } });
+    live.closeWith(4008);
+    await settle();
+    expect(server.pulls).toEqual([0, 0]);
+    expect(client.getSnapshot().notes.has('missed')).toBe(true);
+  });
+
   it('keeps a refused edit, says why, and sends the others', async () => {
     const { server, client } = setup();
     await client.start();
@@ -295,6 +305,18 @@ describe('SyncClient on IndexedDB', () => {
     expect(cached.pending).toHaveLength(0);
     expect(cached.version).toBe(3); // two pushes: the interrupted one, then the delete
     b.client.close();
+    store.close();
+  });
+
+  it('writes a big reset in chunks and ends with the full state', async () => {
+    const store = await IdbStore.open('chunk-test');
+    await store.applyServer('b1', { version: 2, putNotes: [note('old')], deleteNotes: [], putItems: [], deleteItems: [] });
+    const many = Array.from({ length: 1200 }, (_, i) => note(`n${i}`));
+    await store.applyServer('b1', { version: 9, reset: true, putNotes: many, deleteNotes: [], putItems: [], deleteItems: [] });
+    const b = await store.load('b1');
+    expect(b.version).toBe(9);
+    expect(b.notes).toHaveLength(1200);
+    expect(b.notes.some((n) => n.id === 'old')).toBe(false);
     store.close();
   });
 

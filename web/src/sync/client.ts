@@ -34,6 +34,8 @@ export interface LiveChannel {
   send(msg: object): boolean;
   onMessage(cb: (m: LiveMessage) => void): () => void;
   onStatus(cb: (s: 'connecting' | 'online' | 'offline' | 'forbidden') => void): () => void;
+  /** onClose reports close codes (4008: resync). */
+  onClose?(cb: (code: number) => void): () => void;
   close(): void;
 }
 
@@ -105,6 +107,15 @@ export interface SyncClientOptions {
 
 type Row = Note | TrackerItem;
 
+/**
+ * whenIdle resolves when the page has a quiet moment (requestIdleCallback,
+ * at most a second away), or after a timer where there is none (tests).
+ */
+function whenIdle(clock: Clock): Promise<void> {
+  const ric = (globalThis as { requestIdleCallback?: (cb: () => void, o: { timeout: number }) => number }).requestIdleCallback;
+  return new Promise((resolve) => (ric ? ric(() => resolve(), { timeout: 1000 }) : clock.setTimeout(() => resolve(), 0)));
+}
+
 /** mark records a performance mark (the perf script reads them). */
 const mark = (name: string) => globalThis.performance?.mark?.(name);
 
@@ -175,6 +186,11 @@ export class SyncClient {
     if (this.live) {
       this.unsubs.push(
         this.live.onMessage((m) => this.onLive(m)),
+        // 4008: we fell behind. The socket reconnects with ?since= at once;
+        // a pull as well covers us if that reconnect fails.
+        this.live.onClose?.((code) => {
+          if (code === 4008) void this.pull();
+        }) ?? (() => {}),
         this.live.onStatus((s) => {
           this.connection = s;
           if (s === 'online') {
@@ -442,7 +458,7 @@ export class SyncClient {
     // structured-cloning thousands of rows would delay the first paint.
     const big = notes.length + items.length > 100;
     this.write(async () => {
-      if (big) await new Promise((r) => this.clock.setTimeout(() => r(undefined), 0));
+      if (big) await whenIdle(this.clock);
       await this.store.applyServer(this.boardId, patch);
     });
     this.changed();

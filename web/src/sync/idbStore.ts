@@ -8,6 +8,8 @@ import type { CachedBoard, LocalStore, PendingEdit, ServerPatch } from './store'
 
 const DB_NAME = 'corkboard';
 const DB_VERSION = 1;
+/** CHUNK is how many rows one write transaction of a big patch holds. */
+const CHUNK = 250;
 
 interface BoardRecord {
   boardId: string;
@@ -52,6 +54,8 @@ export class IdbStore implements LocalStore {
   }
 
   async applyServer(boardId: string, p: ServerPatch): Promise<void> {
+    const rows = p.putNotes.length + p.putItems.length;
+    if (rows > CHUNK) return this.applyServerInChunks(boardId, p);
     const tx = this.db.transaction(['boards', 'notes', 'items'], 'readwrite');
     const notes = tx.objectStore('notes');
     const items = tx.objectStore('items');
@@ -67,6 +71,34 @@ export class IdbStore implements LocalStore {
     const prev = (await boards.get(boardId)) as BoardRecord | undefined;
     ops.push(boards.put({ boardId, version: p.version, board: p.board !== undefined ? p.board : (prev?.board ?? null) } satisfies BoardRecord));
     await Promise.all([...ops, tx.done]);
+  }
+
+  /**
+   * applyServerInChunks writes a big patch (a full pull) in transactions of
+   * CHUNK rows, giving the page a turn between them: one transaction of
+   * thousands of rows would freeze the page while the rows are cloned.
+   * The version is written last, so a page closed halfway leaves the old
+   * version (or 0 after a reset's first step), and the next start pulls
+   * what is missing again.
+   */
+  private async applyServerInChunks(boardId: string, p: ServerPatch): Promise<void> {
+    {
+      const tx = this.db.transaction(['boards', 'notes', 'items'], 'readwrite');
+      const prev = (await tx.objectStore('boards').get(boardId)) as BoardRecord | undefined;
+      const ops: Promise<unknown>[] = [];
+      if (p.reset) {
+        ops.push(tx.objectStore('notes').delete(boardRange(boardId)), tx.objectStore('items').delete(boardRange(boardId)));
+        ops.push(tx.objectStore('boards').put({ boardId, version: 0, board: prev?.board ?? null } satisfies BoardRecord));
+      }
+      await Promise.all([...ops, tx.done]);
+    }
+    const puts: ['notes' | 'items', Note | TrackerItem][] = [...p.putNotes.map((n) => ['notes', n] as ['notes', Note]), ...p.putItems.map((i) => ['items', i] as ['items', TrackerItem])];
+    for (let i = 0; i < puts.length; i += CHUNK) {
+      await new Promise((r) => setTimeout(r, 0));
+      const tx = this.db.transaction(['notes', 'items'], 'readwrite');
+      await Promise.all([...puts.slice(i, i + CHUNK).map(([store, row]) => tx.objectStore(store).put(row, [boardId, row.id])), tx.done]);
+    }
+    await this.applyServer(boardId, { ...p, reset: false, putNotes: [], putItems: [] });
   }
 
   async putPending(boardId: string, edits: PendingEdit[]): Promise<void> {

@@ -126,6 +126,14 @@ export class FakeLive implements LiveChannel {
     this.statusCbs.add(cb);
     return () => this.statusCbs.delete(cb);
   }
+  private closeCbs = new Set<(code: number) => void>();
+  onClose(cb: (code: number) => void) {
+    this.closeCbs.add(cb);
+    return () => this.closeCbs.delete(cb);
+  }
+  closeWith(code: number) {
+    this.closeCbs.forEach((cb) => cb(code));
+  }
   close() {}
   emit(m: LiveMessage) {
     this.msgCbs.forEach((cb) => cb(m));
