@@ -47,6 +47,14 @@ test('phases: the owner edits them and picks the current one', { skip }, async (
   const page = await ctx.newPage();
   await login(page, server, 'phases@example.com');
   await createBoard(page, 'Phased');
+  // Renaming from the board's header reaches the board list.
+  await page.getByRole('button', { name: 'Rename Phased' }).click();
+  await page.getByLabel('Board name').fill('Phased plan');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('heading', { name: 'Phased plan' }).waitFor();
+  await synced(page);
+  const boards = await (await page.request.get(`${server.url}/api/boards`)).json();
+  assert.ok(boards.boards.some((b) => b.name === 'Phased plan'));
   await page.getByRole('button', { name: 'Edit phases' }).click();
   const dialog = page.getByRole('dialog', { name: 'Edit phases' });
   await dialog.getByRole('button', { name: 'Add a phase' }).click();

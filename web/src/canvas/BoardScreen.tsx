@@ -62,6 +62,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const [sharing, setSharing] = useState(false);
   const [showTracker, setShowTracker] = useState(false);
   const [announcement, setAnnouncement] = useState('');
+  const [renaming, setRenaming] = useState(false);
+  const [newName, setNewName] = useState('');
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
   const name = s.name || boardId;
 
@@ -91,7 +93,41 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   return (
     <div className="board-screen">
       <Header email={email} onLogout={onLogout}>
-        <h1 className="screen-title">{name}</h1>
+        {renaming ? (
+          <form
+            className="row rename"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (newName.trim() && newName.trim() !== name) client.rename(newName.trim());
+              setRenaming(false);
+            }}
+          >
+            <label htmlFor="board-name">Board name</label>
+            <input id="board-name" value={newName} maxLength={200} onChange={(e) => setNewName(e.target.value)} autoFocus onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)} />
+            <button type="submit" className="primary">
+              Save
+            </button>
+            <button type="button" onClick={() => setRenaming(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <>
+            <h1 className="screen-title">{name}</h1>
+            {canEdit && (
+              <button
+                type="button"
+                onClick={() => {
+                  setNewName(name);
+                  setRenaming(true);
+                }}
+                aria-label={`Rename ${name}`}
+              >
+                Rename
+              </button>
+            )}
+          </>
+        )}
         <ConnectionBadge s={s} />
         <span className="pending" role="status" aria-live="polite" data-pending={waiting}>
           {waiting > 0 ? `${waiting} edit${waiting === 1 ? '' : 's'} waiting to sync` : s.synced ? 'All changes saved' : ''}
@@ -108,7 +144,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} />
       {!canEdit && (
         <p className="banner" role="status">
-          View only: {access.isOwner ? 'you cannot edit right now.' : "the owner's plan lets invitees view this board, not edit it."}
+          View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
         </p>
       )}
       {s.rejected.length > 0 && (

@@ -42,6 +42,17 @@ describe('SyncClient', () => {
     expect(s.notes.get('n1')?.title).toBe('Hello');
   });
 
+  it('renames the board, and keeps the name once pushed', async () => {
+    const { server, client } = setup();
+    await client.start();
+    client.rename('Roadmap');
+    expect(client.getSnapshot().name).toBe('Roadmap');
+    await settle();
+    expect(server.pushes[0].body.board?.name).toBe('Roadmap');
+    expect(client.getSnapshot().pending).toBe(0);
+    expect(client.getSnapshot().name).toBe('Roadmap');
+  });
+
   it('keeps fields it does not know', async () => {
     const { server, client } = setup();
     server.apply({ notes: { upserted: [note('n1', { owner: 'other-client', tags: ['a'] })], deleted: [] } });

@@ -579,7 +579,7 @@ export class SyncClient {
       this.applyServerRows(
         {
           serverVersion: at,
-          board: body.board && this.board ? { ...this.board, name: body.board.name, version: at, updatedAt: body.board.updatedAt } : undefined,
+          board: body.board ? { ...(this.board ?? { id: this.boardId }), name: body.board.name, version: at, updatedAt: body.board.updatedAt } : undefined,
           notes: body.notes.upserted.map((n) => ({ ...n, version: at, deletedAt: null })),
           deletedNoteIds: body.notes.deleted,
           trackerItems: body.trackerItems.upserted.map((i) => ({ ...i, version: at, deletedAt: null })),
