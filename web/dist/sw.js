@@ -8,8 +8,8 @@
 //   the cached index.html when the network fails.
 // - /api/ is never cached here: board data lives in IndexedDB.
 // A new build installs a new cache, takes over at once and deletes the old.
-const VERSION = '3d658d7cf34e1171';
-const FILES = ["assets/index-CdpPzg03.js","assets/index-DQZu2cOt.css"];
+const VERSION = '157a9bc5637c1406';
+const FILES = ["assets/index-DQZu2cOt.css","assets/index-FMA0A5ZN.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -116,6 +116,27 @@ test('an invitee on the free plan is view-only', { skip }, async () => {
   await ada.ctx.close();
 });
 
+test('an edit the server refuses is shown with the reason and kept', { skip }, async () => {
+  const ada = await userPage('ada@example.com');
+  const id = await createBoard(ada.page, 'Downgrade');
+  server.setPlan('dan@example.com', 'pro');
+  const inv = await ada.page.request.post(`${server.url}/api/boards/${id}/invite`, { data: { email: 'dan@example.com' } });
+  assert.equal(inv.status(), 200);
+  const dan = await userPage('dan@example.com');
+  await dan.page.goto(`${server.url}/b/${id}`);
+  await dan.page.locator('[data-connection="online"]').waitFor();
+  // Dan's plan ends while the board is open: his next push is refused (403).
+  server.setPlan('dan@example.com', 'free');
+  await addNote(dan.page, 'Too late');
+  const banner = dan.page.getByRole('alert', { name: 'Edits the server refused' });
+  await banner.getByText(/Saving note "Too late"/).waitFor();
+  assert.ok(await dan.page.locator('.note', { hasText: 'Too late' }).isVisible(), 'the refused edit stays on the board');
+  await shot(dan.page, 'refused');
+  await banner.getByRole('button', { name: 'Discard this edit' }).first().click();
+  await ada.ctx.close();
+  await dan.ctx.close();
+});
+
 test('a note is deleted, then undone', { skip }, async () => {
   const ada = await userPage('ada@example.com');
   const id = await createBoard(ada.page, 'Undo board');

@@ -237,8 +237,23 @@ describe('SyncClient', () => {
     expect(s.rejected[0].rejected?.message).toContain('30000');
     expect(s.notes.has('bad')).toBe(true); // still shown
     expect([...server.rows.keys()].sort()).toEqual(['ok1', 'ok2']);
-    client.discardRejected(s.rejected[0].seq);
+    // A new edit of the refused row replaces the refused one.
+    client.upsertNote(note('bad', { content: 'short now' }));
+    await settle();
     expect(client.getSnapshot().pending).toBe(0);
+    expect(server.rows.get('bad')?.content).toBe('short now');
+  });
+
+  it('discards a refused edit when asked', async () => {
+    const { server, client } = setup();
+    await client.start();
+    server.failPush = [httpError(400, 'bad', 'notes.upserted[0].title')];
+    client.upsertNote(note('x'));
+    await settle();
+    const [r] = client.getSnapshot().rejected;
+    client.discardRejected(r.seq);
+    expect(client.getSnapshot().pending).toBe(0);
+    expect(client.getSnapshot().notes.has('x')).toBe(false);
   });
 
   it('marks every edit of a push refused with 403', async () => {

@@ -219,6 +219,7 @@ export class SyncClient {
     if (this.closed) return;
     this.closed = true;
     if (this.retryTimer !== null) this.clock.clearTimeout(this.retryTimer);
+    if (this.pointerTimer !== null) this.clock.clearTimeout(this.pointerTimer);
     this.unsubs.forEach((u) => u());
     this.live?.close();
     this.changeCbs.clear();
@@ -336,8 +337,10 @@ export class SyncClient {
     const edit: PendingEdit = { ...e, seq: this.nextSeq++, at: this.nowISO() };
     // Coalesce: an edit of the same row that is not yet on its way is
     // replaced, so a push never carries a row twice (and an upsert after a
-    // delete of the same row is not undone by the delete in one push).
-    const i = this.pending.findIndex((p) => p.kind === e.kind && p.id === e.id && !p.batchKey && !p.rejected);
+    // delete of the same row is not undone by the delete in one push). A
+    // refused edit of the row is replaced too: the new edit carries the
+    // whole row, and is sent (and refused or not) on its own.
+    const i = this.pending.findIndex((p) => p.kind === e.kind && p.id === e.id && !p.batchKey);
     if (i >= 0) {
       this.removedSeqs.push(this.pending[i].seq);
       this.pending.splice(i, 1);
