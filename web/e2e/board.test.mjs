@@ -66,18 +66,18 @@ test('two people see each other\'s notes and pointers live', { skip }, async () 
   await grace.page.locator('[data-connection="online"]').waitFor();
 
   await addNote(ada.page, 'Hello from Ada', '- one\n- two');
-  await grace.page.locator('.note', { hasText: 'Hello from Ada' }).waitFor({ timeout: 5000 });
+  await grace.page.locator('.note', { hasText: 'Hello from Ada' }).waitFor({ timeout: 15000 });
   await addNote(grace.page, 'Hi from Grace');
-  await ada.page.locator('.note', { hasText: 'Hi from Grace' }).waitFor({ timeout: 5000 });
+  await ada.page.locator('.note', { hasText: 'Hi from Grace' }).waitFor({ timeout: 15000 });
 
   // Grace's pointer, with her name, shows on Ada's screen.
   const box = await grace.page.locator('.react-flow__pane').boundingBox();
   for (let i = 0; i < 5; i++) await grace.page.mouse.move(box.x + 300 + i * 20, box.y + 300 + i * 10);
-  await ada.page.locator('.cursor:not(.leaving)', { hasText: 'grace@example.com' }).waitFor({ timeout: 5000 });
+  await ada.page.locator('.cursor:not(.leaving)', { hasText: 'grace@example.com' }).waitFor({ timeout: 15000 });
   await shot(ada.page, 'board');
   // And it fades away when she leaves.
   await grace.ctx.close();
-  await ada.page.locator('.cursor', { hasText: 'grace@example.com' }).waitFor({ state: 'detached', timeout: 5000 });
+  await ada.page.locator('.cursor', { hasText: 'grace@example.com' }).waitFor({ state: 'detached', timeout: 15000 });
   await ada.ctx.close();
   assert.ok(id);
 });
