@@ -8,8 +8,8 @@
 //   the cached index.html when the network fails.
 // - /api/ is never cached here: board data lives in IndexedDB.
 // A new build installs a new cache, takes over at once and deletes the old.
-const VERSION = '157a9bc5637c1406';
-const FILES = ["assets/index-DQZu2cOt.css","assets/index-FMA0A5ZN.js"];
+const VERSION = 'f3aa625a1040686a';
+const FILES = ["assets/index-Bkqmix2L.js","assets/index-DQZu2cOt.css"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

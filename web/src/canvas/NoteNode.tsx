@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import { useStore, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
-import { background, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
+import { background, COLORS, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
 import { detailOf } from './detail';
 
 export type NoteNodeData = { note: Note; onOpen: (id: string) => void; onFocusNote: (id: string, additive: boolean) => void };
@@ -30,7 +30,8 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
       {detail !== 'far' && (
       <header className="note-head">
         <span className="note-type">{n.type}</span>
-        {n.color && !(n.color in { yellow: 1, orange: 1, pink: 1, purple: 1, blue: 1, green: 1, gray: 1 }) && <span className="note-color">{n.color}</span>}
+        {/* A colour from another client that this one does not draw: name it. */}
+        {n.color && !Object.hasOwn(COLORS, n.color) && <span className="note-color">{n.color}</span>}
       </header>
       )}
       {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
