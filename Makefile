@@ -1,9 +1,11 @@
 # Corkboard. `make test` installs what the tests need, then runs every test.
 GO        ?= go
 AISDK_DIR := .cache/aisdk
+CHROMIUM  ?= /usr/bin/chromium
+E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all run build test test-go deps deps-ai lint cross stress fmt bench fuzz clean
+.PHONY: all run build test test-go test-web deps deps-ai deps-web chromium web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean
 
 all: build
 
@@ -31,6 +33,39 @@ test: deps
 	$(GO) vet ./...
 	CORKBOARD_AI_SDK_DIR=$(CURDIR)/$(AISDK_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -run 'TestLargestPushIsAccepted' ./transport/
+	$(MAKE) test-web
+
+# deps-web installs the web client's exact dependencies (package-lock.json)
+# when they are missing or older than the lock file.
+deps-web:
+	@if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then \
+		cd web && npm ci --no-audit --no-fund; \
+	fi
+
+# chromium installs Debian's Chromium for the end-to-end tests when it is
+# missing and we are root (CI); never a downloaded browser.
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
+		else echo "chromium not found and not root: the end-to-end tests will be skipped"; fi; \
+	fi
+
+# web rebuilds the committed client build in web/dist (embedded by go:embed).
+web: deps-web
+	cd web && npm run build
+
+# check-web-dist rebuilds the client and fails if the committed build differs.
+check-web-dist: web
+	@git diff --exit-code --stat -- web/dist || { echo "web/dist is not the build of web/src: run make web and commit"; exit 1; }
+	@if [ -n "$$(git status --porcelain -- web/dist)" ]; then git status --short -- web/dist; echo "web/dist has files that are not committed: run make web and commit"; exit 1; fi
+
+# test-web: unit tests (vitest), the committed build check, then the
+# end-to-end tests (playwright-core + Debian's Chromium) against the real binary.
+test-web: deps-web chromium
+	cd web && npx vitest run
+	$(MAKE) check-web-dist
+	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
+	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node --test --test-concurrency=1 e2e/
 
 lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -76,3 +111,14 @@ bench:
 
 clean:
 	rm -rf .cache
+
+# screenshots runs the e2e tests and saves the main screens to docs/screenshots/.
+screenshots: web
+	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
+	cd web && SCREENSHOTS=1 CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node --test --test-concurrency=1 e2e/
+
+# perf-web measures the client (open a 2,000-note board, pan fps, bundle
+# size) in headless Chromium; record the figures in docs/benchmarks.md.
+perf-web: web
+	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
+	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node perf/perf.mjs

@@ -5,6 +5,7 @@ package transport
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -29,6 +30,10 @@ type Config struct {
 	// LiveQueueSize is how many messages a live connection may have waiting
 	// for its socket before it is dropped; 0 is 256.
 	LiveQueueSize int
+	// LoginCodesInLog tells browsers that login codes are written to the
+	// server log and the outbox folder (no SMTP server configured); it is
+	// published by GET /api/config.
+	LoginCodesInLog bool
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.
@@ -40,6 +45,7 @@ type Server struct {
 	hub    *hub.Hub
 	ai     *ai.Service
 	router chi.Router
+	app    http.Handler
 
 	// changelog keeps the boards' changelogs and snapshots (changelog.go).
 	changelog *changelog.Log
@@ -74,6 +80,9 @@ type Deps struct {
 	// Changelog serves the changelog and snapshot endpoints; nil builds one
 	// on DB with the default options.
 	Changelog *changelog.Log
+	// App serves the browser client for every GET outside /api/ that no
+	// route matches; nil answers those with the JSON 404 too.
+	App http.Handler
 }
 
 // New builds the server and its routes.
@@ -81,7 +90,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, canEditPlan: deps.InviteeCanEdit}
+	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, canEditPlan: deps.InviteeCanEdit, app: deps.App}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.billing = newBillingState(deps)
 	s.changelog = deps.Changelog
@@ -102,6 +111,12 @@ func (s *Server) routes() chi.Router {
 	// logRequests is outermost so a recovered panic is logged with its 500.
 	r.Use(s.logRequests, s.recoverPanics, s.crossOriginProtection())
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		// Outside /api/ is the browser client's (its files, and its own
+		// routes for any other path); unknown API paths stay JSON.
+		if s.app != nil && r.URL.Path != "/api" && !strings.HasPrefix(r.URL.Path, "/api/") {
+			s.app.ServeHTTP(w, r)
+			return
+		}
 		writeJSON(w, http.StatusNotFound, errorBody{Error: "No such endpoint."})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +124,9 @@ func (s *Server) routes() chi.Router {
 	})
 
 	r.Route("/api", func(r chi.Router) {
+		r.Use(compressAnswers)
 		// Routes that need no session.
+		s.registerClientConfigRoutes(r)
 		s.registerAuthRoutes(r)
 		s.registerWebhookRoutes(r)
 

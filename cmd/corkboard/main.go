@@ -27,6 +27,7 @@ import (
 	"corkboard/persist"
 	"corkboard/rooms"
 	"corkboard/transport"
+	"corkboard/web"
 )
 
 func main() {
@@ -164,11 +165,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	snapshots := changelog.NewScheduler(history, changelog.SchedulerOptions{Interval: cfg.SnapshotInterval, Logger: log})
 	snapshots.Start(context.WithoutCancel(ctx))
 
+	app, err := web.NewHandler()
+	if err != nil {
+		return fmt.Errorf("web client: %w", err)
+	}
 	srv := transport.New(transport.Config{
-		PublicURL:   cfg.PublicURL,
-		TrustProxy:  cfg.TrustProxy,
-		DefaultPlan: billing.Free,
+		PublicURL:       cfg.PublicURL,
+		TrustProxy:      cfg.TrustProxy,
+		DefaultPlan:     billing.Free,
+		LoginCodesInLog: cfg.SMTP == "",
 	}, transport.Deps{
+		App:       app,
 		DB:        db,
 		Auth:      authSvc,
 		Hub:       roomHub,

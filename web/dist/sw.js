@@ -1,0 +1,49 @@
+// Corkboard's service worker: keeps the app shell so that a board opened
+// before opens with the network off, even after a reload. Generated at
+// build time from web/sw/sw.js: the version and the file list are filled in by
+// vite.config.ts (a hash of the built file names, and the list).
+//
+// - Hashed files under /assets/ never change: cache first.
+// - Pages (navigations): network first, so a new build is seen at once;
+//   the cached index.html when the network fails.
+// - /api/ is never cached here: board data lives in IndexedDB.
+// A new build installs a new cache, takes over at once and deletes the old.
+const VERSION = 'f3aa625a1040686a';
+const FILES = ["assets/index-Bkqmix2L.js","assets/index-DQZu2cOt.css"];
+const CACHE = 'corkboard-' + VERSION;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(['/', ...FILES.map((f) => '/' + f)]))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k.startsWith('corkboard-') && k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener('fetch', (event) => {
+  const req = event.request;
+  if (req.method !== 'GET') return;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin || url.pathname.startsWith('/api/')) return;
+  if (req.mode === 'navigate') {
+    event.respondWith(
+      fetch(req).catch(() => caches.open(CACHE).then((c) => c.match('/')).then((r) => r || Response.error())),
+    );
+    return;
+  }
+  if (url.pathname.startsWith('/assets/')) {
+    event.respondWith(caches.open(CACHE).then((c) => c.match(req).then((hit) => hit || fetch(req))));
+    return;
+  }
+  event.respondWith(fetch(req).catch(() => caches.open(CACHE).then((c) => c.match(req)).then((r) => r || Response.error())));
+});

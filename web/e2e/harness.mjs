@@ -1,0 +1,100 @@
+// Test harness for the end-to-end tests: starts the real corkboard binary on
+// a temporary data folder and a free port, launches Debian's Chromium through
+// playwright-core, and reads login codes from <data>/outbox/.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const BIN = process.env.CORKBOARD_BIN || '';
+/** skip is a reason to skip the e2e tests, or false. */
+export const skip = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM}`
+  : !BIN || !existsSync(BIN)
+    ? 'CORKBOARD_BIN is not a built corkboard binary (make test builds it)'
+    : false;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** startServer runs corkboard on a fresh data folder; stop() ends it. */
+export async function startServer() {
+  const data = mkdtempSync(join(tmpdir(), 'corkboard-e2e-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', 'http://127.0.0.1:9'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  proc.stdout.on('data', (b) => (log += b));
+  proc.stderr.on('data', (b) => (log += b));
+  await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('corkboard did not start:\n' + log)), 15000);
+    const check = () => {
+      if (log.includes('corkboard listening')) {
+        clearTimeout(t);
+        resolve();
+      }
+    };
+    proc.stdout.on('data', check);
+    proc.once('exit', (code) => reject(new Error(`corkboard exited ${code}:\n${log}`)));
+  });
+  return {
+    url,
+    data,
+    log: () => log,
+    /** setPlan runs `corkboard plan set` through the admin socket. */
+    setPlan(email, plan) {
+      execFileSync(BIN, ['plan', 'set', '-data', data, email, plan], { stdio: 'pipe' });
+    },
+    /** code waits for the newest login code mailed to email. */
+    async code(email, after = 0) {
+      const dir = join(data, 'outbox');
+      for (let i = 0; i < 100; i++) {
+        if (existsSync(dir)) {
+          const files = readdirSync(dir).sort();
+          for (const f of files.slice(after).reverse()) {
+            const eml = readFileSync(join(dir, f), 'utf8');
+            if (eml.toLowerCase().includes(`to: ${email}`) || eml.includes(`<${email}>`)) {
+              const m = eml.match(/login code: (\d{6})/);
+              if (m) return m[1];
+            }
+          }
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no login code for ${email} in ${dir}`);
+    },
+    outboxCount() {
+      const dir = join(data, 'outbox');
+      return existsSync(dir) ? readdirSync(dir).length : 0;
+    },
+    async stop() {
+      if (proc.exitCode === null) {
+        proc.kill('SIGTERM');
+        await new Promise((r) => proc.once('exit', r));
+      }
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+/** launch starts Debian's Chromium headless. */
+export function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}

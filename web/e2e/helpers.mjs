@@ -1,0 +1,42 @@
+// Page helpers for the e2e tests: they go through the UI the way a user does.
+import assert from 'node:assert/strict';
+
+/** login logs email in through the two-step form, reading the code from the outbox. */
+export async function login(page, server, email) {
+  await page.goto(server.url + '/');
+  await page.getByLabel('E-mail address').fill(email);
+  const before = server.outboxCount();
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  const code = await server.code(email, before);
+  const field = page.getByLabel('6-digit code');
+  assert.equal(await field.getAttribute('autocomplete'), 'one-time-code');
+  assert.equal(await field.getAttribute('inputmode'), 'numeric');
+  await field.fill(code);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Your boards' }).waitFor();
+}
+
+/** createBoard creates a named board from the list and waits for the canvas. */
+export async function createBoard(page, name) {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: 'Create board' }).click();
+  await page.waitForURL(/\/b\//);
+  await page.getByRole('heading', { name }).waitFor();
+  await page.locator('[data-connection="online"]').waitFor();
+  return new URL(page.url()).pathname.split('/').pop();
+}
+
+/** addNote creates a note with the button and saves it with a title. */
+export async function addNote(page, title, content = '') {
+  await page.getByRole('button', { name: '+ Note' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit note' });
+  await dialog.getByLabel('Title').fill(title);
+  if (content) await dialog.getByLabel('Content (Markdown)').fill(content);
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await page.locator('.note', { hasText: title }).waitFor();
+}
+
+/** synced waits until no edit waits to be sent. */
+export async function synced(page) {
+  await page.locator('[data-pending="0"]').waitFor();
+}

@@ -1,0 +1,88 @@
+// The one module that talks HTTP to the server. Every endpoint the client
+// uses is a typed function here; failures are ApiError with the server's
+// {error, field} and Retry-After.
+import type { Access, BoardSummary, Changes, ClientConfig, Phases, PushBody } from './types';
+
+/** ApiError is a non-2xx answer, or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+    /** Seconds from Retry-After, when the server sent it. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** offline: the request never got an answer. */
+  get offline(): boolean {
+    return this.status === 0;
+  }
+}
+
+type Fetch = typeof fetch;
+
+async function request<T>(f: Fetch, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await f(path, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiError(0, 'The server cannot be reached. Check your connection.');
+  }
+  let data: unknown = undefined;
+  const text = await res.text().catch(() => '');
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!res.ok) {
+    const err = (data ?? {}) as { error?: string; field?: string };
+    const ra = Number(res.headers.get('Retry-After'));
+    throw new ApiError(res.status, err.error || `The server answered ${res.status}.`, err.field, Number.isFinite(ra) && ra > 0 ? ra : undefined);
+  }
+  return data as T;
+}
+
+const b = (id: string) => `/api/boards/${encodeURIComponent(id)}`;
+
+/** createApi binds every endpoint to a fetch (tests pass their own). */
+export function createApi(f: Fetch = (...a) => fetch(...a)) {
+  return {
+    config: () => request<ClientConfig>(f, 'GET', '/api/config'),
+    sendOtp: (email: string) => request<{ ok: true }>(f, 'POST', '/api/auth/send-otp', { email }),
+    verifyOtp: (email: string, code: string) => request<{ ok: true }>(f, 'POST', '/api/auth/verify-otp', { email, code }),
+    me: () => request<{ email: string }>(f, 'GET', '/api/auth/me'),
+    logout: () => request<{ ok: true }>(f, 'GET', '/api/auth/logout'),
+
+    listBoards: () => request<{ boards: BoardSummary[] }>(f, 'GET', '/api/boards'),
+    access: (id: string) => request<Access>(f, 'GET', `${b(id)}/access`),
+    claim: (id: string) => request<{ ok: true }>(f, 'POST', `${b(id)}/access`),
+    setPhases: (id: string, phases: Phases) => request<{ ok: true; phases: Phases }>(f, 'PATCH', `${b(id)}/access`, { phases }),
+    listInvites: (id: string) => request<{ invitedEmails: string[] }>(f, 'GET', `${b(id)}/invite`),
+    invite: (id: string, email: string) => request<{ ok: true; added: boolean; invitedEmails: string[] }>(f, 'POST', `${b(id)}/invite`, { email }),
+    uninvite: (id: string, email: string) => request<{ ok: true; removed: boolean; invitedEmails: string[] }>(f, 'DELETE', `${b(id)}/invite`, { email }),
+
+    pull: (id: string, since: number) => request<Changes>(f, 'GET', `${b(id)}/sync?since=${since}`),
+    push: (id: string, body: PushBody, idempotencyKey: string) =>
+      request<{ serverVersion: number }>(f, 'POST', `${b(id)}/sync`, body, { 'Idempotency-Key': idempotencyKey }),
+  };
+}
+
+/** Api is the client's view of the server. */
+export type Api = ReturnType<typeof createApi>;
+
+/** liveUrl is the WebSocket address of a board's live channel. */
+export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location): string {
+  const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${loc.host}${b(boardId)}/live?since=${since}`;
+}

@@ -1,0 +1,112 @@
+// Wire types of the public API (docs/api.md, docs/sync.md,
+// docs/live-protocol.md). Rows keep every field they arrive with: fields this
+// client does not know (written by other clients) travel back unchanged.
+
+/** A sticky note as the server keeps it. */
+export interface Note {
+  id: string;
+  title: string;
+  content: string;
+  x: number;
+  y: number;
+  color: string;
+  type: string;
+  updatedAt: string;
+  version?: number;
+  deletedAt?: string | null;
+  [extra: string]: unknown;
+}
+
+/** A tracker work item as the server keeps it. */
+export interface TrackerItem {
+  id: string;
+  key: string;
+  type: string;
+  summary: string;
+  description?: string;
+  status?: string;
+  parentId?: string;
+  updatedAt: string;
+  version?: number;
+  deletedAt?: string | null;
+  [extra: string]: unknown;
+}
+
+/** Board metadata carried by pulls. */
+export interface BoardMeta {
+  id: string;
+  name: string;
+  version: number;
+  updatedAt: string;
+}
+
+/** A pull answer, or the body of a live `changes` message. */
+export interface Changes {
+  board?: BoardMeta;
+  notes?: Note[];
+  deletedNoteIds?: string[];
+  trackerItems?: TrackerItem[];
+  deletedTrackerItemIds?: string[];
+  serverVersion: number;
+  reset?: boolean;
+  since?: number;
+}
+
+/** The body of POST /sync. */
+export interface PushBody {
+  clientVersion: number;
+  board?: { name: string; updatedAt: string };
+  notes: { upserted: Note[]; deleted: string[] };
+  trackerItems: { upserted: TrackerItem[]; deleted: string[] };
+}
+
+/** One phase of a board; keys other than id are the client's. */
+export interface Phase {
+  id: string;
+  name?: string;
+  [extra: string]: unknown;
+}
+
+export interface Phases {
+  phases: Phase[];
+  currentPhaseId: string;
+}
+
+/** GET /access. */
+export interface Access {
+  hasAccess: boolean;
+  isOwner: boolean;
+  isUnclaimed: boolean;
+  canEdit: boolean;
+  phases?: Phases;
+}
+
+/** One entry of GET /api/boards. */
+export interface BoardSummary {
+  id: string;
+  name: string;
+  createdAt: string;
+  ownerEmail: string;
+}
+
+/** A connection on the board (live hello/join/leave/pointer). */
+export interface Peer {
+  id: string;
+  email: string;
+  color: string;
+}
+
+/** Server → client live messages. */
+export type LiveMessage =
+  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: Peer[] }
+  | ({ type: 'changes'; from?: string } & Changes)
+  | { type: 'ack'; id: string; serverVersion: number; replayed?: boolean }
+  | { type: 'error'; id?: string; status: number; error: string; field?: string }
+  | ({ type: 'join' } & Peer)
+  | ({ type: 'leave' } & Peer)
+  | ({ type: 'pointer'; x: number; y: number } & Peer);
+
+/** GET /api/config. */
+export interface ClientConfig {
+  loginCodesInLog: boolean;
+}

@@ -1,0 +1,35 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+
+/** Dialog is a modal <dialog>: focus moves in, Escape closes, focus returns. */
+export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current!;
+    const back = document.activeElement as HTMLElement | null;
+    if (!d.open) d.showModal();
+    return () => {
+      back?.focus?.();
+    };
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className={wide ? 'dialog wide' : 'dialog'}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      onKeyDown={(e) => e.stopPropagation()}
+    >
+      <div className="dialog-head">
+        <h2 id={titleId}>{title}</h2>
+        <button type="button" onClick={onClose} aria-label="Close">
+          ✕
+        </button>
+      </div>
+      {children}
+    </dialog>
+  );
+}

@@ -1,0 +1,184 @@
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import { useServices } from '../app/services';
+import { Header } from '../app/Header';
+import type { Access } from '../api/types';
+import type { SyncClient, SyncState } from '../sync/client';
+import { ShareDialog } from '../boards/ShareDialog';
+import { TrackerPanel } from '../tracker/TrackerPanel';
+import { PhasesBar } from './PhasesBar';
+import { Canvas } from './Canvas';
+
+interface Props {
+  boardId: string;
+  email: string;
+  access: Access;
+  onAccessChange: (a: Access) => void;
+  onLogout: () => void;
+  onSessionLost: () => void;
+}
+
+/** BoardScreen opens the board's sync client and lays out the board. */
+export function BoardScreen(props: Props) {
+  const { openBoard } = useServices();
+  const [client, setClient] = useState<SyncClient | null>(null);
+  useEffect(() => {
+    const c = openBoard(props.boardId);
+    setClient(c);
+    void c.start();
+    return () => c.close();
+  }, [openBoard, props.boardId]);
+  if (!client) return null;
+  return <Board {...props} client={client} />;
+}
+
+const noop = () => () => {};
+
+function ConnectionBadge({ s }: { s: SyncState }) {
+  const online = useSyncExternalStore(
+    (cb) => {
+      window.addEventListener('online', cb);
+      window.addEventListener('offline', cb);
+      return () => {
+        window.removeEventListener('online', cb);
+        window.removeEventListener('offline', cb);
+      };
+    },
+    () => navigator.onLine,
+  );
+  let text: string, cls: string;
+  if (!online) [text, cls] = ['Offline', 'offline'];
+  else if (s.connection === 'online') [text, cls] = ['Connected', 'online'];
+  else if (s.connection === 'forbidden') [text, cls] = ['Access removed', 'offline'];
+  else [text, cls] = ['Reconnecting…', 'reconnecting'];
+  return (
+    <span className={`status ${cls}`} role="status" aria-live="polite" data-connection={cls}>
+      <span className="dot" aria-hidden="true" /> {text}
+    </span>
+  );
+}
+
+function Board({ client, boardId, email, access, onAccessChange, onLogout, onSessionLost }: Props & { client: SyncClient }) {
+  const s = useSyncExternalStore(client ? (cb) => client.onChange(cb) : noop, client.getSnapshot);
+  const [sharing, setSharing] = useState(false);
+  const [showTracker, setShowTracker] = useState(false);
+  const [announcement, setAnnouncement] = useState('');
+  const [renaming, setRenaming] = useState(false);
+  const [newName, setNewName] = useState('');
+  const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
+  const name = s.name || boardId;
+
+  useEffect(() => {
+    document.title = `${name} · Corkboard`;
+  }, [name]);
+
+  useEffect(() => {
+    if (s.authLost) onSessionLost();
+  }, [s.authLost, onSessionLost]);
+
+  // Unsent edits are safe in IndexedDB, but the user should know they have
+  // not reached anyone yet.
+  useEffect(() => {
+    if (!s.pending) return;
+    const warn = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [s.pending]);
+
+  const announce = useCallback((m: string) => setAnnouncement(m), []);
+  const waiting = s.waiting;
+
+  return (
+    <div className="board-screen">
+      <Header email={email} onLogout={onLogout}>
+        {renaming ? (
+          <form
+            className="row rename"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (newName.trim() && newName.trim() !== name) client.rename(newName.trim());
+              setRenaming(false);
+            }}
+          >
+            <label htmlFor="board-name">Board name</label>
+            <input id="board-name" value={newName} maxLength={200} onChange={(e) => setNewName(e.target.value)} autoFocus onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)} />
+            <button type="submit" className="primary">
+              Save
+            </button>
+            <button type="button" onClick={() => setRenaming(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <>
+            <h1 className="screen-title">{name}</h1>
+            {canEdit && (
+              <button
+                type="button"
+                onClick={() => {
+                  setNewName(name);
+                  setRenaming(true);
+                }}
+                aria-label={`Rename ${name}`}
+              >
+                Rename
+              </button>
+            )}
+          </>
+        )}
+        <ConnectionBadge s={s} />
+        <span className="pending" role="status" aria-live="polite" data-pending={waiting}>
+          {waiting > 0 ? `${waiting} edit${waiting === 1 ? '' : 's'} waiting to sync` : s.synced ? 'All changes saved' : ''}
+        </span>
+        <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
+          Work items ({s.items.size})
+        </button>
+        {access.isOwner && (
+          <button type="button" onClick={() => setSharing(true)}>
+            Share
+          </button>
+        )}
+      </Header>
+      <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} />
+      {!canEdit && (
+        <p className="banner" role="status">
+          View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
+        </p>
+      )}
+      {s.rejected.length > 0 && (
+        <section className="rejected" role="alert" aria-label="Edits the server refused">
+          <h2>Some edits were refused</h2>
+          <ul className="plain">
+            {s.rejected.map((e) => (
+              <li key={e.seq}>
+                {describeEdit(e.kind, e.op, (e.row as { title?: string; key?: string } | undefined) ?? {}, e.id)}: {e.rejected?.message}{' '}
+                <button type="button" onClick={() => client.retryRejected(e.seq)}>
+                  Try again
+                </button>{' '}
+                <button type="button" onClick={() => client.discardRejected(e.seq)}>
+                  Discard this edit
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <div className="board-body">
+        <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} />
+        {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} />}
+      </div>
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+      {sharing && <ShareDialog boardId={boardId} onClose={() => setSharing(false)} />}
+    </div>
+  );
+}
+
+function describeEdit(kind: string, op: string, row: { title?: string; key?: string }, id: string): string {
+  if (kind === 'board') return 'Renaming the board';
+  const what = kind === 'note' ? `note "${row.title || id}"` : `work item ${row.key || id}`;
+  return `${op === 'delete' ? 'Deleting' : 'Saving'} ${what}`;
+}

@@ -1,0 +1,373 @@
+// The board canvas: @xyflow/react draws pan/zoom, selection and dragging;
+// notes are custom nodes. The canvas renders the sync client's state and
+// sends it intents (create, move, edit, delete); it never talks to the server.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import type { Note } from '../api/types';
+import type { Presence, SyncClient } from '../sync/client';
+import { randomId } from '../boards/ids';
+import { NoteNode, type NoteFlowNode, type NoteNodeData } from './NoteNode';
+import { detailOf } from './detail';
+import { NoteEditor } from './NoteEditor';
+import { Cursors } from './Cursors';
+import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
+
+const nodeTypes = { note: NoteNode };
+// Props given to ReactFlow must keep their identity between renders: a new
+// array or function makes it update its store, and every note re-renders.
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
+const NO_EDGES: never[] = [];
+const FIT = { padding: 0.1 };
+const MIN_ZOOM = 0.05;
+const OPEN_MIN_ZOOM = 0.3;
+const MINIMAP_MAX_NOTES = 500;
+const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
+
+interface Props {
+  client: SyncClient;
+  notes: ReadonlyMap<string, Note>;
+  peers: ReadonlyMap<string, Presence>;
+  canEdit: boolean;
+  ready: boolean;
+  onAnnounce: (msg: string) => void;
+}
+
+/**
+ * Canvas waits for the board's first state, then mounts the flow already
+ * fitted to the notes: one render at the right zoom instead of a render at
+ * zoom 1 followed by a fit (which draws a large board twice).
+ */
+export function Canvas(props: Props) {
+  const host = useRef<HTMLDivElement>(null);
+  const [start, setStart] = useState<Viewport | null>(null);
+  const { ready, notes } = props;
+  useLayoutEffect(() => {
+    if (start || !ready || !host.current) return;
+    const { width, height } = host.current.getBoundingClientRect();
+    if (!notes.size) return setStart({ x: width / 2, y: height / 2, zoom: 1 });
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const n of notes.values()) {
+      minX = Math.min(minX, n.x);
+      minY = Math.min(minY, n.y);
+      maxX = Math.max(maxX, n.x + NOTE_WIDTH);
+      maxY = Math.max(maxY, n.y + NOTE_HEIGHT);
+    }
+    // Fitted, but not below 30 %: a far view of thousands of notes shows
+    // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
+    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, OPEN_MIN_ZOOM, 1, 0.1));
+  }, [ready, notes, start]);
+  useEffect(() => {
+    if (start) requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('corkboard:interactive')));
+  }, [start]);
+  return (
+    <div className="canvas-host" ref={host}>
+      {start ? (
+        <ReactFlowProvider>
+          <CanvasInner {...props} start={start} />
+        </ReactFlowProvider>
+      ) : (
+        <p className="canvas-loading" aria-busy="true">
+          Loading the board…
+        </p>
+      )}
+    </div>
+  );
+}
+
+type Undo = { label: string; run: () => void };
+
+function isTyping(t: EventTarget | null): boolean {
+  const el = t as HTMLElement | null;
+  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
+}
+
+function CanvasInner({ client, notes, peers, canEdit, onAnnounce, start }: Props & { start: Viewport }) {
+  const rf = useReactFlow<NoteFlowNode>();
+  const detail = useStore(detailOf);
+  const wrapper = useRef<HTMLDivElement>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [dragging, setDragging] = useState<ReadonlyMap<string, XYPosition>>(new Map());
+  const [editing, setEditing] = useState<string | null>(null);
+  const undoStack = useRef<Undo[]>([]);
+
+  const select = useCallback((id: string, additive: boolean) => {
+    setSelected((s) => (additive ? new Set([...s, id]) : new Set([id])));
+  }, []);
+
+  // One node object per unchanged note: xyflow keeps its internal node (and
+  // does not re-render the note) when it gets the same object back, so a
+  // drag or a remote edit re-renders only the notes it touches.
+  const nodeCache = useRef(new Map<string, { note: Note; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode }>());
+  const nodes: NoteFlowNode[] = useMemo(() => {
+    const cache = nodeCache.current;
+    const next = new Map<string, { note: Note; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode }>();
+    const out: NoteFlowNode[] = [];
+    for (const n of notes.values()) {
+      const isSelected = selected.has(n.id);
+      const pos = dragging.get(n.id);
+      let hit = cache.get(n.id);
+      if (!hit || hit.note !== n || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit) {
+        const x = Number.isFinite(n.x) ? n.x : 0;
+        const y = Number.isFinite(n.y) ? n.y : 0;
+        const data: NoteNodeData = hit && hit.note === n ? hit.node.data : { note: n, onOpen: setEditing, onFocusNote: select };
+        hit = {
+          note: n,
+          selected: isSelected,
+          pos,
+          canEdit,
+          node: {
+            id: n.id,
+            type: 'note',
+            position: pos ?? { x, y },
+            data,
+            selected: isSelected,
+            width: NOTE_WIDTH,
+            height: NOTE_HEIGHT,
+            // Notes have a fixed size: telling xyflow saves it measuring 2,000 of them.
+            measured: { width: NOTE_WIDTH, height: NOTE_HEIGHT },
+            draggable: canEdit,
+          },
+        };
+      }
+      next.set(n.id, hit);
+      out.push(hit.node);
+    }
+    nodeCache.current = next;
+    return out;
+  }, [notes, dragging, selected, canEdit, select]);
+
+
+  const onNodesChange = useCallback((changes: NodeChange<NoteFlowNode>[]) => {
+    // Only real changes become state: xyflow reports unchanged selections
+    // too, and a needless render of 2,000 notes costs a frame.
+    let sel: Set<string> | null = null;
+    let drag: Map<string, XYPosition> | null = null;
+    for (const c of changes) {
+      if (c.type === 'select') {
+        if (selectedRef.current.has(c.id) === c.selected && !sel) continue;
+        sel ??= new Set(selectedRef.current);
+        if (c.selected) sel.add(c.id);
+        else sel.delete(c.id);
+      } else if (c.type === 'position' && c.position && c.dragging) {
+        drag ??= new Map(draggingRef.current);
+        drag.set(c.id, c.position);
+      }
+    }
+    if (sel && (sel.size !== selectedRef.current.size || [...sel].some((id) => !selectedRef.current.has(id)))) setSelected(sel);
+    if (drag) setDragging(drag);
+  }, []);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
+  const draggingRef = useRef(dragging);
+  draggingRef.current = dragging;
+  const notesRef = useRef(notes);
+  notesRef.current = notes;
+
+  const pushUndo = (u: Undo) => {
+    undoStack.current.push(u);
+    if (undoStack.current.length > 100) undoStack.current.shift();
+  };
+
+  /** moveNotes commits new positions: one push for the whole drop. */
+  const moveNotes = useCallback(
+    (moves: { id: string; x: number; y: number }[]) => {
+      const before: Note[] = [];
+      client.batch(() => {
+        for (const m of moves) {
+          const n = notesRef.current.get(m.id);
+          if (!n || (n.x === m.x && n.y === m.y)) continue;
+          before.push(n);
+          client.upsertNote({ ...n, x: Math.round(m.x), y: Math.round(m.y) });
+        }
+      });
+      if (before.length) {
+        pushUndo({
+          label: `move of ${before.length} note${before.length > 1 ? 's' : ''}`,
+          run: () =>
+            client.batch(() => {
+              for (const b of before) {
+                const cur = notesRef.current.get(b.id);
+                if (cur) client.upsertNote({ ...cur, x: b.x, y: b.y });
+              }
+            }),
+        });
+      }
+    },
+    [client],
+  );
+
+  const onNodeDragStop = useCallback(
+    (_e: unknown, _node: NoteFlowNode, dragged: NoteFlowNode[]) => {
+      moveNotes(dragged.map((d) => ({ id: d.id, x: d.position.x, y: d.position.y })));
+      setDragging(new Map());
+    },
+    [moveNotes],
+  );
+
+  const createNote = useCallback(() => {
+    const rect = wrapper.current!.getBoundingClientRect();
+    const c = rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 });
+    let x = c.x - NOTE_WIDTH / 2;
+    let y = c.y - NOTE_HEIGHT / 2;
+    // Do not hide a note under a new one: step down and right past any at the spot.
+    const taken = (px: number, py: number) => [...notesRef.current.values()].some((o) => Math.abs(o.x - px) < 16 && Math.abs(o.y - py) < 16);
+    for (let i = 0; i < 50 && taken(x, y); i++) {
+      x += 24;
+      y += 24;
+    }
+    const n = client.upsertNote(newNote(randomId(), x, y));
+    setSelected(new Set([n.id]));
+    pushUndo({ label: 'new note', run: () => client.deleteNote(n.id) });
+    onAnnounce('Note created. Press Enter to edit it.');
+    setEditing(n.id);
+  }, [client, rf, onAnnounce]);
+
+  const deleteSelected = useCallback(() => {
+    const gone = [...selectedRef.current].map((id) => notesRef.current.get(id)).filter((n): n is Note => !!n);
+    if (!gone.length) return;
+    client.batch(() => gone.forEach((n) => client.deleteNote(n.id)));
+    setSelected(new Set());
+    pushUndo({ label: `deletion of ${gone.length} note${gone.length > 1 ? 's' : ''}`, run: () => client.batch(() => gone.forEach((n) => client.upsertNote(n))) });
+    onAnnounce(`${gone.length} note${gone.length > 1 ? 's' : ''} deleted. Press Ctrl+Z to undo.`);
+  }, [client, onAnnounce]);
+
+  const undo = useCallback(() => {
+    const u = undoStack.current.pop();
+    if (!u) return onAnnounce('Nothing to undo.');
+    u.run();
+    onAnnounce(`Undid the ${u.label}.`);
+  }, [onAnnounce]);
+
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (isTyping(e.target) || document.querySelector('dialog[open]')) return;
+      const mod = e.ctrlKey || e.metaKey;
+      if (mod && (e.key === 'z' || e.key === 'Z') && !e.shiftKey) {
+        if (!canEdit) return;
+        e.preventDefault();
+        undo();
+      } else if (!mod && (e.key === 'n' || e.key === 'N')) {
+        if (!canEdit) return;
+        e.preventDefault();
+        createNote();
+      } else if (e.key === 'Delete' || e.key === 'Backspace') {
+        if (!canEdit) return;
+        e.preventDefault();
+        deleteSelected();
+      } else if (e.key === 'Enter') {
+        const first = [...selectedRef.current][0];
+        if (first) {
+          e.preventDefault();
+          setEditing(first);
+        }
+      } else if (e.key === 'Escape') {
+        setSelected(new Set());
+      } else if (!mod && (e.key === '+' || e.key === '=')) {
+        void rf.zoomIn();
+      } else if (!mod && e.key === '-') {
+        void rf.zoomOut();
+      } else if (!mod && (e.key === '0' || (e.shiftKey && e.key === '!'))) {
+        void rf.fitView(FIT);
+      } else if (e.key.startsWith('Arrow')) {
+        e.preventDefault();
+        const step = e.shiftKey ? 50 : 10;
+        const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
+        const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;
+        if (selectedRef.current.size && canEdit) {
+          moveNotes([...selectedRef.current].flatMap((id) => {
+            const n = notesRef.current.get(id);
+            return n ? [{ id, x: n.x + dx, y: n.y + dy }] : [];
+          }));
+        } else {
+          const v = rf.getViewport();
+          void rf.setViewport({ ...v, x: v.x - dx * 4, y: v.y - dy * 4 });
+        }
+      }
+    }
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [canEdit, createNote, deleteSelected, undo, moveNotes, rf]);
+
+  const onPointerMove = useCallback(
+    (e: React.PointerEvent) => {
+      const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY }, { snapToGrid: false });
+      client.sendPointer(Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10);
+    },
+    [client, rf],
+  );
+
+  const onNodeDoubleClick = useCallback((_: unknown, n: NoteFlowNode) => setEditing(n.id), []);
+  const clearSelection = useCallback(() => setSelected(new Set()), []);
+  const editingNote = editing ? notes.get(editing) : undefined;
+
+  return (
+    <div className={`canvas detail-${detail}`} ref={wrapper} onPointerMove={onPointerMove}>
+      <div className="canvas-tools" role="toolbar" aria-label="Board tools">
+        {canEdit && (
+          <button type="button" className="primary" onClick={createNote} aria-keyshortcuts="N">
+            + Note
+          </button>
+        )}
+        {canEdit && (
+          <button type="button" onClick={deleteSelected} disabled={!selected.size} aria-keyshortcuts="Delete">
+            Delete{selected.size > 1 ? ` (${selected.size})` : ''}
+          </button>
+        )}
+        {canEdit && (
+          <button type="button" onClick={undo} aria-keyshortcuts="Control+Z">
+            Undo
+          </button>
+        )}
+        <button type="button" onClick={() => void rf.fitView(FIT)} aria-keyshortcuts="0">
+          Zoom to fit
+        </button>
+        <span className="muted">
+          {notes.size} note{notes.size === 1 ? '' : 's'}
+          {selected.size ? ` · ${selected.size} selected` : ''}
+        </span>
+      </div>
+      <ReactFlow<NoteFlowNode>
+        nodes={nodes}
+        edges={NO_EDGES}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onNodeDragStop={onNodeDragStop}
+        onNodeDoubleClick={onNodeDoubleClick}
+        onPaneClick={clearSelection}
+        nodesDraggable={canEdit}
+        nodesConnectable={false}
+        elementsSelectable
+        deleteKeyCode={null}
+        selectionKeyCode="Shift"
+        multiSelectionKeyCode={MULTI_SELECT_KEYS}
+        disableKeyboardA11y
+        onlyRenderVisibleElements
+        minZoom={MIN_ZOOM}
+        defaultViewport={start}
+        maxZoom={4}
+        zoomOnDoubleClick={false}
+        aria-label="Board canvas"
+      >
+        <Background gap={24} />
+        <Controls showInteractive={false} aria-label="Zoom controls" />
+        {/* The minimap draws every note again (an SVG rect each): past a few
+            hundred notes it costs more than it shows. */}
+        {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
+        <Cursors peers={peers} />
+      </ReactFlow>
+      {editingNote && (
+        <NoteEditor
+          note={editingNote}
+          readOnly={!canEdit}
+          onClose={() => setEditing(null)}
+          onSave={(n) => {
+            const before = notesRef.current.get(n.id);
+            client.upsertNote(n);
+            if (before) pushUndo({ label: 'edit', run: () => client.upsertNote(before) });
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import { memo } from 'react';
+import { useStore, type NodeProps, type Node } from '@xyflow/react';
+import type { Note } from '../api/types';
+import { background, COLORS, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
+import { detailOf } from './detail';
+
+export type NoteNodeData = { note: Note; onOpen: (id: string) => void; onFocusNote: (id: string, additive: boolean) => void };
+export type NoteFlowNode = Node<NoteNodeData, 'note'>;
+
+/** NoteNode draws one sticky note: colour, type, title and rendered Markdown. */
+export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
+  const n = data.note;
+  // Far out only the colour shows (text would be unreadable and slow to paint).
+  const detail = useStore(detailOf);
+  const label = `${n.type || 'note'}: ${n.title || 'untitled'}${selected ? ' (selected)' : ''}`;
+  return (
+    <article
+      className={selected ? 'note selected' : 'note'}
+      style={{ background: background(n.color), width: NOTE_WIDTH, height: NOTE_HEIGHT }}
+      tabIndex={0}
+      aria-label={label}
+      data-note-id={n.id}
+      onFocus={(e) => {
+        // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).
+        if (!selected && e.currentTarget.matches(':focus-visible')) data.onFocusNote(n.id, false);
+        e.stopPropagation();
+      }}
+      onDoubleClick={() => data.onOpen(n.id)}
+    >
+      {detail !== 'far' && (
+      <header className="note-head">
+        <span className="note-type">{n.type}</span>
+        {/* A colour from another client that this one does not draw: name it. */}
+        {n.color && !Object.hasOwn(COLORS, n.color) && <span className="note-color">{n.color}</span>}
+      </header>
+      )}
+      {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
+      {detail === 'near' && <div className="note-body md" dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+    </article>
+  );
+});

@@ -1,0 +1,6 @@
+/**
+ * detail is how much of a note is drawn at a zoom level: far out, text is
+ * unreadable and costly to paint, so notes become coloured boxes (then boxes
+ * with titles). Only crossing a level re-renders anything.
+ */
+export const detailOf = (s: { transform: [number, number, number] }) => (s.transform[2] < 0.3 ? 'far' : s.transform[2] < 0.6 ? 'mid' : 'near');

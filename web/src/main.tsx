@@ -1,0 +1,18 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App';
+import { createServices, ServicesContext } from './app/services';
+import { registerServiceWorker } from './app/serviceWorker';
+import './app/app.css';
+
+performance.mark('corkboard:start');
+createServices().then((services) => {
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <ServicesContext.Provider value={services}>
+        <App />
+      </ServicesContext.Provider>
+    </StrictMode>,
+  );
+});
+registerServiceWorker();

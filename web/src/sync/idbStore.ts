@@ -1,0 +1,121 @@
+// IdbStore: LocalStore on IndexedDB (through idb). Rows are one record each,
+// keyed [boardId, id], so applying a change writes only what changed; the
+// queue of unsent edits is keyed [boardId, seq] and survives reloads and
+// browser restarts.
+import { openDB, type IDBPDatabase } from 'idb';
+import type { BoardMeta, Note, TrackerItem } from '../api/types';
+import type { CachedBoard, LocalStore, PendingEdit, ServerPatch } from './store';
+
+const DB_NAME = 'corkboard';
+const DB_VERSION = 1;
+/** CHUNK is how many rows one write transaction of a big patch holds. */
+const CHUNK = 250;
+
+interface BoardRecord {
+  boardId: string;
+  version: number;
+  board: BoardMeta | null;
+}
+
+/** boardRange covers every key [boardId, …]. */
+const boardRange = (boardId: string) => IDBKeyRange.bound([boardId], [boardId, []]);
+
+export class IdbStore implements LocalStore {
+  private constructor(private readonly db: IDBPDatabase) {}
+
+  /** open opens (or creates) the database; factory is for tests. */
+  static async open(name = DB_NAME): Promise<IdbStore> {
+    const db = await openDB(name, DB_VERSION, {
+      upgrade(db) {
+        db.createObjectStore('boards', { keyPath: 'boardId' });
+        db.createObjectStore('notes');
+        db.createObjectStore('items');
+        db.createObjectStore('pending');
+        db.createObjectStore('values');
+      },
+    });
+    return new IdbStore(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  async load(boardId: string): Promise<CachedBoard> {
+    const tx = this.db.transaction(['boards', 'notes', 'items', 'pending'], 'readonly');
+    const [rec, notes, items, pending] = await Promise.all([
+      tx.objectStore('boards').get(boardId) as Promise<BoardRecord | undefined>,
+      tx.objectStore('notes').getAll(boardRange(boardId)) as Promise<Note[]>,
+      tx.objectStore('items').getAll(boardRange(boardId)) as Promise<TrackerItem[]>,
+      tx.objectStore('pending').getAll(boardRange(boardId)) as Promise<PendingEdit[]>,
+    ]);
+    await tx.done;
+    return { version: rec?.version ?? 0, board: rec?.board ?? null, notes, items, pending };
+  }
+
+  async applyServer(boardId: string, p: ServerPatch): Promise<void> {
+    const rows = p.putNotes.length + p.putItems.length;
+    if (rows > CHUNK) return this.applyServerInChunks(boardId, p);
+    const tx = this.db.transaction(['boards', 'notes', 'items'], 'readwrite');
+    const notes = tx.objectStore('notes');
+    const items = tx.objectStore('items');
+    const boards = tx.objectStore('boards');
+    const ops: Promise<unknown>[] = [];
+    if (p.reset) {
+      ops.push(notes.delete(boardRange(boardId)), items.delete(boardRange(boardId)));
+    }
+    for (const n of p.putNotes) ops.push(notes.put(n, [boardId, n.id]));
+    for (const id of p.deleteNotes) ops.push(notes.delete([boardId, id]));
+    for (const i of p.putItems) ops.push(items.put(i, [boardId, i.id]));
+    for (const id of p.deleteItems) ops.push(items.delete([boardId, id]));
+    const prev = (await boards.get(boardId)) as BoardRecord | undefined;
+    ops.push(boards.put({ boardId, version: p.version, board: p.board !== undefined ? p.board : (prev?.board ?? null) } satisfies BoardRecord));
+    await Promise.all([...ops, tx.done]);
+  }
+
+  /**
+   * applyServerInChunks writes a big patch (a full pull) in transactions of
+   * CHUNK rows, giving the page a turn between them: one transaction of
+   * thousands of rows would freeze the page while the rows are cloned.
+   * The version is written last, so a page closed halfway leaves the old
+   * version (or 0 after a reset's first step), and the next start pulls
+   * what is missing again.
+   */
+  private async applyServerInChunks(boardId: string, p: ServerPatch): Promise<void> {
+    {
+      const tx = this.db.transaction(['boards', 'notes', 'items'], 'readwrite');
+      const prev = (await tx.objectStore('boards').get(boardId)) as BoardRecord | undefined;
+      const ops: Promise<unknown>[] = [];
+      if (p.reset) {
+        ops.push(tx.objectStore('notes').delete(boardRange(boardId)), tx.objectStore('items').delete(boardRange(boardId)));
+        ops.push(tx.objectStore('boards').put({ boardId, version: 0, board: prev?.board ?? null } satisfies BoardRecord));
+      }
+      await Promise.all([...ops, tx.done]);
+    }
+    const puts: ['notes' | 'items', Note | TrackerItem][] = [...p.putNotes.map((n) => ['notes', n] as ['notes', Note]), ...p.putItems.map((i) => ['items', i] as ['items', TrackerItem])];
+    for (let i = 0; i < puts.length; i += CHUNK) {
+      await new Promise((r) => setTimeout(r, 0));
+      const tx = this.db.transaction(['notes', 'items'], 'readwrite');
+      await Promise.all([...puts.slice(i, i + CHUNK).map(([store, row]) => tx.objectStore(store).put(row, [boardId, row.id])), tx.done]);
+    }
+    await this.applyServer(boardId, { ...p, reset: false, putNotes: [], putItems: [] });
+  }
+
+  async putPending(boardId: string, edits: PendingEdit[]): Promise<void> {
+    const tx = this.db.transaction('pending', 'readwrite');
+    await Promise.all([...edits.map((e) => tx.store.put(e, [boardId, e.seq])), tx.done]);
+  }
+
+  async deletePending(boardId: string, seqs: number[]): Promise<void> {
+    const tx = this.db.transaction('pending', 'readwrite');
+    await Promise.all([...seqs.map((s) => tx.store.delete([boardId, s])), tx.done]);
+  }
+
+  async getValue<T>(key: string): Promise<T | undefined> {
+    return (await this.db.get('values', key)) as T | undefined;
+  }
+
+  async setValue(key: string, value: unknown): Promise<void> {
+    await this.db.put('values', value, key);
+  }
+}

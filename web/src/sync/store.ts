@@ -1,0 +1,121 @@
+// LocalStore: where a board's copy and its queue of unsent edits live
+// between page loads. IdbStore (IndexedDB) in the browser; MemoryStore in
+// tests and when IndexedDB is unavailable (private windows of some browsers).
+import type { BoardMeta, Note, TrackerItem } from '../api/types';
+
+/** Why the server refused an edit (400/403/413), shown to the user. */
+export interface Rejection {
+  status: number;
+  message: string;
+  field?: string;
+}
+
+/** One unsent local edit. Upserts carry the whole row, as the server replaces whole rows. */
+export interface PendingEdit {
+  /** seq orders a board's edits; unique per board. */
+  seq: number;
+  kind: 'note' | 'item' | 'board';
+  /** id of the row; '' for a board rename. */
+  id: string;
+  op: 'upsert' | 'delete';
+  row?: Note | TrackerItem;
+  /** name is the new board name (kind 'board'). */
+  name?: string;
+  /** at is when the edit was made (ISO 8601); the rebase rule compares it. */
+  at: string;
+  /** batchKey is the Idempotency-Key of the push this edit was sent in. */
+  batchKey?: string;
+  rejected?: Rejection;
+}
+
+/** CachedBoard is what a store holds for one board. */
+export interface CachedBoard {
+  version: number;
+  board: BoardMeta | null;
+  notes: Note[];
+  items: TrackerItem[];
+  pending: PendingEdit[];
+}
+
+/** ServerPatch is one change to the server copy, written atomically. */
+export interface ServerPatch {
+  version: number;
+  board?: BoardMeta | null;
+  /** reset drops every server row first (a pull with reset: true). */
+  reset?: boolean;
+  putNotes: Note[];
+  deleteNotes: string[];
+  putItems: TrackerItem[];
+  deleteItems: string[];
+}
+
+export interface LocalStore {
+  /** load returns the board's copy; an empty one (version 0) if none. */
+  load(boardId: string): Promise<CachedBoard>;
+  applyServer(boardId: string, patch: ServerPatch): Promise<void>;
+  putPending(boardId: string, edits: PendingEdit[]): Promise<void>;
+  deletePending(boardId: string, seqs: number[]): Promise<void>;
+  /** getValue/setValue keep small app data (the board list, the user). */
+  getValue<T>(key: string): Promise<T | undefined>;
+  setValue(key: string, value: unknown): Promise<void>;
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** MemoryStore keeps everything in memory (tests; fallback without IndexedDB). */
+export class MemoryStore implements LocalStore {
+  private boards = new Map<string, { version: number; board: BoardMeta | null; notes: Map<string, Note>; items: Map<string, TrackerItem>; pending: Map<number, PendingEdit> }>();
+  private values = new Map<string, unknown>();
+
+  private get(boardId: string) {
+    let b = this.boards.get(boardId);
+    if (!b) {
+      b = { version: 0, board: null, notes: new Map(), items: new Map(), pending: new Map() };
+      this.boards.set(boardId, b);
+    }
+    return b;
+  }
+
+  async load(boardId: string): Promise<CachedBoard> {
+    const b = this.get(boardId);
+    return clone({
+      version: b.version,
+      board: b.board,
+      notes: [...b.notes.values()],
+      items: [...b.items.values()],
+      pending: [...b.pending.values()].sort((x, y) => x.seq - y.seq),
+    });
+  }
+
+  async applyServer(boardId: string, p: ServerPatch): Promise<void> {
+    const b = this.get(boardId);
+    if (p.reset) {
+      b.notes.clear();
+      b.items.clear();
+    }
+    p.putNotes.forEach((n) => b.notes.set(n.id, clone(n)));
+    p.deleteNotes.forEach((id) => b.notes.delete(id));
+    p.putItems.forEach((i) => b.items.set(i.id, clone(i)));
+    p.deleteItems.forEach((id) => b.items.delete(id));
+    b.version = p.version;
+    if (p.board !== undefined) b.board = clone(p.board);
+  }
+
+  async putPending(boardId: string, edits: PendingEdit[]): Promise<void> {
+    const b = this.get(boardId);
+    edits.forEach((e) => b.pending.set(e.seq, clone(e)));
+  }
+
+  async deletePending(boardId: string, seqs: number[]): Promise<void> {
+    const b = this.get(boardId);
+    seqs.forEach((s) => b.pending.delete(s));
+  }
+
+  async getValue<T>(key: string): Promise<T | undefined> {
+    return clone(this.values.get(key)) as T | undefined;
+  }
+
+  async setValue(key: string, value: unknown): Promise<void> {
+    this.values.set(key, clone(value));
+  }
+}

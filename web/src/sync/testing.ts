@@ -1,0 +1,213 @@
+// Fakes for the sync engine's tests: a server transport, a clock with
+// manual timers, a live channel and a WebSocket.
+import type { Changes, LiveMessage, Note, PushBody } from '../api/types';
+import type { Clock, LiveChannel, SyncTransport } from './client';
+import type { SocketLike, Environment } from './socket';
+
+export class FakeClock implements Clock {
+  t = Date.parse('2026-11-23T10:00:00Z');
+  private timers = new Map<number, { at: number; cb: () => void }>();
+  private next = 1;
+  now = () => this.t;
+  random = () => 0.5;
+  setTimeout = (cb: () => void, ms: number) => {
+    const id = this.next++;
+    this.timers.set(id, { at: this.t + ms, cb });
+    return id;
+  };
+  clearTimeout = (h: unknown) => {
+    this.timers.delete(h as number);
+  };
+  /** pendingTimers is how many timers wait. */
+  get pendingTimers() {
+    return this.timers.size;
+  }
+  /** nextDelay is the wait until the earliest timer. */
+  get nextDelay(): number | undefined {
+    const ats = [...this.timers.values()].map((t) => t.at);
+    return ats.length ? Math.min(...ats) - this.t : undefined;
+  }
+  /** advance moves time on, firing due timers in order. */
+  advance(ms: number) {
+    const end = this.t + ms;
+    for (;;) {
+      const due = [...this.timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.t = due[1].at;
+      due[1].cb();
+    }
+    this.t = end;
+  }
+}
+
+/** An error as ApiError carries it. */
+export const httpError = (status: number, message = 'refused', field?: string, retryAfter?: number) =>
+  Object.assign(new Error(message), { status, field, retryAfter });
+
+export interface PushCall {
+  body: PushBody;
+  key: string;
+}
+
+/**
+ * FakeServer is a tiny in-memory board server: pushes apply and bump the
+ * version (replayed keys apply nothing), pulls answer rows above `since`.
+ * `fail` makes the next calls throw.
+ */
+export class FakeServer implements SyncTransport {
+  version = 0;
+  rows = new Map<string, Note & { version: number }>();
+  deleted = new Map<string, number>();
+  keys = new Map<string, number>();
+  pushes: PushCall[] = [];
+  pulls: number[] = [];
+  failPush: unknown[] = [];
+  failPull: unknown[] = [];
+  offline = false;
+
+  async pull(_boardId: string, since: number): Promise<Changes> {
+    this.pulls.push(since);
+    if (this.offline) throw httpError(0, 'offline');
+    const f = this.failPull.shift();
+    if (f) throw f;
+    if (since === this.version) return { serverVersion: this.version };
+    return {
+      notes: [...this.rows.values()].filter((r) => r.version > since),
+      deletedNoteIds: since === 0 ? [] : [...this.deleted.entries()].filter(([, v]) => v > since).map(([id]) => id),
+      trackerItems: [],
+      deletedTrackerItemIds: [],
+      serverVersion: this.version,
+    };
+  }
+
+  async push(_boardId: string, body: PushBody, key: string): Promise<{ serverVersion: number }> {
+    this.pushes.push({ body: structuredClone(body), key });
+    if (this.offline) throw httpError(0, 'offline');
+    const f = this.failPush.shift();
+    if (f) throw f;
+    const replay = this.keys.get(key);
+    if (replay !== undefined) return { serverVersion: replay };
+    this.apply(body);
+    this.keys.set(key, this.version);
+    return { serverVersion: this.version };
+  }
+
+  /** apply is a push by someone else (or us). */
+  apply(body: Pick<PushBody, 'notes'>) {
+    this.version++;
+    for (const n of body.notes.upserted) {
+      this.rows.set(n.id, { ...n, version: this.version });
+      this.deleted.delete(n.id);
+    }
+    for (const id of body.notes.deleted) {
+      if (this.rows.delete(id)) this.deleted.set(id, this.version);
+    }
+  }
+}
+
+export class FakeLive implements LiveChannel {
+  connected = 0;
+  sent: object[] = [];
+  private msgCbs = new Set<(m: LiveMessage) => void>();
+  private statusCbs = new Set<(s: 'connecting' | 'online' | 'offline' | 'forbidden') => void>();
+  connect() {
+    this.connected++;
+  }
+  send(m: object) {
+    this.sent.push(m);
+    return true;
+  }
+  onMessage(cb: (m: LiveMessage) => void) {
+    this.msgCbs.add(cb);
+    return () => this.msgCbs.delete(cb);
+  }
+  onStatus(cb: (s: 'connecting' | 'online' | 'offline' | 'forbidden') => void) {
+    this.statusCbs.add(cb);
+    return () => this.statusCbs.delete(cb);
+  }
+  private closeCbs = new Set<(code: number) => void>();
+  onClose(cb: (code: number) => void) {
+    this.closeCbs.add(cb);
+    return () => this.closeCbs.delete(cb);
+  }
+  closeWith(code: number) {
+    this.closeCbs.forEach((cb) => cb(code));
+  }
+  close() {}
+  emit(m: LiveMessage) {
+    this.msgCbs.forEach((cb) => cb(m));
+  }
+  status(s: 'connecting' | 'online' | 'offline' | 'forbidden') {
+    this.statusCbs.forEach((cb) => cb(s));
+  }
+}
+
+export class FakeSocket implements SocketLike {
+  readyState = 0;
+  sent: string[] = [];
+  closedWith: number | undefined;
+  onopen: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  constructor(readonly url: string) {}
+  send(d: string) {
+    this.sent.push(d);
+  }
+  close(code?: number) {
+    this.closedWith = code;
+    this.readyState = 3;
+  }
+  // Server side of the fake:
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  message(m: object) {
+    this.onmessage?.({ data: JSON.stringify(m) });
+  }
+  drop(code: number) {
+    this.readyState = 3;
+    this.onclose?.({ code, reason: '' });
+  }
+}
+
+export class FakeEnv implements Environment {
+  online = true;
+  hidden = false;
+  private cbs = new Map<string, Set<() => void>>();
+  constructor(private readonly clock: FakeClock) {}
+  isOnline = () => this.online;
+  isHidden = () => this.hidden;
+  on(event: string, cb: () => void) {
+    if (!this.cbs.has(event)) this.cbs.set(event, new Set());
+    this.cbs.get(event)!.add(cb);
+    return () => this.cbs.get(event)!.delete(cb);
+  }
+  fire(event: string) {
+    this.cbs.get(event)?.forEach((cb) => cb());
+  }
+  setTimeout = (cb: () => void, ms: number) => this.clock.setTimeout(cb, ms);
+  clearTimeout = (h: unknown) => this.clock.clearTimeout(h);
+  random = () => 0.5;
+}
+
+/** note makes a note row. */
+export const note = (id: string, extra: Partial<Note> = {}): Note => ({
+  id,
+  title: id,
+  content: '',
+  x: 0,
+  y: 0,
+  color: 'yellow',
+  type: 'sticky',
+  updatedAt: '',
+  ...extra,
+});
+
+/** settle lets pending promises run. */
+export const settle = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  await new Promise((r) => setTimeout(r, 0));
+};
