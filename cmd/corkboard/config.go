@@ -54,6 +54,8 @@ type Config struct {
 
 	SnapshotInterval time.Duration
 	SnapshotKeep     int
+
+	Pprof string
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
@@ -94,6 +96,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Models, "models", "", "per-feature model overrides: programmer=qwen2.5-coder:7b,document-to-notes=qwen3:8b")
 	fs.DurationVar(&cfg.AITimeout, "ai-timeout", ai.DefaultTimeout, "longest one AI request may take")
 	fs.IntVar(&cfg.AINumCtx, "ai-num-ctx", 0, "model context window in tokens (0: the model's default)")
+	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (empty: off)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n       corkboard plan set <email> <plan> | plan show <email>\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -141,6 +144,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	for name, v := range map[string]float64{"live-push-rate": cfg.LivePushRate, "live-user-push-rate": cfg.LiveUserPush} {
 		if !(v >= 0.1 && v <= 1e6) {
 			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
+		}
+	}
+	if cfg.Pprof != "" {
+		if err := checkPprofAddr(cfg.Pprof); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {

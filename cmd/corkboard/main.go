@@ -195,6 +195,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// The profiler, when asked for, has a listener and a server of its own:
+	// nothing of it is reachable through the API's address.
+	if cfg.Pprof != "" {
+		pln, err := listenPprof(cfg.Pprof)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		pprofSrv := newPprofServer(log)
+		log.Info("pprof listening", "addr", pln.Addr().String())
+		go func() {
+			if err := pprofSrv.Serve(pln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Warn("pprof server stopped", "err", err)
+			}
+		}()
+		defer pprofSrv.Close()
+	}
 	log.Info("corkboard listening", "addr", ln.Addr().String(), "publicURL", cfg.PublicURL, "data", db.Path())
 	if ready != nil {
 		ready <- ln.Addr().String()
