@@ -65,15 +65,14 @@ type Config struct {
 
 	JSON bool
 
-	CPUProfile string
-	ServeAddr  string
-	ServeData  string
+	CPUProfile    string
+	CPUProfileFor time.Duration
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare (serve: the profiling stand-in, see -cpuprofile)")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -103,9 +102,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.Drain, "drain", 10*time.Second, "bound on waiting for the last deliveries after the last push")
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Minute, "bound on the whole run")
 	fs.BoolVar(&cfg.JSON, "json", false, "print the report as JSON instead of a table")
-	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "with -spawn-corkboard: run the server as this tool's profiling stand-in (-mode serve) and write its CPU profile here")
-	fs.StringVar(&cfg.ServeAddr, "serve-addr", "127.0.0.1:0", "-mode serve: listen address (loopback)")
-	fs.StringVar(&cfg.ServeData, "serve-data", "", "-mode serve: data folder")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "with -spawn-corkboard: start the server with -pprof and write its CPU profile here (see -cpuprofile-for)")
+	fs.DurationVar(&cfg.CPUProfileFor, "cpuprofile-for", time.Minute, "-cpuprofile: how long to profile the server, from just after it starts; the tool waits for the profile before stopping the server")
 	return fs
 }
 
@@ -114,11 +112,6 @@ func (cfg *Config) check() error {
 	case "fanout", "compare":
 		cfg.Boards, cfg.Writers = 1, 1
 	case "spread", "pull", "pushes":
-	case "serve":
-		if cfg.ServeData == "" {
-			return fmt.Errorf("-mode serve needs -serve-data")
-		}
-		return nil
 	default:
 		return fmt.Errorf("-mode must be fanout, spread, pull, pushes or compare, not %q", cfg.Mode)
 	}
@@ -156,6 +149,12 @@ func (cfg *Config) check() error {
 	if cfg.Mode == "spread" && cfg.Writers > cfg.Boards {
 		return fmt.Errorf("-writers must be at most -boards (one writer per board at most)")
 	}
+	if cfg.CPUProfile != "" && cfg.SpawnCorkboard == "" {
+		return fmt.Errorf("-cpuprofile needs -spawn-corkboard (or run corkboard with -pprof and use go tool pprof)")
+	}
+	if cfg.CPUProfileFor < time.Second || cfg.CPUProfileFor > 30*time.Minute {
+		return fmt.Errorf("-cpuprofile-for must be from 1s to 30m")
+	}
 	if cfg.SpawnCorkboard == "" && cfg.Outbox == "" && cfg.SessionFile == "" {
 		return fmt.Errorf("-outbox (the server's <data>/outbox) or -session-file is needed to log in, or use -spawn-corkboard")
 	}
@@ -180,13 +179,6 @@ func main() {
 	if err := cfg.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "corkboard-load:", err)
 		os.Exit(2)
-	}
-	if cfg.Mode == "serve" {
-		if err := serve(ctx, cfg.ServeAddr, cfg.ServeData, cfg.CPUProfile, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "corkboard-load serve:", err)
-			os.Exit(1)
-		}
-		return
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if n, err := raiseNoFile(); err != nil {
@@ -227,13 +219,29 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID
 	if cfg.SpawnCorkboard != "" {
-		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile, cfg.TempDir, cfg.Keep)
+		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile != "", cfg.TempDir, cfg.Keep)
 		if err != nil {
 			return nil, err
 		}
 		defer srv.stop()
 		base, outbox, pid = srv.base, srv.outbox(), srv.PID()
 		log.Info("corkboard started", "url", base, "pid", pid, "folder", srv.dir)
+		if cfg.CPUProfile != "" {
+			wait, err := startCPUProfile(ctx, srv.pprofBase, cfg.CPUProfile, cfg.CPUProfileFor)
+			if err != nil {
+				return nil, err
+			}
+			log.Info("profiling the server", "for", cfg.CPUProfileFor, "file", cfg.CPUProfile)
+			// Deferred after srv.stop, so it runs first: the server stays up
+			// until its profile is written.
+			defer func() {
+				if err := wait(); err != nil {
+					log.Error("CPU profile", "err", err)
+					return
+				}
+				log.Info("CPU profile written", "file", cfg.CPUProfile, "binary", cfg.SpawnCorkboard)
+			}()
+		}
 	}
 	conns := max(cfg.Concurrency, cfg.PushBoards, cfg.Writers*cfg.MaxInFlight, 64)
 	a, err := newAPI(base, conns)

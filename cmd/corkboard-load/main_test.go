@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,29 +13,47 @@ import (
 	"time"
 )
 
-// startService runs a Corkboard service in-process on a loopback
-// listener, its login mail going to its outbox folder as with no SMTP.
+// corkboardBin is the real server, built once by TestMain for the tests
+// that run the tool against it.
+var corkboardBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "corkboard-load-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	corkboardBin = filepath.Join(dir, "corkboard")
+	build := exec.Command("go", "build", "-o", corkboardBin, "corkboard/cmd/corkboard")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ./cmd/corkboard: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startService runs the corkboard binary on a free loopback port and a
+// temporary data folder, as -spawn-corkboard does; its login mail goes to
+// its outbox folder (no SMTP).
 func startService(t *testing.T) (url, outbox string) {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	srv := httptest.NewUnstartedServer(nil)
-	url = "http://" + srv.Listener.Addr().String()
-	svc, err := newService(t.TempDir(), url, log)
+	srv := spawnServer(t, false)
+	return srv.base, srv.outbox()
+}
+
+// spawnServer starts the corkboard binary for one test, with -pprof when
+// asked, and stops it when the test ends.
+func spawnServer(t *testing.T, pprof bool) *spawned {
+	t.Helper()
+	srv, err := spawnCorkboard(context.Background(), corkboardBin, pprof, t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = svc.Handler
-	srv.Start()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Close()
-		if err := svc.CloseRooms(ctx); err != nil {
-			t.Errorf("close rooms: %v", err)
-		}
-		svc.CloseStorage(ctx)
-	})
-	return url, svc.Outbox
+	t.Cleanup(srv.stop)
+	return srv
 }
 
 func testConfig(url, outbox string) *Config {
@@ -188,5 +206,35 @@ func TestCompareDeliversOnBothServers(t *testing.T) {
 	}
 	if rep.Runs[1].Target != "y-websocket" || rep.Runs[1].Server.PID == 0 {
 		t.Fatalf("second run %s with pid %d, want y-websocket with its pid", rep.Runs[1].Target, rep.Runs[1].Server.PID)
+	}
+}
+
+// -cpuprofile profiles the real binary through its -pprof listener.
+func TestCPUProfileOfTheRealBinary(t *testing.T) {
+	srv := spawnServer(t, true)
+	if srv.pprofBase == "" {
+		t.Fatal("no pprof address for a server spawned to profile")
+	}
+	file := filepath.Join(t.TempDir(), "cpu.pprof")
+	wait, err := startCPUProfile(context.Background(), srv.pprofBase, file, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A profile is gzipped protobuf.
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("profile of %d bytes does not start like gzip: % x", len(b), b[:min(len(b), 8)])
+	}
+
+	cfg := testConfig("", "")
+	cfg.CPUProfile = file
+	if err := cfg.check(); err == nil || !strings.Contains(err.Error(), "-spawn-corkboard") {
+		t.Fatalf("-cpuprofile without -spawn-corkboard: err=%v", err)
 	}
 }

@@ -21,8 +21,11 @@ type spawned struct {
 	dir  string // temp folder (data, log); removed on stop unless keep
 	keep bool
 	base string // http://127.0.0.1:port
-	log  *os.File
-	done chan error
+	// pprofBase is the server's -pprof address (http://127.0.0.1:port),
+	// when it was started with one.
+	pprofBase string
+	log       *os.File
+	done      chan error
 }
 
 // freePort asks the kernel for a free loopback port. Another process may
@@ -105,12 +108,10 @@ var unlimitedLive = []string{
 }
 
 // spawnCorkboard starts the corkboard binary on a fresh data folder under
-// parent and a free loopback port; login codes land in its outbox.
-//
-// With cpuProfile set, bin is ignored: the tool starts itself in -mode
-// serve, the same packages wired the same way, writing a CPU profile of the
-// server alone for go tool pprof.
-func spawnCorkboard(ctx context.Context, bin, cpuProfile, parent string, keep bool) (*spawned, error) {
+// parent and a free loopback port; login codes land in its outbox. With
+// pprof set it also serves Go's profiler on another free loopback port
+// (corkboard -pprof), at the returned pprofBase.
+func spawnCorkboard(ctx context.Context, bin string, pprof bool, parent string, keep bool) (*spawned, error) {
 	dir, err := os.MkdirTemp(parent, "corkboard-load-")
 	if err != nil {
 		return nil, err
@@ -124,22 +125,20 @@ func spawnCorkboard(ctx context.Context, bin, cpuProfile, parent string, keep bo
 	// The tool is one person opening every connection and pushing at the
 	// whole rate: the server's per-person caps and push budgets (abuse
 	// limits) are lifted so that they are not what is measured.
-	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port), "-data", filepath.Join(dir, "data"), "-public-url", base}, unlimitedLive...)...)
-	if cpuProfile != "" {
-		self, err := os.Executable()
+	args := append([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port), "-data", filepath.Join(dir, "data"), "-public-url", base}, unlimitedLive...)
+	var pprofBase string
+	if pprof {
+		pport, err := freePort()
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		if cpuProfile, err = filepath.Abs(cpuProfile); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-		cmd = exec.Command(self, "-mode", "serve", "-serve-addr", "127.0.0.1:"+strconv.Itoa(port), "-serve-data", filepath.Join(dir, "data"), "-cpuprofile", cpuProfile)
+		addr := "127.0.0.1:" + strconv.Itoa(pport)
+		args, pprofBase = append(args, "-pprof", addr), "http://"+addr
 	}
 	// The server reads CORKBOARD_* variables; the flags above win, and the
 	// rest of the environment is the operator's.
-	s := &spawned{name: "corkboard", cmd: cmd, dir: dir, keep: keep, base: base}
+	s := &spawned{name: "corkboard", cmd: exec.Command(bin, args...), dir: dir, keep: keep, base: base, pprofBase: pprofBase}
 	if err := s.start(ctx, base+"/api/auth/me"); err != nil {
 		s.stop()
 		return nil, err
