@@ -29,14 +29,20 @@ import (
 	"github.com/ollama/ollama/envconfig"
 )
 
-// Feature names one AI feature; Config.Models may give each its own model.
+// Feature names the model slot of one AI call; Config.Models may give each
+// its own model. The values are billing's feature names: billing.Features is
+// the one table of AI features (costs, and which features may have a model
+// of their own), and billing.ParseModels checks a -models override against
+// it at start-up. ai does not import billing (adapters do not import each
+// other); cmd/corkboard's tests check these names against the table.
 type Feature string
 
-// The features. Their string values are the keys used in configuration.
+// The model slots ai reads. The slash commands of note-ai run on
+// FeatureNoteAI's model; FeatureProgrammer is note-ai's code delegate.
 const (
 	FeatureChat            Feature = "chat"
 	FeatureSubagent        Feature = "subagent"
-	FeatureNoteAI          Feature = "note-ai" // note-ai and the slash commands
+	FeatureNoteAI          Feature = "note-ai"
 	FeatureProgrammer      Feature = "programmer"
 	FeatureFrontmatter     Feature = "generate-frontmatter"
 	FeatureDocumentToNotes Feature = "document-to-notes"
@@ -46,15 +52,6 @@ const (
 	FeatureTrackerAnalyze  Feature = "tracker-analyze"
 	FeatureTrackerRewrite  Feature = "tracker-rewrite"
 )
-
-// Features returns every feature, in a stable order.
-func Features() []Feature {
-	return []Feature{
-		FeatureChat, FeatureSubagent, FeatureNoteAI, FeatureProgrammer,
-		FeatureFrontmatter, FeatureDocumentToNotes, FeatureNotesAnalyze, FeatureNotesRewrite,
-		FeatureTrackerGenerate, FeatureTrackerAnalyze, FeatureTrackerRewrite,
-	}
-}
 
 // Defaults used when Config leaves a field zero.
 const (
@@ -71,28 +68,6 @@ const (
 // does, or http://127.0.0.1:11434. Meant for a flag default in main.
 func DefaultOllamaURL() string {
 	return envconfig.Host().String()
-}
-
-// ParseModels parses per-feature model overrides written as
-// "feature=model,feature=model" (e.g. "programmer=qwen2.5-coder:7b"), the
-// form a flag or an environment variable gives them in. Empty means none.
-func ParseModels(s string) (map[Feature]string, error) {
-	out := map[Feature]string{}
-	for item := range strings.SplitSeq(s, ",") {
-		if item = strings.TrimSpace(item); item == "" {
-			continue
-		}
-		f, m, ok := strings.Cut(item, "=")
-		f, m = strings.TrimSpace(f), strings.TrimSpace(m)
-		if !ok || m == "" {
-			return nil, fmt.Errorf("ai: model override %q: want feature=model", item)
-		}
-		if !slices.Contains(Features(), Feature(f)) {
-			return nil, fmt.Errorf("ai: model override for unknown feature %q (known: %v)", f, Features())
-		}
-		out[Feature(f)] = m
-	}
-	return out, nil
 }
 
 // Usage is what one call of a Service method cost: the number of model
@@ -113,7 +88,8 @@ type Config struct {
 	// DefaultModel. It must support tools for chat, subagent and note-ai.
 	Model string
 	// Models overrides the model per feature, e.g. a code model for
-	// FeatureProgrammer.
+	// FeatureProgrammer. Its keys are not checked here: billing.ParseModels
+	// refuses a feature that does not exist before a Service is built.
 	Models map[Feature]string
 	// Timeout bounds one AI request from start to end of the answer,
 	// including every model step; 0 means DefaultTimeout. Tracker
@@ -169,9 +145,6 @@ func New(cfg Config, httpClient *http.Client) (*Service, error) {
 		return nil, fmt.Errorf("ai: invalid Ollama URL %q: want http://host:port", cfg.OllamaURL)
 	}
 	for f, m := range cfg.Models {
-		if !slices.Contains(Features(), f) {
-			return nil, fmt.Errorf("ai: model override for unknown feature %q (known: %v)", f, Features())
-		}
 		if strings.TrimSpace(m) == "" {
 			return nil, fmt.Errorf("ai: empty model override for feature %q", f)
 		}
@@ -221,8 +194,13 @@ func (s *Service) CheckModels(ctx context.Context) error {
 		have[canonicalModel(m.Model)] = true
 	}
 	var missing []string
-	for _, f := range Features() {
-		if m := s.Model(f); !have[canonicalModel(m)] && !slices.Contains(missing, m) {
+	configured := []string{s.cfg.Model}
+	for _, m := range s.cfg.Models {
+		configured = append(configured, m)
+	}
+	slices.Sort(configured[1:]) // a stable message
+	for _, m := range configured {
+		if !have[canonicalModel(m)] && !slices.Contains(missing, m) {
 			missing = append(missing, m)
 		}
 	}

@@ -57,7 +57,6 @@ func TestNew(t *testing.T) {
 		{"Defaults", ai.Config{}, ""},
 		{"HostPort", ai.Config{OllamaURL: "localhost:11434"}, ""},
 		{"ErrScheme", ai.Config{OllamaURL: "ftp://x"}, "invalid Ollama URL"},
-		{"ErrUnknownFeature", ai.Config{Models: map[ai.Feature]string{"poetry": "x"}}, "unknown feature"},
 		{"ErrEmptyOverride", ai.Config{Models: map[ai.Feature]string{ai.FeatureChat: " "}}, "empty model"},
 	}
 	for _, tt := range tests {
@@ -173,25 +172,6 @@ func TestPhaseJSON(t *testing.T) {
 		}
 		if p.ID != tt.id || p.Name != tt.name {
 			t.Errorf("%s: got id=%q name=%q", tt.in, p.ID, p.Name)
-		}
-	}
-}
-
-func TestParseModels(t *testing.T) {
-	got, err := ai.ParseModels(" programmer=qwen2.5-coder:7b, document-to-notes = qwen3:8b ,")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder:7b", ai.FeatureDocumentToNotes: "qwen3:8b"}
-	if len(got) != len(want) || got[ai.FeatureProgrammer] != want[ai.FeatureProgrammer] || got[ai.FeatureDocumentToNotes] != want[ai.FeatureDocumentToNotes] {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	if got, err := ai.ParseModels(""); err != nil || len(got) != 0 {
-		t.Errorf("empty: %v, %v", got, err)
-	}
-	for _, bad := range []string{"programmer", "programmer=", "poetry=x"} {
-		if _, err := ai.ParseModels(bad); err == nil {
-			t.Errorf("ParseModels(%q) accepted", bad)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -26,36 +25,29 @@ func usageKey(email, month string) []byte {
 	return []byte(email + "\x00" + month)
 }
 
-// QuotaError is returned by ChargeCredits when a charge would pass the
-// monthly limit; nothing is charged then.
-type QuotaError struct {
-	Used, Limit int
-}
-
-// Error describes the refused charge for logs.
-func (e *QuotaError) Error() string {
-	return fmt.Sprintf("monthly AI credit quota exceeded: used %d of %d", e.Used, e.Limit)
-}
-
-// ChargeCredits adds credits to email's usage for month when the total
-// stays within limit, atomically, and returns the new total. Past the limit
-// it charges nothing and returns a *QuotaError with the current usage.
-func (db *DB) ChargeCredits(ctx context.Context, email, month string, credits, limit int) (int, error) {
-	var used int
-	err := db.batch(ctx, func(tx *bbolt.Tx) error {
+// SpendCredits adds credits to email's usage for month when the total
+// stays within limit, in one transaction, so concurrent calls never pass the
+// limit. It returns the usage after the charge and true, or, past the
+// limit, the unchanged usage and false (nothing is charged then).
+func (db *DB) SpendCredits(ctx context.Context, email, month string, credits, limit int) (used int, ok bool, err error) {
+	err = db.batch(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketUsage)
 		k := usageKey(email, month)
-		used = 0
+		used, ok = 0, false
 		if v := b.Get(k); len(v) == 8 {
 			used = int(binary.BigEndian.Uint64(v))
 		}
 		if used+credits > limit {
-			return &QuotaError{Used: used, Limit: limit}
+			return nil
 		}
 		used += credits
+		ok = true
 		return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(used)))
 	})
-	return used, err
+	if err != nil {
+		return 0, false, err
+	}
+	return used, ok, nil
 }
 
 // RefundCredits gives back credits charged for a call that never reached the

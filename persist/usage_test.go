@@ -2,7 +2,6 @@ package persist_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 
@@ -10,23 +9,21 @@ import (
 	"corkboard/persist"
 )
 
-func TestChargeCreditsEdge(t *testing.T) {
+func TestSpendCreditsEdge(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openDB(t)
 	for i := 1; i <= 3; i++ {
-		used, err := db.ChargeCredits(ctx, "a@example.com", "2026-11", 3, 10)
-		if err != nil || used != 3*i {
-			t.Fatalf("charge %d: used=%d err=%v", i, used, err)
+		used, ok, err := db.SpendCredits(ctx, "a@example.com", "2026-11", 3, 10)
+		if err != nil || !ok || used != 3*i {
+			t.Fatalf("charge %d: used=%d ok=%v err=%v", i, used, ok, err)
 		}
 	}
 	// 9 used; 3 more would be 12 > 10.
-	_, err := db.ChargeCredits(ctx, "a@example.com", "2026-11", 3, 10)
-	var qe *persist.QuotaError
-	if !errors.As(err, &qe) || qe.Used != 9 || qe.Limit != 10 {
-		t.Fatalf("over-limit charge err=%v, want QuotaError{9,10}", err)
+	if used, ok, err := db.SpendCredits(ctx, "a@example.com", "2026-11", 3, 10); err != nil || ok || used != 9 {
+		t.Fatalf("over-limit charge: used=%d ok=%v err=%v, want 9 false nil", used, ok, err)
 	}
 	// Exactly reaching the limit is allowed.
-	if used, err := db.ChargeCredits(ctx, "a@example.com", "2026-11", 1, 10); err != nil || used != 10 {
+	if used, ok, err := db.SpendCredits(ctx, "a@example.com", "2026-11", 1, 10); err != nil || !ok || used != 10 {
 		t.Fatalf("last credit: used=%d err=%v", used, err)
 	}
 	// Another month and another user are separate.
@@ -41,7 +38,7 @@ func TestChargeCreditsEdge(t *testing.T) {
 	}
 }
 
-func TestChargeCreditsConcurrentNeverOverspends(t *testing.T) {
+func TestSpendCreditsConcurrentNeverOverspends(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openDB(t)
 	var wg sync.WaitGroup
@@ -49,7 +46,7 @@ func TestChargeCreditsConcurrentNeverOverspends(t *testing.T) {
 	ok := 0
 	for range 40 {
 		wg.Go(func() {
-			if _, err := db.ChargeCredits(ctx, "b@example.com", "2026-11", 1, 25); err == nil {
+			if _, charged, err := db.SpendCredits(ctx, "b@example.com", "2026-11", 1, 25); err == nil && charged {
 				mu.Lock()
 				ok++
 				mu.Unlock()

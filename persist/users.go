@@ -52,6 +52,16 @@ func (db *DB) FindUser(ctx context.Context, email string) (*User, error) {
 	return u, err
 }
 
+// UserPlan returns the stored plan name of the user with that e-mail, or
+// ENOTFOUND when there is no such user.
+func (db *DB) UserPlan(ctx context.Context, email string) (string, error) {
+	u, err := db.FindUser(ctx, email)
+	if err != nil {
+		return "", err
+	}
+	return u.Plan, nil
+}
+
 // EnsureUser returns the user with that e-mail, creating it on plan when it
 // does not exist yet.
 func (db *DB) EnsureUser(ctx context.Context, email, plan string) (*User, error) {

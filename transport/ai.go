@@ -55,7 +55,7 @@ const aiWriteTimeout = 30 * time.Second
 func (s *Server) registerAIRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.requireAI)
-		gated := func(feature string, payer payerFunc) chi.Router {
+		gated := func(feature billing.Feature, payer payerFunc) chi.Router {
 			return r.With(s.aiGate(feature, payer), aiWriteDeadlines)
 		}
 		// POST /api/canvas/chat: UI message stream (SSE).

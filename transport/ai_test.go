@@ -489,8 +489,8 @@ func TestAINoteAIStepLimit(t *testing.T) {
 		}
 	}
 	// The whole loop is one request: charged once.
-	if got := e.used(ada); got != billing.Cost(billing.FeatureNoteAI) {
-		t.Fatalf("used=%d, want %d", got, billing.Cost(billing.FeatureNoteAI))
+	if got, want := e.used(ada), featureCost(t, billing.FeatureNoteAI); got != want {
+		t.Fatalf("used=%d, want %d", got, want)
 	}
 }
 

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -23,57 +22,17 @@ type Billing struct {
 	PlanMap billing.PlanMap
 }
 
-// billingState is the Server's share of plans and payments: the plan table,
-// the webhook configuration, the AI rate limiter and the clock they all read.
+// billingState is the Server's share of payments: the webhook
+// configuration and the AI rate limiter. Plans, credits and canEdit are the
+// Meter's (Server.meter).
 type billingState struct {
-	plans   billing.Plans
 	webhook Billing
-	now     func() time.Time
 	limiter *aiLimiter
 }
 
-// newBillingState fills the defaults of what deps leaves out.
-func newBillingState(deps Deps) billingState {
-	b := billingState{plans: deps.Plans, webhook: deps.Billing, now: deps.Now, limiter: newAILimiter()}
-	if len(b.plans.All()) == 0 {
-		b.plans = billing.DefaultPlans()
-	}
-	if b.now == nil {
-		b.now = time.Now
-	}
-	return b
-}
-
-// now is the server's clock, in UTC.
-func (s *Server) now() time.Time { return s.billing.now().UTC() }
-
-// planNamed returns the plan called name. A name the table does not know
-// (an empty one, or one left in storage by an older version) falls back to
-// the configured default plan, then to free, so that an odd record never
-// grants more than the default.
-func (s *Server) planNamed(name string) billing.Plan {
-	if p, ok := s.billing.plans.Lookup(name); ok {
-		return p
-	}
-	if p, ok := s.billing.plans.Lookup(s.cfg.DefaultPlan); ok {
-		return p
-	}
-	p, _ := s.billing.plans.Lookup(billing.Free)
-	return p
-}
-
-// planOf returns the plan of the user with that e-mail; a user with no
-// record yet is on the default plan.
-func (s *Server) planOf(ctx context.Context, email string) (billing.Plan, error) {
-	u, err := s.db.FindUser(ctx, email)
-	switch {
-	case board.ErrorCode(err) == board.ENOTFOUND:
-		return s.planNamed(""), nil
-	case err != nil:
-		return billing.Plan{}, err
-	}
-	return s.planNamed(u.Plan), nil
-}
+// now is the server's clock, in UTC: the Meter's, so that the quota month,
+// the webhook's tolerance and the AI rate limit read the same time.
+func (s *Server) now() time.Time { return s.meter.Now() }
 
 // registerWebhookRoutes adds the payment provider's webhook. It needs no
 // session, and the Origin check exempts it (crossOriginProtection): a
@@ -150,13 +109,13 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 		Email:      ev.Email,
 		Plan: func(current string) (string, bool) {
 			if current == "" {
-				current = s.planNamed("").Name
+				current = s.meter.PlanNamed("").Name
 			}
 			from = current
 			to, changed = billing.PlanFor(ev, s.billing.webhook.PlanMap, current)
 			return to, changed
 		},
-	}, s.planNamed("").Name)
+	}, s.meter.PlanNamed("").Name)
 	switch {
 	case board.ErrorCode(err) == board.ENOTFOUND:
 		// A subscription event for a customer no checkout introduced (bought

@@ -62,25 +62,10 @@ func (s *Server) guardBoard(ctx context.Context, boardID, email string) (*access
 		return nil, board.Errorf(board.EFORBIDDEN, "You do not have access to this board.")
 	}
 	a := &access{Board: b, Email: email, IsOwner: b.OwnerEmail == email}
-	if a.CanEdit, err = s.canEdit(ctx, b, email); err != nil {
+	if a.CanEdit, err = s.meter.CanEdit(ctx, b, email); err != nil {
 		return nil, err
 	}
 	return a, nil
-}
-
-// canEdit is true for the owner, and for an invitee whose plan lets
-// invitees edit.
-func (s *Server) canEdit(ctx context.Context, b *board.Board, email string) (bool, error) {
-	if b.OwnerEmail == email {
-		return true, nil
-	}
-	plan := s.cfg.DefaultPlan
-	if u, err := s.db.FindUser(ctx, email); err == nil && u.Plan != "" {
-		plan = u.Plan
-	} else if err != nil && board.ErrorCode(err) != board.ENOTFOUND {
-		return false, err
-	}
-	return s.inviteeCanEdit(plan), nil
 }
 
 // requireBoard runs the board guard for {boardId} routes.
@@ -161,7 +146,7 @@ func (s *Server) handleGetAccess(w http.ResponseWriter, r *http.Request) {
 	}
 	body := accessBody{HasAccess: b.HasMember(email), IsOwner: b.OwnerEmail == email}
 	if body.HasAccess {
-		if body.CanEdit, err = s.canEdit(r.Context(), b, email); err != nil {
+		if body.CanEdit, err = s.meter.CanEdit(r.Context(), b, email); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

@@ -667,3 +667,13 @@ func jsonEqual(a, b any) bool {
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
 }
+
+// featureCost is the credits one call of feature is charged.
+func featureCost(tb testing.TB, feature billing.Feature) int {
+	tb.Helper()
+	c, err := billing.Cost(feature)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}

@@ -16,7 +16,6 @@ import (
 
 	"corkboard/billing"
 	"corkboard/board"
-	"corkboard/persist"
 )
 
 // payerFunc picks the user an AI call is charged to. It may read the request
@@ -36,9 +35,10 @@ type payerFunc func(r *http.Request) (payer string, next *http.Request, err erro
 //  1. applies the caller's per-minute AI rate limit from the caller's plan
 //     (429 with Retry-After; tokens are not given back, whatever follows);
 //  2. resolves the payer (400/403/404 from the board guard);
-//  3. charges billing.Cost(feature) credits to the payer for the current UTC
-//     month, up to the payer's plan's CreditsPerMonth; past it, 429 with
-//     exactly {error, used, limit, plan} and Retry-After to the month's end;
+//  3. has the Meter charge the feature's cost to the payer for the current
+//     UTC month (billing.Meter.Charge decides; the gate renders its answer):
+//     past the payer's monthly credits, 429 with exactly
+//     {error, used, limit, plan} and Retry-After to the month's end;
 //  4. runs the handler, and refunds the credits when the handler's answer is
 //     an error (a status of 400 or more: the model was unreachable (503),
 //     its answer stayed invalid (502), the request was invalid (400), a
@@ -47,54 +47,52 @@ type payerFunc func(r *http.Request) (payer string, next *http.Request, err erro
 //     fails or the client goes away.
 //
 // Charging before the handler runs is what keeps concurrent calls from
-// overspending: the store checks and adds in one transaction.
-func (s *Server) aiGate(feature string, payer payerFunc) func(http.Handler) http.Handler {
-	cost := billing.Cost(feature)
+// overspending: the store checks and adds in one transaction. A feature the
+// billing table does not charge panics here, when the routes are built.
+func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Handler) http.Handler {
+	// Routes are built at start-up: a feature the table does not charge
+	// stops the server there instead of running free or at a guessed price.
+	if _, err := billing.Cost(feature); err != nil {
+		panic("transport: AI route for " + err.Error())
+	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			caller := userEmail(ctx)
-			callerPlan, err := s.planOf(ctx, caller)
+			callerPlan, err := s.meter.PlanOf(ctx, caller)
 			if err != nil {
 				s.writeError(w, r, err)
 				return
 			}
-			now := s.now()
-			if wait, ok := s.billing.limiter.allow(caller, callerPlan.RequestsPerMinute, now); !ok {
+			if wait, ok := s.billing.limiter.allow(caller, callerPlan.RequestsPerMinute, s.now()); !ok {
 				e := board.Errorf(board.ERATELIMIT, "Too many AI requests: your plan allows %d per minute. Try again in a moment.", callerPlan.RequestsPerMinute)
 				e.RetryAfter = board.RetryAfterSeconds(wait)
 				s.writeError(w, r, e)
 				return
 			}
 
-			payerEmail, plan := caller, callerPlan
+			payerEmail := caller
 			if payer != nil {
 				if payerEmail, r, err = payer(r); err != nil {
 					s.writeError(w, r, err)
 					return
 				}
 				ctx = r.Context()
-				if payerEmail != caller {
-					if plan, err = s.planOf(ctx, payerEmail); err != nil {
-						s.writeError(w, r, err)
-						return
-					}
-				}
 			}
 
-			month := billing.MonthKey(now)
-			if _, err := s.db.ChargeCredits(ctx, payerEmail, month, cost, plan.CreditsPerMonth); err != nil {
-				var qe *persist.QuotaError
+			charge, err := s.meter.Charge(ctx, payerEmail, feature)
+			if err != nil {
+				var qe *billing.QuotaError
 				if !errors.As(err, &qe) {
 					s.writeError(w, r, err)
 					return
 				}
-				w.Header().Set("Retry-After", strconv.Itoa(board.RetryAfterSeconds(billing.MonthResetsAt(now).Sub(now))))
+				w.Header().Set("Retry-After", strconv.Itoa(board.RetryAfterSeconds(qe.RetryAfter)))
 				writeJSON(w, http.StatusTooManyRequests, quotaBody{
 					Error: quotaMessage(payerEmail != caller),
 					Used:  qe.Used,
 					Limit: qe.Limit,
-					Plan:  plan.Name,
+					Plan:  qe.Plan,
 				})
 				return
 			}
@@ -108,11 +106,11 @@ func (s *Server) aiGate(feature string, payer payerFunc) func(http.Handler) http
 				// client's disconnect is what ended the handler.
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 				defer cancel()
-				if err := s.db.RefundCredits(rctx, payerEmail, month, cost); err != nil {
-					s.log.ErrorContext(ctx, "AI credit refund failed", slog.String("payer", payerEmail), slog.String("feature", feature), slog.Any("err", err))
+				if err := s.meter.Refund(rctx, charge); err != nil {
+					s.log.ErrorContext(ctx, "AI credit refund failed", slog.String("payer", payerEmail), slog.String("feature", string(feature)), slog.Any("err", err))
 					return
 				}
-				s.log.DebugContext(ctx, "AI credits refunded", slog.String("payer", payerEmail), slog.String("feature", feature), slog.Int("status", rec.status))
+				s.log.DebugContext(ctx, "AI credits refunded", slog.String("payer", payerEmail), slog.String("feature", string(feature)), slog.Int("status", rec.status))
 			}()
 			next.ServeHTTP(rec, r)
 		})

@@ -50,10 +50,11 @@ type Server struct {
 	// changelog keeps the boards' changelogs and snapshots (changelog.go).
 	changelog *changelog.Log
 
-	canEditPlan func(plan string) bool
 	largeBodies chan struct{} // slots for bodies over 1 MiB (limitLargeBodies)
 
-	// Plans, the billing webhook, the AI quota gate and its clock (billing.go).
+	// meter decides plans, AI credits and canEdit (billing.Meter).
+	meter *billing.Meter
+	// The billing webhook and the AI rate limit (billing.go).
 	billing billingState
 }
 
@@ -66,16 +67,17 @@ type Deps struct {
 	// AI runs the model-backed features of /api/canvas; nil makes every AI
 	// route answer 503.
 	AI *ai.Service
-	// InviteeCanEdit tells whether an invitee on a plan may edit; nil means
-	// the plan's InviteeCanEdit in Plans.
-	InviteeCanEdit func(plan string) bool
-	// Plans is the table of plans in force; the zero value means
-	// billing.DefaultPlans().
+	// Meter looks plans up, charges and refunds AI credits and answers
+	// canEdit; nil builds one on DB from Plans, Config.DefaultPlan and Now.
+	Meter *billing.Meter
+	// Plans is the table of plans of the Meter New builds when Meter is
+	// nil; the zero value means billing.DefaultPlans().
 	Plans billing.Plans
 	// Billing configures the payment webhook; without a Verifier it answers 503.
 	Billing Billing
-	// Now is the clock of the webhook's tolerance, the quota month and the AI
-	// rate limit; nil is time.Now.
+	// Now is the clock of the Meter New builds when Meter is nil, which is
+	// the clock of the webhook's tolerance, the quota month and the AI rate
+	// limit; nil is time.Now.
 	Now func() time.Time
 	// Changelog serves the changelog and snapshot endpoints; nil builds one
 	// on DB with the default options.
@@ -90,9 +92,12 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, canEditPlan: deps.InviteeCanEdit, app: deps.App}
+	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
-	s.billing = newBillingState(deps)
+	if s.meter == nil {
+		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
+	}
+	s.billing = billingState{webhook: deps.Billing, limiter: newAILimiter()}
 	s.changelog = deps.Changelog
 	if s.changelog == nil && deps.DB != nil {
 		s.changelog = changelog.New(deps.DB, changelog.Options{Logger: log})
@@ -142,12 +147,4 @@ func (s *Server) routes() chi.Router {
 		})
 	})
 	return r
-}
-
-// inviteeCanEdit reports whether an invitee on plan may edit.
-func (s *Server) inviteeCanEdit(plan string) bool {
-	if s.canEditPlan != nil {
-		return s.canEditPlan(plan)
-	}
-	return s.planNamed(plan).InviteeCanEdit
 }

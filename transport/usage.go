@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-
-	"corkboard/billing"
 )
 
 // registerUsageRoutes adds the caller's own plan and AI credit usage.
@@ -29,21 +27,15 @@ type usageBody struct {
 func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	email := userEmail(ctx)
-	plan, err := s.planOf(ctx, email)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	now := s.now()
-	used, err := s.db.CreditsUsed(ctx, email, billing.MonthKey(now))
+	u, err := s.meter.Usage(ctx, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, usageBody{
-		Plan:     plan.Name,
-		Used:     used,
-		Limit:    plan.CreditsPerMonth,
-		ResetsAt: billing.MonthResetsAt(now),
+		Plan:     u.Plan.Name,
+		Used:     u.Used,
+		Limit:    u.Plan.CreditsPerMonth,
+		ResetsAt: u.ResetsAt,
 	})
 }

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"corkboard/ai"
+	"corkboard/billing"
 	"corkboard/hub"
+	"corkboard/persist"
 	"corkboard/rooms"
 )
 
@@ -156,3 +158,20 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	return cfg, nil
 }
+
+// buildModels parses -models against billing's table of AI features: an
+// unknown feature is a start-up error, never a silently unused override.
+func buildModels(s string) (map[ai.Feature]string, error) {
+	parsed, err := billing.ParseModels(s)
+	if err != nil {
+		return nil, fmt.Errorf("-models: %s", errText(err))
+	}
+	out := make(map[ai.Feature]string, len(parsed))
+	for f, m := range parsed {
+		out[ai.Feature(f)] = m
+	}
+	return out, nil
+}
+
+// The store the Meter charges is the server's bbolt file.
+var _ billing.CreditStore = (*persist.DB)(nil)

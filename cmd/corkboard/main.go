@@ -98,9 +98,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-otp-guess-limit: %w", err)
 	}
-	models, err := ai.ParseModels(cfg.Models)
+	models, err := buildModels(cfg.Models)
 	if err != nil {
-		return fmt.Errorf("-models: %w", err)
+		return err
 	}
 	// A nil HTTP client keeps ai's short dial timeout and no overall
 	// timeout: long answers stream for as long as -ai-timeout allows.
@@ -169,6 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("web client: %w", err)
 	}
+	meter := billing.NewMeter(billing.MeterConfig{Store: db, Plans: plans, DefaultPlan: billing.Free})
 	srv := transport.New(transport.Config{
 		PublicURL:       cfg.PublicURL,
 		TrustProxy:      cfg.TrustProxy,
@@ -179,7 +180,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		DB:        db,
 		Auth:      authSvc,
 		Hub:       roomHub,
-		Plans:     plans,
+		Meter:     meter,
 		Billing:   transport.Billing{Verifier: verifier, PlanMap: planMap},
 		AI:        aiSvc,
 		Changelog: history,

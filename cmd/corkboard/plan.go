@@ -124,14 +124,15 @@ func showPlan(ctx context.Context, db *persist.DB, plans billing.Plans, email st
 	case board.ErrorCode(err) != board.ENOTFOUND:
 		return nil, fmt.Errorf("find user %s: %w", email, err)
 	}
-	info.Month, info.ResetsAt = billing.MonthKey(now), billing.MonthResetsAt(now)
-	if info.Used, err = db.CreditsUsed(ctx, email, info.Month); err != nil {
+	// The limits are the Meter's answer, so an unknown stored plan shows the
+	// limits the server applies to it (the default plan's).
+	meter := billing.NewMeter(billing.MeterConfig{Store: db, Plans: plans, DefaultPlan: billing.Free, Now: func() time.Time { return now }})
+	usage, err := meter.Usage(ctx, email)
+	if err != nil {
 		return nil, fmt.Errorf("read usage of %s: %w", email, err)
 	}
-	p, ok := plans.Lookup(info.Plan)
-	if !ok {
-		p, _ = plans.Lookup(billing.Free)
-	}
+	p := usage.Plan
+	info.Month, info.ResetsAt, info.Used = billing.MonthKey(now), usage.ResetsAt, usage.Used
 	info.Limit, info.RequestsPerMinute, info.InviteeCanEdit = p.CreditsPerMonth, p.RequestsPerMinute, p.InviteeCanEdit
 	return info, nil
 }
