@@ -1,17 +1,12 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, skip } from './harness.mjs';
+import { skip, withServerAndBrowser } from './harness.mjs';
 import { login, createBoard, addNote, synced } from './helpers.mjs';
 
 let server, browser;
-before(async () => {
-  if (skip) return;
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 test('the app is served at / and at client routes; unknown API paths stay JSON', { skip }, async () => {

@@ -1,12 +1,12 @@
 // End-to-end tests of the board: two people live, view-only invitees,
 // offline edits, delete and undo, accessibility. Screenshots of the main
 // screens go to docs/screenshots/ when SCREENSHOTS=1 (make screenshots).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
-import { startServer, launch, skip } from './harness.mjs';
+import { skip, withServerAndBrowser } from './harness.mjs';
 import { login, createBoard, addNote, synced } from './helpers.mjs';
 
 const SHOTS = process.env.SCREENSHOTS ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : '';
@@ -17,14 +17,9 @@ async function shot(page, name) {
 }
 
 let server, browser;
-before(async () => {
-  if (skip) return;
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 async function userPage(email) {

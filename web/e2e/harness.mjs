@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -96,5 +97,22 @@ export function launch() {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+// withServerAndBrowser starts one server and one browser for a test file
+// (before its tests, unless the suite is skipped) and stops both after them;
+// ready receives them once they are up.
+export function withServerAndBrowser(ready) {
+  let server, browser;
+  before(async () => {
+    if (skip) return;
+    server = await startServer();
+    browser = await launch();
+    ready(server, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
   });
 }

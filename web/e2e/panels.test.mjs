@@ -1,19 +1,14 @@
 // End-to-end tests of the side panels and the edges of login: work items,
 // phases, log out, the rate-limit message, and a narrow (200 % zoom) window.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, skip } from './harness.mjs';
+import { skip, withServerAndBrowser } from './harness.mjs';
 import { login, createBoard, synced } from './helpers.mjs';
 
 let server, browser;
-before(async () => {
-  if (skip) return;
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 test('work items: create, edit, delete', { skip }, async () => {
