@@ -1,4 +1,4 @@
-package bolt_test
+package storetest
 
 import (
 	"context"
@@ -9,9 +9,17 @@ import (
 	"corkboard/persist"
 )
 
-func TestSpendCreditsEdge(t *testing.T) {
+// runUsage: credits and billing events (persist.UsageStore,
+// persist.BillingStore).
+func runUsage(t *testing.T, open Opener) {
+	t.Run("SpendCreditsEdge", func(t *testing.T) { testSpendCreditsEdge(t, open) })
+	t.Run("SpendCreditsConcurrentNeverOverspends", func(t *testing.T) { testSpendCreditsConcurrentNeverOverspends(t, open) })
+	t.Run("ApplyBillingEvent", func(t *testing.T) { testApplyBillingEvent(t, open) })
+}
+
+func testSpendCreditsEdge(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openWith(t, open, authT0)
 	for i := 1; i <= 3; i++ {
 		used, ok, err := db.SpendCredits(ctx, "a@example.com", "2026-11", 3, 10)
 		if err != nil || !ok || used != 3*i {
@@ -38,9 +46,9 @@ func TestSpendCreditsEdge(t *testing.T) {
 	}
 }
 
-func TestSpendCreditsConcurrentNeverOverspends(t *testing.T) {
+func testSpendCreditsConcurrentNeverOverspends(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openWith(t, open, authT0)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
@@ -60,9 +68,9 @@ func TestSpendCreditsConcurrentNeverOverspends(t *testing.T) {
 	}
 }
 
-func TestApplyBillingEvent(t *testing.T) {
+func testApplyBillingEvent(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := openWith(t, open, authT0)
 	toPro := func(string) (string, bool) { return "pro", true }
 	u, replayed, err := db.ApplyBillingEvent(ctx, persist.BillingUpdate{EventID: "evt_1", CustomerID: "cus_1", Email: "c@example.com", Plan: toPro}, "free")
 	if err != nil || replayed || u.Plan != "pro" || u.CustomerID != "cus_1" {
