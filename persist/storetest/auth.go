@@ -19,6 +19,7 @@ func runAuth(t *testing.T, open Opener) {
 	t.Run("SweepOTPs", func(t *testing.T) { testSweepOTPs(t, open) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 	t.Run("SweepSessions", func(t *testing.T) { testSweepSessions(t, open) })
+	t.Run("Secret", func(t *testing.T) { testSecret(t, open) })
 }
 
 func testOTP(t *testing.T, open Opener) {
@@ -256,5 +257,18 @@ func testSweepSessions(t *testing.T, open Opener) {
 		if gotLive, wantLive := err == nil, name == "live" || name == "oldButLive"; gotLive != wantLive {
 			t.Errorf("%s live=%v, want %v (err=%v)", name, gotLive, wantLive, err)
 		}
+	}
+}
+
+// testSecret: the server secret is 32 bytes, not all zero, and the same on
+// every call.
+func testSecret(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, authT0)
+	s := db.Secret()
+	if len(s) != 32 || bytes.Equal(s, make([]byte, 32)) {
+		t.Fatalf("Secret() = %x, want 32 random bytes", s)
+	}
+	if !bytes.Equal(db.Secret(), s) {
+		t.Fatal("Secret() changed between calls")
 	}
 }

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Usage", func(t *testing.T) { runUsage(t, open) })
 	t.Run("Sync", func(t *testing.T) { runSync(t, open) })
 	t.Run("Changelog", func(t *testing.T) { runChangelog(t, open) })
+	t.Run("Cancelled", func(t *testing.T) { runCancelled(t, open) })
 }
 
 // env is one test's store and its clock.

@@ -36,6 +36,12 @@ func runSync(t *testing.T, open Opener) {
 	t.Run("PushesToManyBoardsAtOnce", func(t *testing.T) { testPushesToManyBoardsAtOnce(t, open) })
 	t.Run("ApplyPushesInOrder", func(t *testing.T) { testApplyPushesInOrder(t, open) })
 	t.Run("SecondDeleteInOneBatchIsANoOp", func(t *testing.T) { testSecondDeleteInOneBatchIsANoOp(t, open) })
+	t.Run("ConcurrentPushesOneBoard", func(t *testing.T) { testConcurrentPushesOneBoard(t, open) })
+	t.Run("ConcurrentBatches", func(t *testing.T) { testConcurrentBatches(t, open) })
+	t.Run("BatchFailuresStayInTheirPush", func(t *testing.T) { testBatchFailuresStayInTheirPush(t, open) })
+	t.Run("UnclaimedBatchWritesNothing", func(t *testing.T) { testUnclaimedBatchWritesNothing(t, open) })
+	t.Run("ConcurrentReplays", func(t *testing.T) { testConcurrentReplays(t, open) })
+	t.Run("HorizonEdges", func(t *testing.T) { testHorizonEdges(t, open) })
 }
 
 func testApplyPushAndChangesSince(t *testing.T, open Opener) {
@@ -533,5 +539,256 @@ func testSecondDeleteInOneBatchIsANoOp(t *testing.T, open Opener) {
 	}
 	if ch := changes(t, db, "b1", 1); !slices.Equal(ch.DeletedNoteIDs, []string{"a"}) || ch.ServerVersion != 2 {
 		t.Fatalf("since 1: %+v, want a deleted at 2", ch)
+	}
+}
+
+// testConcurrentPushesOneBoard: pushes racing on one board get the
+// versions 1..N, each exactly once, and a pull since any version returns
+// exactly the rows of the later pushes.
+func testConcurrentPushesOneBoard(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	const n = 32
+	got := make([]int64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			v, _, err := applyPush(ctx, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%02d", i), "x")}}}, "")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = v
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	byVersion := map[int64]string{}
+	for i, v := range got {
+		if v < 1 || v > n || byVersion[v] != "" {
+			t.Fatalf("push %d got version %d; versions %v are not 1..%d once each", i, v, got, n)
+		}
+		byVersion[v] = fmt.Sprintf("n%02d", i)
+	}
+	if v, err := db.CurrentVersion(ctx, "b1"); err != nil || v != n {
+		t.Fatalf("CurrentVersion = %d, %v; want %d", v, err, n)
+	}
+	for since := int64(0); since <= n; since++ {
+		ch := changes(t, db, "b1", since)
+		if ch.ServerVersion != n || len(ch.Notes) != int(n-since) {
+			t.Fatalf("since %d: %d notes at %d, want %d at %d", since, len(ch.Notes), ch.ServerVersion, n-since, n)
+		}
+		for _, nt := range ch.Notes {
+			if nt.Version <= since || byVersion[nt.Version] != nt.ID {
+				t.Fatalf("since %d: note %s at version %d, but its push answered %v", since, nt.ID, nt.Version, got)
+			}
+		}
+	}
+}
+
+// testConcurrentBatches: batches racing on one board each take a run of
+// consecutive versions, in the batch's order, and no two batches overlap.
+func testConcurrentBatches(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	const batches, each = 8, 3
+	res := make([][]persist.Applied, batches)
+	var wg sync.WaitGroup
+	for b := range batches {
+		wg.Go(func() {
+			in := make([]persist.PushInput, each)
+			for j := range in {
+				in[j] = persist.PushInput{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("b%d-%d", b, j), "x")}}}}
+			}
+			r, err := db.ApplyPushes(ctx, "b1", in)
+			if err != nil {
+				t.Error(err)
+			}
+			res[b] = r
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	seen := map[int64]bool{}
+	for b, r := range res {
+		if len(r) != each {
+			t.Fatalf("batch %d: %d results, want %d", b, len(r), each)
+		}
+		for j, a := range r {
+			if a.Err != nil || a.Changes == nil || a.Version != r[0].Version+int64(j) || seen[a.Version] {
+				t.Fatalf("batch %d: results %+v, want %d consecutive fresh versions", b, r, each)
+			}
+			seen[a.Version] = true
+		}
+	}
+	if len(seen) != batches*each {
+		t.Fatalf("%d distinct versions, want %d", len(seen), batches*each)
+	}
+	if v, _ := db.CurrentVersion(ctx, "b1"); v != batches*each {
+		t.Fatalf("CurrentVersion = %d, want %d", v, batches*each)
+	}
+}
+
+// testBatchFailuresStayInTheirPush: in one ApplyPushes call, a push that
+// fails validation (a bad note, a key too long, no body) writes nothing of
+// itself, not even its valid rows, and the pushes around it apply fully.
+func testBatchFailuresStayInTheirPush(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	in := []persist.PushInput{
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("b", "x")}}}, IdempotencyKey: "kb"},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("c", "x"), note("", "bad")}, Deleted: []string{"a"}}}, IdempotencyKey: "kc"},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("e", "x")}}}, IdempotencyKey: strings.Repeat("k", persist.MaxIdempotencyKeyLen+1)},
+		{Push: nil},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("f", "x")}}}},
+	}
+	res, err := db.ApplyPushes(ctx, "b1", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(in) {
+		t.Fatalf("%d results for %d pushes", len(res), len(in))
+	}
+	for i, want := range []struct {
+		version int64
+		field   string // of the EINVALID error; "-" for no error
+	}{{2, "-"}, {0, "notes.upserted[1].id"}, {0, "Idempotency-Key"}, {0, ""}, {3, "-"}} {
+		r := res[i]
+		if want.field == "-" {
+			if r.Err != nil || r.Version != want.version || r.Changes == nil {
+				t.Fatalf("push %d: %+v, want applied at %d", i, r, want.version)
+			}
+			continue
+		}
+		if board.ErrorCode(r.Err) != board.EINVALID || errField(r.Err) != want.field || r.Changes != nil {
+			t.Fatalf("push %d: %+v, want EINVALID naming %q and no changes", i, r, want.field)
+		}
+	}
+	st, err := db.BoardState(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := noteIDs(st.Notes); !slices.Equal(got, []string{"a", "b", "f"}) || st.Board.Version != 3 {
+		t.Fatalf("state notes=%v at %d, want [a b f] at 3 (nothing of the failed pushes)", got, st.Board.Version)
+	}
+	// The failed push's key was not recorded: a corrected retry applies.
+	if v, replayed, err := applyPush(ctx, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("c", "x")}}}, "kc"); err != nil || replayed || v != 4 {
+		t.Fatalf("corrected retry: v=%d replayed=%v err=%v, want 4, applied", v, replayed, err)
+	}
+}
+
+// testUnclaimedBatchWritesNothing: a batch for a board nobody claimed fails
+// as a whole with ENOTFOUND and leaves nothing behind for a later claim.
+func testUnclaimedBatchWritesNothing(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0)
+	res, err := db.ApplyPushes(ctx, "ghost", []persist.PushInput{{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, IdempotencyKey: "k"}})
+	if board.ErrorCode(err) != board.ENOTFOUND || res != nil {
+		t.Fatalf("ApplyPushes on an unclaimed board = %v, %v; want ENOTFOUND and no results", res, err)
+	}
+	if _, err := db.ClaimBoard(ctx, "ghost", Owner); err != nil {
+		t.Fatal(err)
+	}
+	if ch := changes(t, db, "ghost", 0); ch.ServerVersion != 0 || len(ch.Notes) != 0 {
+		t.Fatalf("claimed board after a refused push: %+v, want empty at 0", ch)
+	}
+	if v, replayed, err := applyPush(ctx, db, "ghost", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "k"); err != nil || replayed || v != 1 {
+		t.Fatalf("push after the claim: v=%d replayed=%v err=%v, want 1, applied (the refused key was not kept)", v, replayed, err)
+	}
+}
+
+// testConcurrentReplays: the same idempotency key sent by racing clients is
+// applied once; every other answer is a replay of the first, even after
+// later pushes moved the board on.
+func testConcurrentReplays(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	const n = 16
+	type answer struct {
+		v        int64
+		replayed bool
+	}
+	got := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			v, replayed, err := applyPush(ctx, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", fmt.Sprint(i))}}}, "same-key")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = answer{v, replayed}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	winner := -1
+	for i, a := range got {
+		if a.v != 1 {
+			t.Fatalf("answers %+v, want version 1 for all", got)
+		}
+		if !a.replayed {
+			if winner >= 0 {
+				t.Fatalf("pushes %d and %d were both applied", winner, i)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatal("every push was a replay; one must apply")
+	}
+	ch := changes(t, db, "b1", 0)
+	if ch.ServerVersion != 1 || len(ch.Notes) != 1 || ch.Notes[0].Content != fmt.Sprint(winner) {
+		t.Fatalf("state %+v, want the applied push's note at 1", ch)
+	}
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("b", "x")}}}, "")
+	if v, replayed, err := applyPush(ctx, db, "b1", &board.Push{}, "same-key"); err != nil || v != 1 || !replayed {
+		t.Fatalf("replay after a later push: v=%d replayed=%v err=%v, want the first answer 1", v, replayed, err)
+	}
+}
+
+// testHorizonEdges: a tombstone recorded exactly at the cutoff is kept, a
+// second prune forgets nothing more, and keys are swept by the same rule.
+func testHorizonEdges(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, clock := openWith(t, open, T0, "b1", "b2")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x"), note("b", "x")}}}, "k1") // v1 at T0
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "")                                   // v2 at T0
+	clock.Advance(time.Minute)
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"b"}}}, "k3") // v3 at T0+1m
+	mustPush(t, db, "b2", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	mustPush(t, db, "b2", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "") // b2 v2 at T0+1m
+	clock.Advance(time.Hour)
+
+	cutoff := T0.Add(time.Minute)
+	if n, err := db.PruneTombstones(ctx, cutoff); err != nil || n != 1 {
+		t.Fatalf("PruneTombstones(T0+1m) = %d, %v; want 1 (a, deleted before; b and b2's a at the cutoff stay)", n, err)
+	}
+	if n, err := db.PruneTombstones(ctx, cutoff); err != nil || n != 0 {
+		t.Fatalf("second PruneTombstones = %d, %v; want 0", n, err)
+	}
+	if ch := changes(t, db, "b1", 1); !ch.Reset || len(ch.DeletedNoteIDs) != 0 || len(ch.Notes) != 0 || ch.ServerVersion != 3 {
+		t.Fatalf("b1 since 1 (below the horizon 2): %+v, want a reset to the empty state at 3", ch)
+	}
+	if ch := changes(t, db, "b1", 2); ch.Reset || !slices.Equal(ch.DeletedNoteIDs, []string{"b"}) {
+		t.Fatalf("b1 since 2: %+v, want b's deletion, no reset", ch)
+	}
+	if ch := changes(t, db, "b2", 1); ch.Reset || !slices.Equal(ch.DeletedNoteIDs, []string{"a"}) {
+		t.Fatalf("b2 since 1: %+v, want a's deletion kept, no reset", ch)
+	}
+
+	if n, err := db.SweepIdempotencyKeys(ctx, cutoff); err != nil || n != 1 {
+		t.Fatalf("SweepIdempotencyKeys(T0+1m) = %d, %v; want 1 (k1; k3 at the cutoff stays)", n, err)
+	}
+	if _, replayed, _ := applyPush(ctx, db, "b1", &board.Push{}, "k3"); !replayed {
+		t.Fatal("k3, recorded at the cutoff, was forgotten")
+	}
+	if _, replayed, _ := applyPush(ctx, db, "b1", &board.Push{}, "k1"); replayed {
+		t.Fatal("k1, recorded before the cutoff, is still known")
 	}
 }

@@ -15,6 +15,9 @@ func runUsage(t *testing.T, open Opener) {
 	t.Run("SpendCreditsEdge", func(t *testing.T) { testSpendCreditsEdge(t, open) })
 	t.Run("SpendCreditsConcurrentNeverOverspends", func(t *testing.T) { testSpendCreditsConcurrentNeverOverspends(t, open) })
 	t.Run("ApplyBillingEvent", func(t *testing.T) { testApplyBillingEvent(t, open) })
+	t.Run("LastCreditsRace", func(t *testing.T) { testLastCreditsRace(t, open) })
+	t.Run("RefundsRaceCharges", func(t *testing.T) { testRefundsRaceCharges(t, open) })
+	t.Run("BillingEventsRace", func(t *testing.T) { testBillingEventsRace(t, open) })
 }
 
 func testSpendCreditsEdge(t *testing.T, open Opener) {
@@ -96,4 +99,137 @@ func testApplyBillingEvent(t *testing.T, open Opener) {
 	if _, replayed, err := db.ApplyBillingEvent(ctx, persist.BillingUpdate{EventID: "evt_3", CustomerID: "cus_unknown", Email: "d@example.com", Plan: toPro}, "free"); err != nil || replayed {
 		t.Fatalf("retry of failed event: replayed=%v err=%v", replayed, err)
 	}
+}
+
+// testLastCreditsRace: charges of mixed sizes racing for the last credits
+// never take the usage past the limit, and every refusal was for more than
+// was left.
+func testLastCreditsRace(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0)
+	const email, month, limit, start = "race@example.com", "2026-11", 30, 24
+	if _, ok, err := db.SpendCredits(ctx, email, month, start, limit); err != nil || !ok {
+		t.Fatalf("first charge: ok=%v err=%v", ok, err)
+	}
+	const n = 24
+	charged := make([]bool, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, ok, err := db.SpendCredits(ctx, email, month, 1+i%3, limit)
+			if err != nil {
+				t.Error(err)
+			}
+			charged[i] = ok
+		})
+	}
+	wg.Wait()
+	used, err := db.CreditsUsed(ctx, email, month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := start
+	for i, ok := range charged {
+		if ok {
+			sum += 1 + i%3
+		} else if 1+i%3 <= limit-used {
+			t.Fatalf("a charge of %d was refused, but %d credits are left", 1+i%3, limit-used)
+		}
+	}
+	if used > limit || used != sum {
+		t.Fatalf("used %d (limit %d), accepted charges add up to %d; want equal and within the limit", used, limit, sum)
+	}
+}
+
+// testRefundsRaceCharges: refunds and charges racing on one month keep an
+// exact count.
+func testRefundsRaceCharges(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0)
+	const email, month = "r@example.com", "2026-11"
+	if _, ok, err := db.SpendCredits(ctx, email, month, 50, 1000); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if _, ok, err := db.SpendCredits(ctx, email, month, 3, 1000); err != nil || !ok {
+				t.Error("charge", ok, err)
+			}
+		})
+		wg.Go(func() {
+			if err := db.RefundCredits(ctx, email, month, 2); err != nil {
+				t.Error("refund", err)
+			}
+		})
+	}
+	wg.Wait()
+	if used, err := db.CreditsUsed(ctx, email, month); err != nil || used != 50+20*3-20*2 {
+		t.Fatalf("used %d, %v; want %d", used, err, 50+20*3-20*2)
+	}
+	// A refund never takes usage below zero.
+	if err := db.RefundCredits(ctx, email, month, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if used, _ := db.CreditsUsed(ctx, email, month); used != 0 {
+		t.Fatalf("used %d after refunding more than was spent, want 0", used)
+	}
+	if err := db.RefundCredits(ctx, "never@example.com", month, 5); err != nil {
+		t.Fatal(err)
+	}
+	if used, _ := db.CreditsUsed(ctx, "never@example.com", month); used != 0 {
+		t.Fatalf("refund to a user who spent nothing left %d, want 0", used)
+	}
+}
+
+// testBillingEventsRace: the same provider event delivered several times at
+// once is applied exactly once; the others report a replay.
+func testBillingEventsRace(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0)
+	// Each application appends to the plan, so a double application shows.
+	upd := persist.BillingUpdate{EventID: "evt_race", CustomerID: "cus_r", Email: "e@example.com",
+		Plan: func(cur string) (string, bool) { return cur + "+", true }}
+	const n = 12
+	replays := make([]bool, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			u, replayed, err := db.ApplyBillingEvent(ctx, upd, "free")
+			if err != nil || !replayed && (u == nil || u.Plan != "free+") {
+				t.Errorf("delivery %d: %+v replayed=%v err=%v", i, u, replayed, err)
+			}
+			replays[i] = replayed
+		})
+	}
+	wg.Wait()
+	if applied := n - countTrue(replays); applied != 1 {
+		t.Fatalf("%d deliveries applied, want exactly 1", applied)
+	}
+	if u, err := db.FindUser(ctx, "e@example.com"); err != nil || u.Plan != "free+" || u.CustomerID != "cus_r" {
+		t.Fatalf("user %+v, %v; want plan free+ (applied once) with the customer id", u, err)
+	}
+	// A new event id applies again; a plan func answering false keeps the plan.
+	upd.EventID = "evt_2"
+	if u, replayed, err := db.ApplyBillingEvent(ctx, upd, "free"); err != nil || replayed || u.Plan != "free++" {
+		t.Fatalf("next event: %+v replayed=%v err=%v", u, replayed, err)
+	}
+	keep := persist.BillingUpdate{EventID: "evt_3", CustomerID: "cus_r", Plan: func(string) (string, bool) { return "team", false }}
+	if u, _, err := db.ApplyBillingEvent(ctx, keep, "free"); err != nil || u.Plan != "free++" {
+		t.Fatalf("event keeping the plan: %+v, %v", u, err)
+	}
+	// A new address is created on the default plan.
+	if u, _, err := db.ApplyBillingEvent(ctx, persist.BillingUpdate{EventID: "evt_4", Email: "new@example.com"}, "free"); err != nil || u.Plan != "free" || !u.CreatedAt.Equal(T0) {
+		t.Fatalf("event for a new address: %+v, %v; want a free user created at the store's clock", u, err)
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
