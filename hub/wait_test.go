@@ -67,7 +67,6 @@ func TestWaitCaps(t *testing.T) {
 	}
 }
 
-
 // TestWaitKeepsTheRoom: the janitor does not stop a room holding a wait,
 // a push answers it, and Kick and Close end the others.
 func TestWaitKeepsTheRoom(t *testing.T) {
