@@ -63,8 +63,8 @@ func (p *pushTimes) get(board int, v int64) (time.Time, bool) {
 }
 
 // runLongPoll holds polls long polls (wait seconds) spread over boards,
-// samples the server's RSS with all of them held, then pushes at rate to
-// the boards in turn for d and measures push → answer. Each poll that is
+// samples the server's RSS with all of them held, then pushes rate × d
+// times at rate to the boards in turn and measures push → answer. Each poll that is
 // answered polls again from the version it got (without the follow-up
 // pull a client would make: only the wake-up is measured).
 func runLongPoll(ctx context.Context, a *api, pid int, prefix string, polls, nBoards, wait int, rate float64, d time.Duration, dialConc int, settle time.Duration, log *slog.Logger) (*LongPollResult, error) {
@@ -207,14 +207,13 @@ func runLongPoll(ctx context.Context, a *api, pid int, prefix string, polls, nBo
 	// each push makes is known before it is sent.
 	log.Info("pushing", "rate", rate, "for", d)
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
-	deadline := time.After(d)
 	defer tick.Stop()
+	// rate × d pushes, one a tick: a count, so a run's pushes are known.
+	total := max(1, int(rate*d.Seconds()))
 push:
-	for n := 0; ; n++ {
+	for n := 0; n < total; n++ {
 		select {
 		case <-tick.C:
-		case <-deadline:
-			break push
 		case <-ctx.Done():
 			break push
 		}
