@@ -375,9 +375,9 @@ func (h *Hub) runJanitor() {
 
 // Close stops the janitor and every room (pushes being committed finish,
 // queued ones fail with EUNAVAILABLE, subscribers are dropped with
-// rooms.CloseGoingAway, long polls are answered with rooms.WaitClosed), then waits until every live connection has left,
-// or until ctx ends. Later calls answer EUNAVAILABLE. Calling it twice is
-// safe.
+// rooms.CloseGoingAway, long polls are answered with rooms.WaitClosed),
+// then waits until every live connection has left, or until ctx ends.
+// Later calls answer EUNAVAILABLE. Calling it twice is safe.
 func (h *Hub) Close(ctx context.Context) error {
 	h.closeOnce.Do(func() {
 		close(h.quit)

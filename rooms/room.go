@@ -355,8 +355,8 @@ func (r *Room) Kick(email, reason string) {
 }
 
 // StopIfIdle stops the room when it has no subscribers, no waiters, no
-// pushes in flight and no request since cutoff; it reports whether the room is stopped.
-// Requests that race with the stop get ErrClosed.
+// pushes in flight and no request since cutoff; it reports whether the
+// room is stopped. Requests that race with the stop get ErrClosed.
 func (r *Room) StopIfIdle(cutoff time.Time) bool {
 	select {
 	case <-r.done:
@@ -381,8 +381,9 @@ func (r *Room) StopIfIdle(cutoff time.Time) bool {
 
 // Close stops the room: the push being committed finishes and is fanned
 // out, pushes still queued fail with EUNAVAILABLE, every subscriber is
-// dropped with CloseGoingAway and every waiter is answered with WaitClosed. It waits for the room's goroutine or ctx.
-// Calling it twice is safe.
+// dropped with CloseGoingAway and every waiter is answered with
+// WaitClosed. It waits for the room's goroutine or ctx. Calling it twice
+// is safe.
 func (r *Room) Close(ctx context.Context) error {
 	r.closeOnce.Do(func() {
 		r.closing.Store(true)
