@@ -133,8 +133,19 @@ func TestPullAndPushesModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Runs[0]; r.Requests == 0 || r.Errors != 0 {
-		t.Fatalf("pull: %d requests, %d errors %v", r.Requests, r.Errors, r.ErrorSamples)
+	if len(rep.Runs) != 2 {
+		t.Fatalf("pull: %d runs, want Corkboard's and the bare handler's", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if r.Requests == 0 || r.Errors != 0 {
+			t.Fatalf("pull from %s: %d requests, %d errors %v", r.Target, r.Requests, r.Errors, r.ErrorSamples)
+		}
+	}
+	if got := rep.Runs[1].Target; got != "bare net/http" {
+		t.Fatalf("second pull run against %q, want the bare handler", got)
+	}
+	if p := rep.Pull; p == nil || p.Ratio <= 0 || p.CorkboardRPS != rep.Runs[0].RequestsPerS || p.BareRPS != rep.Runs[1].RequestsPerS {
+		t.Fatalf("pull comparison %+v, want the two runs' requests/s and their ratio", p)
 	}
 
 	// The second run reuses the session kept in the file: no second code.
@@ -236,5 +247,30 @@ func TestCPUProfileOfTheRealBinary(t *testing.T) {
 	cfg.CPUProfile = file
 	if err := cfg.check(); err == nil || !strings.Contains(err.Error(), "-spawn-corkboard") {
 		t.Fatalf("-cpuprofile without -spawn-corkboard: err=%v", err)
+	}
+}
+
+// TestLongPollMode: every poll is held, each push answers the polls of its
+// board, and every answer is timed from its push.
+func TestLongPollMode(t *testing.T) {
+	url, outbox := startService(t)
+	cfg := testConfig(url, outbox)
+	cfg.Mode = "longpoll"
+	cfg.Polls, cfg.Boards, cfg.Rate, cfg.Duration = 20, 2, 10, time.Second
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rep.LongPoll
+	if l == nil || l.Held != 20 || l.Errors != 0 || l.RunOut != 0 {
+		t.Fatalf("long polls %+v, want 20 held, no errors and none run out", l)
+	}
+	// A poll of a board answered twice in a row before it polls again
+	// sees one answer for two pushes: at most one answer per poll and push.
+	if l.Pushes != 10 || l.Answers == 0 || l.Answers > l.Pushes*10 || l.Latency.Count != int(l.Answers) {
+		t.Fatalf("%d pushes, %d answers, %d timed; want 10 pushes, 1 to 100 answers, each timed", l.Pushes, l.Answers, l.Latency.Count)
 	}
 }
