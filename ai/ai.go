@@ -25,6 +25,7 @@ import (
 
 	"corkboard/board"
 
+	"github.com/google/uuid"
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
 )
@@ -106,6 +107,11 @@ type Config struct {
 	// that reached the model, with the ctx of that call (which carries
 	// whatever the caller put in it, e.g. the user).
 	OnUsage func(ctx context.Context, u Usage)
+	// NewID returns a fresh unique string for the ids the server makes up:
+	// an answer's message id and the id of a tool call the model sent
+	// without one. nil means a random UUID; tests set a counter so that
+	// whole answers can be compared byte for byte.
+	NewID func() string
 }
 
 // Service runs the AI features against one Ollama. It is safe for
@@ -135,6 +141,9 @@ func New(cfg Config, httpClient *http.Client) (*Service, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.NewString
 	}
 	raw := cfg.OllamaURL
 	if !strings.Contains(raw, "://") {

@@ -93,7 +93,7 @@ func (s *Service) boardChat(ctx context.Context, f Feature, system string, req C
 		known[n.ID] = true
 	}
 	msgs := append([]api.Message{{Role: "system", Content: system}}, toOllamaMessages(req.Messages)...)
-	out := newUIStream(w, deadline.Add(5*time.Second))
+	out := newUIStream(w, deadline.Add(5*time.Second), s.cfg.NewID)
 	var calls []checkedCall
 	answer, err := r.call(ctx, "", &api.ChatRequest{Messages: msgs, Tools: toolsFor(boardToolNames)}, func(cr api.ChatResponse) error {
 		if err := out.begin(); err != nil {
@@ -102,7 +102,7 @@ func (s *Service) boardChat(ctx context.Context, f Feature, system string, req C
 		out.reasoning(cr.Message.Thinking)
 		out.text(cr.Message.Content)
 		for _, tc := range cr.Message.ToolCalls {
-			c := checkToolCall(tc, boardToolNames, known)
+			c := checkToolCall(tc, boardToolNames, known, s.cfg.NewID)
 			if c.ErrorText != "" {
 				s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", f, "tool", c.Name, "error", c.ErrorText)
 			}

@@ -165,7 +165,7 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 // results too (the model can correct itself); only a request that ended
 // is an error.
 func (s *Service) runNoteTool(ctx context.Context, r *run, req NoteAIRequest, tc api.ToolCall) (string, error) {
-	c := checkToolCall(tc, noteToolNames, nil)
+	c := checkToolCall(tc, noteToolNames, nil, s.cfg.NewID)
 	if c.ErrorText != "" {
 		s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", FeatureNoteAI, "tool", c.Name, "error", c.ErrorText)
 		return jsonText(map[string]string{"error": c.ErrorText}), nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/tmaxmax/go-sse"
 )
 
@@ -70,10 +69,11 @@ type uiStream struct {
 	reasonID  string // open reasoning part
 	stepOpen  bool
 	textSoFar strings.Builder // all text of the message, for the suggestion check
+	makeID    func() string
 }
 
-func newUIStream(w http.ResponseWriter, deadline time.Time) *uiStream {
-	return &uiStream{w: w, rc: http.NewResponseController(w), deadline: deadline}
+func newUIStream(w http.ResponseWriter, deadline time.Time, newID func() string) *uiStream {
+	return &uiStream{w: w, rc: http.NewResponseController(w), deadline: deadline, makeID: newID}
 }
 
 // begin writes the headers, start and start-step once.
@@ -93,7 +93,7 @@ func (s *uiStream) begin() error {
 	// not support deadlines (recorders, some middleware) are fine.
 	_ = s.rc.SetWriteDeadline(s.deadline)
 	s.w.WriteHeader(http.StatusOK)
-	s.send(chunkStart{Type: "start", MessageID: "msg-" + uuid.NewString()})
+	s.send(chunkStart{Type: "start", MessageID: "msg-" + s.makeID()})
 	s.startStep()
 	return s.err
 }
