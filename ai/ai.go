@@ -1,14 +1,16 @@
 // Package ai holds Corkboard's model-backed features: board chat and the
-// phase-aware subagent (AI SDK UI message streams), note authoring with an
-// agentic loop (plain text streams), and the JSON endpoints that use Ollama
-// structured outputs (front matter, document import, analysis, rewrites,
-// tracker generation).
+// phase-aware subagent, note authoring with an agentic loop, and the JSON
+// endpoints that use Ollama structured outputs (front matter, document
+// import, analysis, rewrites, tracker generation).
 //
 // The package talks to a local Ollama through github.com/ollama/ollama/api.
-// It does not know about sessions, boards in storage, quotas or routing: an
-// HTTP handler decodes a request struct, calls Validate and one method, and
-// maps the returned *board.Error to a status. docs/ai.md describes every
-// request and response shape and the policies.
+// It does not know about sessions, boards in storage, quotas, routing or
+// wire formats: a streamed answer is a sequence of typed events (Event)
+// handed to a Sink, which transport renders as an AI SDK UI message stream
+// or as plain text, and which a WebSocket, a CLI or a test can consume as
+// well. JSON endpoints return values. Errors are *board.Error values a
+// caller maps to a status. docs/ai.md describes every request, event and
+// response shape and the policies.
 package ai
 
 import (
