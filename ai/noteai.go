@@ -148,10 +148,7 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 			msgs = append(msgs, api.Message{Role: "tool", ToolName: tc.Function.Name, ToolCallID: tc.ID, Content: result})
 		}
 	}
-	if out.err != nil {
-		return fail(out.err)
-	}
-	return out.finish(r.usage)
+	return out.finish(r.usage) // the sink's error, if a write of the last step failed
 }
 
 // runNoteTool executes one tool call of the note-ai loop and returns the
