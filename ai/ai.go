@@ -1,14 +1,16 @@
 // Package ai holds Corkboard's model-backed features: board chat and the
-// phase-aware subagent (AI SDK UI message streams), note authoring with an
-// agentic loop (plain text streams), and the JSON endpoints that use Ollama
-// structured outputs (front matter, document import, analysis, rewrites,
-// tracker generation).
+// phase-aware subagent, note authoring with an agentic loop, and the JSON
+// endpoints that use Ollama structured outputs (front matter, document
+// import, analysis, rewrites, tracker generation).
 //
 // The package talks to a local Ollama through github.com/ollama/ollama/api.
-// It does not know about sessions, boards in storage, quotas or routing: an
-// HTTP handler decodes a request struct, calls Validate and one method, and
-// maps the returned *board.Error to a status. docs/ai.md describes every
-// request and response shape and the policies.
+// It does not know about sessions, boards in storage, quotas, routing or
+// wire formats: a streamed answer is a sequence of typed events (Event)
+// handed to a Sink, which transport renders as an AI SDK UI message stream
+// or as plain text, and which a WebSocket, a CLI or a test can consume as
+// well. JSON endpoints return values. Errors are *board.Error values a
+// caller maps to a status. docs/ai.md describes every request, event and
+// response shape and the policies.
 package ai
 
 import (
@@ -25,6 +27,7 @@ import (
 
 	"corkboard/board"
 
+	"github.com/google/uuid"
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
 )
@@ -106,6 +109,11 @@ type Config struct {
 	// that reached the model, with the ctx of that call (which carries
 	// whatever the caller put in it, e.g. the user).
 	OnUsage func(ctx context.Context, u Usage)
+	// NewID returns a fresh unique string for the ids the server makes up:
+	// an answer's message id and the id of a tool call the model sent
+	// without one. nil means a random UUID; tests set a counter so that
+	// whole answers can be compared byte for byte.
+	NewID func() string
 }
 
 // Service runs the AI features against one Ollama. It is safe for
@@ -135,6 +143,9 @@ func New(cfg Config, httpClient *http.Client) (*Service, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.NewString
 	}
 	raw := cfg.OllamaURL
 	if !strings.Contains(raw, "://") {

@@ -3,45 +3,26 @@ package ai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
-
-	"corkboard/board"
 
 	"github.com/ollama/ollama/api"
 )
 
-// ErrStreamed is wrapped by every error a streaming method returns after it
-// wrote the response headers. The error has then already been reported to
-// the client inside the stream (an "error" chunk, or the end of a text
-// stream), so the handler must only log it and must not write a body.
-// board.ErrorCode still gives the error's code.
-var ErrStreamed = errors.New("ai: error after the response started")
-
-// Streamed reports whether err came after the response was started (see
-// ErrStreamed).
-func Streamed(err error) bool { return errors.Is(err, ErrStreamed) }
-
-func streamedError(err error) error {
-	return fmt.Errorf("%w: %w", ErrStreamed, err)
-}
-
-// Chat answers a board chat as an AI SDK UI message stream on w: the
-// model's text as text deltas and each of its tool calls (createNote,
-// updateNote, deleteNote, expandNote, summarizeBoard,
-// createPlaceholderNote) as tool-input-available with validated arguments,
-// or tool-input-error. The board itself is not changed: the client applies
-// the calls and, if it wants the model to continue, posts again with the
-// tool outputs in the history.
+// Chat answers a board chat as a stream of events on sink: the model's
+// text as EventText and each of its tool calls (createNote, updateNote,
+// deleteNote, expandNote, summarizeBoard, createPlaceholderNote) as an
+// EventToolCall with validated arguments, or with ErrorText when they were
+// rejected. The board itself is not changed: the client applies the calls
+// and, if it wants the model to continue, asks again with the tool outputs
+// in the history.
 //
-// Before anything is written, errors are returned for the handler to map:
-// EINVALID (400), EUNAVAILABLE (503), EUPSTREAM (502). After that they are
-// reported in the stream and returned wrapping ErrStreamed. A cancelled ctx
-// (client gone) cancels the model call.
-func (s *Service) Chat(ctx context.Context, req ChatRequest, w http.ResponseWriter) error {
+// EventStart comes with the model's first line. Before it, errors are
+// returned for the caller to answer: EINVALID (400), EUNAVAILABLE (503),
+// EUPSTREAM (502). After it they end the stream with an EventError and are
+// returned wrapping ErrStreamed. A cancelled ctx (client gone) or an error
+// from sink cancels the model call.
+func (s *Service) Chat(ctx context.Context, req ChatRequest, sink Sink) error {
 	if err := req.Validate(); err != nil {
 		return err
 	}
@@ -49,16 +30,17 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, w http.ResponseWrit
 	if err != nil {
 		return err
 	}
-	return s.boardChat(ctx, FeatureChat, system, req, w, nil)
+	return s.boardChat(ctx, FeatureChat, system, req, sink, nil)
 }
 
 // Subagent answers like Chat with a system prompt built around
-// req.CurrentPhase, and makes sure the answer ends with a fenced ```json
-// block holding exactly three suggested next actions
+// req.CurrentPhase, and makes sure the answer's text ends with a fenced
+// ```json block holding exactly three suggested next actions
 // ({"suggestions":[{"label","prompt"}×3]}): when the model's text lacks a
 // valid block, the model is asked once more for just the block (structured
 // output), and when that fails too, a block is synthesised from the phase.
-func (s *Service) Subagent(ctx context.Context, req ChatRequest, w http.ResponseWriter) error {
+// An added block follows an EventTextEnd, as a text of its own.
+func (s *Service) Subagent(ctx context.Context, req ChatRequest, sink Sink) error {
 	if err := req.Validate(); err != nil {
 		return err
 	}
@@ -72,7 +54,7 @@ func (s *Service) Subagent(ctx context.Context, req ChatRequest, w http.Response
 	if err != nil {
 		return err
 	}
-	return s.boardChat(ctx, FeatureSubagent, system, req, w, func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions {
+	return s.boardChat(ctx, FeatureSubagent, system, req, sink, func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions {
 		return s.ensureSuggestions(ctx, r, msgs, answer, phase)
 	})
 }
@@ -81,28 +63,27 @@ func (s *Service) Subagent(ctx context.Context, req ChatRequest, w http.Response
 // nil when the answer already ends with a valid one.
 type suggestFunc func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions
 
-func (s *Service) boardChat(ctx context.Context, f Feature, system string, req ChatRequest, w http.ResponseWriter, suggest suggestFunc) error {
+func (s *Service) boardChat(ctx context.Context, f Feature, system string, req ChatRequest, sink Sink, suggest suggestFunc) error {
 	r := s.newRun(f)
 	defer r.report(ctx)
 	ctx, cancel := withDeadline(ctx, s.cfg.Timeout)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
 
 	known := make(map[string]bool, len(req.BoardState.Notes))
 	for _, n := range req.BoardState.Notes {
 		known[n.ID] = true
 	}
 	msgs := append([]api.Message{{Role: "system", Content: system}}, toOllamaMessages(req.Messages)...)
-	out := newUIStream(w, deadline.Add(5*time.Second))
+	out := newEmitter(ctx, sink, s.cfg.NewID)
 	var calls []checkedCall
 	answer, err := r.call(ctx, "", &api.ChatRequest{Messages: msgs, Tools: toolsFor(boardToolNames)}, func(cr api.ChatResponse) error {
-		if err := out.begin(); err != nil {
-			return err
-		}
+		// The first line, even one without content, starts the answer:
+		// from here on the model is known to be answering.
+		out.begin()
 		out.reasoning(cr.Message.Thinking)
 		out.text(cr.Message.Content)
 		for _, tc := range cr.Message.ToolCalls {
-			c := checkToolCall(tc, boardToolNames, known)
+			c := checkToolCall(tc, boardToolNames, known, s.cfg.NewID)
 			if c.ErrorText != "" {
 				s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", f, "tool", c.Name, "error", c.ErrorText)
 			}
@@ -112,41 +93,27 @@ func (s *Service) boardChat(ctx context.Context, f Feature, system string, req C
 		return out.err
 	})
 	if err != nil {
-		return s.endWithError(ctx, out, err)
+		return out.fail(err)
 	}
 	if err := out.begin(); err != nil { // an answer with no line but done
-		return s.endWithError(ctx, out, err)
+		return out.fail(err)
 	}
 	if suggest != nil {
-		history := append(msgs, api.Message{Role: "assistant", Content: answerForHistory(answer.Message.Content, calls)})
-		if block := suggest(ctx, r, history, out.textSoFar.String()); block != nil {
+		text := answer.Message.Content
+		history := append(msgs, api.Message{Role: "assistant", Content: answerForHistory(text, calls)})
+		if block := suggest(ctx, r, history, text); block != nil {
 			if ctx.Err() != nil {
-				return s.endWithError(ctx, out, s.upstreamError(ctx, r.usage.Model, ctx.Err()))
+				return out.fail(s.upstreamError(ctx, r.usage.Model, ctx.Err()))
 			}
 			sep := ""
-			if strings.TrimSpace(out.textSoFar.String()) != "" {
+			if strings.TrimSpace(text) != "" {
 				sep = "\n\n"
 			}
-			out.endText() // a fresh text part after any tool call
+			out.textEnd() // the block is a text of its own
 			out.text(sep + block.Fenced())
 		}
 	}
-	if err := out.finish(); err != nil {
-		return streamedError(err)
-	}
-	return nil
-}
-
-// endWithError returns err unchanged when nothing was written, and
-// otherwise reports it in the stream and wraps it in ErrStreamed.
-func (s *Service) endWithError(ctx context.Context, out *uiStream, err error) error {
-	if !out.started {
-		return err
-	}
-	if ctx.Err() == nil || board.ErrorCode(err) != board.EINTERNAL {
-		out.fail(board.ErrorMessage(err))
-	}
-	return streamedError(err)
+	return out.finish(r.usage)
 }
 
 // answerForHistory is the assistant turn as the model should remember it

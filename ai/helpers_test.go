@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -43,11 +45,69 @@ func newService(tb testing.TB, fake *aitest.Server, mods ...func(*ai.Config)) (*
 	}
 }
 
-func find(cs []aitest.Chunk, typ string) []aitest.Chunk {
-	var out []aitest.Chunk
-	for _, c := range cs {
-		if c.Str("type") == typ {
-			out = append(out, c)
+// recorder is an ai.Sink that keeps every event it is given. When failOn
+// is set, it refuses the first event of that kind with errSinkGone, as a
+// client that went away would; when onEvent is set, it sees each event
+// first.
+type recorder struct {
+	mu      sync.Mutex
+	events  []ai.Event
+	failOn  ai.EventKind
+	onEvent func(ai.Event)
+}
+
+// errSinkGone is the error a failing recorder returns.
+var errSinkGone = errors.New("recorder: the client went away")
+
+func (r *recorder) Event(ctx context.Context, e ai.Event) error {
+	if ctx == nil {
+		return errors.New("recorder: nil context")
+	}
+	if r.onEvent != nil {
+		r.onEvent(e)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failOn != 0 && e.Kind == r.failOn {
+		return errSinkGone
+	}
+	r.events = append(r.events, e)
+	return nil
+}
+
+// all returns the events received so far.
+func (r *recorder) all() []ai.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// kinds lists the kinds of the events received, in order.
+func (r *recorder) kinds() []string {
+	var out []string
+	for _, e := range r.all() {
+		out = append(out, e.Kind.String())
+	}
+	return out
+}
+
+// text joins the deltas of the text events.
+func (r *recorder) text() string {
+	var b strings.Builder
+	for _, e := range r.all() {
+		if e.Kind == ai.EventText {
+			b.WriteString(e.Delta)
+		}
+	}
+	return b.String()
+}
+
+// of returns the events of one kind.
+func (r *recorder) of(k ai.EventKind) []ai.Event {
+	var out []ai.Event
+	for _, e := range r.all() {
+		if e.Kind == k {
+			out = append(out, e)
 		}
 	}
 	return out

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"corkboard/board"
@@ -41,14 +39,16 @@ func Commands() []string {
 func commandPrompt(c string) string { return "note-ai-" + c + ".md" }
 func commandSkill(c string) string  { return commands[c] }
 
-// NoteAI writes a note for req.Prompt as a plain text stream
-// "TITLE: <title>\n---\n<body>", with an agentic loop of at most MaxSteps
-// model calls that may search and read the board's notes (req.AllNotes),
-// load a writing guide, and delegate a technical question to the
-// programmer model. Errors follow Chat: before the first byte they are
-// returned for the handler to map; after it the stream just ends and the
-// error wraps ErrStreamed.
-func (s *Service) NoteAI(ctx context.Context, req NoteAIRequest, w http.ResponseWriter) error {
+// NoteAI writes a note for req.Prompt as a stream of EventText whose text
+// is "TITLE: <title>\n---\n<body>", with an agentic loop of at most
+// MaxSteps model calls that may search and read the board's notes
+// (req.AllNotes), load a writing guide, and delegate a technical question
+// to the programmer model. The loop's own tool calls are the server's
+// business and are not events. EventStart comes just before the first
+// text of the note; errors follow Chat: before it they are returned for
+// the caller to answer; after it they end the stream with an EventError
+// and wrap ErrStreamed.
+func (s *Service) NoteAI(ctx context.Context, req NoteAIRequest, sink Sink) error {
 	if err := req.Validate(); err != nil {
 		return err
 	}
@@ -56,13 +56,13 @@ func (s *Service) NoteAI(ctx context.Context, req NoteAIRequest, w http.Response
 	if err != nil {
 		return err
 	}
-	return s.noteLoop(ctx, system, req, w)
+	return s.noteLoop(ctx, system, req, sink)
 }
 
 // NoteCommand runs one note-ai command (see Commands) like NoteAI, with the
 // command's own system prompt and writing guide. An unknown command is an
 // EINVALID error on field "command" whose message lists the commands.
-func (s *Service) NoteCommand(ctx context.Context, command string, req NoteAIRequest, w http.ResponseWriter) error {
+func (s *Service) NoteCommand(ctx context.Context, command string, req NoteAIRequest, sink Sink) error {
 	skill, ok := commands[command]
 	if !ok {
 		return &board.Error{Code: board.EINVALID, Field: "command",
@@ -79,15 +79,14 @@ func (s *Service) NoteCommand(ctx context.Context, command string, req NoteAIReq
 	if err != nil {
 		return err
 	}
-	return s.noteLoop(ctx, system, req, w)
+	return s.noteLoop(ctx, system, req, sink)
 }
 
-func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest, w http.ResponseWriter) error {
+func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest, sink Sink) error {
 	r := s.newRun(FeatureNoteAI)
 	defer r.report(ctx)
 	ctx, cancel := withDeadline(ctx, s.cfg.Timeout)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
 
 	user, err := renderPrompt("note-ai-request", map[string]any{
 		"Prompt":      strings.TrimSpace(req.Prompt),
@@ -98,14 +97,9 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 	if err != nil {
 		return err
 	}
-	out := newTextStream(w, deadline.Add(5*time.Second))
-	f := &noteFormatter{out: out, fallbackTitle: req.NoteTitle}
-	fail := func(err error) error {
-		if out.started {
-			return streamedError(err)
-		}
-		return err
-	}
+	out := newEmitter(ctx, sink, s.cfg.NewID)
+	f := &noteFormatter{out: out.text, fallbackTitle: req.NoteTitle}
+	fail := out.fail
 	msgs := []api.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
 	for step := 1; step <= MaxSteps; step++ {
 		creq := &api.ChatRequest{Messages: msgs}
@@ -154,10 +148,7 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 			msgs = append(msgs, api.Message{Role: "tool", ToolName: tc.Function.Name, ToolCallID: tc.ID, Content: result})
 		}
 	}
-	if out.err != nil {
-		return streamedError(out.err)
-	}
-	return nil
+	return out.finish(r.usage) // the sink's error, if a write of the last step failed
 }
 
 // runNoteTool executes one tool call of the note-ai loop and returns the
@@ -165,7 +156,7 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 // results too (the model can correct itself); only a request that ended
 // is an error.
 func (s *Service) runNoteTool(ctx context.Context, r *run, req NoteAIRequest, tc api.ToolCall) (string, error) {
-	c := checkToolCall(tc, noteToolNames, nil)
+	c := checkToolCall(tc, noteToolNames, nil, s.cfg.NewID)
 	if c.ErrorText != "" {
 		s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", FeatureNoteAI, "tool", c.Name, "error", c.ErrorText)
 		return jsonText(map[string]string{"error": c.ErrorText}), nil

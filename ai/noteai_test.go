@@ -3,7 +3,6 @@ package ai_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -50,17 +49,20 @@ func toolResult(t *testing.T, msgs []api.Message, callID string) map[string]any 
 func TestNoteAI_StreamsTitleFormat(t *testing.T) {
 	fake := aitest.New(t, aitest.Always(aitest.Transcript(t, "testdata/note-ai-answer.ndjson")))
 	svc, _ := newService(t, fake)
-	rec := httptest.NewRecorder()
+	rec := &recorder{}
 
 	if err := svc.NoteAI(t.Context(), noteRequest("Write a PRD for passwordless login"), rec); err != nil {
 		t.Fatalf("NoteAI: %v", err)
 	}
-	if got, want := rec.Header().Get("Content-Type"), "text/plain; charset=utf-8"; got != want {
-		t.Errorf("Content-Type = %q, want %q", got, want)
-	}
 	want := "TITLE: Passwordless login PRD\n---\n## Summary\nUsers sign in with a one-time code sent by e-mail.\n\n## Open questions\n- Code lifetime: TBD"
-	if got := rec.Body.String(); got != want {
-		t.Errorf("body:\n%q\nwant:\n%q", got, want)
+	if got := rec.text(); got != want {
+		t.Errorf("text:\n%q\nwant:\n%q", got, want)
+	}
+	// The body streams as the model writes it: one event per piece after
+	// the header, not one at the end.
+	kinds := rec.kinds()
+	if kinds[0] != "start" || kinds[len(kinds)-1] != "finish" || len(rec.of(ai.EventText)) < 4 {
+		t.Errorf("event kinds = %v, want start, the text in several pieces, finish", kinds)
 	}
 	req := fake.Requests()[0]
 	if len(req.Tools) != 4 {
@@ -87,11 +89,11 @@ func TestNoteAI_Repairs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := aitest.New(t, aitest.Always(tt.reply))
 			svc, _ := newService(t, fake)
-			rec := httptest.NewRecorder()
+			rec := &recorder{}
 			if err := svc.NoteAI(t.Context(), noteRequest("write"), rec); err != nil {
 				t.Fatalf("NoteAI: %v", err)
 			}
-			if got := rec.Body.String(); got != tt.want {
+			if got := rec.text(); got != tt.want {
 				t.Errorf("body = %q, want %q", got, tt.want)
 			}
 		})
@@ -114,12 +116,12 @@ func TestNoteAI_ToolLoop(t *testing.T) {
 		aitest.Text("TITLE: Login PRD\n---\nLinks expire after 15 minutes."),
 	), aitest.WithModels("qwen3:4b", "qwen2.5-coder:7b"))
 	svc, usage := newService(t, fake, func(c *ai.Config) { c.Models = map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder:7b"} })
-	rec := httptest.NewRecorder()
+	rec := &recorder{}
 
 	if err := svc.NoteAI(t.Context(), noteRequest("Write a PRD"), rec); err != nil {
 		t.Fatalf("NoteAI: %v", err)
 	}
-	if got, want := rec.Body.String(), "TITLE: Login PRD\n---\nLinks expire after 15 minutes."; got != want {
+	if got, want := rec.text(), "TITLE: Login PRD\n---\nLinks expire after 15 minutes."; got != want {
 		t.Errorf("body = %q, want %q (narration of tool steps must not leak)", got, want)
 	}
 	reqs := fake.Requests()
@@ -166,7 +168,7 @@ func TestNoteAI_StepLimit(t *testing.T) {
 		return aitest.Calls(aitest.ToolCall{ID: fmt.Sprintf("c%d", c.N), Name: "searchNotes", Args: `{"query":"login"}`})
 	})
 	svc, _ := newService(t, fake)
-	rec := httptest.NewRecorder()
+	rec := &recorder{}
 
 	if err := svc.NoteAI(t.Context(), noteRequest("Write a PRD"), rec); err != nil {
 		t.Fatalf("NoteAI: %v", err)
@@ -183,7 +185,7 @@ func TestNoteAI_StepLimit(t *testing.T) {
 	if last := reqs[ai.MaxSteps-1].Messages; !strings.Contains(last[len(last)-1].Content, "without calling tools") {
 		t.Errorf("last step does not ask for the final answer: %q", last[len(last)-1].Content)
 	}
-	if got, want := rec.Body.String(), "TITLE: Done\n---\nForced answer."; got != want {
+	if got, want := rec.text(), "TITLE: Done\n---\nForced answer."; got != want {
 		t.Errorf("body = %q, want %q", got, want)
 	}
 }
@@ -191,10 +193,10 @@ func TestNoteAI_StepLimit(t *testing.T) {
 func TestNoteAI_EmptyAnswerIsUpstreamError(t *testing.T) {
 	fake := aitest.New(t, aitest.Always(aitest.Text("")))
 	svc, _ := newService(t, fake)
-	rec := httptest.NewRecorder()
+	rec := &recorder{}
 	wantCode(t, svc.NoteAI(t.Context(), noteRequest("Write"), rec), board.EUPSTREAM)
-	if rec.Body.Len() != 0 {
-		t.Errorf("wrote %q", rec.Body.String())
+	if kinds := rec.kinds(); len(kinds) != 0 {
+		t.Errorf("delivered %v before failing", kinds)
 	}
 	if n := len(fake.Requests()); n != ai.MaxSteps {
 		t.Errorf("model calls = %d, want %d (nudged until the step limit)", n, ai.MaxSteps)
@@ -204,14 +206,17 @@ func TestNoteAI_EmptyAnswerIsUpstreamError(t *testing.T) {
 func TestNoteAI_ErrorAfterStart(t *testing.T) {
 	fake := aitest.New(t, aitest.Always(aitest.Reply{Text: []string{"TITLE: X\n---\nHalf"}, ErrorLine: "model runner has unexpectedly stopped"}))
 	svc, _ := newService(t, fake)
-	rec := httptest.NewRecorder()
+	rec := &recorder{}
 	err := svc.NoteAI(t.Context(), noteRequest("Write"), rec)
 	wantCode(t, err, board.EUPSTREAM)
 	if !ai.Streamed(err) {
 		t.Errorf("Streamed(err) = false after the body started")
 	}
-	if got := rec.Body.String(); got != "TITLE: X\n---\nHalf" {
-		t.Errorf("body = %q", got)
+	if got := rec.text(); got != "TITLE: X\n---\nHalf" {
+		t.Errorf("text = %q", got)
+	}
+	if diff := cmp.Diff([]string{"start", "text", "text", "error"}, rec.kinds()); diff != "" {
+		t.Errorf("event kinds (-want +got):\n%s", diff)
 	}
 }
 
@@ -225,7 +230,7 @@ func TestNoteCommand(t *testing.T) {
 	t.Run("ErrUnknown", func(t *testing.T) {
 		fake := aitest.New(t, aitest.Always(aitest.Text("unused")))
 		svc, _ := newService(t, fake)
-		err := svc.NoteCommand(t.Context(), "generate-poem", noteRequest(""), httptest.NewRecorder())
+		err := svc.NoteCommand(t.Context(), "generate-poem", noteRequest(""), &recorder{})
 		be := wantCode(t, err, board.EINVALID)
 		for _, c := range ai.Commands() {
 			if !strings.Contains(be.Message, c) {
@@ -240,13 +245,13 @@ func TestNoteCommand(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			fake := aitest.New(t, aitest.Always(aitest.Text("TITLE: T\n---\nB")))
 			svc, _ := newService(t, fake)
-			rec := httptest.NewRecorder()
+			rec := &recorder{}
 			// Commands work without a prompt: the note is the input.
 			if err := svc.NoteCommand(t.Context(), c, noteRequest(""), rec); err != nil {
 				t.Fatalf("NoteCommand: %v", err)
 			}
-			if rec.Body.String() != "TITLE: T\n---\nB" {
-				t.Errorf("body = %q", rec.Body.String())
+			if rec.text() != "TITLE: T\n---\nB" {
+				t.Errorf("body = %q", rec.text())
 			}
 			sys := fake.Requests()[0].Messages[0].Content
 			if !strings.Contains(sys, "# Writing guide") || !strings.Contains(sys, "TITLE:") {
@@ -258,7 +263,7 @@ func TestNoteCommand(t *testing.T) {
 		fake := aitest.New(t, aitest.Always(aitest.Text("TITLE: T\n---\nB")))
 		svc, _ := newService(t, fake)
 		for _, c := range ai.Commands() {
-			if err := svc.NoteCommand(t.Context(), c, noteRequest(""), httptest.NewRecorder()); err != nil {
+			if err := svc.NoteCommand(t.Context(), c, noteRequest(""), &recorder{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/ollama/ollama/api"
 )
 
@@ -29,11 +28,12 @@ var noteIDTools = []string{"updateNote", "deleteNote", "expandNote"}
 // tool, after a light repair that small models need: arguments the schema
 // does not know are dropped, and so is an optional enum argument (a colour,
 // a type) with a value outside the enum. knownNotes, when not nil, is the
-// set of note IDs on the board.
-func checkToolCall(tc api.ToolCall, allowed []string, knownNotes map[string]bool) checkedCall {
+// set of note IDs on the board. newID names a call the model left
+// without an id.
+func checkToolCall(tc api.ToolCall, allowed []string, knownNotes map[string]bool, newID func() string) checkedCall {
 	c := checkedCall{ID: tc.ID, Name: tc.Function.Name}
 	if c.ID == "" {
-		c.ID = "call_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+		c.ID = "call_" + strings.ReplaceAll(newID(), "-", "")
 	}
 	args := tc.Function.Arguments.ToMap()
 	if args == nil {

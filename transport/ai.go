@@ -288,7 +288,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequ
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	req, err := s.decodeChat(w, r)
 	if err == nil {
-		err = s.ai.Chat(r.Context(), req, w)
+		err = s.ai.Chat(r.Context(), req, newUIMessageStream(w))
 	}
 	if err != nil {
 		s.aiFailed(w, r, err)
@@ -300,7 +300,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
 	req, err := s.decodeChat(w, r)
 	if err == nil {
-		err = s.ai.Subagent(r.Context(), req, w)
+		err = s.ai.Subagent(r.Context(), req, newUIMessageStream(w))
 	}
 	if err != nil {
 		s.aiFailed(w, r, err)
@@ -313,7 +313,7 @@ func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
 	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.Validate, &req.BoardID)
 	if err == nil {
-		err = s.ai.NoteAI(r.Context(), req, w)
+		err = s.ai.NoteAI(r.Context(), req, newTextStream(w))
 	}
 	if err != nil {
 		s.aiFailed(w, r, err)
@@ -326,7 +326,7 @@ func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
 	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.ValidateCommand, &req.BoardID)
 	if err == nil {
-		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, w)
+		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, newTextStream(w))
 	}
 	if err != nil {
 		s.aiFailed(w, r, err)

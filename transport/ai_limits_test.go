@@ -1,14 +1,10 @@
 package transport_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +13,6 @@ import (
 	"corkboard/ai/aitest"
 	"corkboard/billing"
 	"corkboard/board"
-	"corkboard/transport"
 )
 
 // TestAIQuota: the call that reaches the monthly credits exactly passes;
@@ -292,68 +287,5 @@ func TestAIRouteMethods(t *testing.T) {
 	}
 	if r := e.post("/api/canvas/note-ai/generate-prd/extra", ada, noteAIRequest(aiBoard)); r.status != http.StatusNotFound {
 		t.Fatalf("a path below a command: %d, want 404", r.status)
-	}
-}
-
-// TestAIChatAISDKParser runs the AI SDK's own stream parser and useChat's
-// state machine (ai/testdata/verify-ui-stream.mjs) over a real chat answer
-// from the whole stack, session cookie included, and fails on any chunk it
-// rejects. Skipped unless CORKBOARD_AI_SDK_DIR is set (make test sets it).
-func TestAIChatAISDKParser(t *testing.T) {
-	dir := aitest.AISDKDir(t)
-
-	e := newAIEnv(t)
-	ada := e.claim("ada@example.com", aiBoard)
-	tests := []struct {
-		name        string
-		path        string
-		body        map[string]any
-		script      aitest.Script
-		expectError bool
-	}{
-		{name: "ChatTextAndTools", path: "/api/canvas/chat", body: chatRequest(aiBoard), script: aitest.Always(aiRoutes()[0].reply)},
-		{name: "SubagentReasked", path: "/api/canvas/subagent", body: subagentRequest(aiBoard), script: aitest.Seq(
-			aitest.Calls(aitest.ToolCall{Name: "createPlaceholderNote", Args: `{"title":"Risks"}`}),
-			aitest.JSON(`{"suggestions":[{"label":"a","prompt":"b"},{"label":"c","prompt":"d"},{"label":"e","prompt":"f"}]}`),
-		)},
-		{name: "ErrorMidStream", path: "/api/canvas/chat", body: chatRequest(aiBoard), expectError: true,
-			script: aitest.Always(aitest.Reply{Text: []string{"Half an answer"}, ErrorLine: "model crashed"})},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e.setScript(tt.script)
-			b, err := json.Marshal(tt.body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bodyFile := filepath.Join(t.TempDir(), "body.json")
-			if err := os.WriteFile(bodyFile, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			args := []string{filepath.Join("..", "ai", "testdata", "verify-ui-stream.mjs"), e.srv.URL + tt.path, bodyFile}
-			if tt.expectError {
-				args = append(args, "--expect-error")
-			}
-			headers, _ := json.Marshal(map[string]string{"cookie": fmt.Sprintf("%s=%s", transport.SessionCookie, ada)})
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "node", args...)
-			cmd.Env = append(os.Environ(), "AI_SDK_DIR="+dir, "VERIFY_HEADERS="+string(headers))
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("the AI SDK rejected the stream: %v\n%s", err, stderr.String())
-			}
-			var res struct {
-				ChunkTypes []string `json:"chunkTypes"`
-			}
-			if err := json.Unmarshal(out, &res); err != nil {
-				t.Fatalf("verifier output: %v\n%s", err, out)
-			}
-			if !slices.Contains(res.ChunkTypes, "text-delta") && !slices.Contains(res.ChunkTypes, "tool-input-available") {
-				t.Fatalf("chunk types=%v: the verifier saw no content", res.ChunkTypes)
-			}
-		})
 	}
 }

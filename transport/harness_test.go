@@ -61,6 +61,9 @@ type envConfig struct {
 	ai        bool
 	ollamaURL string
 	aiClient  *http.Client
+	// aiIDs makes the AI service's ids (message ids, missing tool call
+	// ids) a counter, e.aiIDs, instead of random UUIDs.
+	aiIDs     bool
 	changelog changelog.Options
 	// logger replaces the captured logger (e.logs is nil then).
 	logger *slog.Logger
@@ -126,6 +129,10 @@ func withOllamaURL(u string) option { return func(c *envConfig) { c.ai, c.ollama
 // withAIClient is the HTTP client the AI service reaches Ollama with.
 func withAIClient(client *http.Client) option { return func(c *envConfig) { c.aiClient = client } }
 
+// withCountedAIIDs numbers the ids the AI service makes up ("id-1", …,
+// counted by e.aiIDs), so that whole answers can be compared byte for byte.
+func withCountedAIIDs() option { return func(c *envConfig) { c.aiIDs = true } }
+
 // withChangelog sets the changelog's options (its logger is the env's).
 func withChangelog(o changelog.Options) option { return func(c *envConfig) { c.changelog = o } }
 
@@ -165,6 +172,7 @@ type env struct {
 	ai      *ai.Service
 	fake    *aitest.Server // nil without the AI service
 	script  atomic.Pointer[aitest.Script]
+	aiIDs   atomic.Int64 // the last id made with withCountedAIIDs
 
 	mu     sync.Mutex
 	served map[string][]chan struct{}
@@ -220,7 +228,11 @@ func newEnv(tb testing.TB, opts ...option) *env {
 	if cfg.ai {
 		e.fake = aitest.New(tb, func(c aitest.Call) aitest.Reply { return (*e.script.Load())(c) })
 		url := cmp.Or(cfg.ollamaURL, e.fake.URL)
-		if e.ai, err = ai.New(ai.Config{OllamaURL: url, Model: "qwen3:4b", Logger: e.log}, cfg.aiClient); err != nil {
+		aiCfg := ai.Config{OllamaURL: url, Model: "qwen3:4b", Logger: e.log}
+		if cfg.aiIDs {
+			aiCfg.NewID = func() string { return fmt.Sprintf("id-%d", e.aiIDs.Add(1)) }
+		}
+		if e.ai, err = ai.New(aiCfg, cfg.aiClient); err != nil {
 			tb.Fatal(err)
 		}
 	}

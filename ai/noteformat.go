@@ -1,54 +1,11 @@
 package ai
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"corkboard/board"
 )
-
-// textStream writes a plain text answer (text/plain; charset=utf-8),
-// flushing every piece. Like uiStream, it writes nothing until the first
-// piece, so errors before it can still become a JSON error response.
-type textStream struct {
-	w        http.ResponseWriter
-	rc       *http.ResponseController
-	deadline time.Time
-	started  bool
-	err      error
-}
-
-func newTextStream(w http.ResponseWriter, deadline time.Time) *textStream {
-	return &textStream{w: w, rc: http.NewResponseController(w), deadline: deadline}
-}
-
-func (t *textStream) write(s string) {
-	if t.err != nil || s == "" {
-		return
-	}
-	if !t.started {
-		t.started = true
-		h := t.w.Header()
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		h.Set("X-Content-Type-Options", "nosniff")
-		_ = t.rc.SetWriteDeadline(t.deadline)
-		t.w.WriteHeader(http.StatusOK)
-	}
-	if _, err := io.WriteString(t.w, s); err != nil {
-		t.err = fmt.Errorf("ai: write text stream: %w", err)
-		return
-	}
-	if err := t.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		t.err = fmt.Errorf("ai: flush text stream: %w", err)
-	}
-}
 
 // noteFormatter turns the model's answer into the note-ai format
 // "TITLE: <title>\n---\n<body>", streaming it as it comes when the model
@@ -62,7 +19,8 @@ func (t *textStream) write(s string) {
 // without, it is the answer, and a title is found for it (a leading
 // Markdown heading, else the note's current title, else "Untitled note").
 type noteFormatter struct {
-	out           *textStream
+	// out receives the note's text; its errors are the emitter's to keep.
+	out           func(string) error
 	fallbackTitle string
 	pending       strings.Builder
 	header        bool
@@ -110,7 +68,7 @@ func (f *noteFormatter) tryHeader() {
 	}
 	f.header = true
 	f.pending.Reset()
-	f.out.write(titlePrefix + " " + cleanTitle(line[len(titlePrefix):]) + "\n---\n")
+	f.out(titlePrefix + " " + cleanTitle(line[len(titlePrefix):]) + "\n---\n")
 	f.body(body)
 }
 
@@ -128,7 +86,7 @@ func (f *noteFormatter) body(s string) {
 		s = string([]rune(s)[:room])
 	}
 	f.bodyRunes += utf8.RuneCountInString(s)
-	f.out.write(s)
+	f.out(s)
 }
 
 // endStep ends one model step and reports whether the answer is complete.
@@ -144,7 +102,7 @@ func (f *noteFormatter) endStep(hadTools bool) bool {
 	}
 	title, body := splitNote(text, f.fallbackTitle)
 	f.header = true
-	f.out.write(titlePrefix + " " + title + "\n---\n")
+	f.out(titlePrefix + " " + title + "\n---\n")
 	f.body(body)
 	return true
 }

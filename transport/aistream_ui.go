@@ -1,15 +1,16 @@
-package ai
+package transport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/tmaxmax/go-sse"
+
+	"corkboard/ai"
+	"corkboard/board"
 )
 
 // A UI message stream chunk, one struct per chunk type so that each carries
@@ -51,35 +52,69 @@ type (
 	}
 )
 
-// uiStream writes one assistant message as an AI SDK UI message stream
-// (SSE). Nothing reaches the client before begin, so a handler can still
-// answer an ordinary JSON error (503 when Ollama is down) until the model's
-// first line arrives. It keeps the order the client enforces: start,
-// start-step, text parts opened before their deltas and closed before a
-// tool call or the end, finish-step, finish, [DONE].
-type uiStream struct {
-	w        http.ResponseWriter
-	rc       *http.ResponseController
-	deadline time.Time
+// uiMessageStream renders an ai answer as an AI SDK UI message stream
+// (SSE, ai-protocols.md §1) on w: it is the ai.Sink of chat and subagent.
+// Nothing is written before ai.EventStart, so until the model answers the
+// handler can still answer a JSON error. It keeps the order the client
+// enforces: start, start-step, text and reasoning parts opened before their
+// deltas and closed before a tool call, another part or the end,
+// finish-step, finish or error, [DONE]. Each chunk is written and flushed
+// on its own; the route's aiWriteDeadlines bounds every write.
+type uiMessageStream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
 
-	started   bool
-	done      bool
-	err       error // first write error; later writes are skipped
-	nextID    int
-	textID    string // open text part, "" when none
-	reasonID  string // open reasoning part
-	stepOpen  bool
-	textSoFar strings.Builder // all text of the message, for the suggestion check
+	started  bool
+	done     bool
+	err      error // first write error; later writes are skipped
+	nextID   int
+	textID   string // open text part, "" when none
+	reasonID string // open reasoning part
+	stepOpen bool
 }
 
-func newUIStream(w http.ResponseWriter, deadline time.Time) *uiStream {
-	return &uiStream{w: w, rc: http.NewResponseController(w), deadline: deadline}
+var _ ai.Sink = (*uiMessageStream)(nil)
+
+func newUIMessageStream(w http.ResponseWriter) *uiMessageStream {
+	return &uiMessageStream{w: w, rc: http.NewResponseController(w)}
 }
 
-// begin writes the headers, start and start-step once.
-func (s *uiStream) begin() error {
+// Event renders one event and returns the first write error, which stops
+// the answer.
+func (s *uiMessageStream) Event(_ context.Context, e ai.Event) error {
+	if (e.Kind != ai.EventStart && !s.started) || s.done {
+		return fmt.Errorf("transport: UI message stream: %s event out of order", e.Kind)
+	}
+	switch e.Kind {
+	case ai.EventStart:
+		s.begin(e.MessageID)
+	case ai.EventReasoning:
+		s.reasoning(e.Delta)
+	case ai.EventText:
+		s.text(e.Delta)
+	case ai.EventTextEnd:
+		s.endText()
+	case ai.EventToolCall:
+		s.tool(e.ToolCall)
+	case ai.EventFinish:
+		s.done = true
+		s.closeParts()
+		s.send(chunkBare{Type: "finish"})
+		s.writeEvent("[DONE]")
+	case ai.EventError:
+		// useChat shows the error chunk as the chat's error.
+		s.done = true
+		s.closeParts()
+		s.send(chunkError{Type: "error", ErrorText: board.ErrorMessage(e.Err)})
+		s.writeEvent("[DONE]")
+	}
+	return s.err
+}
+
+// begin writes the headers, start and start-step.
+func (s *uiMessageStream) begin(messageID string) {
 	if s.started {
-		return s.err
+		return
 	}
 	s.started = true
 	h := s.w.Header()
@@ -88,29 +123,20 @@ func (s *uiStream) begin() error {
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 	h.Set("X-Accel-Buffering", "no")
-	// The server's WriteTimeout may be shorter than a model answer; the
-	// request's own deadline bounds every write instead. Writers that do
-	// not support deadlines (recorders, some middleware) are fine.
-	_ = s.rc.SetWriteDeadline(s.deadline)
 	s.w.WriteHeader(http.StatusOK)
-	s.send(chunkStart{Type: "start", MessageID: "msg-" + uuid.NewString()})
-	s.startStep()
-	return s.err
-}
-
-func (s *uiStream) startStep() {
+	s.send(chunkStart{Type: "start", MessageID: messageID})
 	s.send(chunkBare{Type: "start-step"})
 	s.stepOpen = true
 }
 
 // send frames one chunk as `data: <json>\n\n` and flushes it.
-func (s *uiStream) send(chunk any) {
+func (s *uiMessageStream) send(chunk any) {
 	if s.err != nil {
 		return
 	}
 	b, err := json.Marshal(chunk)
 	if err != nil {
-		s.err = fmt.Errorf("ai: encode chunk: %w", err)
+		s.err = fmt.Errorf("transport: encode UI chunk: %w", err)
 		return
 	}
 	s.writeEvent(string(b))
@@ -119,38 +145,38 @@ func (s *uiStream) send(chunk any) {
 // writeEvent writes one SSE event whose data is a single line. go-sse's
 // Message frames it; json.Marshal never emits a raw newline, so the event
 // is exactly one `data:` line, and "[DONE]" frames as `data: [DONE]`.
-func (s *uiStream) writeEvent(data string) {
+func (s *uiMessageStream) writeEvent(data string) {
+	if s.err != nil {
+		return
+	}
 	var m sse.Message
 	m.AppendData(data)
 	if _, err := m.WriteTo(s.w); err != nil {
-		s.err = fmt.Errorf("ai: write stream: %w", err)
+		s.err = fmt.Errorf("transport: write UI stream: %w", err)
 		return
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.err = fmt.Errorf("ai: flush stream: %w", err)
+		s.err = fmt.Errorf("transport: flush UI stream: %w", err)
 	}
 }
 
-func (s *uiStream) newID(prefix string) string {
+// partID names a new part; text and reasoning parts share the count.
+func (s *uiMessageStream) partID(prefix string) string {
 	s.nextID++
 	return fmt.Sprintf("%s-%d", prefix, s.nextID)
 }
 
 // text streams a piece of the answer, opening a text part when needed.
-func (s *uiStream) text(delta string) {
-	if delta == "" {
-		return
-	}
+func (s *uiMessageStream) text(delta string) {
 	s.endReasoning()
 	if s.textID == "" {
-		s.textID = s.newID("text")
+		s.textID = s.partID("text")
 		s.send(chunkID{Type: "text-start", ID: s.textID})
 	}
-	s.textSoFar.WriteString(delta)
 	s.send(chunkDelta{Type: "text-delta", ID: s.textID, Delta: delta})
 }
 
-func (s *uiStream) endText() {
+func (s *uiMessageStream) endText() {
 	if s.textID != "" {
 		s.send(chunkID{Type: "text-end", ID: s.textID})
 		s.textID = ""
@@ -158,29 +184,26 @@ func (s *uiStream) endText() {
 }
 
 // reasoning streams model thinking, when a model sends it anyway.
-func (s *uiStream) reasoning(delta string) {
-	if delta == "" {
-		return
-	}
+func (s *uiMessageStream) reasoning(delta string) {
 	s.endText()
 	if s.reasonID == "" {
-		s.reasonID = s.newID("reasoning")
+		s.reasonID = s.partID("reasoning")
 		s.send(chunkID{Type: "reasoning-start", ID: s.reasonID})
 	}
 	s.send(chunkDelta{Type: "reasoning-delta", ID: s.reasonID, Delta: delta})
 }
 
-func (s *uiStream) endReasoning() {
+func (s *uiMessageStream) endReasoning() {
 	if s.reasonID != "" {
 		s.send(chunkID{Type: "reasoning-end", ID: s.reasonID})
 		s.reasonID = ""
 	}
 }
 
-// tool sends a validated tool call: tool-input-available, or
+// tool sends a checked tool call: tool-input-available, or
 // tool-input-error when its arguments were rejected. Ollama delivers each
 // call whole, so no tool-input-start/-delta is needed.
-func (s *uiStream) tool(c checkedCall) {
+func (s *uiMessageStream) tool(c ai.ToolCall) {
 	s.endText()
 	s.endReasoning()
 	input := c.Input
@@ -194,35 +217,12 @@ func (s *uiStream) tool(c checkedCall) {
 	s.send(chunkToolInput{Type: "tool-input-available", ToolCallID: c.ID, ToolName: c.Name, Input: input})
 }
 
-func (s *uiStream) closeParts() {
+// closeParts closes the open part and the step, before the end.
+func (s *uiMessageStream) closeParts() {
 	s.endText()
 	s.endReasoning()
 	if s.stepOpen {
 		s.send(chunkBare{Type: "finish-step"})
 		s.stepOpen = false
 	}
-}
-
-// finish ends the message normally.
-func (s *uiStream) finish() error {
-	if s.done {
-		return s.err
-	}
-	s.done = true
-	s.closeParts()
-	s.send(chunkBare{Type: "finish"})
-	s.writeEvent("[DONE]")
-	return s.err
-}
-
-// fail ends a started message with an error chunk, which useChat shows as
-// the chat's error.
-func (s *uiStream) fail(errText string) {
-	if s.done {
-		return
-	}
-	s.done = true
-	s.closeParts()
-	s.send(chunkError{Type: "error", ErrorText: errText})
-	s.writeEvent("[DONE]")
 }

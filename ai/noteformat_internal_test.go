@@ -1,24 +1,22 @@
 package ai
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // formatNote runs text through a noteFormatter in the given chunks, as
 // one final step, and returns what the client would receive.
 func formatNote(chunks []string) string {
-	rec := httptest.NewRecorder()
-	f := &noteFormatter{out: newTextStream(rec, time.Now().Add(time.Minute)), fallbackTitle: "Fallback"}
+	var out strings.Builder
+	f := &noteFormatter{out: func(s string) error { out.WriteString(s); return nil }, fallbackTitle: "Fallback"}
 	for _, c := range chunks {
 		f.write(c)
 	}
 	if !f.endStep(false) {
 		return ""
 	}
-	return rec.Body.String()
+	return out.String()
 }
 
 // split cuts s at the byte offsets in cuts (taken modulo len(s)).

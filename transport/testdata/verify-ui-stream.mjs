@@ -1,12 +1,12 @@
 // verify-ui-stream.mjs checks one AI SDK UI message stream with the `ai`
 // package's own code, the way useChat would read it. Run by
-// ai/aisdk_test.go; by hand:
+// transport/aistream_test.go; by hand:
 //
 //   AI_SDK_DIR=/abs/dir/with/node_modules node verify-ui-stream.mjs URL BODY.json [--expect-error]
 //
 // VERIFY_HEADERS, when set, is a JSON object of extra request headers (for
 // example {"cookie": "session=…"} to call the real route with a session;
-// transport/ai_test.go does). An environment variable rather than an
+// transport/aistream_test.go does). An environment variable rather than an
 // argument keeps the session out of the process list.
 //
 // It POSTs BODY.json to URL, then

@@ -1,0 +1,63 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"corkboard/ai"
+)
+
+// textStream renders an ai answer as a plain text stream
+// (text/plain; charset=utf-8, read by useCompletion's 'text' protocol): the
+// ai.Sink of note-ai and its commands. Only the text is written, each piece
+// flushed as it comes; reasoning and tool calls have no place in the
+// format, and an answer that fails after it began just ends. Nothing is
+// written before ai.EventStart, so until then the handler can still answer
+// a JSON error. The route's aiWriteDeadlines bounds every write.
+type textStream struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	err     error
+}
+
+var _ ai.Sink = (*textStream)(nil)
+
+func newTextStream(w http.ResponseWriter) *textStream {
+	return &textStream{w: w, rc: http.NewResponseController(w)}
+}
+
+// Event renders one event and returns the first write error, which stops
+// the answer.
+func (t *textStream) Event(_ context.Context, e ai.Event) error {
+	if t.err != nil {
+		return t.err
+	}
+	switch e.Kind {
+	case ai.EventStart:
+		if !t.started {
+			t.started = true
+			h := t.w.Header()
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+			h.Set("Cache-Control", "no-cache")
+			h.Set("X-Accel-Buffering", "no")
+			h.Set("X-Content-Type-Options", "nosniff")
+			t.w.WriteHeader(http.StatusOK)
+		}
+	case ai.EventText:
+		if !t.started {
+			return fmt.Errorf("transport: text stream: %s event before start", e.Kind)
+		}
+		if _, err := io.WriteString(t.w, e.Delta); err != nil {
+			t.err = fmt.Errorf("transport: write text stream: %w", err)
+			return t.err
+		}
+		if err := t.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			t.err = fmt.Errorf("transport: flush text stream: %w", err)
+		}
+	}
+	return t.err
+}
