@@ -40,8 +40,9 @@ func (g *gcra) full(now time.Time) bool { return !g.tat.After(now) }
 // interval. A live connection's push budget is one, and so is a person's
 // across their connections. It is safe for concurrent use.
 type Bucket struct {
-	interval time.Duration
-	burst    int
+	perSecond float64
+	interval  time.Duration
+	burst     int
 
 	mu sync.Mutex
 	g  gcra
@@ -54,8 +55,14 @@ func NewBucket(perSecond float64, burst int) *Bucket {
 	if perSecond > 0 {
 		interval = min(time.Duration(float64(time.Second)/perSecond), MaxRateWindow)
 	}
-	return &Bucket{interval: max(interval, 1), burst: max(burst, 1)}
+	return &Bucket{perSecond: perSecond, interval: max(interval, 1), burst: max(burst, 1)}
 }
+
+// PerSecond returns the refill rate the bucket was made with, for messages.
+func (b *Bucket) PerSecond() float64 { return b.perSecond }
+
+// Burst returns how many tokens the bucket holds when full.
+func (b *Bucket) Burst() int { return b.burst }
 
 // Allow takes one token at now, or takes nothing and answers how long
 // until one is back.
