@@ -72,8 +72,27 @@ func TestBudgetBounded(t *testing.T) {
 	if _, ok := b.Take(fmt.Sprint("flood", 9_999), t0.Add(2*time.Minute)); ok {
 		t.Fatal("the newest key lost its count")
 	}
+	if got := b.Len(); got != 100 {
+		t.Fatalf("the budget holds %d keys, want 100", got)
+	}
 	b.Purge(t0.Add(62 * time.Minute))
 	if got := b.Len(); got != 0 {
 		t.Fatalf("after purge %d keys remain, want 0", got)
+	}
+}
+
+// TestBudgetEvictsOldestWindow: at capacity a new key pushes out the key
+// whose window opened first, not the one counted last.
+func TestBudgetEvictsOldestWindow(t *testing.T) {
+	b := ratelimit.NewBudget(ratelimit.Rate{Count: 1, Window: time.Hour}, 2)
+	b.Take("first", t0)
+	b.Take("second", t0.Add(time.Minute))
+	b.Take("first", t0.Add(2*time.Minute)) // refused: does not move it
+	b.Take("third", t0.Add(3*time.Minute))
+	if _, ok := b.Take("second", t0.Add(4*time.Minute)); ok {
+		t.Fatal("second lost its count: the wrong key was evicted")
+	}
+	if _, ok := b.Take("first", t0.Add(4*time.Minute)); !ok {
+		t.Fatal("first kept its count: it should have been evicted")
 	}
 }
