@@ -145,3 +145,14 @@ func TestBucketsBounded(t *testing.T) {
 		t.Fatalf("an hour later %d keys remain, want 1", got)
 	}
 }
+
+// BenchmarkBucketsAllow is the cost of one AI call's rate check for a
+// user already remembered.
+func BenchmarkBucketsAllow(b *testing.B) {
+	bs := ratelimit.NewBuckets(time.Minute, ratelimit.DefaultMaxKeys)
+	now := t0
+	for b.Loop() {
+		now = now.Add(time.Second)
+		bs.Allow("ada@example.com", 60, now)
+	}
+}

@@ -26,6 +26,7 @@ type keys[S any] struct {
 
 type entry[S any] struct {
 	key   string
+	el    *list.Element // e's place in the order, so marking needs no lookup
 	mark  time.Time
 	state S
 }
@@ -51,7 +52,8 @@ func (k *keys[S]) get(key string) *entry[S] {
 		k.remove(k.order.Back())
 	}
 	e := &entry[S]{key: key}
-	k.byKey[key] = k.order.PushBack(e)
+	e.el = k.order.PushBack(e)
+	k.byKey[key] = e.el
 	return e
 }
 
@@ -66,7 +68,7 @@ func (k *keys[S]) lookup(key string) *entry[S] {
 // markAt sets e's mark and moves it to the front.
 func (k *keys[S]) markAt(e *entry[S], at time.Time) {
 	e.mark = at
-	k.order.MoveToFront(k.byKey[e.key])
+	k.order.MoveToFront(e.el)
 }
 
 // expired reports whether e is worth nothing at now.
