@@ -1,12 +1,9 @@
-package persist_test
+package storetest
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -17,59 +14,38 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
-	"corkboard/persist/persisttest"
 )
 
-// openSyncDB opens a store in a temp folder with a settable clock and claims
-// the given boards for owner@example.com.
-func openSyncDB(tb testing.TB, boards ...string) (*persist.DB, *persisttest.Clock, string) {
-	tb.Helper()
-	return persisttest.Open(tb, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), boards...)
+// runSync: pushes, versions, pulls, idempotency keys and tombstones
+// (persist.SyncStore).
+func runSync(t *testing.T, open Opener) {
+	t.Run("ApplyPushAndChangesSince", func(t *testing.T) { testApplyPushAndChangesSince(t, open) })
+	t.Run("ApplyPushChangesMatchPull", func(t *testing.T) { testApplyPushChangesMatchPull(t, open) })
+	t.Run("UpsertAndDeleteInOnePushEndsDeleted", func(t *testing.T) { testUpsertAndDeleteInOnePushEndsDeleted(t, open) })
+	t.Run("UpsertBringsDeletedNoteBack", func(t *testing.T) { testUpsertBringsDeletedNoteBack(t, open) })
+	t.Run("PushOfUnknownDeletionsChangesNothing", func(t *testing.T) { testPushOfUnknownDeletionsChangesNothing(t, open) })
+	t.Run("DeletingDeletedNoteAlongsideChanges", func(t *testing.T) { testDeletingDeletedNoteAlongsideChanges(t, open) })
+	t.Run("NoOpPushKeepsItsIdempotencyKey", func(t *testing.T) { testNoOpPushKeepsItsIdempotencyKey(t, open) })
+	t.Run("IdempotencyKey", func(t *testing.T) { testIdempotencyKey(t, open) })
+	t.Run("EmptyPushKeepsVersion", func(t *testing.T) { testEmptyPushKeepsVersion(t, open) })
+	t.Run("PushRenamesBoard", func(t *testing.T) { testPushRenamesBoard(t, open) })
+	t.Run("InvalidPushAppliesNothing", func(t *testing.T) { testInvalidPushAppliesNothing(t, open) })
+	t.Run("UnclaimedBoardIsNotFound", func(t *testing.T) { testUnclaimedBoardIsNotFound(t, open) })
+	t.Run("TombstonePruningResets", func(t *testing.T) { testTombstonePruningResets(t, open) })
+	t.Run("AheadOfEmptyBoardResets", func(t *testing.T) { testAheadOfEmptyBoardResets(t, open) })
+	t.Run("PushesToManyBoardsAtOnce", func(t *testing.T) { testPushesToManyBoardsAtOnce(t, open) })
+	t.Run("ApplyPushesInOrder", func(t *testing.T) { testApplyPushesInOrder(t, open) })
+	t.Run("SecondDeleteInOneBatchIsANoOp", func(t *testing.T) { testSecondDeleteInOneBatchIsANoOp(t, open) })
+	t.Run("ConcurrentPushesOneBoard", func(t *testing.T) { testConcurrentPushesOneBoard(t, open) })
+	t.Run("ConcurrentBatches", func(t *testing.T) { testConcurrentBatches(t, open) })
+	t.Run("BatchFailuresStayInTheirPush", func(t *testing.T) { testBatchFailuresStayInTheirPush(t, open) })
+	t.Run("UnclaimedBatchWritesNothing", func(t *testing.T) { testUnclaimedBatchWritesNothing(t, open) })
+	t.Run("ConcurrentReplays", func(t *testing.T) { testConcurrentReplays(t, open) })
+	t.Run("HorizonEdges", func(t *testing.T) { testHorizonEdges(t, open) })
 }
 
-func note(id, content string) board.Note {
-	return board.Note{ID: id, Title: "T " + id, Content: content, X: 1, Y: 2, Color: "yellow", Type: "sticky", UpdatedAt: "2026-11-22T09:00:00Z"}
-}
-
-func item(id, summary string) board.TrackerItem {
-	return board.TrackerItem{ID: id, Key: "K-" + id, Type: "story", Summary: summary, UpdatedAt: "2026-11-22T09:00:00Z"}
-}
-
-func mustPush(tb testing.TB, db *persist.DB, boardID string, p *board.Push, key string) int64 {
-	tb.Helper()
-	v, _, err := db.ApplyPush(context.Background(), boardID, p, key)
-	if err != nil {
-		tb.Fatalf("ApplyPush: %v", err)
-	}
-	return v
-}
-
-func changes(tb testing.TB, db *persist.DB, boardID string, since int64) *board.Changes {
-	tb.Helper()
-	ch, err := db.ChangesSince(context.Background(), boardID, since)
-	if err != nil {
-		tb.Fatalf("ChangesSince(%d): %v", since, err)
-	}
-	return ch
-}
-
-func noteIDs(ns []board.Note) []string {
-	ids := make([]string, len(ns))
-	for i, n := range ns {
-		ids[i] = n.ID
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-func sorted(ids []string) []string {
-	out := slices.Clone(ids)
-	slices.Sort(out)
-	return out
-}
-
-func TestApplyPushAndChangesSince(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testApplyPushAndChangesSince(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	v1 := mustPush(t, db, "b1", &board.Push{
 		Notes:        board.NoteChanges{Upserted: []board.Note{note("a", "alpha"), note("b", "beta")}},
 		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{item("x", "do x")}},
@@ -129,8 +105,8 @@ func TestApplyPushAndChangesSince(t *testing.T) {
 	})
 }
 
-func TestApplyPushChangesMatchPull(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testApplyPushChangesMatchPull(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "1"), note("b", "1")}}}, "")
 	res, err := db.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: &board.Push{
 		Board: &board.BoardPatch{Name: "Renamed", UpdatedAt: "2026-11-22T11:00:00Z"},
@@ -154,8 +130,8 @@ func TestApplyPushChangesMatchPull(t *testing.T) {
 	}
 }
 
-func TestUpsertAndDeleteInOnePushEndsDeleted(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testUpsertAndDeleteInOnePushEndsDeleted(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("keep", "k")}}}, "")
 	mustPush(t, db, "b1", &board.Push{
 		Notes:        board.NoteChanges{Upserted: []board.Note{note("n", "new")}, Deleted: []string{"n"}},
@@ -174,8 +150,8 @@ func TestUpsertAndDeleteInOnePushEndsDeleted(t *testing.T) {
 	}
 }
 
-func TestUpsertBringsDeletedNoteBack(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testUpsertBringsDeletedNoteBack(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "first")}}}, "")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "")
 	if ch := changes(t, db, "b1", 1); !slices.Equal(ch.DeletedNoteIDs, []string{"a"}) {
@@ -193,13 +169,13 @@ func TestUpsertBringsDeletedNoteBack(t *testing.T) {
 	}
 }
 
-// TestPushOfUnknownDeletionsChangesNothing: a push whose deletions name
+// testPushOfUnknownDeletionsChangesNothing: a push whose deletions name
 // only IDs that are not live (never known, or already deleted) is a no-op:
 // the version and updatedAt stay, there is nothing to fan out, and an
 // already deleted note is not announced again.
-func TestPushOfUnknownDeletionsChangesNothing(t *testing.T) {
+func testPushOfUnknownDeletionsChangesNothing(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, clock, _ := openSyncDB(t, "b1")
+	db, clock := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{
 		Notes:        board.NoteChanges{Upserted: []board.Note{note("a", "x"), note("gone", "y")}},
 		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{item("i", "s")}},
@@ -242,11 +218,11 @@ func TestPushOfUnknownDeletionsChangesNothing(t *testing.T) {
 	}
 }
 
-// TestDeletingDeletedNoteAlongsideChanges: in a push that changes
+// testDeletingDeletedNoteAlongsideChanges: in a push that changes
 // something else, deleting an already deleted note neither reports it nor
 // moves its tombstone to the new version.
-func TestDeletingDeletedNoteAlongsideChanges(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testDeletingDeletedNoteAlongsideChanges(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "")
 	res, err := db.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: &board.Push{
@@ -266,45 +242,45 @@ func TestDeletingDeletedNoteAlongsideChanges(t *testing.T) {
 	}
 }
 
-// TestNoOpPushKeepsItsIdempotencyKey: a push that changes nothing records
+// testNoOpPushKeepsItsIdempotencyKey: a push that changes nothing records
 // its key with the current version, so that a retry is a replay and stays a
 // no-op even once the ID it deletes exists.
-func TestNoOpPushKeepsItsIdempotencyKey(t *testing.T) {
+func testNoOpPushKeepsItsIdempotencyKey(t *testing.T, open Opener) {
 	ctx := context.Background()
-	db, _, _ := openSyncDB(t, "b1")
+	db, _ := openWith(t, open, T0, "b1")
 	del := &board.Push{Notes: board.NoteChanges{Deleted: []string{"later"}}}
-	if v, replayed, err := db.ApplyPush(ctx, "b1", del, "k-del"); err != nil || v != 0 || replayed {
+	if v, replayed, err := applyPush(ctx, db, "b1", del, "k-del"); err != nil || v != 0 || replayed {
 		t.Fatalf("no-op push: v=%d replayed=%v err=%v, want 0, not replayed", v, replayed, err)
 	}
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("later", "x")}}}, "")
-	if v, replayed, err := db.ApplyPush(ctx, "b1", del, "k-del"); err != nil || v != 0 || !replayed {
+	if v, replayed, err := applyPush(ctx, db, "b1", del, "k-del"); err != nil || v != 0 || !replayed {
 		t.Fatalf("retry: v=%d replayed=%v err=%v, want the original 0, replayed", v, replayed, err)
 	}
 	if ch := changes(t, db, "b1", 0); !slices.Equal(noteIDs(ch.Notes), []string{"later"}) || ch.ServerVersion != 1 {
 		t.Fatalf("after the retry: %+v, want later live at 1", ch)
 	}
 	empty := &board.Push{ClientVersion: 1}
-	if v, _, err := db.ApplyPush(ctx, "b1", empty, "k-empty"); err != nil || v != 1 {
+	if v, _, err := applyPush(ctx, db, "b1", empty, "k-empty"); err != nil || v != 1 {
 		t.Fatalf("empty push: v=%d err=%v, want 1", v, err)
 	}
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("more", "y")}}}, "")
-	if v, replayed, _ := db.ApplyPush(ctx, "b1", empty, "k-empty"); v != 1 || !replayed {
+	if v, replayed, _ := applyPush(ctx, db, "b1", empty, "k-empty"); v != 1 || !replayed {
 		t.Fatalf("empty retry: v=%d replayed=%v, want the original 1, replayed", v, replayed)
 	}
 }
 
-func TestIdempotencyKey(t *testing.T) {
-	db, clock, _ := openSyncDB(t, "b1")
+func testIdempotencyKey(t *testing.T, open Opener) {
+	db, clock := openWith(t, open, T0, "b1")
 	ctx := context.Background()
 	first := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "first")}}}
-	v, replayed, err := db.ApplyPush(ctx, "b1", first, "key-1")
+	v, replayed, err := applyPush(ctx, db, "b1", first, "key-1")
 	if err != nil || v != 1 || replayed {
 		t.Fatalf("first: v=%d replayed=%v err=%v, want 1 false nil", v, replayed, err)
 	}
 	// A retry (even with another body) answers the original version and
 	// applies nothing.
 	retry := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "changed")}}}
-	v, replayed, err = db.ApplyPush(ctx, "b1", retry, "key-1")
+	v, replayed, err = applyPush(ctx, db, "b1", retry, "key-1")
 	if err != nil || v != 1 || !replayed {
 		t.Fatalf("retry: v=%d replayed=%v err=%v, want 1 true nil", v, replayed, err)
 	}
@@ -315,7 +291,7 @@ func TestIdempotencyKey(t *testing.T) {
 	if _, err := db.ClaimBoard(ctx, "b2", "owner@example.com"); err != nil {
 		t.Fatal(err)
 	}
-	if v, replayed, _ := db.ApplyPush(ctx, "b2", retry, "key-1"); v != 1 || replayed {
+	if v, replayed, _ := applyPush(ctx, db, "b2", retry, "key-1"); v != 1 || replayed {
 		t.Fatalf("same key on another board: v=%d replayed=%v, want applied", v, replayed)
 	}
 	// Swept keys are forgotten: kept 24 hours, then the same key applies again.
@@ -327,19 +303,19 @@ func TestIdempotencyKey(t *testing.T) {
 	if n, err := db.SweepIdempotencyKeys(ctx, clock.Now().Add(-24*time.Hour)); err != nil || n != 2 {
 		t.Fatalf("sweep at 25h: n=%d err=%v, want 2 keys swept", n, err)
 	}
-	if v, replayed, _ := db.ApplyPush(ctx, "b1", retry, "key-1"); v != 2 || replayed {
+	if v, replayed, _ := applyPush(ctx, db, "b1", retry, "key-1"); v != 2 || replayed {
 		t.Fatalf("after sweep: v=%d replayed=%v, want 2 applied", v, replayed)
 	}
 	t.Run("ErrTooLong", func(t *testing.T) {
-		_, _, err := db.ApplyPush(ctx, "b1", retry, strings.Repeat("k", persist.MaxIdempotencyKeyLen+1))
+		_, _, err := applyPush(ctx, db, "b1", retry, strings.Repeat("k", persist.MaxIdempotencyKeyLen+1))
 		if board.ErrorCode(err) != board.EINVALID {
 			t.Fatalf("err=%v, want EINVALID", err)
 		}
 	})
 }
 
-func TestEmptyPushKeepsVersion(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testEmptyPushKeepsVersion(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
 	res, err := db.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: &board.Push{ClientVersion: 1}}})
 	if err != nil || res[0].Err != nil {
@@ -350,8 +326,8 @@ func TestEmptyPushKeepsVersion(t *testing.T) {
 	}
 }
 
-func TestPushRenamesBoard(t *testing.T) {
-	db, clock, _ := openSyncDB(t, "b1")
+func testPushRenamesBoard(t *testing.T, open Opener) {
+	db, clock := openWith(t, open, T0, "b1")
 	ctx := context.Background()
 	mustPush(t, db, "b1", &board.Push{Board: &board.BoardPatch{Name: "Roadmap"}}, "")
 	b, err := db.FindBoard(ctx, "b1")
@@ -373,8 +349,8 @@ func TestPushRenamesBoard(t *testing.T) {
 	}
 }
 
-func TestInvalidPushAppliesNothing(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testInvalidPushAppliesNothing(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	ctx := context.Background()
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
 	many := make([]board.Note, board.MaxUpsertedNotes+1)
@@ -391,7 +367,7 @@ func TestInvalidPushAppliesNothing(t *testing.T) {
 		{"EmptyID", board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("", "x")}}}, "notes.upserted[0].id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := db.ApplyPush(ctx, "b1", &tc.push, "")
+			_, _, err := applyPush(ctx, db, "b1", &tc.push, "")
 			var e *board.Error
 			if board.ErrorCode(err) != board.EINVALID || !errors.As(err, &e) || e.Field != tc.field {
 				t.Fatalf("err=%v, want EINVALID on %s", err, tc.field)
@@ -403,10 +379,10 @@ func TestInvalidPushAppliesNothing(t *testing.T) {
 	}
 }
 
-func TestUnclaimedBoardIsNotFound(t *testing.T) {
-	db, _, _ := openSyncDB(t)
+func testUnclaimedBoardIsNotFound(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0)
 	ctx := context.Background()
-	_, _, errPush := db.ApplyPush(ctx, "ghost", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	_, _, errPush := applyPush(ctx, db, "ghost", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
 	_, errPull := db.ChangesSince(ctx, "ghost", 0)
 	_, errVer := db.CurrentVersion(ctx, "ghost")
 	_, errState := db.BoardState(ctx, "ghost")
@@ -417,46 +393,8 @@ func TestUnclaimedBoardIsNotFound(t *testing.T) {
 	}
 }
 
-func TestRestartKeepsEverything(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	db, err := persist.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 {
-		mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%d", i), "x")}}}, fmt.Sprintf("k%d", i))
-	}
-	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"n0"}}}, "")
-	before := changes(t, db, "b1", 0)
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	db, err = persist.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if diff := cmp.Diff(before, changes(t, db, "b1", 0)); diff != "" {
-		t.Fatalf("state changed across restart (-before +after):\n%s", diff)
-	}
-	if ch := changes(t, db, "b1", 5); !slices.Equal(ch.DeletedNoteIDs, []string{"n0"}) {
-		t.Fatalf("tombstone lost across restart: %v", ch.DeletedNoteIDs)
-	}
-	if v, replayed, _ := db.ApplyPush(ctx, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, "k2"); v != 3 || !replayed {
-		t.Fatalf("idempotency key after restart: v=%d replayed=%v, want 3 true", v, replayed)
-	}
-	if v := mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, ""); v != 7 {
-		t.Fatalf("version after restart=%d, want 7 (continues upward)", v)
-	}
-}
-
-func TestTombstonePruningResets(t *testing.T) {
-	db, clock, _ := openSyncDB(t, "b1")
+func testTombstonePruningResets(t *testing.T, open Opener) {
+	db, clock := openWith(t, open, T0, "b1")
 	ctx := context.Background()
 	mustPush(t, db, "b1", &board.Push{
 		Notes:        board.NoteChanges{Upserted: []board.Note{note("a", "x"), note("b", "x"), note("c", "x")}},
@@ -506,11 +444,11 @@ func TestTombstonePruningResets(t *testing.T) {
 	})
 }
 
-// TestAheadOfEmptyBoardResets: a client whose copy is newer than a board
+// testAheadOfEmptyBoardResets: a client whose copy is newer than a board
 // that has never had a push (its data was lost or the board re-created) is
 // told to drop its copy, as for any board it is ahead of.
-func TestAheadOfEmptyBoardResets(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testAheadOfEmptyBoardResets(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	ch := changes(t, db, "b1", 5)
 	if !ch.Reset || ch.ServerVersion != 0 {
 		t.Fatalf("since 5 > version 0: reset=%v serverVersion=%d, want reset at 0", ch.Reset, ch.ServerVersion)
@@ -523,19 +461,19 @@ func TestAheadOfEmptyBoardResets(t *testing.T) {
 	}
 }
 
-func TestPushesToManyBoardsAtOnce(t *testing.T) {
+func testPushesToManyBoardsAtOnce(t *testing.T, open Opener) {
 	const boards, each = 50, 4
 	ids := make([]string, boards)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("b%d", i)
 	}
-	db, _, _ := openSyncDB(t, ids...)
+	db, _ := openWith(t, open, T0, ids...)
 	var wg sync.WaitGroup
 	errs := make(chan error, boards*each)
 	for _, id := range ids {
 		for j := range each {
 			wg.Go(func() {
-				_, _, err := db.ApplyPush(context.Background(), id, &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%d", j), id)}}}, "")
+				_, _, err := applyPush(context.Background(), db, id, &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%d", j), id)}}}, "")
 				errs <- err
 			})
 		}
@@ -562,8 +500,8 @@ func TestPushesToManyBoardsAtOnce(t *testing.T) {
 	}
 }
 
-func TestApplyPushesInOrder(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testApplyPushesInOrder(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	in := []persist.PushInput{
 		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "1")}}}, IdempotencyKey: "k"},
 		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("", "bad")}}}},
@@ -582,174 +520,11 @@ func TestApplyPushesInOrder(t *testing.T) {
 	}
 }
 
-// seedBoard gives b1 n notes of about 200 bytes, one push of 500 at a time.
-func seedBoard(tb testing.TB, db *persist.DB, n int) {
-	tb.Helper()
-	for start := 0; start < n; start += board.MaxUpsertedNotes {
-		var ns []board.Note
-		for i := start; i < min(n, start+board.MaxUpsertedNotes); i++ {
-			ns = append(ns, note(fmt.Sprintf("note-%05d", i), strings.Repeat("lorem ipsum ", 16)))
-		}
-		mustPush(tb, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: ns}}, "")
-	}
-}
-
-func BenchmarkApplyPush(b *testing.B) {
-	db, _, _ := openSyncDB(b, "b1")
-	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
-	for b.Loop() {
-		if _, _, err := db.ApplyPush(context.Background(), "b1", p, ""); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkApplyPush100Boards measures one round of 100 boards pushing at
-// once; with group commit a round costs a few fsyncs, not 100.
-func BenchmarkApplyPush100Boards(b *testing.B) {
-	ids := make([]string, 100)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("b%d", i)
-	}
-	db, _, _ := openSyncDB(b, ids...)
-	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
-	for b.Loop() {
-		var wg sync.WaitGroup
-		for _, id := range ids {
-			wg.Go(func() {
-				if _, _, err := db.ApplyPush(context.Background(), id, p, ""); err != nil {
-					b.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
-}
-
-func BenchmarkChangesSince5000Notes(b *testing.B) {
-	db, _, _ := openSyncDB(b, "b1")
-	seedBoard(b, db, 5000)
-	// Ten more single-note pushes, so "recent" means 10 versions back.
-	for i := range 10 {
-		mustPush(b, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("note-%05d", i), "edited")}}}, "")
-	}
-	v, _ := db.CurrentVersion(context.Background(), "b1")
-	for _, bc := range []struct {
-		name  string
-		since int64
-	}{{"Since=v-10", v - 10}, {"Since=0", 0}} {
-		b.Run(bc.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := db.ChangesSince(context.Background(), "b1", bc.since); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// crashChildEnv names the data folder when the test binary runs as the
-// child of TestKillNineKeepsAcknowledgedPushes.
-const crashChildEnv = "CORKBOARD_SYNC_CRASH_CHILD"
-
-// TestKillNineKeepsAcknowledgedPushes runs a child process that pushes as
-// fast as it can and prints each acknowledged version, kills it with
-// SIGKILL mid-stream, then checks that every acknowledged push is stored
-// and that versions continue upward.
-func TestKillNineKeepsAcknowledgedPushes(t *testing.T) {
-	if dir := os.Getenv(crashChildEnv); dir != "" {
-		crashChild(dir)
-		return
-	}
-	dir := t.TempDir()
-	db, err := persist.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ClaimBoard(context.Background(), "b1", "owner@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillNineKeepsAcknowledgedPushes$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	acked := map[string]int64{}
-	sc := bufio.NewScanner(out)
-	for sc.Scan() && len(acked) < 30 {
-		var id string
-		var v int64
-		if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &id, &v); err == nil {
-			acked[id] = v
-		}
-	}
-	// Killed while it is in the middle of more pushes.
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	for sc.Scan() { // acks printed before the kill landed count too
-		var id string
-		var v int64
-		if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &id, &v); err == nil {
-			acked[id] = v
-		}
-	}
-	_ = cmd.Wait()
-	if len(acked) < 30 {
-		t.Fatalf("child acknowledged only %d pushes", len(acked))
-	}
-
-	db, err = persist.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ch := changes(t, db, "b1", 0)
-	stored := map[string]int64{}
-	for _, n := range ch.Notes {
-		stored[n.ID] = n.Version
-	}
-	for id, v := range acked {
-		if stored[id] != v {
-			t.Fatalf("acknowledged push %s (version %d) lost: stored at %d", id, v, stored[id])
-		}
-	}
-	if v := mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("after", "x")}}}, ""); v != ch.ServerVersion+1 || v <= int64(len(acked)) {
-		t.Fatalf("version after the crash=%d, want %d (above every acknowledged one)", v, ch.ServerVersion+1)
-	}
-}
-
-func crashChild(dir string) {
-	db, err := persist.Open(dir)
-	if err != nil {
-		fmt.Println("open:", err)
-		os.Exit(1)
-	}
-	// Bounded, so that an orphaned child cannot run forever.
-	for i := range 100_000 {
-		id := fmt.Sprintf("n%d", i)
-		v, _, err := db.ApplyPush(context.Background(), "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(id, "x")}}}, "")
-		if err != nil {
-			fmt.Println("push:", err)
-			os.Exit(1)
-		}
-		fmt.Printf("ack %s %d\n", id, v) // stdout is unbuffered: printed means acknowledged
-	}
-	os.Exit(0)
-}
-
-// TestSecondDeleteInOneBatchIsANoOp: when two pushes committed together
+// testSecondDeleteInOneBatchIsANoOp: when two pushes committed together
 // delete the same note, only the first moves the version; the second sees
 // the note already gone.
-func TestSecondDeleteInOneBatchIsANoOp(t *testing.T) {
-	db, _, _ := openSyncDB(t, "b1")
+func testSecondDeleteInOneBatchIsANoOp(t *testing.T, open Opener) {
+	db, _ := openWith(t, open, T0, "b1")
 	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
 	del := &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}
 	res, err := db.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: del}, {Push: del}})
@@ -764,5 +539,281 @@ func TestSecondDeleteInOneBatchIsANoOp(t *testing.T) {
 	}
 	if ch := changes(t, db, "b1", 1); !slices.Equal(ch.DeletedNoteIDs, []string{"a"}) || ch.ServerVersion != 2 {
 		t.Fatalf("since 1: %+v, want a deleted at 2", ch)
+	}
+}
+
+// testConcurrentPushesOneBoard: pushes racing on one board get the
+// versions 1..N, each exactly once; a pull during them never sees a version
+// without its rows; and a pull since any version returns exactly the rows
+// of the later pushes.
+func testConcurrentPushesOneBoard(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	const n = 32
+	got := make([]int64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			v, _, err := applyPush(ctx, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%02d", i), "x")}}}, "")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = v
+		})
+	}
+	// Pulls while the pushes run: each push adds one note, so whatever
+	// version a pull sees, it must see exactly that many notes.
+	done := make(chan struct{})
+	var reader sync.WaitGroup
+	reader.Go(func() {
+		for {
+			ch, err := db.ChangesSince(ctx, "b1", 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if int64(len(ch.Notes)) != ch.ServerVersion {
+				t.Errorf("a pull saw version %d with %d notes", ch.ServerVersion, len(ch.Notes))
+				return
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	})
+	wg.Wait()
+	close(done)
+	reader.Wait()
+	if t.Failed() {
+		return
+	}
+	byVersion := map[int64]string{}
+	for i, v := range got {
+		if v < 1 || v > n || byVersion[v] != "" {
+			t.Fatalf("push %d got version %d; versions %v are not 1..%d once each", i, v, got, n)
+		}
+		byVersion[v] = fmt.Sprintf("n%02d", i)
+	}
+	if v, err := db.CurrentVersion(ctx, "b1"); err != nil || v != n {
+		t.Fatalf("CurrentVersion = %d, %v; want %d", v, err, n)
+	}
+	for since := int64(0); since <= n; since++ {
+		ch := changes(t, db, "b1", since)
+		if ch.ServerVersion != n || len(ch.Notes) != int(n-since) {
+			t.Fatalf("since %d: %d notes at %d, want %d at %d", since, len(ch.Notes), ch.ServerVersion, n-since, n)
+		}
+		for _, nt := range ch.Notes {
+			if nt.Version <= since || byVersion[nt.Version] != nt.ID {
+				t.Fatalf("since %d: note %s at version %d, but its push answered %v", since, nt.ID, nt.Version, got)
+			}
+		}
+	}
+}
+
+// testConcurrentBatches: batches racing on one board each take a run of
+// consecutive versions, in the batch's order, and no two batches overlap.
+func testConcurrentBatches(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	const batches, each = 8, 3
+	res := make([][]persist.Applied, batches)
+	var wg sync.WaitGroup
+	for b := range batches {
+		wg.Go(func() {
+			in := make([]persist.PushInput, each)
+			for j := range in {
+				in[j] = persist.PushInput{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("b%d-%d", b, j), "x")}}}}
+			}
+			r, err := db.ApplyPushes(ctx, "b1", in)
+			if err != nil {
+				t.Error(err)
+			}
+			res[b] = r
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	seen := map[int64]bool{}
+	for b, r := range res {
+		if len(r) != each {
+			t.Fatalf("batch %d: %d results, want %d", b, len(r), each)
+		}
+		for j, a := range r {
+			if a.Err != nil || a.Changes == nil || a.Version != r[0].Version+int64(j) || seen[a.Version] {
+				t.Fatalf("batch %d: results %+v, want %d consecutive fresh versions", b, r, each)
+			}
+			seen[a.Version] = true
+		}
+	}
+	if len(seen) != batches*each {
+		t.Fatalf("%d distinct versions, want %d", len(seen), batches*each)
+	}
+	if v, _ := db.CurrentVersion(ctx, "b1"); v != batches*each {
+		t.Fatalf("CurrentVersion = %d, want %d", v, batches*each)
+	}
+}
+
+// testBatchFailuresStayInTheirPush: in one ApplyPushes call, a push that
+// fails validation (a bad note, a key too long, no body) writes nothing of
+// itself, not even its valid rows, and the pushes around it apply fully.
+func testBatchFailuresStayInTheirPush(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	in := []persist.PushInput{
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("b", "x")}}}, IdempotencyKey: "kb"},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("c", "x"), note("", "bad")}, Deleted: []string{"a"}}}, IdempotencyKey: "kc"},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("e", "x")}}}, IdempotencyKey: strings.Repeat("k", persist.MaxIdempotencyKeyLen+1)},
+		{Push: nil},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("f", "x")}}}},
+	}
+	res, err := db.ApplyPushes(ctx, "b1", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(in) {
+		t.Fatalf("%d results for %d pushes", len(res), len(in))
+	}
+	for i, want := range []struct {
+		version int64
+		field   string // of the EINVALID error; "-" for no error
+	}{{2, "-"}, {0, "notes.upserted[1].id"}, {0, "Idempotency-Key"}, {0, ""}, {3, "-"}} {
+		r := res[i]
+		if want.field == "-" {
+			if r.Err != nil || r.Version != want.version || r.Changes == nil {
+				t.Fatalf("push %d: %+v, want applied at %d", i, r, want.version)
+			}
+			continue
+		}
+		if board.ErrorCode(r.Err) != board.EINVALID || errField(r.Err) != want.field || r.Changes != nil {
+			t.Fatalf("push %d: %+v, want EINVALID naming %q and no changes", i, r, want.field)
+		}
+	}
+	st, err := db.BoardState(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := noteIDs(st.Notes); !slices.Equal(got, []string{"a", "b", "f"}) || st.Board.Version != 3 {
+		t.Fatalf("state notes=%v at %d, want [a b f] at 3 (nothing of the failed pushes)", got, st.Board.Version)
+	}
+	// The failed push's key was not recorded: a corrected retry applies.
+	if v, replayed, err := applyPush(ctx, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("c", "x")}}}, "kc"); err != nil || replayed || v != 4 {
+		t.Fatalf("corrected retry: v=%d replayed=%v err=%v, want 4, applied", v, replayed, err)
+	}
+}
+
+// testUnclaimedBatchWritesNothing: a batch for a board nobody claimed fails
+// as a whole with ENOTFOUND and leaves nothing behind for a later claim.
+func testUnclaimedBatchWritesNothing(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0)
+	res, err := db.ApplyPushes(ctx, "ghost", []persist.PushInput{{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, IdempotencyKey: "k"}})
+	if board.ErrorCode(err) != board.ENOTFOUND || res != nil {
+		t.Fatalf("ApplyPushes on an unclaimed board = %v, %v; want ENOTFOUND and no results", res, err)
+	}
+	if _, err := db.ClaimBoard(ctx, "ghost", Owner); err != nil {
+		t.Fatal(err)
+	}
+	if ch := changes(t, db, "ghost", 0); ch.ServerVersion != 0 || len(ch.Notes) != 0 {
+		t.Fatalf("claimed board after a refused push: %+v, want empty at 0", ch)
+	}
+	if v, replayed, err := applyPush(ctx, db, "ghost", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "k"); err != nil || replayed || v != 1 {
+		t.Fatalf("push after the claim: v=%d replayed=%v err=%v, want 1, applied (the refused key was not kept)", v, replayed, err)
+	}
+}
+
+// testConcurrentReplays: the same idempotency key sent by racing clients is
+// applied once; every other answer is a replay of the first, even after
+// later pushes moved the board on.
+func testConcurrentReplays(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1")
+	const n = 16
+	type answer struct {
+		v        int64
+		replayed bool
+	}
+	got := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			v, replayed, err := applyPush(ctx, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", fmt.Sprint(i))}}}, "same-key")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = answer{v, replayed}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	winner := -1
+	for i, a := range got {
+		if a.v != 1 {
+			t.Fatalf("answers %+v, want version 1 for all", got)
+		}
+		if !a.replayed {
+			if winner >= 0 {
+				t.Fatalf("pushes %d and %d were both applied", winner, i)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatal("every push was a replay; one must apply")
+	}
+	ch := changes(t, db, "b1", 0)
+	if ch.ServerVersion != 1 || len(ch.Notes) != 1 || ch.Notes[0].Content != fmt.Sprint(winner) {
+		t.Fatalf("state %+v, want the applied push's note at 1", ch)
+	}
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("b", "x")}}}, "")
+	if v, replayed, err := applyPush(ctx, db, "b1", &board.Push{}, "same-key"); err != nil || v != 1 || !replayed {
+		t.Fatalf("replay after a later push: v=%d replayed=%v err=%v, want the first answer 1", v, replayed, err)
+	}
+}
+
+// testHorizonEdges: a tombstone recorded exactly at the cutoff is kept, a
+// second prune forgets nothing more, and keys are swept by the same rule.
+func testHorizonEdges(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, clock := openWith(t, open, T0, "b1", "b2")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x"), note("b", "x")}}}, "k1") // v1 at T0
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "")                                   // v2 at T0
+	clock.Advance(time.Minute)
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"b"}}}, "k3") // v3 at T0+1m
+	mustPush(t, db, "b2", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "")
+	mustPush(t, db, "b2", &board.Push{Notes: board.NoteChanges{Deleted: []string{"a"}}}, "") // b2 v2 at T0+1m
+	clock.Advance(time.Hour)
+
+	cutoff := T0.Add(time.Minute)
+	if n, err := db.PruneTombstones(ctx, cutoff); err != nil || n != 1 {
+		t.Fatalf("PruneTombstones(T0+1m) = %d, %v; want 1 (a, deleted before; b and b2's a at the cutoff stay)", n, err)
+	}
+	if n, err := db.PruneTombstones(ctx, cutoff); err != nil || n != 0 {
+		t.Fatalf("second PruneTombstones = %d, %v; want 0", n, err)
+	}
+	if ch := changes(t, db, "b1", 1); !ch.Reset || len(ch.DeletedNoteIDs) != 0 || len(ch.Notes) != 0 || ch.ServerVersion != 3 {
+		t.Fatalf("b1 since 1 (below the horizon 2): %+v, want a reset to the empty state at 3", ch)
+	}
+	if ch := changes(t, db, "b1", 2); ch.Reset || !slices.Equal(ch.DeletedNoteIDs, []string{"b"}) {
+		t.Fatalf("b1 since 2: %+v, want b's deletion, no reset", ch)
+	}
+	if ch := changes(t, db, "b2", 1); ch.Reset || !slices.Equal(ch.DeletedNoteIDs, []string{"a"}) {
+		t.Fatalf("b2 since 1: %+v, want a's deletion kept, no reset", ch)
+	}
+
+	if n, err := db.SweepIdempotencyKeys(ctx, cutoff); err != nil || n != 1 {
+		t.Fatalf("SweepIdempotencyKeys(T0+1m) = %d, %v; want 1 (k1; k3 at the cutoff stays)", n, err)
+	}
+	if _, replayed, _ := applyPush(ctx, db, "b1", &board.Push{}, "k3"); !replayed {
+		t.Fatal("k3, recorded at the cutoff, was forgotten")
+	}
+	if _, replayed, _ := applyPush(ctx, db, "b1", &board.Push{}, "k1"); replayed {
+		t.Fatal("k1, recorded before the cutoff, is still known")
 	}
 }

@@ -1,0 +1,250 @@
+package bolt_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"corkboard/board"
+	"corkboard/persist/bolt"
+	"corkboard/persist/persisttest"
+)
+
+// openSyncDB opens a store in a temp folder with a settable clock and claims
+// the given boards for owner@example.com.
+func openSyncDB(tb testing.TB, boards ...string) (*bolt.DB, *persisttest.Clock, string) {
+	tb.Helper()
+	return persisttest.Open(tb, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), boards...)
+}
+
+func note(id, content string) board.Note {
+	return board.Note{ID: id, Title: "T " + id, Content: content, X: 1, Y: 2, Color: "yellow", Type: "sticky", UpdatedAt: "2026-11-22T09:00:00Z"}
+}
+
+func mustPush(tb testing.TB, db *bolt.DB, boardID string, p *board.Push, key string) int64 {
+	tb.Helper()
+	v, _, err := db.ApplyPush(context.Background(), boardID, p, key)
+	if err != nil {
+		tb.Fatalf("ApplyPush: %v", err)
+	}
+	return v
+}
+
+func changes(tb testing.TB, db *bolt.DB, boardID string, since int64) *board.Changes {
+	tb.Helper()
+	ch, err := db.ChangesSince(context.Background(), boardID, since)
+	if err != nil {
+		tb.Fatalf("ChangesSince(%d): %v", since, err)
+	}
+	return ch
+}
+
+func TestRestartKeepsEverything(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%d", i), "x")}}}, fmt.Sprintf("k%d", i))
+	}
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"n0"}}}, "")
+	before := changes(t, db, "b1", 0)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if diff := cmp.Diff(before, changes(t, db, "b1", 0)); diff != "" {
+		t.Fatalf("state changed across restart (-before +after):\n%s", diff)
+	}
+	if ch := changes(t, db, "b1", 5); !slices.Equal(ch.DeletedNoteIDs, []string{"n0"}) {
+		t.Fatalf("tombstone lost across restart: %v", ch.DeletedNoteIDs)
+	}
+	if v, replayed, _ := db.ApplyPush(ctx, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, "k2"); v != 3 || !replayed {
+		t.Fatalf("idempotency key after restart: v=%d replayed=%v, want 3 true", v, replayed)
+	}
+	if v := mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, ""); v != 7 {
+		t.Fatalf("version after restart=%d, want 7 (continues upward)", v)
+	}
+}
+
+// seedBoard gives b1 n notes of about 200 bytes, one push of 500 at a time.
+func seedBoard(tb testing.TB, db *bolt.DB, n int) {
+	tb.Helper()
+	for start := 0; start < n; start += board.MaxUpsertedNotes {
+		var ns []board.Note
+		for i := start; i < min(n, start+board.MaxUpsertedNotes); i++ {
+			ns = append(ns, note(fmt.Sprintf("note-%05d", i), strings.Repeat("lorem ipsum ", 16)))
+		}
+		mustPush(tb, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: ns}}, "")
+	}
+}
+
+func BenchmarkApplyPush(b *testing.B) {
+	db, _, _ := openSyncDB(b, "b1")
+	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
+	for b.Loop() {
+		if _, _, err := db.ApplyPush(context.Background(), "b1", p, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApplyPush100Boards measures one round of 100 boards pushing at
+// once; with group commit a round costs a few fsyncs, not 100.
+func BenchmarkApplyPush100Boards(b *testing.B) {
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("b%d", i)
+	}
+	db, _, _ := openSyncDB(b, ids...)
+	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for _, id := range ids {
+			wg.Go(func() {
+				if _, _, err := db.ApplyPush(context.Background(), id, p, ""); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
+}
+
+func BenchmarkChangesSince5000Notes(b *testing.B) {
+	db, _, _ := openSyncDB(b, "b1")
+	seedBoard(b, db, 5000)
+	// Ten more single-note pushes, so "recent" means 10 versions back.
+	for i := range 10 {
+		mustPush(b, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("note-%05d", i), "edited")}}}, "")
+	}
+	v, _ := db.CurrentVersion(context.Background(), "b1")
+	for _, bc := range []struct {
+		name  string
+		since int64
+	}{{"Since=v-10", v - 10}, {"Since=0", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := db.ChangesSince(context.Background(), "b1", bc.since); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// crashChildEnv names the data folder when the test binary runs as the
+// child of TestKillNineKeepsAcknowledgedPushes.
+const crashChildEnv = "CORKBOARD_SYNC_CRASH_CHILD"
+
+// TestKillNineKeepsAcknowledgedPushes runs a child process that pushes as
+// fast as it can and prints each acknowledged version, kills it with
+// SIGKILL mid-stream, then checks that every acknowledged push is stored
+// and that versions continue upward.
+func TestKillNineKeepsAcknowledgedPushes(t *testing.T) {
+	if dir := os.Getenv(crashChildEnv); dir != "" {
+		crashChild(dir)
+		return
+	}
+	dir := t.TempDir()
+	db, err := bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimBoard(context.Background(), "b1", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillNineKeepsAcknowledgedPushes$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := map[string]int64{}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && len(acked) < 30 {
+		var id string
+		var v int64
+		if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &id, &v); err == nil {
+			acked[id] = v
+		}
+	}
+	// Killed while it is in the middle of more pushes.
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() { // acks printed before the kill landed count too
+		var id string
+		var v int64
+		if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &id, &v); err == nil {
+			acked[id] = v
+		}
+	}
+	_ = cmd.Wait()
+	if len(acked) < 30 {
+		t.Fatalf("child acknowledged only %d pushes", len(acked))
+	}
+
+	db, err = bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ch := changes(t, db, "b1", 0)
+	stored := map[string]int64{}
+	for _, n := range ch.Notes {
+		stored[n.ID] = n.Version
+	}
+	for id, v := range acked {
+		if stored[id] != v {
+			t.Fatalf("acknowledged push %s (version %d) lost: stored at %d", id, v, stored[id])
+		}
+	}
+	if v := mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("after", "x")}}}, ""); v != ch.ServerVersion+1 || v <= int64(len(acked)) {
+		t.Fatalf("version after the crash=%d, want %d (above every acknowledged one)", v, ch.ServerVersion+1)
+	}
+}
+
+func crashChild(dir string) {
+	db, err := bolt.Open(dir)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(1)
+	}
+	// Bounded, so that an orphaned child cannot run forever.
+	for i := range 100_000 {
+		id := fmt.Sprintf("n%d", i)
+		v, _, err := db.ApplyPush(context.Background(), "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(id, "x")}}}, "")
+		if err != nil {
+			fmt.Println("push:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("ack %s %d\n", id, v) // stdout is unbuffered: printed means acknowledged
+	}
+	os.Exit(0)
+}
