@@ -9,6 +9,7 @@ import (
 
 	"corkboard/auth"
 	"corkboard/board"
+	"corkboard/ratelimit"
 )
 
 // attackerNet is the i-th network of an attacker (one IPv4 address each).
@@ -20,9 +21,9 @@ const victimNet = "198.51.100.7"
 // measures verify's budgets alone (an attacker asks for as many codes as
 // it likes).
 var plentyOfSends = auth.Config{
-	EmailRate:    auth.Rate{Count: 10000, Window: time.Minute},
-	IPRate:       auth.Rate{Count: 10000, Window: time.Minute},
-	VerifyIPRate: auth.Rate{Count: 10000, Window: time.Minute},
+	EmailRate:    ratelimit.Rate{Count: 10000, Window: time.Minute},
+	IPRate:       ratelimit.Rate{Count: 10000, Window: time.Minute},
+	VerifyIPRate: ratelimit.Rate{Count: 10000, Window: time.Minute},
 }
 
 // TestVictimLogsInAfterWrongGuesses: wrong verify-otp calls for someone
@@ -147,7 +148,7 @@ func TestGuardedAddress(t *testing.T) {
 	ctx := context.Background()
 	const victim = "victim@example.com"
 	cfg := plentyOfSends
-	cfg.GuessRate = auth.Rate{Count: 3, Window: time.Hour}
+	cfg.GuessRate = ratelimit.Rate{Count: 3, Window: time.Hour}
 	e := newCodeEnv(t, cfg)
 	code := e.send(t, victim, attackerNet(0))
 	for try := range 3 {
@@ -200,7 +201,7 @@ func TestGuessBudgetConcurrent(t *testing.T) {
 	ctx := context.Background()
 	const victim = "victim@example.com"
 	cfg := plentyOfSends
-	cfg.GuessRate = auth.Rate{Count: 10, Window: time.Hour}
+	cfg.GuessRate = ratelimit.Rate{Count: 10, Window: time.Hour}
 	cfg.MaxCodeAttempts = 1000 // the code stays pending throughout
 	e := newCodeEnv(t, cfg)
 	code := e.send(t, victim, victimNet)

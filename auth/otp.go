@@ -39,10 +39,10 @@ func (s *Service) SendCode(ctx context.Context, email, ip string) error {
 		return err
 	}
 	now := s.now()
-	if wait, ok := s.ipLimit.allow(ipKey(ip), now); !ok {
+	if wait, ok := s.ipLimit.Allow(ipKey(ip), now); !ok {
 		return rateLimited("Too many login codes requested from your network. Try again later.", wait)
 	}
-	if wait, ok := s.emailLimit.allow(email, now); !ok {
+	if wait, ok := s.emailLimit.Allow(email, now); !ok {
 		return rateLimited("Too many login codes requested for this address. Try again later.", wait)
 	}
 	code, err := newCode()
@@ -102,20 +102,20 @@ func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, e
 	}
 	now := s.now()
 	network := ipKey(ip)
-	if wait, ok := s.verifyLimit.allow(network, now); !ok {
+	if wait, ok := s.verifyLimit.Allow(network, now); !ok {
 		return nil, rateLimited("Too many login attempts from your network. Try again later.", wait)
 	}
 	netKey := email + "\x00" + network
-	if wait, ok := s.verifyEmailLimit.allow(netKey, now); !ok {
+	if wait, ok := s.verifyEmailLimit.Allow(netKey, now); !ok {
 		return nil, rateLimited("Too many login attempts for this address from your network. Try again later.", wait)
 	}
 	// Reserve the guess before looking at the code, so that concurrent
 	// attempts cannot overshoot the budget; given back below when the
 	// attempt turns out not to be a guess.
-	guardWait, open := s.guesses.take(email, now)
+	guardWait, open := s.guesses.Take(email, now)
 	guarded := false // past the budget, and this network may still try once
 	if !open {
-		_, guarded = s.netGuesses.take(netKey, now)
+		_, guarded = s.netGuesses.Take(netKey, now)
 	}
 	want := s.codeHash(email, code)
 	var ok, guessed, refused bool
@@ -148,14 +148,14 @@ func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, e
 	case err != nil || ok || !guessed:
 		// Not a wrong guess: give the reservations back.
 		if open {
-			s.guesses.undo(email)
+			s.guesses.Undo(email)
 		} else if guarded {
-			s.netGuesses.undo(netKey)
+			s.netGuesses.Undo(netKey)
 		}
 	case open:
 		// A wrong guess under the budget marks the network too: past the
 		// budget it may not try again in this window.
-		s.netGuesses.take(netKey, now)
+		s.netGuesses.Take(netKey, now)
 	}
 	if err != nil {
 		return nil, err
@@ -167,8 +167,8 @@ func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, e
 		return nil, errBadCode()
 	}
 	// The count is of consecutive failures: a login clears it.
-	s.guesses.forget(email)
-	s.netGuesses.forget(netKey)
+	s.guesses.Forget(email)
+	s.netGuesses.Forget(netKey)
 	if _, err := s.db.EnsureUser(ctx, email, s.cfg.DefaultPlan); err != nil {
 		return nil, fmt.Errorf("create user at login: %w", err)
 	}

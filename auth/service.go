@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"corkboard/persist"
+	"corkboard/ratelimit"
 )
 
 // Config tunes the service. A zero field takes its default (see Defaults).
@@ -31,16 +32,16 @@ type Config struct {
 	// a request writes the new one. Default 1 hour.
 	LastSeenEvery time.Duration
 	// EmailRate limits send-otp per address. Default 5/15m.
-	EmailRate Rate
+	EmailRate ratelimit.Rate
 	// IPRate limits send-otp per client IP (IPv6: per /64). Default 30/15m.
-	IPRate Rate
+	IPRate ratelimit.Rate
 	// VerifyIPRate limits verify-otp per client IP. Default 30/15m.
-	VerifyIPRate Rate
+	VerifyIPRate ratelimit.Rate
 	// VerifyEmailRate limits verify-otp per address and client network
 	// (IPv6: per /64): what one network may try at one address. Another
 	// network's attempts never spend it, so nobody can use up the
 	// owner's. Default 10/1h.
-	VerifyEmailRate Rate
+	VerifyEmailRate ratelimit.Rate
 	// GuessRate bounds the wrong guesses at one address from all networks
 	// together: Count failed verifies since the last login, in a window of
 	// Window that opens at the first. Past it the address is guarded: a
@@ -48,7 +49,7 @@ type Config struct {
 	// not guessed wrong at the address in the window, and a wrong guess
 	// voids the code. So the owner, who asks for a fresh code and enters
 	// it, still logs in. Default 100/24h (docs/auth.md works out the bound).
-	GuessRate Rate
+	GuessRate ratelimit.Rate
 	// DefaultPlan is the plan of a user created at first login. Default "free".
 	DefaultPlan string
 	// MailQueue is how many messages may wait for a sender; past it new
@@ -76,17 +77,17 @@ func Defaults() Config {
 		SessionIdle:     15 * 24 * time.Hour,
 		SessionMaxAge:   90 * 24 * time.Hour,
 		LastSeenEvery:   time.Hour,
-		EmailRate:       Rate{Count: 5, Window: 15 * time.Minute},
-		IPRate:          Rate{Count: 30, Window: 15 * time.Minute},
-		VerifyIPRate:    Rate{Count: 30, Window: 15 * time.Minute},
-		VerifyEmailRate: Rate{Count: 10, Window: time.Hour},
-		GuessRate:       Rate{Count: 100, Window: 24 * time.Hour},
+		EmailRate:       ratelimit.Rate{Count: 5, Window: 15 * time.Minute},
+		IPRate:          ratelimit.Rate{Count: 30, Window: 15 * time.Minute},
+		VerifyIPRate:    ratelimit.Rate{Count: 30, Window: 15 * time.Minute},
+		VerifyEmailRate: ratelimit.Rate{Count: 10, Window: time.Hour},
+		GuessRate:       ratelimit.Rate{Count: 100, Window: 24 * time.Hour},
 		DefaultPlan:     "free",
 		MailQueue:       256,
 		MailWorkers:     2,
 		MailTimeout:     time.Minute,
 		SweepInterval:   10 * time.Minute,
-		MaxLimiterKeys:  defaultMaxKeys,
+		MaxLimiterKeys:  ratelimit.DefaultMaxKeys,
 	}
 }
 
@@ -103,7 +104,7 @@ func (c Config) withDefaults() Config {
 			*v = def
 		}
 	}
-	fillRate := func(v *Rate, def Rate) {
+	fillRate := func(v *ratelimit.Rate, def ratelimit.Rate) {
 		if v.Count <= 0 || v.Window <= 0 {
 			*v = def
 		}
@@ -147,15 +148,15 @@ type Service struct {
 	cfg    Config
 	log    *slog.Logger
 
-	emailLimit       *limiter
-	ipLimit          *limiter
-	verifyLimit      *limiter      // per IP
-	verifyEmailLimit *limiter      // per address and network
-	guesses          *guessCounter // per address
+	emailLimit       *ratelimit.Window
+	ipLimit          *ratelimit.Window
+	verifyLimit      *ratelimit.Window // per IP
+	verifyEmailLimit *ratelimit.Window // per address and network
+	guesses          *ratelimit.Budget // per address
 	// netGuesses marks the networks that guessed wrong at an address
 	// (one guess per address and network and window): past the address's
 	// budget only a network without a mark may try the code it asked for.
-	netGuesses *guessCounter
+	netGuesses *ratelimit.Budget
 
 	// watched are the sessions long-lived connections hang on (watch.go).
 	watchMu sync.Mutex
@@ -185,12 +186,12 @@ func New(db Store, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 		mailer:           mailer,
 		cfg:              cfg,
 		log:              log,
-		emailLimit:       newLimiter(cfg.EmailRate, cfg.MaxLimiterKeys),
-		ipLimit:          newLimiter(cfg.IPRate, cfg.MaxLimiterKeys),
-		verifyLimit:      newLimiter(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
-		verifyEmailLimit: newLimiter(cfg.VerifyEmailRate, cfg.MaxLimiterKeys),
-		guesses:          newGuessCounter(cfg.GuessRate, cfg.MaxLimiterKeys),
-		netGuesses:       newGuessCounter(Rate{Count: 1, Window: cfg.GuessRate.Window}, cfg.MaxLimiterKeys),
+		emailLimit:       ratelimit.NewWindow(cfg.EmailRate, cfg.MaxLimiterKeys),
+		ipLimit:          ratelimit.NewWindow(cfg.IPRate, cfg.MaxLimiterKeys),
+		verifyLimit:      ratelimit.NewWindow(cfg.VerifyIPRate, cfg.MaxLimiterKeys),
+		verifyEmailLimit: ratelimit.NewWindow(cfg.VerifyEmailRate, cfg.MaxLimiterKeys),
+		guesses:          ratelimit.NewBudget(cfg.GuessRate, cfg.MaxLimiterKeys),
+		netGuesses:       ratelimit.NewBudget(ratelimit.Rate{Count: 1, Window: cfg.GuessRate.Window}, cfg.MaxLimiterKeys),
 		watched:          map[sessionID]map[*SessionWatch]struct{}{},
 		queue:            make(chan outgoing, cfg.MailQueue),
 		quit:             make(chan struct{}),
@@ -330,11 +331,11 @@ func (s *Service) Sweep(ctx context.Context) error {
 		return err
 	}
 	ended := s.sweepWatched(ctx, now)
-	for _, l := range []*limiter{s.emailLimit, s.ipLimit, s.verifyLimit, s.verifyEmailLimit} {
-		l.purge(now)
+	for _, l := range []*ratelimit.Window{s.emailLimit, s.ipLimit, s.verifyLimit, s.verifyEmailLimit} {
+		l.Purge(now)
 	}
-	s.guesses.purge(now)
-	s.netGuesses.purge(now)
+	s.guesses.Purge(now)
+	s.netGuesses.Purge(now)
 	if codes > 0 || sessions > 0 || ended > 0 {
 		s.log.DebugContext(ctx, "auth sweep", slog.Int("codes", codes), slog.Int("sessions", sessions), slog.Int("watchedEnded", ended))
 	}

@@ -15,6 +15,7 @@ import (
 	"corkboard/board"
 	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
+	"corkboard/ratelimit"
 )
 
 var svcT0 = time.Date(2030, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -307,15 +308,15 @@ func FuzzSessionKey(f *testing.F) {
 
 // TestConfigDefaults: zero fields take the defaults, set ones stay.
 func TestConfigDefaults(t *testing.T) {
-	if got, want := auth.Defaults().VerifyEmailRate, (auth.Rate{Count: 10, Window: time.Hour}); got != want {
+	if got, want := auth.Defaults().VerifyEmailRate, (ratelimit.Rate{Count: 10, Window: time.Hour}); got != want {
 		t.Fatalf("default VerifyEmailRate=%v, want %v", got, want)
 	}
-	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyIPRate: auth.Rate{Count: 7, Window: time.Minute}})
+	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyIPRate: ratelimit.Rate{Count: 7, Window: time.Minute}})
 	cfg := e.svc.Config()
 	if got, want := cfg.VerifyEmailRate, auth.Defaults().VerifyEmailRate; got != want {
 		t.Errorf("VerifyEmailRate=%v, want the default %v", got, want)
 	}
-	if got, want := cfg.VerifyIPRate, (auth.Rate{Count: 7, Window: time.Minute}); got != want {
+	if got, want := cfg.VerifyIPRate, (ratelimit.Rate{Count: 7, Window: time.Minute}); got != want {
 		t.Errorf("VerifyIPRate=%v, want the configured %v", got, want)
 	}
 }
@@ -323,7 +324,7 @@ func TestConfigDefaults(t *testing.T) {
 // TestVerifyLimitPerAddressAndNetwork: the per-address verify budget is
 // per client network: one network using it up leaves another's intact.
 func TestVerifyLimitPerAddressAndNetwork(t *testing.T) {
-	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyEmailRate: auth.Rate{Count: 2, Window: time.Minute}})
+	e := newSvc(t, &recordingMailer{}, auth.Config{VerifyEmailRate: ratelimit.Rate{Count: 2, Window: time.Minute}})
 	ctx := context.Background()
 	for i := range 2 {
 		_, err := e.svc.Verify(ctx, "a@example.com", "123456", "192.0.2.1")

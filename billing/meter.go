@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"corkboard/board"
+	"corkboard/ratelimit"
 )
 
 // CreditStore is the storage a Meter needs; every persist.Store satisfies it.
@@ -35,23 +36,34 @@ type MeterConfig struct {
 	// DefaultPlan is the plan of a user with no record, or whose stored plan
 	// the table does not know; "" or an unknown name means Free.
 	DefaultPlan string
-	// Now is the clock of the credit month; nil is time.Now.
+	// Now is the clock of the credit month and of the per-minute limit;
+	// nil is time.Now.
 	Now func() time.Time
+	// MaxRateKeys bounds how many users the per-minute AI limit remembers
+	// at once; 0 is ratelimit.DefaultMaxKeys.
+	MaxRateKeys int
 }
 
 // Meter is the one place that decides what a user's plan lets them do: it
-// looks plans up, charges and refunds AI credits, and says whether a user
-// may edit a board. It is safe for concurrent use.
+// looks plans up, says whether a user may make an AI call now (the plan's
+// requests per minute), charges and refunds AI credits, and says whether a
+// user may edit a board. It is safe for concurrent use.
 type Meter struct {
 	store       CreditStore
 	plans       Plans
 	defaultPlan string
 	now         func() time.Time
+	// calls is the per-minute AI limit: a token bucket per user of the
+	// plan's requests per minute, refilled evenly over the minute. It
+	// lives in memory, per process (ratelimit's doc says what that means
+	// with several nodes); a restart forgets it, which costs at most one
+	// extra minute's worth of calls. Credits are the exact limit.
+	calls *ratelimit.Buckets
 }
 
 // NewMeter returns a Meter for cfg.
 func NewMeter(cfg MeterConfig) *Meter {
-	m := &Meter{store: cfg.Store, plans: cfg.Plans, defaultPlan: cfg.DefaultPlan, now: cfg.Now}
+	m := &Meter{store: cfg.Store, plans: cfg.Plans, defaultPlan: cfg.DefaultPlan, now: cfg.Now, calls: ratelimit.NewBuckets(time.Minute, cfg.MaxRateKeys)}
 	if len(m.plans.All()) == 0 {
 		m.plans = DefaultPlans()
 	}
@@ -106,6 +118,26 @@ func (m *Meter) CanEdit(ctx context.Context, b *board.Board, email string) (bool
 		return false, err
 	}
 	return p.CanEdit(false), nil
+}
+
+// AllowCall decides whether email may start an AI call now: at most their
+// plan's RequestsPerMinute at once, refilled evenly over the minute (a
+// plan change keeps the calls in hand and changes the pace). A call it
+// lets through is counted, whatever follows; call it before Charge.
+// ERATELIMIT with RetryAfter (the exact wait until the next call is let
+// through) past the limit; other errors are the store's.
+func (m *Meter) AllowCall(ctx context.Context, email string) error {
+	plan, err := m.PlanOf(ctx, email)
+	if err != nil {
+		return err
+	}
+	wait, ok := m.calls.Allow(email, plan.RequestsPerMinute, m.Now())
+	if ok {
+		return nil
+	}
+	e := board.Errorf(board.ERATELIMIT, "Too many AI requests: your plan allows %d per minute. Try again in a moment.", plan.RequestsPerMinute)
+	e.RetryAfter = board.RetryAfterSeconds(wait)
+	return e
 }
 
 // Charge is a charge a Meter made; give it back to Refund.

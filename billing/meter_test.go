@@ -219,3 +219,39 @@ func TestMeter_PlanOf(t *testing.T) {
 		}
 	}
 }
+
+// TestMeter_AllowCall: each user may start their plan's requests per
+// minute at once, then one every minute/rpm; a refusal is ERATELIMIT with
+// the exact wait in whole seconds, and another user's calls are their own.
+func TestMeter_AllowCall(t *testing.T) {
+	m, _, clock := newMeter(t) // ada: free, 5 a minute; bob: pro, 20 a minute
+	ctx := context.Background()
+	for i := range 5 {
+		if err := m.AllowCall(ctx, "ada@example.com"); err != nil {
+			t.Fatalf("ada's call %d: %v", i+1, err)
+		}
+	}
+	err := m.AllowCall(ctx, "ada@example.com")
+	var e *board.Error
+	if !errors.As(err, &e) || e.Code != board.ERATELIMIT || e.RetryAfter != 12 {
+		t.Fatalf("ada's 6th call: err=%v, want ERATELIMIT with RetryAfter 12", err)
+	}
+	for i := range 20 {
+		if err := m.AllowCall(ctx, "bob@example.com"); err != nil {
+			t.Fatalf("bob's call %d: %v", i+1, err)
+		}
+	}
+	clock.Advance(12 * time.Second)
+	if err := m.AllowCall(ctx, "ada@example.com"); err != nil {
+		t.Fatalf("ada after 12s: %v", err)
+	}
+	// A user with no record is on the default plan.
+	for range 5 {
+		if err := m.AllowCall(ctx, "new@example.com"); err != nil {
+			t.Fatalf("new user's call: %v", err)
+		}
+	}
+	if err := m.AllowCall(ctx, "new@example.com"); board.ErrorCode(err) != board.ERATELIMIT {
+		t.Fatalf("new user's 6th call: err=%v, want ERATELIMIT", err)
+	}
+}

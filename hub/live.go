@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"corkboard/board"
+	"corkboard/ratelimit"
 	"corkboard/rooms"
 )
 
@@ -33,7 +32,7 @@ const (
 type liveUser struct {
 	conns  int
 	boards map[string]int
-	pushes *rate.Limiter
+	pushes *ratelimit.Bucket
 }
 
 // Lease is one admitted live connection: a slot under the caps, held
@@ -41,7 +40,7 @@ type liveUser struct {
 type Lease struct {
 	h              *Hub
 	boardID, email string
-	pushes         *rate.Limiter
+	pushes         *ratelimit.Bucket
 	once           sync.Once
 }
 
@@ -64,7 +63,7 @@ func (h *Hub) Admit(boardID, email string) (*Lease, error) {
 		return nil, capError(board.EUNAVAILABLE, "The server has as many live connections as it takes; try again shortly.")
 	}
 	if u == nil {
-		u = &liveUser{boards: map[string]int{}, pushes: rate.NewLimiter(rate.Limit(h.opts.UserPushRate), h.opts.UserPushBurst)}
+		u = &liveUser{boards: map[string]int{}, pushes: ratelimit.NewBucket(h.opts.UserPushRate, h.opts.UserPushBurst)}
 		h.users[email] = u
 	}
 	u.conns++
@@ -116,7 +115,7 @@ func (h *Hub) forgetIdleUsers(now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for email, u := range h.users {
-		if u.conns == 0 && u.pushes.TokensAt(now) >= float64(u.pushes.Burst()) {
+		if u.conns == 0 && u.pushes.Full(now) {
 			delete(h.users, email)
 		}
 	}

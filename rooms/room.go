@@ -21,10 +21,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/ratelimit"
 )
 
 // ErrClosed is returned by a room that has stopped (idle or closed) before
@@ -307,7 +306,7 @@ type Member struct {
 	// UserPushes, if set, is the push budget the person shares across all
 	// of their connections (the hub keeps one per person); AllowPush
 	// spends from it after the connection's own.
-	UserPushes *rate.Limiter
+	UserPushes *ratelimit.Bucket
 }
 
 // Subscribe adds a subscriber for a connection. Every change committed
@@ -328,7 +327,7 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 		color:   ColorFor(m.Email),
 		onLeave: m.OnLeave,
 		sink:    m.Sink,
-		pushes:  rate.NewLimiter(rate.Limit(r.opts.PushRate), r.opts.PushBurst),
+		pushes:  ratelimit.NewBucket(r.opts.PushRate, r.opts.PushBurst),
 		user:    m.UserPushes,
 		pos:     -1,
 		done:    make(chan struct{}),

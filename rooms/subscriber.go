@@ -7,10 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/ratelimit"
 )
 
 // Subscriber is one live connection in a room. The room hands its messages
@@ -28,8 +27,8 @@ type Subscriber struct {
 
 	sink Sink
 
-	pushes *rate.Limiter // this connection's push budget
-	user   *rate.Limiter // the person's, across connections; may be nil
+	pushes *ratelimit.Bucket // this connection's push budget
+	user   *ratelimit.Bucket // the person's, across connections; may be nil
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -97,19 +96,15 @@ func (s *Subscriber) Enqueue(msg *Message) bool {
 // (with RetryAfter) when either is spent; a refusal spends nothing.
 func (s *Subscriber) AllowPush() error {
 	now := s.room.opts.Now()
-	own := s.pushes.ReserveN(now, 1)
-	if wait := own.DelayFrom(now); wait > 0 {
-		own.CancelAt(now)
-		return pushRateError(fmt.Sprintf("Too many pushes on this connection: at most %g a second (%d at once).", float64(s.pushes.Limit()), s.pushes.Burst()), wait)
+	if wait, ok := s.pushes.Allow(now); !ok {
+		return pushRateError(fmt.Sprintf("Too many pushes on this connection: at most %g a second (%d at once).", s.pushes.PerSecond(), s.pushes.Burst()), wait)
 	}
 	if s.user == nil {
 		return nil
 	}
-	shared := s.user.ReserveN(now, 1)
-	if wait := shared.DelayFrom(now); wait > 0 {
-		shared.CancelAt(now)
-		own.CancelAt(now)
-		return pushRateError(fmt.Sprintf("Too many pushes from your connections together: at most %g a second (%d at once).", float64(s.user.Limit()), s.user.Burst()), wait)
+	if wait, ok := s.user.Allow(now); !ok {
+		s.pushes.Undo()
+		return pushRateError(fmt.Sprintf("Too many pushes from your connections together: at most %g a second (%d at once).", s.user.PerSecond(), s.user.Burst()), wait)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"corkboard/auth"
 	"corkboard/board"
+	"corkboard/ratelimit"
 )
 
 // authT0 is the clock's start in these tests.
@@ -361,7 +362,7 @@ func TestAuthSendOTPLimits(t *testing.T) {
 		e.sendOTP("user31@example.com", ip).wantBody(t, http.StatusOK, `{"ok":true}`)
 	})
 	t.Run("Configured", func(t *testing.T) {
-		two, _ := auth.ParseRate("2/1m")
+		two, _ := ratelimit.ParseRate("2/1m")
 		e := newAuthEnv(t, withAuth(auth.Config{EmailRate: two}))
 		e.sendOTP("alice@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
 		e.sendOTP("alice@example.com").wantBody(t, http.StatusOK, `{"ok":true}`)
@@ -465,8 +466,8 @@ func TestAuthVerifyLimitPerAddressAndNetwork(t *testing.T) {
 	})
 
 	t.Run("IPRefusalSpendsNothingOfTheAddress", func(t *testing.T) {
-		one, _ := auth.ParseRate("1/15m")
-		two, _ := auth.ParseRate("2/1h")
+		one, _ := ratelimit.ParseRate("1/15m")
+		two, _ := ratelimit.ParseRate("2/1h")
 		e := newAuthEnv(t, withTrustProxy(), withAuth(auth.Config{VerifyIPRate: one, VerifyEmailRate: two}))
 		ip := from("203.0.113.5")
 		e.verify("bob@example.com", "123456", ip).wantError(t, http.StatusBadRequest, "code")
@@ -483,7 +484,7 @@ func TestAuthVerifyLimitPerAddressAndNetwork(t *testing.T) {
 	})
 
 	t.Run("Configured", func(t *testing.T) {
-		three, _ := auth.ParseRate("3/10m")
+		three, _ := ratelimit.ParseRate("3/10m")
 		e := newAuthEnv(t, withAuth(auth.Config{VerifyEmailRate: three}))
 		for range 3 {
 			e.verify("alice@example.com", "123456").wantError(t, http.StatusBadRequest, "code")

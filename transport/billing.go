@@ -23,11 +23,10 @@ type Billing struct {
 }
 
 // billingState is the Server's share of payments: the webhook
-// configuration and the AI rate limiter. Plans, credits and canEdit are the
+// configuration. Plans, credits, the AI rate limit and canEdit are the
 // Meter's (Server.meter).
 type billingState struct {
 	webhook Billing
-	limiter *aiLimiter
 }
 
 // now is the server's clock, in UTC: the Meter's, so that the quota month,

@@ -30,6 +30,7 @@ import (
 	"corkboard/hub"
 	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
+	"corkboard/ratelimit"
 	"corkboard/transport"
 )
 
@@ -263,7 +264,7 @@ func (e *env) start() {
 	if e.cfg.wrapMailer != nil {
 		mailer = e.cfg.wrapMailer(mailer)
 	}
-	lots := auth.Rate{Count: 10000, Window: time.Minute}
+	lots := ratelimit.Rate{Count: 10000, Window: time.Minute}
 	authCfg := auth.Config{EmailRate: lots, IPRate: lots, VerifyIPRate: lots}
 	if e.cfg.auth != nil {
 		authCfg = *e.cfg.auth

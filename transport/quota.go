@@ -9,10 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"corkboard/billing"
 	"corkboard/board"
@@ -32,8 +29,9 @@ type payerFunc func(r *http.Request) (payer string, next *http.Request, err erro
 // charges the owner of the body's boardId (the spec's rule for
 // notes/rewrite). In order it:
 //
-//  1. applies the caller's per-minute AI rate limit from the caller's plan
-//     (429 with Retry-After; tokens are not given back, whatever follows);
+//  1. asks the Meter whether the caller may make an AI call now (the plan's
+//     requests per minute; 429 with Retry-After; a call let through stays
+//     counted, whatever follows);
 //  2. resolves the payer (400/403/404 from the board guard);
 //  3. has the Meter charge the feature's cost to the payer for the current
 //     UTC month (billing.Meter.Charge decides; the gate renders its answer):
@@ -59,20 +57,14 @@ func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Hand
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			caller := userEmail(ctx)
-			callerPlan, err := s.meter.PlanOf(ctx, caller)
-			if err != nil {
+			if err := s.meter.AllowCall(ctx, caller); err != nil {
 				s.writeError(w, r, err)
-				return
-			}
-			if wait, ok := s.billing.limiter.allow(caller, callerPlan.RequestsPerMinute, s.now()); !ok {
-				e := board.Errorf(board.ERATELIMIT, "Too many AI requests: your plan allows %d per minute. Try again in a moment.", callerPlan.RequestsPerMinute)
-				e.RetryAfter = board.RetryAfterSeconds(wait)
-				s.writeError(w, r, e)
 				return
 			}
 
 			payerEmail := caller
 			if payer != nil {
+				var err error
 				if payerEmail, r, err = payer(r); err != nil {
 					s.writeError(w, r, err)
 					return
@@ -253,77 +245,4 @@ func peekBoardID(data []byte) (string, error) {
 type readCloser struct {
 	io.Reader
 	io.Closer
-}
-
-// aiLimiter is the per-user AI rate limit: a token bucket per user holding
-// the plan's requests per minute, refilled evenly over the minute. It lives
-// in memory; a restart forgets it, which costs at most one extra minute's
-// worth of calls.
-type aiLimiter struct {
-	mu        sync.Mutex
-	users     map[string]*userBucket
-	lastSweep time.Time
-}
-
-type userBucket struct {
-	lim  *rate.Limiter
-	rpm  int
-	last time.Time
-}
-
-// idleAfter is how long a bucket must go unused before it is dropped: a
-// bucket refills completely in one minute, so a dropped one would have been
-// full anyway and forgetting it changes no answer.
-const idleAfter = time.Minute
-
-func newAILimiter() *aiLimiter {
-	return &aiLimiter{users: map[string]*userBucket{}}
-}
-
-// allow takes one token from email's bucket at now, sized for rpm requests
-// per minute. When the bucket is empty it returns how long until a token is
-// back, and takes nothing.
-func (l *aiLimiter) allow(email string, rpm int, now time.Time) (wait time.Duration, ok bool) {
-	rpm = max(rpm, 1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.lastSweep) >= idleAfter {
-		l.sweep(now)
-	}
-	b := l.users[email]
-	limit := rate.Limit(float64(rpm) / 60)
-	switch {
-	case b == nil:
-		b = &userBucket{lim: rate.NewLimiter(limit, rpm), rpm: rpm}
-		l.users[email] = b
-	case b.rpm != rpm:
-		// The plan changed: keep the tokens in hand, change the pace.
-		b.lim.SetLimitAt(now, limit)
-		b.lim.SetBurstAt(now, rpm)
-		b.rpm = rpm
-	}
-	b.last = now
-	res := b.lim.ReserveN(now, 1)
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return d, false
-	}
-	return 0, true
-}
-
-// sweep drops buckets idle for idleAfter; the caller holds l.mu.
-func (l *aiLimiter) sweep(now time.Time) {
-	for email, b := range l.users {
-		if now.Sub(b.last) >= idleAfter {
-			delete(l.users, email)
-		}
-	}
-	l.lastSweep = now
-}
-
-// len is the number of buckets held (for tests of eviction).
-func (l *aiLimiter) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.users)
 }

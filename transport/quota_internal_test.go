@@ -3,61 +3,9 @@ package transport
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"corkboard/board"
 )
-
-func TestAILimiterForgetsIdleUsers(t *testing.T) {
-	l := newAILimiter()
-	t0 := time.Date(2026, 11, 5, 9, 0, 0, 0, time.UTC)
-	for _, email := range []string{"a@example.com", "b@example.com"} {
-		if _, ok := l.allow(email, 2, t0); !ok {
-			t.Fatalf("%s: first call refused", email)
-		}
-	}
-	// a keeps calling; b goes quiet.
-	if _, ok := l.allow("a@example.com", 2, t0.Add(50*time.Second)); !ok {
-		t.Fatal("a: refill refused")
-	}
-	if got := l.len(); got != 2 {
-		t.Fatalf("buckets=%d, want 2", got)
-	}
-	l.allow("a@example.com", 2, t0.Add(60*time.Second))
-	if got := l.len(); got != 1 {
-		t.Fatalf("buckets after b's idle minute=%d, want 1", got)
-	}
-	// A forgotten user starts from a full bucket, as they would have anyway.
-	for i := range 2 {
-		if _, ok := l.allow("b@example.com", 2, t0.Add(61*time.Second)); !ok {
-			t.Fatalf("b: call %d after eviction refused", i+1)
-		}
-	}
-	if _, ok := l.allow("b@example.com", 2, t0.Add(61*time.Second)); ok {
-		t.Fatal("b: third call in the same instant allowed with rpm 2")
-	}
-}
-
-func TestAILimiterFollowsPlanChange(t *testing.T) {
-	l := newAILimiter()
-	t0 := time.Date(2026, 11, 5, 9, 0, 0, 0, time.UTC)
-	if _, ok := l.allow("a@example.com", 1, t0); !ok {
-		t.Fatal("first call refused")
-	}
-	wait, ok := l.allow("a@example.com", 1, t0)
-	if ok || wait != time.Minute {
-		t.Fatalf("second call at rpm 1: ok=%v wait=%v, want refused for 1m", ok, wait)
-	}
-	// An upgrade to 60 per minute: the empty bucket now refills a token a
-	// second, so the wait is about a second, not the rest of a minute.
-	wait, ok = l.allow("a@example.com", 60, t0.Add(time.Second))
-	if ok || wait > time.Second {
-		t.Fatalf("just after upgrade: ok=%v wait=%v, want refused for at most 1s", ok, wait)
-	}
-	if wait, ok = l.allow("a@example.com", 60, t0.Add(2*time.Second)); !ok {
-		t.Fatalf("a second later: refused, wait %v", wait)
-	}
-}
 
 func TestPeekBoardID(t *testing.T) {
 	tests := []struct {

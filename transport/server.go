@@ -112,7 +112,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if s.meter == nil {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
 	}
-	s.billing = billingState{webhook: deps.Billing, limiter: newAILimiter()}
+	s.billing = billingState{webhook: deps.Billing}
 	s.changelog = deps.Changelog
 	if s.changelog == nil && deps.DB != nil {
 		s.changelog = changelog.New(deps.DB, changelog.Options{Logger: log})

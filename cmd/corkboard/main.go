@@ -25,6 +25,7 @@ import (
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist/bolt"
+	"corkboard/ratelimit"
 	"corkboard/rooms"
 	"corkboard/transport"
 	"corkboard/web"
@@ -78,23 +79,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	emailRate, err := auth.ParseRate(cfg.OTPEmailLimit)
+	emailRate, err := ratelimit.ParseRate(cfg.OTPEmailLimit)
 	if err != nil {
 		return fmt.Errorf("-otp-email-limit: %w", err)
 	}
-	ipRate, err := auth.ParseRate(cfg.OTPIPLimit)
+	ipRate, err := ratelimit.ParseRate(cfg.OTPIPLimit)
 	if err != nil {
 		return fmt.Errorf("-otp-ip-limit: %w", err)
 	}
-	verifyIPRate, err := auth.ParseRate(cfg.VerifyIPLimit)
+	verifyIPRate, err := ratelimit.ParseRate(cfg.VerifyIPLimit)
 	if err != nil {
 		return fmt.Errorf("-otp-verify-ip-limit: %w", err)
 	}
-	verifyRate, err := auth.ParseRate(cfg.VerifyLimit)
+	verifyRate, err := ratelimit.ParseRate(cfg.VerifyLimit)
 	if err != nil {
 		return fmt.Errorf("-otp-verify-email-limit: %w", err)
 	}
-	guessRate, err := auth.ParseRate(cfg.GuessLimit)
+	guessRate, err := ratelimit.ParseRate(cfg.GuessLimit)
 	if err != nil {
 		return fmt.Errorf("-otp-guess-limit: %w", err)
 	}
