@@ -3,6 +3,7 @@ import { useServices } from '../app/services';
 import { Header } from '../app/Header';
 import type { Access } from '../api/types';
 import type { SyncClient, SyncState } from '../sync/client';
+import { connectionBadge } from '../sync/badge';
 import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
@@ -45,11 +46,7 @@ function ConnectionBadge({ s }: { s: SyncState }) {
     },
     () => navigator.onLine,
   );
-  let text: string, cls: string;
-  if (!online) [text, cls] = ['Offline', 'offline'];
-  else if (s.connection === 'online') [text, cls] = ['Connected', 'online'];
-  else if (s.connection === 'forbidden') [text, cls] = ['Access removed', 'offline'];
-  else [text, cls] = ['Reconnecting…', 'reconnecting'];
+  const { text, cls } = connectionBadge(online, s.connection);
   return (
     <span className={`status ${cls}`} role="status" aria-live="polite" data-connection={cls}>
       <span className="dot" aria-hidden="true" /> {text}
