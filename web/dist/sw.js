@@ -8,8 +8,8 @@
 //   the cached index.html when the network fails.
 // - /api/ is never cached here: board data lives in IndexedDB.
 // A new build installs a new cache, takes over at once and deletes the old.
-const VERSION = '87d13f116d009e44';
-const FILES = ["assets/index-C-v-euap.js","assets/index-DQZu2cOt.css"];
+const VERSION = 'cb290f746420d45c';
+const FILES = ["assets/index-B7tQ4ENY.js","assets/index-DQZu2cOt.css"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
