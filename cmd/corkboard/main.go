@@ -27,7 +27,6 @@ import (
 	"corkboard/persist"
 	"corkboard/rooms"
 	"corkboard/transport"
-	"corkboard/web"
 )
 
 func main() {
@@ -165,7 +164,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	snapshots := changelog.NewScheduler(history, changelog.SchedulerOptions{Interval: cfg.SnapshotInterval, Logger: log})
 	snapshots.Start(context.WithoutCancel(ctx))
 
-	app, err := web.NewHandler()
+	app, err := webHandler(cfg.WebDir)
 	if err != nil {
 		return fmt.Errorf("web client: %w", err)
 	}

@@ -39,12 +39,16 @@ function freePort() {
   });
 }
 
-/** startServer runs corkboard on a fresh data folder; stop() ends it. */
-export async function startServer(extraArgs = []) {
-  const data = mkdtempSync(join(tmpdir(), 'corkboard-e2e-'));
-  const port = await freePort();
+/**
+ * startServer runs corkboard on a fresh data folder and a free port (or on
+ * opts.data and opts.port, to restart a server), with opts.args added;
+ * stop() ends it and deletes the data folder unless told to keep it.
+ */
+export async function startServer(opts = {}) {
+  const data = opts.data || mkdtempSync(join(tmpdir(), 'corkboard-e2e-'));
+  const port = opts.port || (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', 'http://127.0.0.1:9', ...extraArgs], {
+  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', 'http://127.0.0.1:9', ...(opts.args || [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -64,6 +68,7 @@ export async function startServer(extraArgs = []) {
   return {
     url,
     data,
+    port,
     log: () => log,
     /** setPlan runs `corkboard plan set` through the admin socket. */
     setPlan(email, plan) {
@@ -91,12 +96,12 @@ export async function startServer(extraArgs = []) {
       const dir = join(data, 'outbox');
       return existsSync(dir) ? readdirSync(dir).length : 0;
     },
-    async stop() {
+    async stop({ keepData = false } = {}) {
       if (proc.exitCode === null) {
         proc.kill('SIGTERM');
         await new Promise((r) => proc.once('exit', r));
       }
-      rmSync(data, { recursive: true, force: true });
+      if (!keepData) rmSync(data, { recursive: true, force: true });
     },
   };
 }
