@@ -57,9 +57,16 @@ export function Canvas(props: Props) {
     // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
     setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, OPEN_MIN_ZOOM, 1, 0.1));
   }, [ready, notes, start]);
+  const { client } = props;
   useEffect(() => {
-    if (start) requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('corkboard:interactive')));
-  }, [start]);
+    if (start)
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          performance.mark('corkboard:interactive');
+          client.drawn();
+        }),
+      );
+  }, [start, client]);
   return (
     <div className="canvas-host" ref={host}>
       {start ? (
