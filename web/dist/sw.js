@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'c385f0941e14f946';
-const FILES = ["assets/index-BIQbof2S.js","assets/index-BYPVE2jx.css"];
+const VERSION = 'f71deb5d0dbdd691';
+const FILES = ["assets/index-BYPVE2jx.css","assets/index-Cc9bAEoO.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
