@@ -145,6 +145,7 @@ test('an invitee on the free plan is view-only', { skip }, async () => {
   await eve.page.getByText('Copied.').waitFor();
   assert.equal(await eve.page.evaluate(() => navigator.clipboard.readText()), want);
   await shot(eve.page, 'no-access');
+  assert.deepEqual(await seriousViolations(eve.page), [], 'no-access page');
   // An unclaimed board's URL offers to claim it.
   await eve.page.goto(`${server.url}/b/free-board-42`);
   await eve.page.getByRole('button', { name: 'Claim this board' }).click();

@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import { skip, startServer, launch } from './harness.mjs';
 import { login, createBoard, addNote, synced } from './helpers.mjs';
 
@@ -58,6 +59,8 @@ test('a new build is offered, and Reload brings it without losing unsent edits',
   const prompt = page.getByRole('status').filter({ hasText: 'A new version is available' });
   await prompt.waitFor();
   assert.equal(await page.locator('meta[name="corkboard-build"]').count(), 0, 'still build A until the user reloads');
+  const axe = await new AxeBuilder({ page }).include('.update-prompt').analyze();
+  assert.deepEqual(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id), [], 'the prompt');
 
   let asked = false;
   page.on('dialog', (d) => {
