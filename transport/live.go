@@ -314,7 +314,7 @@ func (lc *liveConn) readLoop(ctx context.Context) {
 				lc.sendError(ctx, "", board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID))
 				continue
 			}
-			pong, _ := json.Marshal(struct {
+			pong, _ := json.Marshal(struct { // two strings: cannot fail
 				Type string `json:"type"`
 				ID   string `json:"id,omitempty"`
 			}{typePong, m.ID})
