@@ -2,10 +2,11 @@
 GO        ?= go
 AISDK_DIR := .cache/aisdk
 CHROMIUM  ?= /usr/bin/chromium
+FIREFOX   ?= /usr/bin/firefox-esr
 E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all run build test test-go test-web deps deps-ai deps-web chromium web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean
+.PHONY: all run build test test-go test-web deps deps-ai deps-web chromium firefox web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean
 
 all: build
 
@@ -39,7 +40,7 @@ test: deps
 # when they are missing or older than the lock file.
 deps-web:
 	@if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then \
-		cd web && npm ci --no-audit --no-fund; \
+		cd web && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund; \
 	fi
 
 # chromium installs Debian's Chromium for the end-to-end tests when it is
@@ -48,6 +49,15 @@ chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \
 		if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
 		else echo "chromium not found and not root: the end-to-end tests will be skipped"; fi; \
+	fi
+
+# firefox installs Debian's Firefox ESR for the Firefox end-to-end tests
+# (e2e/firefox.test.mjs, driven by puppeteer-core over WebDriver BiDi) when
+# it is missing and we are root (CI); never a downloaded browser.
+firefox:
+	@if [ ! -x $(FIREFOX) ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y firefox-esr; \
+		else echo "firefox-esr not found and not root: the Firefox end-to-end tests will be skipped"; fi; \
 	fi
 
 # web rebuilds the committed client build in web/dist (embedded by go:embed).
@@ -60,12 +70,13 @@ check-web-dist: web
 	@if [ -n "$$(git status --porcelain -- web/dist)" ]; then git status --short -- web/dist; echo "web/dist has files that are not committed: run make web and commit"; exit 1; fi
 
 # test-web: unit tests (vitest), the committed build check, then the
-# end-to-end tests (playwright-core + Debian's Chromium) against the real binary.
-test-web: deps-web chromium
+# end-to-end tests (playwright-core + Debian's Chromium, puppeteer-core +
+# Debian's Firefox ESR) against the real binary.
+test-web: deps-web chromium firefox
 	cd web && npx vitest run
 	$(MAKE) check-web-dist
 	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
-	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node --test --test-concurrency=1 e2e/
+	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) FIREFOX=$(FIREFOX) node --test --test-concurrency=1 e2e/
 
 lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -267,6 +267,16 @@ func (lc *liveConn) pingLoop(ctx context.Context) {
 	}
 }
 
+// typePing and typePong are the application-level keepalive, an extension
+// of the live protocol: browsers answer WebSocket pings without telling the
+// page, so a page that wants to notice a dead connection sends a ping
+// message and waits for the pong. The pong is queued behind everything
+// already queued for the connection, so it also says the queue moves.
+const (
+	typePing = "ping"
+	typePong = "pong"
+)
+
 // clientMessage is every message a client may send; Type says which
 // fields apply.
 type clientMessage struct {
@@ -299,8 +309,18 @@ func (lc *liveConn) readLoop(ctx context.Context) {
 				continue
 			}
 			lc.sendError(ctx, m.ID, lc.sub.Pointer(*m.X, *m.Y))
+		case typePing:
+			if len(m.ID) > maxLiveMsgID {
+				lc.sendError(ctx, "", board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID))
+				continue
+			}
+			pong, _ := json.Marshal(struct { // two strings: cannot fail
+				Type string `json:"type"`
+				ID   string `json:"id,omitempty"`
+			}{typePong, m.ID})
+			lc.sub.Enqueue(rooms.NewMessage(pong))
 		default:
-			lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q or %q.", rooms.TypePush, rooms.TypePointer))
+			lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q or %q.", rooms.TypePush, rooms.TypePointer, typePing))
 		}
 	}
 }

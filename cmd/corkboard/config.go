@@ -63,6 +63,8 @@ type Config struct {
 	SnapshotKeep     int
 
 	Pprof string
+
+	WebDir string
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
@@ -105,6 +107,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Models, "models", "", "per-feature model overrides: programmer=qwen2.5-coder:7b,document-to-notes=qwen3:8b")
 	fs.DurationVar(&cfg.AITimeout, "ai-timeout", ai.DefaultTimeout, "longest one AI request may take")
 	fs.IntVar(&cfg.AINumCtx, "ai-num-ctx", 0, "model context window in tokens (0: the model's default)")
+	fs.StringVar(&cfg.WebDir, "web-dir", "", "serve the web client from this folder (a web/dist-like build) instead of the embedded one; for developing and testing the client (empty: embedded)")
 	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (empty: off)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n       corkboard plan set <email> <plan> | plan show <email>\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")

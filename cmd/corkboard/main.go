@@ -28,7 +28,6 @@ import (
 	"corkboard/ratelimit"
 	"corkboard/rooms"
 	"corkboard/transport"
-	"corkboard/web"
 )
 
 func main() {
@@ -168,7 +167,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	snapshots := changelog.NewScheduler(history, changelog.SchedulerOptions{Interval: cfg.SnapshotInterval, Logger: log})
 	snapshots.Start(context.WithoutCancel(ctx))
 
-	app, err := web.NewHandler()
+	app, err := webHandler(cfg.WebDir)
 	if err != nil {
 		return fmt.Errorf("web client: %w", err)
 	}

@@ -7,18 +7,25 @@
 // - Pages (navigations): network first, so a new build is seen at once;
 //   the cached index.html when the network fails.
 // - /api/ is never cached here: board data lives in IndexedDB.
-// A new build installs a new cache, takes over at once and deletes the old.
-const VERSION = 'f3aa625a1040686a';
-const FILES = ["assets/index-Bkqmix2L.js","assets/index-DQZu2cOt.css"];
+// A new build installs its cache beside the old one and waits: the page
+// offers "A new version is available — Reload", and Reload posts
+// {type: 'skipWaiting'}; the new worker then takes over, deletes the old
+// cache, and the page reloads on the new build. The first install takes
+// over at once (there is nothing to wait for).
+const VERSION = 'b34c23afb4629f85';
+const FILES = ["assets/index-BYPVE2jx.css","assets/index-DeKZp1AB.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((c) => c.addAll(['/', ...FILES.map((f) => '/' + f)]))
-      .then(() => self.skipWaiting()),
+      .then((c) => c.addAll(['/', ...FILES.map((f) => '/' + f)])),
   );
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'skipWaiting') self.skipWaiting();
 });
 
 self.addEventListener('activate', (event) => {

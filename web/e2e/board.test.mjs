@@ -77,6 +77,39 @@ test('two people see each other\'s notes and pointers live', { skip }, async () 
   assert.ok(id);
 });
 
+test('the owner removes an invitee, whose open board says access was removed', { skip }, async () => {
+  // Owen, not Ada: Ada logs in five times in this file, the send-otp limit.
+  const owen = await userPage('owen@example.com');
+  const id = await createBoard(owen.page, 'Guest board');
+  server.setPlan('hal@example.com', 'pro');
+  await owen.page.getByRole('button', { name: 'Share' }).click();
+  let share = owen.page.getByRole('dialog', { name: 'Share this board' });
+  await share.getByLabel('E-mail address to invite').fill('hal@example.com');
+  await share.getByRole('button', { name: 'Invite' }).click();
+  await share.getByRole('button', { name: 'Remove hal@example.com' }).waitFor();
+  await share.getByRole('button', { name: 'Close' }).click();
+
+  const hal = await userPage('hal@example.com');
+  await hal.page.goto(`${server.url}/b/${id}`);
+  await hal.page.locator('[data-connection="online"]').waitFor();
+  await hal.page.getByRole('button', { name: '+ Note' }).waitFor();
+
+  await owen.page.getByRole('button', { name: 'Share' }).click();
+  share = owen.page.getByRole('dialog', { name: 'Share this board' });
+  await share.getByRole('button', { name: 'Remove hal@example.com' }).click();
+  await share.getByText('hal@example.com no longer has access.').waitFor();
+  await share.getByText('Nobody yet.').waitFor();
+
+  // The server closes Hal's live socket with 4003: his board says so, and
+  // stops offering edits.
+  await hal.page.getByRole('status').filter({ hasText: 'Access removed' }).waitFor();
+  await hal.page.getByRole('button', { name: '+ Note' }).waitFor({ state: 'detached' });
+  await hal.page.reload();
+  await hal.page.getByRole('heading', { name: "You can't open this board" }).waitFor();
+  await hal.ctx.close();
+  await owen.ctx.close();
+});
+
 test('an invitee on the free plan is view-only', { skip }, async () => {
   const ada = await userPage('ada@example.com');
   const id = await createBoard(ada.page, 'Read me');
@@ -98,11 +131,21 @@ test('an invitee on the free plan is view-only', { skip }, async () => {
   await shot(bob.page, 'view-only');
   await bob.ctx.close();
 
-  // A user who is not invited is told whom to ask.
+  // A user who is not invited is told whom to ask (the one who shared the
+  // link: the owner's address is not given away) and gets a message to send.
   const eve = await userPage('eve@example.com');
+  await eve.ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   await eve.page.goto(`${server.url}/b/${id}`);
   await eve.page.getByRole('heading', { name: "You can't open this board" }).waitFor();
-  await eve.page.getByText('Ask its owner to invite you').waitFor();
+  await eve.page.getByText('ask the person who shared this link with you to invite your address, eve@example.com').waitFor();
+  assert.equal(await eve.page.getByText('ada@example.com').count(), 0, 'the owner is not named to strangers');
+  const want = `Please invite eve@example.com to the Corkboard board ${server.url}/b/${id}`;
+  assert.equal(await eve.page.getByLabel('Message to send them').inputValue(), want);
+  await eve.page.getByRole('button', { name: 'Copy the message' }).click();
+  await eve.page.getByText('Copied.').waitFor();
+  assert.equal(await eve.page.evaluate(() => navigator.clipboard.readText()), want);
+  await shot(eve.page, 'no-access');
+  assert.deepEqual(await seriousViolations(eve.page), [], 'no-access page');
   // An unclaimed board's URL offers to claim it.
   await eve.page.goto(`${server.url}/b/free-board-42`);
   await eve.page.getByRole('button', { name: 'Claim this board' }).click();

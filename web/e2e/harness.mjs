@@ -1,6 +1,7 @@
 // Test harness for the end-to-end tests: starts the real corkboard binary on
 // a temporary data folder and a free port, launches Debian's Chromium through
-// playwright-core, and reads login codes from <data>/outbox/.
+// playwright-core (or Debian's Firefox ESR through puppeteer-core, over
+// WebDriver BiDi), and reads login codes from <data>/outbox/.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -8,12 +9,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const BIN = process.env.CORKBOARD_BIN || '';
 /** skip is a reason to skip the e2e tests, or false. */
 export const skip = !existsSync(CHROMIUM)
   ? `no Chromium at ${CHROMIUM}`
+  : !BIN || !existsSync(BIN)
+    ? 'CORKBOARD_BIN is not a built corkboard binary (make test builds it)'
+    : false;
+
+export const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
+/** skipFirefox is a reason to skip the Firefox e2e tests, or false. */
+export const skipFirefox = !existsSync(FIREFOX)
+  ? `no Firefox at ${FIREFOX}`
   : !BIN || !existsSync(BIN)
     ? 'CORKBOARD_BIN is not a built corkboard binary (make test builds it)'
     : false;
@@ -29,12 +39,16 @@ function freePort() {
   });
 }
 
-/** startServer runs corkboard on a fresh data folder; stop() ends it. */
-export async function startServer() {
-  const data = mkdtempSync(join(tmpdir(), 'corkboard-e2e-'));
-  const port = await freePort();
+/**
+ * startServer runs corkboard on a fresh data folder and a free port (or on
+ * opts.data and opts.port, to restart a server), with opts.args added;
+ * stop() ends it and deletes the data folder unless told to keep it.
+ */
+export async function startServer(opts = {}) {
+  const data = opts.data || mkdtempSync(join(tmpdir(), 'corkboard-e2e-'));
+  const port = opts.port || (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', 'http://127.0.0.1:9'], {
+  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', 'http://127.0.0.1:9', ...(opts.args || [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -54,6 +68,7 @@ export async function startServer() {
   return {
     url,
     data,
+    port,
     log: () => log,
     /** setPlan runs `corkboard plan set` through the admin socket. */
     setPlan(email, plan) {
@@ -81,12 +96,12 @@ export async function startServer() {
       const dir = join(data, 'outbox');
       return existsSync(dir) ? readdirSync(dir).length : 0;
     },
-    async stop() {
+    async stop({ keepData = false } = {}) {
       if (proc.exitCode === null) {
         proc.kill('SIGTERM');
         await new Promise((r) => proc.once('exit', r));
       }
-      rmSync(data, { recursive: true, force: true });
+      if (!keepData) rmSync(data, { recursive: true, force: true });
     },
   };
 }
@@ -109,6 +124,32 @@ export function withServerAndBrowser(ready) {
     if (skip) return;
     server = await startServer();
     browser = await launch();
+    ready(server, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+}
+
+/**
+ * launchFirefox starts Debian's Firefox ESR headless through puppeteer-core
+ * (WebDriver BiDi). playwright-core cannot drive it: its Firefox wants
+ * Playwright's patched build, and its BiDi channel ("moz-firefox") sends
+ * commands (emulation.setMediaFeaturesOverride) that Firefox 153 ESR does
+ * not know, so every newContext() fails.
+ */
+export function launchFirefox() {
+  return puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
+}
+
+// withServerAndFirefox is withServerAndBrowser for Firefox.
+export function withServerAndFirefox(ready) {
+  let server, browser;
+  before(async () => {
+    if (skipFirefox) return;
+    server = await startServer();
+    browser = await launchFirefox();
     ready(server, browser);
   });
   after(async () => {

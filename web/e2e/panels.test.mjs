@@ -97,3 +97,55 @@ test('at 200 % zoom (a 640 px wide window) nothing needs sideways scrolling', { 
   assert.ok(await fits(), 'board');
   await ctx.close();
 });
+
+test('the keyboard alone: N creates a note, arrows move it, Enter edits, Delete and Ctrl+Z', { skip }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await login(page, server, 'keys@example.com');
+  const id = await createBoard(page, 'Keyboard board');
+  const pull = async () => (await (await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`)).json()).notes;
+
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('n');
+  const editor = page.getByRole('dialog', { name: 'Edit note' });
+  await editor.waitFor();
+  await page.keyboard.type('Typed note'); // the title field has the focus
+  await page.keyboard.press('Enter'); // submits the editor
+  await editor.waitFor({ state: 'detached' });
+  const note = page.locator('.note', { hasText: 'Typed note' });
+  await note.waitFor();
+  await synced(page);
+  const [created] = await pull();
+
+  // The new note is selected: arrows move it, 10 px a press.
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await synced(page);
+  const [moved] = await pull();
+  assert.deepEqual([moved.x - created.x, moved.y - created.y], [20, 10]);
+
+  await page.keyboard.press('Enter');
+  await editor.waitFor();
+  assert.equal(await editor.getByLabel('Title').inputValue(), 'Typed note');
+  await page.keyboard.press('Escape');
+  await editor.waitFor({ state: 'detached' });
+
+  await page.keyboard.press('Delete');
+  await note.waitFor({ state: 'detached' });
+  await page.keyboard.press('Control+z');
+  await note.waitFor();
+
+  // Tab reaches the note, and focusing it with the keyboard selects it.
+  await page.keyboard.press('Escape');
+  let focused = false;
+  for (let i = 0; i < 60 && !focused; i++) {
+    await page.keyboard.press('Tab');
+    focused = await page.evaluate(() => document.activeElement?.classList.contains('note') ?? false);
+  }
+  assert.ok(focused, 'Tab reaches the note');
+  await page.locator('.note.selected', { hasText: 'Typed note' }).waitFor();
+  await synced(page);
+  assert.equal((await pull()).length, 1);
+  await ctx.close();
+});

@@ -17,7 +17,9 @@ if (skip) {
   process.exit(0);
 }
 const NOTES = Number(process.env.NOTES || 2000);
-const server = await startServer();
+// WEB_DIR=<a build> measures another build of the client (-web-dir), e.g.
+// an older commit's web/dist for a before/after at the same load.
+const server = await startServer({ args: process.env.WEB_DIR ? ['-web-dir', process.env.WEB_DIR] : [] });
 const browser = await launch();
 try {
   // Log in through the API with a request context; its cookie goes to the pages.

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import { createServices, ServicesContext } from './app/services';
 import { registerServiceWorker } from './app/serviceWorker';
+import { UpdatePrompt } from './app/UpdatePrompt';
 import './app/app.css';
 
 performance.mark('corkboard:start');
@@ -11,6 +12,7 @@ createServices().then((services) => {
     <StrictMode>
       <ServicesContext.Provider value={services}>
         <App />
+        <UpdatePrompt />
       </ServicesContext.Provider>
     </StrictMode>,
   );

@@ -7,7 +7,11 @@
 // - Pages (navigations): network first, so a new build is seen at once;
 //   the cached index.html when the network fails.
 // - /api/ is never cached here: board data lives in IndexedDB.
-// A new build installs a new cache, takes over at once and deletes the old.
+// A new build installs its cache beside the old one and waits: the page
+// offers "A new version is available — Reload", and Reload posts
+// {type: 'skipWaiting'}; the new worker then takes over, deletes the old
+// cache, and the page reloads on the new build. The first install takes
+// over at once (there is nothing to wait for).
 const VERSION = '__VERSION__';
 const FILES = __FILES__;
 const CACHE = 'corkboard-' + VERSION;
@@ -16,9 +20,12 @@ self.addEventListener('install', (event) => {
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((c) => c.addAll(['/', ...FILES.map((f) => '/' + f)]))
-      .then(() => self.skipWaiting()),
+      .then((c) => c.addAll(['/', ...FILES.map((f) => '/' + f)])),
   );
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'skipWaiting') self.skipWaiting();
 });
 
 self.addEventListener('activate', (event) => {

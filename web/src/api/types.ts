@@ -104,7 +104,8 @@ export type LiveMessage =
   | { type: 'error'; id?: string; status: number; error: string; field?: string }
   | ({ type: 'join' } & Peer)
   | ({ type: 'leave' } & Peer)
-  | ({ type: 'pointer'; x: number; y: number } & Peer);
+  | ({ type: 'pointer'; x: number; y: number } & Peer)
+  | { type: 'pong'; id?: string };
 
 /** GET /api/config. */
 export interface ClientConfig {

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
-/** Dialog is a modal <dialog>: focus moves in, Escape closes, focus returns. */
+/** Dialog is a modal <dialog>: focus moves in (to a [data-autofocus] field if any), Escape closes, focus returns. */
 export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -8,6 +8,10 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
     const d = ref.current!;
     const back = document.activeElement as HTMLElement | null;
     if (!d.open) d.showModal();
+    // showModal focuses the first focusable element (the ✕ button) unless
+    // one has the autofocus attribute, which React's autoFocus does not set;
+    // a field marked data-autofocus gets the focus instead.
+    d.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     return () => {
       back?.focus?.();
     };

@@ -31,7 +31,7 @@ export async function createServices(): Promise<Services> {
         open: (url) => new WebSocket(url) as unknown as SocketLike,
         env: browserEnvironment(),
       });
-      client = new SyncClient({ boardId, transport: api, store, live });
+      client = new SyncClient({ boardId, transport: api, store, live, waitForDrawing: true });
       return client;
     },
   };

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
 import { useServices } from '../app/services';
 import { Header } from '../app/Header';
 import { navigate } from '../app/router';
@@ -79,14 +79,7 @@ export function BoardGate({ boardId, email, onLogout, onSessionLost }: { boardId
       );
       break;
     case 'denied':
-      body = (
-        <>
-          <h1>You can't open this board</h1>
-          <p>
-            The board <strong>{boardId}</strong> belongs to someone else. Ask its owner to invite you with your address, <strong>{email}</strong>.
-          </p>
-        </>
-      );
+      body = <NoAccess boardId={boardId} email={email} />;
       break;
     case 'offline-unknown':
       body = (
@@ -127,6 +120,48 @@ export function BoardGate({ boardId, email, onLogout, onSessionLost }: { boardId
           </p>
         </div>
       </main>
+    </>
+  );
+}
+
+/**
+ * NoAccess tells a user who is not invited what to do. The server does not
+ * name a board's owner to non-members (a board's link must not give away
+ * its owner's address), so the page cannot say who the owner is: it asks the
+ * user to go back to whoever shared the link, with a ready message to send.
+ */
+function NoAccess({ boardId, email }: { boardId: string; email: string }) {
+  const [copied, setCopied] = useState('');
+  const messageId = useId();
+  const message = `Please invite ${email} to the Corkboard board ${window.location.origin}/b/${boardId}`;
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(message);
+      setCopied('Copied. Paste it in a message to the person who shared the link.');
+    } catch {
+      // No clipboard (permissions, an old browser): select the text instead.
+      const field = document.getElementById(messageId) as HTMLTextAreaElement | null;
+      field?.select();
+      setCopied('Press Ctrl+C (Cmd+C on a Mac) to copy the selected message.');
+    }
+  }
+
+  return (
+    <>
+      <h1>You can't open this board</h1>
+      <p>
+        The board <strong>{boardId}</strong> belongs to someone who has not invited you. Corkboard does not show who owns a board to people outside
+        it, so ask the person who shared this link with you to invite your address, <strong>{email}</strong>.
+      </p>
+      <label htmlFor={messageId}>Message to send them</label>
+      <textarea id={messageId} readOnly rows={3} value={message} />
+      <p>
+        <button type="button" onClick={copy}>
+          Copy the message
+        </button>
+      </p>
+      <p role="status">{copied}</p>
     </>
   );
 }

@@ -3,6 +3,8 @@ import { useServices } from '../app/services';
 import { Header } from '../app/Header';
 import type { Access } from '../api/types';
 import type { SyncClient, SyncState } from '../sync/client';
+import { connectionBadge } from '../sync/badge';
+import { checkForUpdate, reloadingForUpdate } from '../app/serviceWorker';
 import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
@@ -45,11 +47,7 @@ function ConnectionBadge({ s }: { s: SyncState }) {
     },
     () => navigator.onLine,
   );
-  let text: string, cls: string;
-  if (!online) [text, cls] = ['Offline', 'offline'];
-  else if (s.connection === 'online') [text, cls] = ['Connected', 'online'];
-  else if (s.connection === 'forbidden') [text, cls] = ['Access removed', 'offline'];
-  else [text, cls] = ['Reconnecting…', 'reconnecting'];
+  const { text, cls } = connectionBadge(online, s.connection);
   return (
     <span className={`status ${cls}`} role="status" aria-live="polite" data-connection={cls}>
       <span className="dot" aria-hidden="true" /> {text}
@@ -80,12 +78,22 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   useEffect(() => {
     if (!s.pending) return;
     const warn = (e: BeforeUnloadEvent) => {
+      if (reloadingForUpdate()) return; // the user asked for it; the edits stay in IndexedDB
       e.preventDefault();
       e.returnValue = '';
     };
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, [s.pending]);
+
+  // The live connection coming back may mean the server restarted, maybe
+  // with a new build: look for a new service worker.
+  const [wasOnline, setWasOnline] = useState(false);
+  useEffect(() => {
+    if (s.connection !== 'online') return;
+    if (wasOnline) checkForUpdate();
+    else setWasOnline(true);
+  }, [s.connection, wasOnline]);
 
   const announce = useCallback((m: string) => setAnnouncement(m), []);
   const waiting = s.waiting;

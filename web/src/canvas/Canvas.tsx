@@ -8,7 +8,7 @@ import type { Note } from '../api/types';
 import type { Presence, SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { NoteNode, type NoteFlowNode, type NoteNodeData } from './NoteNode';
-import { detailOf } from './detail';
+import { DetailContext, detailOf } from './detail';
 import { NoteEditor } from './NoteEditor';
 import { Cursors } from './Cursors';
 import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
@@ -57,9 +57,16 @@ export function Canvas(props: Props) {
     // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
     setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, OPEN_MIN_ZOOM, 1, 0.1));
   }, [ready, notes, start]);
+  const { client } = props;
   useEffect(() => {
-    if (start) requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('corkboard:interactive')));
-  }, [start]);
+    if (start)
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          performance.mark('corkboard:interactive');
+          client.drawn();
+        }),
+      );
+  }, [start, client]);
   return (
     <div className="canvas-host" ref={host}>
       {start ? (
@@ -327,35 +334,37 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, start }: Props
           {selected.size ? ` · ${selected.size} selected` : ''}
         </span>
       </div>
-      <ReactFlow<NoteFlowNode>
-        nodes={nodes}
-        edges={NO_EDGES}
-        nodeTypes={nodeTypes}
-        onNodesChange={onNodesChange}
-        onNodeDragStop={onNodeDragStop}
-        onNodeDoubleClick={onNodeDoubleClick}
-        onPaneClick={clearSelection}
-        nodesDraggable={canEdit}
-        nodesConnectable={false}
-        elementsSelectable
-        deleteKeyCode={null}
-        selectionKeyCode="Shift"
-        multiSelectionKeyCode={MULTI_SELECT_KEYS}
-        disableKeyboardA11y
-        onlyRenderVisibleElements
-        minZoom={MIN_ZOOM}
-        defaultViewport={start}
-        maxZoom={4}
-        zoomOnDoubleClick={false}
-        aria-label="Board canvas"
-      >
-        <Background gap={24} />
-        <Controls showInteractive={false} aria-label="Zoom controls" />
-        {/* The minimap draws every note again (an SVG rect each): past a few
-            hundred notes it costs more than it shows. */}
-        {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
-        <Cursors peers={peers} />
-      </ReactFlow>
+      <DetailContext.Provider value={detail}>
+        <ReactFlow<NoteFlowNode>
+          nodes={nodes}
+          edges={NO_EDGES}
+          nodeTypes={nodeTypes}
+          onNodesChange={onNodesChange}
+          onNodeDragStop={onNodeDragStop}
+          onNodeDoubleClick={onNodeDoubleClick}
+          onPaneClick={clearSelection}
+          nodesDraggable={canEdit}
+          nodesConnectable={false}
+          elementsSelectable
+          deleteKeyCode={null}
+          selectionKeyCode="Shift"
+          multiSelectionKeyCode={MULTI_SELECT_KEYS}
+          disableKeyboardA11y
+          onlyRenderVisibleElements
+          minZoom={MIN_ZOOM}
+          defaultViewport={start}
+          maxZoom={4}
+          zoomOnDoubleClick={false}
+          aria-label="Board canvas"
+        >
+          <Background gap={24} />
+          <Controls showInteractive={false} aria-label="Zoom controls" />
+          {/* The minimap draws every note again (an SVG rect each): past a few
+              hundred notes it costs more than it shows. */}
+          {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
+          <Cursors peers={peers} />
+        </ReactFlow>
+      </DetailContext.Provider>
       {editingNote && (
         <NoteEditor
           note={editingNote}

@@ -31,7 +31,7 @@ export function NoteEditor({ note, readOnly, onSave, onClose }: { note: Note; re
       <form onSubmit={save} className="editor">
         <div className="editor-fields">
           <label htmlFor={ids.title}>Title</label>
-          <input id={ids.title} value={title} maxLength={MAX_TITLE} readOnly={readOnly} onChange={(e) => setTitle(e.target.value)} autoFocus />
+          <input id={ids.title} value={title} maxLength={MAX_TITLE} readOnly={readOnly} onChange={(e) => setTitle(e.target.value)} data-autofocus />
           <div className="row">
             <div>
               <label htmlFor={ids.color}>Colour</label>

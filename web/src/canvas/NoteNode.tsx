@@ -1,8 +1,8 @@
-import { memo } from 'react';
-import { useStore, type NodeProps, type Node } from '@xyflow/react';
+import { memo, useContext } from 'react';
+import type { NodeProps, Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import { background, COLORS, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
-import { detailOf } from './detail';
+import { DetailContext } from './detail';
 
 export type NoteNodeData = { note: Note; onOpen: (id: string) => void; onFocusNote: (id: string, additive: boolean) => void };
 export type NoteFlowNode = Node<NoteNodeData, 'note'>;
@@ -11,7 +11,7 @@ export type NoteFlowNode = Node<NoteNodeData, 'note'>;
 export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
   const n = data.note;
   // Far out only the colour shows (text would be unreadable and slow to paint).
-  const detail = useStore(detailOf);
+  const detail = useContext(DetailContext);
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${selected ? ' (selected)' : ''}`;
   return (
     <article

@@ -294,6 +294,31 @@ describe('SyncClient', () => {
   });
 });
 
+describe('SyncClient writing a full pull', () => {
+  for (const how of ['drawn', 'timeout'] as const) {
+    it(`waits for the board to be drawn before storing it (${how})`, async () => {
+      const server = new FakeServer();
+      server.apply({ notes: { upserted: Array.from({ length: 150 }, (_, i) => note(`n${i}`)), deleted: [] } });
+      const store = new MemoryStore();
+      const clock = new FakeClock();
+      const client = new SyncClient({ boardId: 'b1', transport: server, store, live: new FakeLive(), clock, newKey: () => `key-${++keyN}`, waitForDrawing: true, drawWait: 3000 });
+      await client.start();
+      await settle();
+      clock.advance(0);
+      await settle();
+      expect(client.getSnapshot().notes.size).toBe(150); // shown at once
+      expect((await store.load('b1')).notes).toHaveLength(0); // stored later
+      if (how === 'drawn') client.drawn();
+      else clock.advance(3000);
+      await settle();
+      clock.advance(0); // the idle moment after it
+      await client.whenIdle();
+      expect((await store.load('b1')).notes).toHaveLength(150);
+      client.close();
+    });
+  }
+});
+
 describe('SyncClient on IndexedDB', () => {
   it('keeps the board and the offline queue across a reload', async () => {
     const store = await IdbStore.open('reload-test');

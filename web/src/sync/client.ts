@@ -103,6 +103,14 @@ export interface SyncClientOptions {
   clock?: Clock;
   /** newKey makes idempotency keys (crypto.randomUUID in browsers). */
   newKey?: () => string;
+  /**
+   * waitForDrawing makes big writes to the store (a full pull) wait until
+   * the UI calls drawn() (at most drawWait ms, default 3 s): structured-
+   * cloning thousands of rows into IndexedDB while the board is first drawn
+   * delays the drawing.
+   */
+  waitForDrawing?: boolean;
+  drawWait?: number;
 }
 
 type Row = Note | TrackerItem;
@@ -165,6 +173,20 @@ export class SyncClient {
     this.live = o.live;
     this.clock = o.clock ?? realClock;
     this.newKey = o.newKey ?? (() => crypto.randomUUID());
+    this.drawing = o.waitForDrawing
+      ? new Promise<void>((resolve) => {
+          this.markDrawn = resolve;
+          this.clock.setTimeout(resolve, o.drawWait ?? 3000);
+        })
+      : Promise.resolve();
+  }
+
+  private readonly drawing: Promise<void>;
+  private markDrawn: () => void = () => {};
+
+  /** drawn tells the client the board is on screen (see waitForDrawing). */
+  drawn(): void {
+    this.markDrawn();
   }
 
   /** start reads the local copy, then pulls, pushes what waits and goes live. */
@@ -457,11 +479,15 @@ export class SyncClient {
       putItems: items,
       deleteItems: delItems,
     };
-    // A big patch (a full pull) is written after the UI has had a turn:
-    // structured-cloning thousands of rows would delay the first paint.
+    // A big patch (a full pull) is written once the board is drawn and the
+    // page is idle: structured-cloning thousands of rows would delay the
+    // first paint.
     const big = notes.length + items.length > 100;
     this.write(async () => {
-      if (big) await whenIdle(this.clock);
+      if (big) {
+        await this.drawing;
+        await whenIdle(this.clock);
+      }
       await this.store.applyServer(this.boardId, patch);
     });
     this.changed();

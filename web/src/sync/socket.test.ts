@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LiveSocket, CLOSE_RESYNC, CLOSE_ACCESS_WITHDRAWN } from './socket';
+import { LiveSocket, CLOSE_RESYNC, CLOSE_ACCESS_WITHDRAWN, CLOSE_NO_PONG } from './socket';
+import { connectionBadge } from './badge';
 import { FakeClock, FakeEnv, FakeSocket } from './testing';
 
 function setup() {
@@ -105,5 +106,53 @@ describe('LiveSocket', () => {
     expect(sockets[0].closedWith).toBe(1000);
     clock.advance(60_000);
     expect(sockets).toHaveLength(1);
+  });
+
+  it('pings the server and keeps a socket that answers', () => {
+    const { live, sockets, clock, statuses } = setup();
+    const got: unknown[] = [];
+    live.onMessage((m) => got.push(m));
+    live.connect();
+    sockets[0].open();
+    clock.advance(25_000);
+    expect(sockets[0].sent).toEqual(['{"type":"ping"}']);
+    clock.advance(9_999);
+    sockets[0].message({ type: 'pong' });
+    expect(got).toEqual([]); // the pong is the socket's business, not its users'
+    clock.advance(25_000);
+    expect(sockets[0].sent).toHaveLength(2);
+    clock.advance(5_000);
+    sockets[0].message({ type: 'join', id: 'p', email: 'a@x', color: '#000' }); // any message proves it alive
+    clock.advance(20_000);
+    expect(sockets).toHaveLength(1);
+    expect(statuses).toEqual(['connecting', 'online']);
+  });
+
+  it('gives up a socket that does not answer a ping and reconnects (the badge says reconnecting)', () => {
+    const { live, sockets, clock, statuses, env, setSince } = setup();
+    const closes: number[] = [];
+    live.onClose((c) => closes.push(c));
+    const got: unknown[] = [];
+    live.onMessage((m) => got.push(m));
+    live.connect();
+    sockets[0].open();
+    setSince(9);
+    clock.advance(25_000 + 10_000);
+    expect(sockets[0].closedWith).toBe(CLOSE_NO_PONG);
+    expect(closes).toEqual([CLOSE_NO_PONG]);
+    expect(statuses.at(-1)).toBe('offline');
+    expect(connectionBadge(env.online, live.getStatus()).text).toBe('Reconnecting…');
+    sockets[0].message({ type: 'pong' }); // too late, and from a socket we gave up
+    sockets[0].drop(1006);
+    expect(got).toEqual([]);
+    const d = clock.nextDelay!;
+    expect(d).toBeGreaterThanOrEqual(500);
+    expect(d).toBeLessThanOrEqual(1000);
+    clock.advance(d);
+    expect(sockets).toHaveLength(2);
+    expect(sockets[1].url).toContain('since=9');
+    sockets[1].open();
+    expect(statuses.at(-1)).toBe('online');
+    expect(connectionBadge(env.online, live.getStatus()).text).toBe('Connected');
   });
 });

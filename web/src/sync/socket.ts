@@ -2,6 +2,8 @@
 // backoff and jitter (longer in hidden tabs), follows the window's
 // online/offline and visibility events, ignores events of sockets it has
 // given up on, and never throws at its users: they see a status and messages.
+// It pings the server with a message (browsers hide WebSocket pings from
+// pages) and treats a socket that stays silent after a ping as dead.
 import type { LiveMessage } from '../api/types';
 import { backoffDelay } from './backoff';
 
@@ -41,7 +43,14 @@ export interface LiveSocketOptions {
   env: Environment;
   /** hiddenFactor multiplies the backoff of a hidden tab. */
   hiddenFactor?: number;
+  /** pingEvery is the time between application pings (ms, default 25 s). */
+  pingEvery?: number;
+  /** pongTimeout is how long a ping waits for any message (ms, default 10 s). */
+  pongTimeout?: number;
 }
+
+/** The close code reported when a socket is given up for not answering a ping. */
+export const CLOSE_NO_PONG = 4900;
 
 const OPEN = 1;
 
@@ -55,6 +64,8 @@ export class LiveSocket {
   private readonly messageCbs = new Set<(m: LiveMessage) => void>();
   private readonly closeCbs = new Set<(code: number) => void>();
   private readonly unsubs: (() => void)[] = [];
+  private pingTimer: unknown = null;
+  private pongTimer: unknown = null;
 
   constructor(private readonly o: LiveSocketOptions) {
     const env = o.env;
@@ -91,15 +102,18 @@ export class LiveSocket {
       if (this.ws !== ws) return;
       this.attempt = 0;
       this.setStatus('online');
+      this.schedulePing(ws);
     };
     ws.onmessage = (ev) => {
       if (this.ws !== ws || typeof ev.data !== 'string') return;
+      this.heard();
       let msg: LiveMessage;
       try {
         msg = JSON.parse(ev.data);
       } catch {
         return;
       }
+      if (msg.type === 'pong') return;
       this.messageCbs.forEach((cb) => cb(msg));
     };
     ws.onerror = () => {
@@ -108,6 +122,7 @@ export class LiveSocket {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return; // an orphan: we already moved on
       this.ws = null;
+      this.stopPinging();
       this.closeCbs.forEach((cb) => cb(ev.code));
       if (ev.code === CLOSE_ACCESS_WITHDRAWN) {
         this.setStatus('forbidden');
@@ -172,7 +187,45 @@ export class LiveSocket {
     this.closeCbs.clear();
   }
 
+  // schedulePing sends a ping after pingEvery; any message from the server
+  // within pongTimeout proves the socket alive (a pong, or anything queued
+  // before it), else the socket is given up and a new one opened.
+  private schedulePing(ws: SocketLike) {
+    const env = this.o.env;
+    this.pingTimer = env.setTimeout(() => {
+      this.pingTimer = null;
+      if (this.ws !== ws) return;
+      this.send({ type: 'ping' });
+      this.pongTimer = env.setTimeout(() => {
+        this.pongTimer = null;
+        if (this.ws === ws) this.giveUp();
+      }, this.o.pongTimeout ?? 10_000);
+    }, this.o.pingEvery ?? 25_000);
+  }
+
+  private heard() {
+    if (this.pongTimer === null) return;
+    this.o.env.clearTimeout(this.pongTimer);
+    this.pongTimer = null;
+    if (this.ws) this.schedulePing(this.ws);
+  }
+
+  // giveUp treats a socket that did not answer a ping as closed by the
+  // network: its late events are ignored and we reconnect with backoff.
+  private giveUp() {
+    this.drop(CLOSE_NO_PONG);
+    this.closeCbs.forEach((cb) => cb(CLOSE_NO_PONG));
+    this.setStatus('offline');
+    this.scheduleReconnect();
+  }
+
+  private stopPinging() {
+    for (const t of [this.pingTimer, this.pongTimer]) if (t !== null) this.o.env.clearTimeout(t);
+    this.pingTimer = this.pongTimer = null;
+  }
+
   private drop(code = 4000) {
+    this.stopPinging();
     const ws = this.ws;
     this.ws = null; // from now on its events are ignored
     if (ws) {

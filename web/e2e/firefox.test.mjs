@@ -1,0 +1,169 @@
+// The core cases again in Firefox (Debian's firefox-esr, driven by
+// puppeteer-core over WebDriver BiDi): log in, two people live, an offline
+// edit that survives a reload and reaches the server. Puppeteer has no
+// getByLabel/getByRole, so the small helpers below find controls the way a
+// user does: a label's text, a button's text.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { skipFirefox as skip, withServerAndFirefox } from './harness.mjs';
+
+// Poll on a timer rather than on animation frames (the default), which a
+// headless page that paints nothing need not run.
+const POLL = { polling: 50 };
+
+let server, browser;
+withServerAndFirefox((s, b) => {
+  server = s;
+  browser = b;
+});
+
+/** control waits for the form control labelled text. */
+async function control(page, text) {
+  const h = await page.waitForFunction(
+    (t) => [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === t && l.control)?.control,
+    POLL,
+    text,
+  );
+  return h.asElement();
+}
+
+/** fill types value into the control labelled text. */
+async function fill(page, text, value) {
+  const el = await control(page, text);
+  await el.click({ count: 3 });
+  await el.type(value);
+  return el;
+}
+
+/** press clicks the enabled button whose text (or aria-label) is name. */
+async function press(page, name, within = 'body') {
+  const h = await page.waitForFunction(
+    (n, w) =>
+      [...document.querySelectorAll(`${w} button`)].find(
+        (b) => !b.disabled && (b.textContent.trim() === n || b.getAttribute('aria-label') === n),
+      ),
+    POLL,
+    name,
+    within,
+  );
+  await h.asElement().click();
+}
+
+/** see waits until text is in the page (in selector when given). */
+async function see(page, text, selector = 'body') {
+  await page.waitForFunction((t, s) => [...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)), POLL, text, selector);
+}
+
+async function login(page, email) {
+  await page.goto(server.url + '/');
+  await fill(page, 'E-mail address', email);
+  const before = server.outboxCount();
+  await press(page, 'Send me a code');
+  const code = await server.code(email, before);
+  const field = await control(page, '6-digit code');
+  assert.equal(await field.evaluate((e) => e.getAttribute('autocomplete')), 'one-time-code');
+  await field.type(code);
+  await press(page, 'Log in');
+  await see(page, 'Your boards', 'h1, h2');
+}
+
+async function userPage(email) {
+  const ctx = await browser.createBrowserContext();
+  const page = await ctx.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await login(page, email);
+  return { ctx, page };
+}
+
+async function createBoard(page, name) {
+  await fill(page, 'Name', name);
+  await press(page, 'Create board');
+  await page.waitForSelector('[data-connection="online"]');
+  await see(page, name, 'h1, h2');
+  return new URL(page.url()).pathname.split('/').pop();
+}
+
+async function addNote(page, title) {
+  await press(page, '+ Note');
+  await fill(page, 'Title', title);
+  await press(page, 'Save', 'dialog');
+  await see(page, title, '.note');
+}
+
+const synced = (page) => page.waitForSelector('[data-pending="0"]');
+
+/** api calls the server from the page, with its session. */
+function api(page, method, path, body) {
+  return page.evaluate(
+    async (m, p, b) => {
+      const res = await fetch(p, { method: m, headers: b ? { 'Content-Type': 'application/json' } : {}, body: b ? JSON.stringify(b) : undefined });
+      return { status: res.status, body: await res.json() };
+    },
+    method,
+    path,
+    body,
+  );
+}
+
+test('Firefox: log in, create a board, add a note; the session survives a reload', { skip }, async () => {
+  const { ctx, page } = await userPage('ada@example.com');
+  await createBoard(page, 'Fox board');
+  await addNote(page, 'Fox note');
+  await synced(page);
+  await page.reload();
+  await see(page, 'Fox note', '.note');
+  await ctx.close();
+});
+
+test('Firefox: two people see each other\'s notes and pointers live', { skip }, async () => {
+  const ada = await userPage('ada@example.com');
+  const id = await createBoard(ada.page, 'Fox live');
+  server.setPlan('grace@example.com', 'pro');
+  assert.equal((await api(ada.page, 'POST', `/api/boards/${id}/invite`, { email: 'grace@example.com' })).status, 200);
+
+  const grace = await userPage('grace@example.com');
+  await grace.page.goto(`${server.url}/b/${id}`);
+  await grace.page.waitForSelector('[data-connection="online"]');
+  await addNote(ada.page, 'Hello from Ada');
+  await see(grace.page, 'Hello from Ada', '.note');
+  await addNote(grace.page, 'Hi from Grace');
+  await see(ada.page, 'Hi from Grace', '.note');
+
+  const pane = await grace.page.waitForSelector('.react-flow__pane');
+  const box = await pane.boundingBox();
+  for (let i = 0; i < 5; i++) await grace.page.mouse.move(box.x + 300 + i * 20, box.y + 300 + i * 10);
+  await see(ada.page, 'grace@example.com', '.cursor:not(.leaving)');
+  await grace.ctx.close();
+  await ada.page.waitForFunction(() => ![...document.querySelectorAll('.cursor')].some((c) => c.textContent.includes('grace@example.com')));
+  await ada.ctx.close();
+});
+
+test('Firefox: an offline edit survives a reload and reaches the server after reconnecting', { skip }, async () => {
+  const { ctx, page } = await userPage('ada@example.com');
+  const id = await createBoard(page, 'Fox offline');
+  await addNote(page, 'Online note');
+  await synced(page);
+  await page.waitForFunction(() => navigator.serviceWorker?.controller != null);
+
+  await page.setOfflineMode(true);
+  await page.waitForSelector('[data-connection="offline"]');
+  await addNote(page, 'Written offline');
+  await see(page, '1 edit waiting to sync');
+
+  let asked = null;
+  page.on('dialog', (d) => {
+    asked = d.type();
+    void d.accept();
+  });
+  await page.reload();
+  assert.equal(asked, 'beforeunload', 'closing with unsent edits asks first');
+  await see(page, 'Written offline', '.note');
+  await see(page, 'Online note', '.note');
+  await see(page, '1 edit waiting to sync');
+
+  await page.setOfflineMode(false);
+  await synced(page);
+  const res = await api(page, 'GET', `/api/boards/${id}/sync?since=0`);
+  assert.deepEqual(res.body.notes.map((n) => n.title).sort(), ['Online note', 'Written offline']);
+  await ctx.close();
+});

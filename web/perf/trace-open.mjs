@@ -1,0 +1,56 @@
+// One traced open of a 2,000-note board: where the main thread's time goes
+// (a diagnostic beside perf.mjs, not a test). NOTES=2000 node perf/trace-open.mjs
+import { startServer, launch } from '../e2e/harness.mjs';
+const NOTES = Number(process.env.NOTES || 2000);
+const server = await startServer();
+const browser = await launch();
+try {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const req = ctx.request;
+  await req.post(server.url + '/api/auth/send-otp', { data: { email: 'perf@example.com' } });
+  const code = await server.code('perf@example.com');
+  await req.post(server.url + '/api/auth/verify-otp', { data: { email: 'perf@example.com', code } });
+  await req.post(server.url + '/api/boards/perf/access');
+  const cols = Math.ceil(Math.sqrt(NOTES));
+  for (let start = 0; start < NOTES; start += 500) {
+    const upserted = [];
+    for (let i = start; i < Math.min(NOTES, start + 500); i++)
+      upserted.push({ id: `n${i}`, title: `Note ${i}`, content: `Some **Markdown** for note ${i}.\n\n- a point\n- another point with a [link](https://example.com/${i})`, x: (i % cols) * 260, y: Math.floor(i / cols) * 200, color: ['yellow', 'blue', 'green', 'pink'][i % 4], type: 'sticky', updatedAt: new Date().toISOString() });
+    await req.post(server.url + '/api/boards/perf/sync', { data: { clientVersion: 0, notes: { upserted, deleted: [] }, trackerItems: { upserted: [], deleted: [] } } });
+  }
+  const state = await ctx.storageState();
+  await ctx.close();
+  const c = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState: { cookies: state.cookies, origins: [] } });
+  const page = await c.newPage();
+  const cdp = await c.newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  await page.goto(server.url + '/b/perf');
+  await page.waitForFunction(() => performance.getEntriesByName('corkboard:interactive').length > 0, null, { timeout: 30000 });
+  const buf = await browser.stopTracing();
+  const { profile } = await cdp.send('Profiler.stop');
+  const self = new Map();
+  const dt = new Map();
+  for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) || 0) + (profile.timeDeltas[i] || 0) / 1000);
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    const k = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
+    self.set(k, (self.get(k) || 0) + (dt.get(n.id) || 0));
+  }
+  console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([n, ms]) => `${ms.toFixed(0)} ms  ${n}`).join('\n'));
+  const events = JSON.parse(buf.toString()).traceEvents;
+  const byName = new Map();
+  for (const e of events) {
+    if (e.ph !== 'X' || !e.dur) continue;
+    if (!['FunctionCall', 'EvaluateScript', 'v8.compile', 'ParseHTML', 'UpdateLayoutTree', 'Layout', 'Paint', 'PrePaint', 'Layerize', 'RasterTask', 'CompositeLayers', 'Commit', 'TimerFire', 'FireAnimationFrame', 'EventDispatch', 'RunMicrotasks', 'GCEvent', 'MinorGC', 'MajorGC', 'HitTest', 'IntersectionObserverController::computeIntersections', 'ResizeObserverController::DeliverObservations'].includes(e.name)) continue;
+    byName.set(e.name, (byName.get(e.name) || 0) + e.dur / 1000);
+  }
+  console.log([...byName].sort((a, b) => b[1] - a[1]).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join('\n'));
+  console.log(await page.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name} ${Math.round(m.startTime)}`).join(', ')));
+  console.log('nodes', await page.locator('.react-flow__node').count());
+} finally {
+  await browser.close();
+  await server.stop();
+}
