@@ -58,6 +58,10 @@ type Options struct {
 	Now func() time.Time
 	// Logger; nil is slog.Default().
 	Logger *slog.Logger
+	// MaxWaitsPerUser and MaxWaits cap held long polls per person and in
+	// all (Wait).
+	MaxWaitsPerUser int
+	MaxWaits        int
 }
 
 func (o Options) withDefaults() Options {
@@ -100,6 +104,12 @@ func (o Options) withDefaults() Options {
 	if o.Room.Logger == nil {
 		o.Room.Logger = o.Logger
 	}
+	if o.MaxWaitsPerUser <= 0 {
+		o.MaxWaitsPerUser = DefaultMaxWaitsPerUser
+	}
+	if o.MaxWaits <= 0 {
+		o.MaxWaits = DefaultMaxWaits
+	}
 	return o
 }
 
@@ -117,6 +127,7 @@ type Hub struct {
 	closed bool
 	conns  int                  // admitted live connections (live.go)
 	users  map[string]*liveUser // by e-mail
+	waits  waitCaps             // held long polls (wait.go)
 
 	subs      sync.WaitGroup // live subscriptions, waited for by Close
 	quit      chan struct{}
@@ -265,7 +276,8 @@ func (h *Hub) subscribe(ctx context.Context, boardID string, m rooms.Member) (*r
 }
 
 // Kick closes every live connection of email on the board with
-// rooms.CloseForbidden; call it when an invitee is removed.
+// rooms.CloseForbidden and ends their long polls with rooms.WaitKicked;
+// call it when an invitee is removed.
 func (h *Hub) Kick(boardID, email string) {
 	h.mu.Lock()
 	r := h.rooms[boardID]
@@ -363,7 +375,7 @@ func (h *Hub) runJanitor() {
 
 // Close stops the janitor and every room (pushes being committed finish,
 // queued ones fail with EUNAVAILABLE, subscribers are dropped with
-// rooms.CloseGoingAway), then waits until every live connection has left,
+// rooms.CloseGoingAway, long polls are answered with rooms.WaitClosed), then waits until every live connection has left,
 // or until ctx ends. Later calls answer EUNAVAILABLE. Calling it twice is
 // safe.
 func (h *Hub) Close(ctx context.Context) error {

@@ -158,6 +158,8 @@ type Room struct {
 	pointerC chan pointerReq
 	kickC    chan kickReq
 	idleC    chan idleReq
+	waitC    chan *Waiter
+	unwaitC  chan unwaitReq
 	commitC  chan *commit
 	quit     chan struct{} // closed by Close
 	done     chan struct{} // closed when the loop has exited
@@ -167,6 +169,7 @@ type Room struct {
 	version    atomic.Int64 // last committed version; written by the loop only
 	lastActive atomic.Int64 // UnixNano of the last request
 	subCount   atomic.Int32
+	waitCount  atomic.Int32
 
 	// Owned by the loop goroutine.
 	subs       []*Subscriber // in no particular order; a subscriber's index is its pos
@@ -175,6 +178,7 @@ type Room struct {
 	committing bool
 	dropped    []*Subscriber // subscribers whose sinks were full, to drop
 	fanStopped bool
+	waiters    []*Waiter // long polls, all waiting on the current version; a waiter's index is its pos
 
 	// The fan-out goroutine (fanOut) writes to the subscribers' sinks; the
 	// loop hands it each message with the subscribers to send it to and
@@ -203,6 +207,8 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		pointerC: make(chan pointerReq),
 		kickC:    make(chan kickReq),
 		idleC:    make(chan idleReq),
+		waitC:    make(chan *Waiter),
+		unwaitC:  make(chan unwaitReq),
 		commitC:  make(chan *commit),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -348,8 +354,8 @@ func (r *Room) Kick(email, reason string) {
 	}
 }
 
-// StopIfIdle stops the room when it has no subscribers, no pushes in flight
-// and no request since cutoff; it reports whether the room is stopped.
+// StopIfIdle stops the room when it has no subscribers, no waiters, no
+// pushes in flight and no request since cutoff; it reports whether the room is stopped.
 // Requests that race with the stop get ErrClosed.
 func (r *Room) StopIfIdle(cutoff time.Time) bool {
 	select {
@@ -357,7 +363,7 @@ func (r *Room) StopIfIdle(cutoff time.Time) bool {
 		return true
 	default:
 	}
-	if r.subCount.Load() > 0 || r.lastActive.Load() >= cutoff.UnixNano() {
+	if r.subCount.Load() > 0 || r.waitCount.Load() > 0 || r.lastActive.Load() >= cutoff.UnixNano() {
 		return false
 	}
 	req := idleReq{cutoff: cutoff, reply: make(chan bool, 1)}
@@ -374,8 +380,8 @@ func (r *Room) StopIfIdle(cutoff time.Time) bool {
 }
 
 // Close stops the room: the push being committed finishes and is fanned
-// out, pushes still queued fail with EUNAVAILABLE, and every subscriber is
-// dropped with CloseGoingAway. It waits for the room's goroutine or ctx.
+// out, pushes still queued fail with EUNAVAILABLE, every subscriber is
+// dropped with CloseGoingAway and every waiter is answered with WaitClosed. It waits for the room's goroutine or ctx.
 // Calling it twice is safe.
 func (r *Room) Close(ctx context.Context) error {
 	r.closeOnce.Do(func() {
@@ -430,8 +436,16 @@ func (r *Room) loop() {
 					r.remove(s, CloseForbidden, req.reason)
 				}
 			}
+			r.kickWaiters(req.email)
+		case w := <-r.waitC:
+			r.touch()
+			r.addWaiter(w)
+		case req := <-r.unwaitC:
+			r.touch()
+			r.removeWaiter(req.w)
+			close(req.done)
 		case req := <-r.idleC:
-			idle := len(r.subs) == 0 && len(r.pending) == 0 && !r.committing && r.lastActive.Load() < req.cutoff.UnixNano()
+			idle := len(r.subs) == 0 && len(r.waiters) == 0 && len(r.pending) == 0 && !r.committing && r.lastActive.Load() < req.cutoff.UnixNano()
 			if idle {
 				r.closing.Store(true)
 			}
@@ -447,8 +461,9 @@ func (r *Room) loop() {
 	}
 }
 
-// shutdown finishes the commit in flight, fails queued pushes and drops
-// every subscriber with CloseGoingAway.
+// shutdown finishes the commit in flight, fails queued pushes, answers
+// every waiter with WaitClosed and drops every subscriber with
+// CloseGoingAway.
 func (r *Room) shutdown() {
 	if r.committing {
 		r.finishCommit(<-r.commitC)
@@ -457,6 +472,7 @@ func (r *Room) shutdown() {
 		req.reply <- pushReply{err: errShuttingDown}
 	}
 	r.pending = nil
+	r.answerWaiters(WaitClosed)
 	// What was fanned out before the shutdown reaches the sinks before the
 	// subscribers are told to go.
 	r.stopFanOut()
@@ -542,6 +558,7 @@ func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
 
 func (r *Room) finishCommit(c *commit) {
 	r.committing = false
+	before := r.version.Load()
 	for i, req := range c.reqs {
 		if c.err != nil {
 			req.reply <- pushReply{err: c.err}
@@ -571,6 +588,9 @@ func (r *Room) finishCommit(c *commit) {
 			}
 		}
 		req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
+	}
+	if r.version.Load() != before {
+		r.answerWaiters(WaitPassed)
 	}
 	if c.err != nil {
 		r.log.Error("commit failed", slog.Int("pushes", len(c.reqs)), slog.Any("err", c.err))

@@ -75,6 +75,9 @@ type envConfig struct {
 	// hub tunes the hub (live caps, push budgets); the janitor's sweep is
 	// always off and the logger the env's.
 	hub hub.Options
+	// serverTimeout, when set, is the HTTP server's ReadTimeout and
+	// WriteTimeout (cmd/corkboard sets both).
+	serverTimeout time.Duration
 }
 
 // option changes what newEnv starts; of two that set the same thing, the
@@ -106,6 +109,9 @@ func withBilling(provider, secrets, planMap, defaultPlan string) option {
 
 // withLiveQueue sets how many messages a live connection may have waiting.
 func withLiveQueue(n int) option { return func(c *envConfig) { c.liveQueue = n } }
+
+// withServerTimeout sets the HTTP server's Read and WriteTimeout.
+func withServerTimeout(d time.Duration) option { return func(c *envConfig) { c.serverTimeout = d } }
 
 // withHub tunes the hub: live connection caps, push budgets, its clock.
 func withHub(o hub.Options) option { return func(c *envConfig) { c.hub = o } }
@@ -287,6 +293,7 @@ func (e *env) start() {
 	// net/http's own reports (panics outside the API's recovery) go to the
 	// test's log, not to the output.
 	e.srv.Config.ErrorLog = slog.NewLogLogger(e.log.Handler(), slog.LevelError)
+	e.srv.Config.ReadTimeout, e.srv.Config.WriteTimeout = e.cfg.serverTimeout, e.cfg.serverTimeout
 	e.srv.Start()
 }
 

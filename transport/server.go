@@ -56,6 +56,8 @@ type Server struct {
 	meter *billing.Meter
 	// The billing webhook and the AI rate limit (billing.go).
 	billing billingState
+	// polls ends held long polls at shutdown (longpoll.go).
+	polls longPolls
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -106,6 +108,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
+	s.polls.draining = make(chan struct{})
 	if s.meter == nil {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
 	}

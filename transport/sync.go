@@ -47,10 +47,17 @@ type versionBody struct {
 	ServerVersion int64 `json:"serverVersion"`
 }
 
-// handlePull is GET /api/boards/{boardId}/sync?since=N. With nothing newer
-// than since it answers {serverVersion} alone, from the room's memory.
+// handlePull is GET /api/boards/{boardId}/sync?since=N[&wait=S]. With
+// nothing newer than since it answers {serverVersion} alone, from the
+// room's memory; with wait it first holds the request up to S seconds for
+// the board to pass since (longpoll.go).
 func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	since, err := parseSince(r, true)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	wait, err := parseWait(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -61,6 +68,10 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if res.Changes == nil {
+		if wait > 0 {
+			s.holdPull(w, r, since, wait)
+			return
+		}
 		writeJSON(w, http.StatusOK, versionBody{res.ServerVersion})
 		return
 	}

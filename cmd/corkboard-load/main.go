@@ -52,6 +52,9 @@ type Config struct {
 
 	PushBoards int
 
+	Polls    int
+	PollWait int
+
 	YWSURL     string
 	YWSPID     int
 	YWSDir     string
@@ -72,7 +75,7 @@ type Config struct {
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -92,6 +95,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Wrk, "wrk", "", "pull: also run this wrk binary with the same URL, cookie and connections")
 	fs.IntVar(&cfg.WrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.IntVar(&cfg.PushBoards, "push-boards", 100, "pushes: boards (P) pushing at once")
+	fs.IntVar(&cfg.Polls, "polls", 10_000, "longpoll: long polls held at once, spread over -boards")
+	fs.IntVar(&cfg.PollWait, "poll-wait", 25, "longpoll: each poll's wait, in seconds (the server caps it at 30)")
 	fs.StringVar(&cfg.YWSURL, "yws-url", "", "compare: a running y-websocket server (ws://127.0.0.1:1234); empty starts one from -yws-dir")
 	fs.IntVar(&cfg.YWSPID, "yws-pid", 0, "compare: the running y-websocket server's process ID")
 	fs.StringVar(&cfg.YWSDir, "yws-dir", "bench/yws", "compare: folder with y-websocket installed (npm install) and gen-updates.js")
@@ -111,9 +116,9 @@ func (cfg *Config) check() error {
 	switch cfg.Mode {
 	case "fanout", "compare":
 		cfg.Boards, cfg.Writers = 1, 1
-	case "spread", "pull", "pushes":
+	case "spread", "pull", "pushes", "longpoll":
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes or compare, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare or longpoll, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -134,6 +139,8 @@ func (cfg *Config) check() error {
 		{"-concurrency", cfg.Concurrency, 1, 10_000},
 		{"-push-boards", cfg.PushBoards, 1, 10_000},
 		{"-dial-concurrency", cfg.DialConcurrency, 1, 10_000},
+		{"-polls", cfg.Polls, 1, 100_000},
+		{"-poll-wait", cfg.PollWait, 1, 30},
 		{"-wrk-threads", cfg.WrkThreads, 1, 64},
 	} {
 		if c.v < c.lo || c.v > c.hi {
@@ -275,11 +282,26 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 			return rep, err
 		}
 		rep.Runs = append(rep.Runs, r)
+		v, err := a.versionOf(ctx, boards[0])
+		if err != nil {
+			return rep, err
+		}
+		// The bare handler answers the same bytes, to the same clients, in
+		// the same run: the ratio is what Corkboard costs over the platform.
+		want := []byte(fmt.Sprintf(`{"serverVersion":%d}`+"\n", v))
+		bare, err := startBare(want)
+		if err != nil {
+			return rep, err
+		}
+		defer bare.stop()
+		log.Info("pulling from a bare net/http handler", "url", bare.base, "clients", cfg.Concurrency, "for", cfg.Duration)
+		br := runPullBare(ctx, a, bare.base+"/", want[:len(want)-1], cfg.Concurrency, cfg.Duration)
+		rep.Runs = append(rep.Runs, br)
+		rep.Pull = &PullComparison{CorkboardRPS: r.RequestsPerS, BareRPS: br.RequestsPerS}
+		if br.RequestsPerS > 0 {
+			rep.Pull.Ratio = r.RequestsPerS / br.RequestsPerS
+		}
 		if cfg.Wrk != "" {
-			v, err := a.versionOf(ctx, boards[0])
-			if err != nil {
-				return rep, err
-			}
 			log.Info("running wrk", "connections", cfg.Concurrency, "for", cfg.Duration)
 			probe := newProber(pid)
 			cpu0 := probe.cpu()
@@ -298,12 +320,27 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 				}
 			}
 			rep.Runs = append(rep.Runs, w)
+			bw, err := runWrk(ctx, cfg.Wrk, bare.base+"/", cfg.WrkThreads, cfg.Concurrency, cfg.Duration, nil)
+			if err != nil {
+				return rep, err
+			}
+			rep.Runs = append(rep.Runs, &RunResult{Name: "pull no-change (wrk)", Target: "bare net/http", Boards: 1, Conns: cfg.Concurrency, DurationS: cfg.Duration.Seconds(),
+				Requests: bw.Requests, RequestsPerS: bw.RequestsPerS, Errors: bw.Non2xx + bw.SocketErrors, Wrk: &bw,
+				Latency: &Summary{Count: int(bw.Requests), P50Ms: bw.LatencyMs["50"], P90Ms: bw.LatencyMs["90"], P99Ms: bw.LatencyMs["99"]}})
+			if bw.RequestsPerS > 0 {
+				rep.Pull.WrkRatio = wr.RequestsPerS / bw.RequestsPerS
+			}
 		}
 		return rep, nil
 	case "pushes":
 		log.Info("pushing as fast as acknowledged", "boards", cfg.PushBoards, "for each of 3 phases", cfg.Duration)
 		runs, err := pushPhases(ctx, a, pid, prefix, cfg.PushBoards, cfg.Duration)
 		rep.Runs = append(rep.Runs, runs...)
+		return rep, err
+	case "longpoll":
+		log.Info("long polls", "polls", cfg.Polls, "boards", cfg.Boards, "wait", cfg.PollWait, "rate", cfg.Rate, "for", cfg.Duration)
+		l, err := runLongPoll(ctx, a, pid, prefix, cfg.Polls, cfg.Boards, cfg.PollWait, cfg.Rate, cfg.Duration, cfg.DialConcurrency, 3*time.Second, log)
+		rep.LongPoll = l
 		return rep, err
 	case "compare":
 		return rep, runCompare(ctx, cfg, rep, &corkRelay{api: a, pid: pid, prefix: prefix, pushOver: "ws"}, prefix, log)

@@ -33,6 +33,19 @@ func runPull(ctx context.Context, a *api, pid int, boards []string, conc int, d 
 		urls[i] = a.base + "/api/boards/" + b + "/sync?since=" + strconv.FormatInt(v, 10)
 		wants[i] = []byte(`{"serverVersion":` + strconv.FormatInt(v, 10) + `}`)
 	}
+	return pullLoop(ctx, a, pid, res, urls, wants, conc, d), nil
+}
+
+// runPullBare measures the same loop against the bare handler at url,
+// which answers want.
+func runPullBare(ctx context.Context, a *api, url string, want []byte, conc int, d time.Duration) *RunResult {
+	res := &RunResult{Name: "pull no-change (load tool)", Target: "bare net/http", Boards: 1, Conns: conc, DurationS: d.Seconds()}
+	return pullLoop(ctx, a, 0, res, []string{url}, [][]byte{want}, conc, d)
+}
+
+// pullLoop runs conc keep-alive clients getting urls (client i gets url i
+// mod len) for d, each answer checked against wants.
+func pullLoop(ctx context.Context, a *api, pid int, res *RunResult, urls []string, wants [][]byte, conc int, d time.Duration) *RunResult {
 	bufs := make([][]byte, conc) // each client's answer buffer, reused
 	for i := range bufs {
 		bufs[i] = make([]byte, 0, 256)
@@ -49,7 +62,7 @@ func runPull(ctx context.Context, a *api, pid int, boards []string, conc int, d 
 	s := summarize(run.lat)
 	res.Latency = &s
 	res.setCPU(run.cpu0, run.cpu1, res.Requests)
-	return res, nil
+	return res
 }
 
 // get is a lean GET for the pull loop: the body (at most 4 KiB) appended to

@@ -17,6 +17,10 @@ type Report struct {
 	Machine   Machine      `json:"machine"`
 	Runs      []*RunResult `json:"runs"`
 	Compare   *Comparison  `json:"compare,omitempty"`
+	// Pull is Corkboard's no-change pulls against a bare handler (pull).
+	Pull *PullComparison `json:"pull,omitempty"`
+	// LongPoll is the held long polls (longpoll).
+	LongPoll *LongPollResult `json:"longPoll,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -198,6 +202,16 @@ func printTable(w io.Writer, rep *Report) {
 		for _, s := range r.ErrorSamples {
 			fmt.Fprintf(w, "%s: error: %s\n", r.Name, s)
 		}
+	}
+	if p := rep.Pull; p != nil {
+		fmt.Fprintf(w, "\npull no-change, Corkboard ÷ bare net/http handler (goal ≥ 0.6): %.0f ÷ %.0f requests/s = %.2f", p.CorkboardRPS, p.BareRPS, p.Ratio)
+		if p.WrkRatio > 0 {
+			fmt.Fprintf(w, "; with wrk %.2f", p.WrkRatio)
+		}
+		fmt.Fprintln(w)
+	}
+	if l := rep.LongPoll; l != nil {
+		printLongPoll(w, l)
 	}
 	if c := rep.Compare; c != nil {
 		verdict := "Corkboard ahead on both"

@@ -100,11 +100,12 @@ func (s *spawned) stop() {
 	}
 }
 
-// unlimitedLive are the corkboard flags that lift the live caps and push
-// budgets for a load run.
+// unlimitedLive are the corkboard flags that lift the live caps, the push
+// budgets and the long poll caps for a load run.
 var unlimitedLive = []string{
 	"-live-max-per-board", "1000000", "-live-max-per-user", "1000000", "-live-max", "1000000",
 	"-live-push-rate", "1000000", "-live-user-push-rate", "1000000",
+	"-poll-max-per-user", "1000000", "-poll-max", "1000000",
 }
 
 // spawnCorkboard starts the corkboard binary on a fresh data folder under

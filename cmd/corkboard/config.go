@@ -43,6 +43,9 @@ type Config struct {
 	LivePushRate    float64
 	LiveUserPush    float64
 
+	PollMaxPerUser int
+	PollMax        int
+
 	BillingProvider    string
 	BillingSecret      string
 	BillingPlanMap     string
@@ -86,6 +89,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
 	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
 	fs.Float64Var(&cfg.LivePushRate, "live-push-rate", rooms.DefaultPushRate, "pushes a second over one live WebSocket (twice as many at once)")
+	fs.IntVar(&cfg.PollMaxPerUser, "poll-max-per-user", hub.DefaultMaxWaitsPerUser, "long polls (GET /sync with wait) one person may have held at once")
+	fs.IntVar(&cfg.PollMax, "poll-max", hub.DefaultMaxWaits, "long polls the server holds at once in all")
 	fs.Float64Var(&cfg.LiveUserPush, "live-user-push-rate", hub.DefaultUserPushRate, "pushes a second of one person over all their live WebSockets (twice as many at once)")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
@@ -140,7 +145,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax} {
+	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax, "poll-max-per-user": cfg.PollMaxPerUser, "poll-max": cfg.PollMax} {
 		if v < 1 {
 			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
 		}

@@ -151,6 +151,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxConnsPerUserBoard: cfg.LiveMaxPerBoard,
 		MaxConnsPerUser:      cfg.LiveMaxPerUser,
 		MaxConns:             cfg.LiveMax,
+		MaxWaitsPerUser:      cfg.PollMaxPerUser,
+		MaxWaits:             cfg.PollMax,
 		UserPushRate:         cfg.LiveUserPush,
 		UserPushBurst:        pushBurst(cfg.LiveUserPush),
 		Room:                 roomsOptions(cfg.LivePushRate),
@@ -192,6 +194,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	baseCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
 	httpSrv := newHTTPServer(srv, baseCtx, log)
+	// Shutdown waits for in-flight requests; held long polls are answered
+	// at once instead of holding it up to their wait.
+	httpSrv.RegisterOnShutdown(srv.EndWaits)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)

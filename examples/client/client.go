@@ -26,9 +26,9 @@ type Client struct {
 }
 
 // New returns a client of the server at base (e.g. http://localhost:8080)
-// whose requests time out after 30 seconds.
+// whose requests time out after 45 seconds (a long poll is held up to 30).
 func New(base string) *Client {
-	return &Client{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
+	return &Client{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 45 * time.Second}}
 }
 
 // Base returns the server's address, without a trailing slash.

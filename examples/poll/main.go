@@ -1,6 +1,8 @@
 // Command poll is a REST-only Corkboard client: it logs in with a one-time
-// code, claims or opens a board, optionally pushes a note, then pulls every
-// few seconds and prints what changed. It uses only the public HTTP API.
+// code, claims or opens a board, optionally pushes a note, then prints what
+// changes: with -wait (the default) each pull is a long poll that the server
+// holds until the board changes, otherwise it pulls every few seconds. It
+// uses only the public HTTP API.
 package main
 
 import (
@@ -20,23 +22,28 @@ func main() {
 	base := flag.String("url", "http://localhost:8080", "Corkboard's address")
 	email := flag.String("email", "", "your e-mail address (required)")
 	boardID := flag.String("board", "demo", "board ID: 1 to 64 of A-Z a-z 0-9 _ -")
-	every := flag.Duration("every", 3*time.Second, "time between pulls")
+	every := flag.Duration("every", 3*time.Second, "time between pulls without -wait, and before retrying a failed one")
+	wait := flag.Int("wait", 25, "long poll: seconds the server may hold a pull until the board changes (0: plain polling every -every; the server caps it at 30)")
 	note := flag.String("note", "", "push a note with this text first")
 	flag.Parse()
 	if *email == "" {
 		fmt.Fprintln(os.Stderr, "poll: -email is required")
 		os.Exit(2)
 	}
+	if *wait < 0 || *wait > 30 {
+		fmt.Fprintln(os.Stderr, "poll: -wait must be 0 to 30 seconds")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c := client.New(*base)
-	if err := run(ctx, c, *email, *boardID, *note, *every); err != nil && !errors.Is(err, context.Canceled) {
+	if err := run(ctx, c, *email, *boardID, *note, *every, *wait); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "poll:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, c *client.Client, email, boardID, note string, every time.Duration) error {
+func run(ctx context.Context, c *client.Client, email, boardID, note string, every time.Duration, wait int) error {
 	if err := c.Login(ctx, email, bufio.NewReader(os.Stdin)); err != nil {
 		return err
 	}
@@ -61,11 +68,45 @@ func run(ctx context.Context, c *client.Client, email, boardID, note string, eve
 	// The client's copy of the board: what it knows and at which version.
 	notes := map[string]noteRow{}
 	var version int64
+	pulled := false // the first pull (since=0) is the whole board
 	for {
+		if pulled && wait > 0 {
+			// A long poll: the server answers {serverVersion} when the board
+			// passes version, or with version itself when the wait runs out.
+			// Only then is a pull worth making (docs/sync.md, "Long polling").
+			var w struct{ ServerVersion int64 }
+			asked := time.Now()
+			if err := c.Do(ctx, "GET", fmt.Sprintf("/api/boards/%s/sync?since=%d&wait=%d", boardID, version, wait), nil, &w); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				// 429 or 503 (too many held polls), a restart: wait, then poll again.
+				fmt.Fprintln(os.Stderr, "long poll:", err)
+				if !sleep(ctx, every) {
+					return ctx.Err()
+				}
+				continue
+			}
+			if w.ServerVersion == version {
+				// Nothing changed during the wait. An answer long before
+				// the wait ran out means a server that does not hold
+				// polls: pause as plain polling does, never spin.
+				if time.Since(asked) < time.Duration(wait)*time.Second/2 && !sleep(ctx, every) {
+					return ctx.Err()
+				}
+				continue
+			}
+		}
 		var ch changes
 		if err := c.Do(ctx, "GET", fmt.Sprintf("/api/boards/%s/sync?since=%d", boardID, version), nil, &ch); err != nil {
 			fmt.Fprintln(os.Stderr, "pull:", err)
-		} else if ch.Board != nil { // nil: the {serverVersion} no-change answer
+			if !sleep(ctx, every) {
+				return ctx.Err()
+			}
+			continue
+		}
+		pulled = true
+		if ch.Board != nil { // nil: the {serverVersion} no-change answer
 			if ch.Reset {
 				fmt.Println("-- reset: replacing the local copy")
 				clear(notes)
@@ -91,11 +132,22 @@ func run(ctx context.Context, c *client.Client, email, boardID, note string, eve
 			}
 			version = ch.ServerVersion
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(every):
+		if wait > 0 {
+			continue // the long poll does the waiting
 		}
+		if !sleep(ctx, every) {
+			return ctx.Err()
+		}
+	}
+}
+
+// sleep waits d, or less when ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
 	}
 }
 
