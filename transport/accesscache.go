@@ -10,8 +10,14 @@ import (
 
 // Defaults of the board cache (Config.BoardCacheSize, BoardCacheTTL).
 const (
-	defaultBoardCacheSize = 100_000
+	defaultBoardCacheSize = 10_000
 	defaultBoardCacheTTL  = 5 * time.Second
+	// maxCachedBoardBytes is the most a board's invitees, phases and name
+	// may weigh to be cached: a board with hundreds of long addresses is
+	// read from storage each time instead, so the cache's memory stays
+	// bounded by size × this (about 40 MiB by default), whatever boards
+	// people make.
+	maxCachedBoardBytes = 4 << 10
 )
 
 // cachedBoards is the Store the server works on: the deployment's store,
@@ -45,7 +51,8 @@ func newCachedBoards(db Store, cfg Config, now func() time.Time) *cachedBoards {
 // FindBoard returns the board's access facts, from memory when they were
 // read less than the TTL ago. The board returned is shared: callers must
 // not change it. An unclaimed board is not cached, so a claim counts at
-// once and made-up IDs cannot fill the cache.
+// once and made-up IDs cannot fill the cache; neither is a board heavier
+// than maxCachedBoardBytes.
 func (c *cachedBoards) FindBoard(ctx context.Context, id string) (*board.Board, error) {
 	if b, ok := c.boards.Get(id); ok {
 		return b, nil
@@ -55,10 +62,28 @@ func (c *cachedBoards) FindBoard(ctx context.Context, id string) (*board.Board, 
 	if err != nil {
 		return nil, err
 	}
+	if boardBytes(b) > maxCachedBoardBytes {
+		return b, nil
+	}
 	held := &board.Board{ID: b.ID, Name: b.Name, OwnerEmail: b.OwnerEmail, CreatedAt: b.CreatedAt, Phases: b.Phases,
 		InvitedEmails: append([]string{}, b.InvitedEmails...)}
 	c.boards.Add(id, held, gen)
 	return held, nil
+}
+
+// boardBytes is roughly what caching b holds beyond its fixed fields.
+func boardBytes(b *board.Board) int {
+	n := len(b.ID) + len(b.Name) + len(b.OwnerEmail)
+	for _, e := range b.InvitedEmails {
+		n += len(e) + 16
+	}
+	if b.Phases != nil {
+		n += len(b.Phases.CurrentPhaseID)
+		for _, p := range b.Phases.Phases {
+			n += len(p) + 24
+		}
+	}
+	return n
 }
 
 // ClaimBoard claims the board and drops any entry of it.

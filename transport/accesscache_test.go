@@ -189,3 +189,24 @@ func TestUnknownBoardsNotCached(t *testing.T) {
 	e.claimAs(ada, "nobody-3")
 	wantStatus(t, "pull after the claim", e.pullStatus(ada, "nobody-3"), http.StatusOK)
 }
+
+// TestHeavyBoardsReadThrough: a board whose invitees weigh more than the
+// cache takes per board is read from storage on every request, so a change
+// written by another node counts at once, and such boards cannot make the
+// cache's memory grow past its bound.
+func TestHeavyBoardsReadThrough(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, withCacheTTL(longTTL))
+	ada := e.claim("ada@example.com", "crowd")
+	for i := range 200 {
+		if _, _, err := e.db.AddInvite(ctx, "crowd", fmt.Sprintf("member-number-%03d@example.com", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bob := e.invite(ada, "crowd", "bob@example.com", billing.Free)
+	wantStatus(t, "pull", e.pullStatus(bob, "crowd"), http.StatusOK)
+	if _, _, err := e.db.RemoveInvite(ctx, "crowd", "bob@example.com"); err != nil { // another node
+		t.Fatal(err)
+	}
+	wantStatus(t, "pull after another node removed bob", e.pullStatus(bob, "crowd"), http.StatusForbidden)
+}

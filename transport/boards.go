@@ -76,8 +76,8 @@ func (s *Server) requireBoard(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		if ra, _ := r.Context().Value(ctxAuth).(*requestAuth); ra != nil {
-			ra.access = a // the request's own record: no new context
+		if st := stateOf(r.Context()); st != nil {
+			st.access = a // the request's own record: no new context
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -91,8 +91,8 @@ func boardAccess(ctx context.Context) *access {
 	if a, _ := ctx.Value(ctxBoard).(*access); a != nil {
 		return a
 	}
-	if ra, _ := ctx.Value(ctxAuth).(*requestAuth); ra != nil {
-		return ra.access
+	if st := stateOf(ctx); st != nil {
+		return st.access
 	}
 	return nil
 }

@@ -21,17 +21,34 @@ const SessionCookie = "session"
 type ctxKey int
 
 const (
-	ctxAuth ctxKey = iota // *requestAuth
+	ctxState ctxKey = iota // *requestState
 	ctxBoard
 )
 
-// requestAuth is what the session check and the board guard learned about
-// one request. requireSession puts it in the request's context and
-// requireBoard fills in access, so the two cost one context value and one
-// request copy between them.
-type requestAuth struct {
+// requestState is what the middleware learns about one request as it goes
+// in: the user (requireSession), the board access (requireBoard), and
+// whether the answer was a routine no-change poll (quiet: logged at Debug).
+// logRequests puts it in the request's context, and the rest fill it in,
+// so the chain costs one context value and one request copy.
+type requestState struct {
 	email  string
 	access *access
+	quiet  bool
+}
+
+// stateOf is the request's state (nil outside logRequests).
+func stateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(ctxState).(*requestState)
+	return st
+}
+
+// logQuietly makes the request log line of r Debug instead of Info when r
+// succeeds: an up-to-date poll repeats every few seconds per client and
+// says nothing an operator needs (docs/benchmarks.md).
+func logQuietly(ctx context.Context) {
+	if st := stateOf(ctx); st != nil {
+		st.quiet = true
+	}
 }
 
 // recoverPanics turns a handler panic into a logged 500.
@@ -55,18 +72,26 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// logRequests logs one line per request. The groups are built as
-// slog.GroupValue of attributes, not slog.Group of ...any, which boxes
-// each attribute: polls make this the busiest line in the program.
+// logRequests logs one line per request: at Info, or at Debug for a
+// successful request a handler marked with logQuietly. It also starts the
+// request's state (requestState). The groups are built as slog.GroupValue
+// of attributes, not slog.Group of ...any, which boxes each attribute:
+// polls make this the busiest line in the program.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		st := &requestState{}
+		r = r.WithContext(context.WithValue(r.Context(), ctxState, st))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
-		if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		level := slog.LevelInfo
+		if st.quiet && ww.Status() == http.StatusOK {
+			level = slog.LevelDebug
+		}
+		if !s.log.Enabled(r.Context(), level) {
 			return
 		}
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
+		s.log.LogAttrs(r.Context(), level, "http",
 			slog.Attr{Key: "req", Value: slog.GroupValue(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("ip", s.clientIP(r)))},
 			slog.Attr{Key: "resp", Value: slog.GroupValue(slog.Int("status", ww.Status()), slog.Int("bytes", ww.BytesWritten()), slog.Duration("took", time.Since(start)))},
 		)
@@ -127,7 +152,12 @@ func (s *Server) requireSession(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxAuth, &requestAuth{email: email})))
+		if st := stateOf(r.Context()); st != nil {
+			st.email = email
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxState, &requestState{email: email})))
 	})
 }
 
@@ -182,8 +212,8 @@ func validCookieValue(v string) bool {
 
 // userEmail is the logged-in user's e-mail (set by requireSession).
 func userEmail(ctx context.Context) string {
-	if ra, _ := ctx.Value(ctxAuth).(*requestAuth); ra != nil {
-		return ra.email
+	if st := stateOf(ctx); st != nil {
+		return st.email
 	}
 	return ""
 }

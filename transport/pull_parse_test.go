@@ -3,8 +3,10 @@ package transport_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
+	"corkboard/board"
 	"corkboard/transport"
 )
 
@@ -68,4 +70,29 @@ func FuzzSessionToken(f *testing.F) {
 		f.Add(h)
 	}
 	f.Fuzz(wantCookieLikeStdlib)
+}
+
+// TestNoChangePullLoggedAtDebug: an up-to-date poll's request line is
+// Debug; a pull that returns changes, and a refused poll, stay Info.
+func TestNoChangePullLoggedAtDebug(t *testing.T) {
+	e := newEnv(t)
+	ada := e.claim("ada@example.com", "roadmap")
+	e.pushOK(ada, "roadmap", notePush(board.Note{ID: "n1"}))
+	e.do("GET", "/api/boards/roadmap/sync?since=1", ada, nil).wantStatus(t, http.StatusOK)
+	e.do("GET", "/api/boards/roadmap/sync?since=0", ada, nil).wantStatus(t, http.StatusOK)
+	e.do("GET", "/api/boards/roadmap/sync?since=1", "", nil).wantStatus(t, http.StatusUnauthorized)
+	var lines []string
+	for l := range strings.Lines(e.logs.String()) {
+		if strings.Contains(l, "msg=http") && strings.Contains(l, "path=/api/boards/roadmap/sync") && strings.Contains(l, "method=GET") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d request lines for the pulls, want 3:\n%s", len(lines), strings.Join(lines, ""))
+	}
+	for i, want := range []string{"level=DEBUG", "level=INFO", "level=INFO"} {
+		if !strings.HasPrefix(strings.SplitN(lines[i], " ", 2)[1], want) {
+			t.Errorf("pull %d logged as %q, want %s", i+1, lines[i], want)
+		}
+	}
 }

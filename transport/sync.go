@@ -133,6 +133,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeVersion(w, res.ServerVersion)
+		logQuietly(r.Context())
 		return
 	}
 	writeJSON(w, http.StatusOK, res.Changes)
