@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,28 @@ func TestPlanSetReachesTheServersMeter(t *testing.T) {
 		if p.Name != st.set || p.CanEdit(false) != st.canEdit {
 			t.Fatalf("after plan set %s: the Meter answers %s (invitee may edit: %v), want %s (%v)", st.set, p.Name, p.CanEdit(false), st.set, st.canEdit)
 		}
+	}
+}
+
+// TestCacheTTLFlag: -cache-ttl is accepted from 1s to 1m, at its edges too.
+func TestCacheTTLFlag(t *testing.T) {
+	for _, tt := range []struct {
+		arg string
+		ok  bool
+	}{{"1s", true}, {"1m", true}, {"5s", true}, {"999ms", false}, {"61s", false}, {"0s", false}, {"-1s", false}} {
+		cfg, err := parseConfig([]string{"-cache-ttl", tt.arg}, func(string) string { return "" }, io.Discard)
+		if (err == nil) != tt.ok {
+			t.Errorf("-cache-ttl %s: err=%v, want ok=%v", tt.arg, err, tt.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "-cache-ttl") {
+			t.Errorf("-cache-ttl %s: error %q does not name the flag", tt.arg, err)
+		}
+		if err == nil && tt.arg == "5s" && cfg.CacheTTL != 5*time.Second {
+			t.Errorf("CacheTTL=%v, want 5s", cfg.CacheTTL)
+		}
+	}
+	cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil || cfg.CacheTTL != 5*time.Second {
+		t.Fatalf("default CacheTTL=%v, %v; want 5s", cfg.CacheTTL, err)
 	}
 }
