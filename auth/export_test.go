@@ -10,3 +10,6 @@ import (
 func NewSMTPMailerTrusting(smtpURL, from string, roots *x509.CertPool) (Mailer, error) {
 	return newSMTPMailer(smtpURL, from, &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12})
 }
+
+// CachedSessions is how many sessions the service holds in memory.
+func (s *Service) CachedSessions() int { return s.sessions.Len() }

@@ -36,7 +36,7 @@ type codeEnv struct {
 	tb   testing.TB
 }
 
-func newCodeEnv(t *testing.T, cfg auth.Config) *codeEnv {
+func newCodeEnv(t testing.TB, cfg auth.Config) *codeEnv {
 	t.Helper()
 	m := newCodeMailer()
 	e := newSvc(t, m, cfg)

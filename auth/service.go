@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"corkboard/internal/cache"
 	"corkboard/persist"
 	"corkboard/ratelimit"
 )
@@ -65,6 +66,13 @@ type Config struct {
 	// MaxLimiterKeys bounds how many addresses or networks each rate
 	// limiter remembers. Default 100,000.
 	MaxLimiterKeys int
+	// SessionCacheSize bounds how many live sessions are kept in memory
+	// (session.go). Default 100,000.
+	SessionCacheSize int
+	// SessionCacheTTL is how long a cached session is trusted before it
+	// is read again: the longest a logout made on another node can go
+	// unnoticed here (docs/auth.md). Default 5 seconds.
+	SessionCacheTTL time.Duration
 	// Now is the clock; nil uses time.Now.
 	Now func() time.Time
 }
@@ -88,6 +96,9 @@ func Defaults() Config {
 		MailTimeout:     time.Minute,
 		SweepInterval:   10 * time.Minute,
 		MaxLimiterKeys:  ratelimit.DefaultMaxKeys,
+
+		SessionCacheSize: 100_000,
+		SessionCacheTTL:  5 * time.Second,
 	}
 }
 
@@ -127,6 +138,8 @@ func (c Config) withDefaults() Config {
 	fill(&c.MailTimeout, d.MailTimeout)
 	fill(&c.SweepInterval, d.SweepInterval)
 	fillInt(&c.MaxLimiterKeys, d.MaxLimiterKeys)
+	fillInt(&c.SessionCacheSize, d.SessionCacheSize)
+	fill(&c.SessionCacheTTL, d.SessionCacheTTL)
 	return c
 }
 
@@ -161,6 +174,8 @@ type Service struct {
 	// watched are the sessions long-lived connections hang on (watch.go).
 	watchMu sync.Mutex
 	watched map[sessionID]map[*SessionWatch]struct{}
+	// sessions are the live sessions recently presented (session.go).
+	sessions *cache.Cache[sessionID, *cachedSession]
 
 	queue     chan outgoing
 	quit      chan struct{} // closed by Close
@@ -193,6 +208,7 @@ func New(db Store, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 		guesses:          ratelimit.NewBudget(cfg.GuessRate, cfg.MaxLimiterKeys),
 		netGuesses:       ratelimit.NewBudget(ratelimit.Rate{Count: 1, Window: cfg.GuessRate.Window}, cfg.MaxLimiterKeys),
 		watched:          map[sessionID]map[*SessionWatch]struct{}{},
+		sessions:         newSessionCache(cfg),
 		queue:            make(chan outgoing, cfg.MailQueue),
 		quit:             make(chan struct{}),
 		abort:            func() {},

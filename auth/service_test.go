@@ -59,7 +59,7 @@ type svcEnv struct {
 	logs  *authtest.LogBuffer
 }
 
-func newSvc(t *testing.T, mailer auth.Mailer, cfg auth.Config) *svcEnv {
+func newSvc(t testing.TB, mailer auth.Mailer, cfg auth.Config) *svcEnv {
 	t.Helper()
 	db, err := bolt.Open(t.TempDir())
 	if err != nil {

@@ -58,7 +58,7 @@ func (s *Service) WatchSession(ctx context.Context, token string) (*SessionWatch
 	s.watched[w.id][w] = struct{}{}
 	s.watchMu.Unlock()
 	sess, err := s.db.FindSession(ctx, key)
-	if err == nil && s.expired(sess, s.now()) {
+	if err == nil && s.expired(sess.CreatedAt, sess.LastSeen, s.now()) {
 		err = board.Errorf(board.EUNAUTHORIZED, "Your session has expired. Log in again.")
 	}
 	if err != nil {
@@ -71,8 +71,10 @@ func (s *Service) WatchSession(ctx context.Context, token string) (*SessionWatch
 	return w, nil
 }
 
-// endSession ends every watch of the session id.
+// endSession forgets the session id (logged out or expired): it leaves the
+// session cache, and every watch of it ends.
 func (s *Service) endSession(id []byte) {
+	s.sessions.Delete(sessionID(id))
 	s.watchMu.Lock()
 	set := s.watched[sessionID(id)]
 	delete(s.watched, sessionID(id))
@@ -107,7 +109,7 @@ func (s *Service) sweepWatched(ctx context.Context, now time.Time) int {
 		case err != nil:
 			s.log.WarnContext(ctx, "check watched session", slog.Any("err", err))
 			continue
-		case s.expired(sess, now):
+		case s.expired(sess.CreatedAt, sess.LastSeen, now):
 			if err := s.db.DeleteSession(ctx, id[:]); err != nil {
 				s.log.WarnContext(ctx, "delete expired session", slog.Any("err", err))
 				continue

@@ -1,11 +1,13 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
 
 	"corkboard/board"
+	"corkboard/internal/cache"
 	"corkboard/ratelimit"
 )
 
@@ -36,12 +38,19 @@ type MeterConfig struct {
 	// DefaultPlan is the plan of a user with no record, or whose stored plan
 	// the table does not know; "" or an unknown name means Free.
 	DefaultPlan string
-	// Now is the clock of the credit month and of the per-minute limit;
-	// nil is time.Now.
+	// Now is the clock of the credit month, the per-minute limit and the
+	// plan cache's TTL; nil is time.Now.
 	Now func() time.Time
 	// MaxRateKeys bounds how many users the per-minute AI limit remembers
 	// at once; 0 is ratelimit.DefaultMaxKeys.
 	MaxRateKeys int
+	// PlanCacheSize bounds how many users' plans are kept in memory;
+	// 0 is 100,000.
+	PlanCacheSize int
+	// PlanCacheTTL is how long a cached plan is trusted before it is read
+	// again: the longest a plan change made on another node can go
+	// unnoticed here. 0 is 5 seconds.
+	PlanCacheTTL time.Duration
 }
 
 // Meter is the one place that decides what a user's plan lets them do: it
@@ -59,6 +68,10 @@ type Meter struct {
 	// with several nodes); a restart forgets it, which costs at most one
 	// extra minute's worth of calls. Credits are the exact limit.
 	calls *ratelimit.Buckets
+	// planNames holds users' stored plan names; a change made through this
+	// process is dropped at once (Invalidate), one made elsewhere within
+	// the TTL.
+	planNames *cache.Cache[string, string]
 }
 
 // NewMeter returns a Meter for cfg.
@@ -73,7 +86,24 @@ func NewMeter(cfg MeterConfig) *Meter {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	m.planNames = cache.New[string, string](cache.Options[string]{
+		Size: cmp.Or(cfg.PlanCacheSize, 100_000),
+		TTL:  cmp.Or(cfg.PlanCacheTTL, 5*time.Second),
+		Hash: cache.StringHash,
+		Now:  m.now,
+	})
 	return m
+}
+
+// Invalidate drops what the meter holds about a record that changed. For
+// cache.Plan (the key is the e-mail) the user's plan is read from storage
+// again on its next use. Whoever changes a plan calls it: the billing
+// webhook, the plan admin socket, and a cross-node feed for changes made
+// elsewhere. Other kinds are not the meter's.
+func (m *Meter) Invalidate(kind cache.Kind, key string) {
+	if kind == cache.Plan {
+		m.planNames.Delete(key)
+	}
 }
 
 // Now returns the meter's clock, in UTC.
@@ -95,7 +125,14 @@ func (m *Meter) PlanNamed(name string) Plan {
 
 // PlanOf returns the plan of the user with that e-mail; a user with no
 // record yet is on the default plan. Errors are the store's.
+//
+// Stored plans are cached (see Invalidate); a user with no record is not,
+// so a first login or a plan set for a new address counts at once.
 func (m *Meter) PlanOf(ctx context.Context, email string) (Plan, error) {
+	if name, ok := m.planNames.Get(email); ok {
+		return m.PlanNamed(name), nil
+	}
+	gen := m.planNames.Gen(email)
 	name, err := m.store.UserPlan(ctx, email)
 	switch {
 	case board.ErrorCode(err) == board.ENOTFOUND:
@@ -103,6 +140,7 @@ func (m *Meter) PlanOf(ctx context.Context, email string) (Plan, error) {
 	case err != nil:
 		return Plan{}, err
 	}
+	m.planNames.Add(email, name, gen)
 	return m.PlanNamed(name), nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"corkboard/billing"
 	"corkboard/board"
+	"corkboard/internal/cache"
 	"corkboard/persist"
 )
 
@@ -132,6 +133,9 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, webhookAnswer{OK: true, Replayed: true})
 		return
 	}
+	// The new plan counts from the user's next request, not after the
+	// Meter's cache forgets the old one.
+	s.meter.Invalidate(cache.Plan, u.Email)
 	if changed {
 		s.log.InfoContext(ctx, "plan changed by billing event", evAttrs,
 			slog.String("email", u.Email), slog.String("from", from), slog.String("to", to))

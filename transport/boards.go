@@ -76,14 +76,25 @@ func (s *Server) requireBoard(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		if st := stateOf(r.Context()); st != nil {
+			st.access = a // the request's own record: no new context
+			next.ServeHTTP(w, r)
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxBoard, a)))
 	})
 }
 
-// boardAccess is the guard's result for the request (set by requireBoard).
+// boardAccess is the guard's result for the request (set by requireBoard,
+// or by the AI routes' payer check for a board named in the body).
 func boardAccess(ctx context.Context) *access {
-	a, _ := ctx.Value(ctxBoard).(*access)
-	return a
+	if a, _ := ctx.Value(ctxBoard).(*access); a != nil {
+		return a
+	}
+	if st := stateOf(ctx); st != nil {
+		return st.access
+	}
+	return nil
 }
 
 // ownerOnly wraps a guarded handler so only the board's owner gets through.

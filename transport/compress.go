@@ -30,12 +30,33 @@ func compressAnswers(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Add("Vary", "Accept-Encoding")
-		cw := &compressWriter{ResponseWriter: w}
-		defer cw.finish()
+		if h := w.Header(); h["Vary"] == nil {
+			h["Vary"] = varyAcceptEncoding
+		} else {
+			h.Add("Vary", "Accept-Encoding")
+		}
+		cw := compressWriters.Get().(*compressWriter)
+		*cw = compressWriter{ResponseWriter: w, buf: cw.buf[:0]}
+		defer func() {
+			cw.finish()
+			cw.ResponseWriter = nil
+			if cap(cw.buf) > 4*compressMinSize {
+				cw.buf = nil // one large first write must not pin its buffer
+			}
+			compressWriters.Put(cw)
+		}()
 		next.ServeHTTP(cw, r)
 	})
 }
+
+// varyAcceptEncoding is the Vary value of every answer that could have been
+// compressed, shared so that setting it allocates nothing; net/http only
+// reads it, and Header.Add copies before appending to a full slice.
+var varyAcceptEncoding = []string{"Accept-Encoding"}
+
+// compressWriters recycle the per-request writers and their buffers: the
+// handler is done with its writer when it returns.
+var compressWriters = sync.Pool{New: func() any { return &compressWriter{buf: make([]byte, 0, compressMinSize)} }}
 
 // compressible reports whether answers of this content type are compressed.
 func compressible(ctype string) bool {
@@ -104,7 +125,7 @@ func (c *compressWriter) startGzip() error {
 	c.zw = gzipWriters.Get().(*gzip.Writer)
 	c.zw.Reset(c.ResponseWriter)
 	_, err := c.zw.Write(c.buf)
-	c.buf = nil
+	c.buf = c.buf[:0]
 	return err
 }
 
@@ -115,7 +136,7 @@ func (c *compressWriter) writePlain() {
 	if len(c.buf) > 0 {
 		_, _ = c.ResponseWriter.Write(c.buf)
 	}
-	c.buf = nil
+	c.buf = c.buf[:0]
 }
 
 // finish ends the answer: flushes a short buffered answer as is, or closes
@@ -161,7 +182,7 @@ func (c *compressWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter 
 // acceptsGzip reports whether r's Accept-Encoding allows gzip.
 func acceptsGzip(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept-Encoding") {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 			name = strings.ToLower(strings.TrimSpace(name))
 			if name != "gzip" && name != "*" {

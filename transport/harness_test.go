@@ -82,6 +82,9 @@ type envConfig struct {
 	// serverTimeout, when set, is the HTTP server's ReadTimeout and
 	// WriteTimeout (cmd/corkboard sets both).
 	serverTimeout time.Duration
+	// cacheTTL, when set, is the TTL of the session, plan and board
+	// caches (defaults otherwise).
+	cacheTTL time.Duration
 }
 
 // option changes what newEnv starts; of two that set the same thing, the
@@ -116,6 +119,11 @@ func withLiveQueue(n int) option { return func(c *envConfig) { c.liveQueue = n }
 
 // withServerTimeout sets the HTTP server's Read and WriteTimeout.
 func withServerTimeout(d time.Duration) option { return func(c *envConfig) { c.serverTimeout = d } }
+
+// withCacheTTL sets how long sessions, plans and board members stay
+// cached: a TTL no test outlives shows that only invalidation refreshes
+// them.
+func withCacheTTL(d time.Duration) option { return func(c *envConfig) { c.cacheTTL = d } }
 
 // withHub tunes the hub: live connection caps, push budgets, its clock.
 func withHub(o hub.Options) option { return func(c *envConfig) { c.hub = o } }
@@ -272,6 +280,9 @@ func (e *env) start() {
 	if authCfg.Now == nil {
 		authCfg.Now = now
 	}
+	if e.cfg.cacheTTL > 0 {
+		authCfg.SessionCacheTTL = e.cfg.cacheTTL
+	}
 	clOpts := e.cfg.changelog
 	clOpts.Logger = e.log
 
@@ -282,9 +293,13 @@ func (e *env) start() {
 	hubOpts.SweepEvery, hubOpts.Logger = -1, e.log
 	e.hub = hub.New(db, hubOpts)
 	e.cl = changelog.New(db, clOpts)
+	var meter *billing.Meter
+	if e.cfg.cacheTTL > 0 {
+		meter = billing.NewMeter(billing.MeterConfig{Store: db, Plans: e.plans, DefaultPlan: billing.Free, Now: now, PlanCacheTTL: e.cfg.cacheTTL})
+	}
 	e.api = transport.New(
-		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue},
-		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl},
+		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue, BoardCacheTTL: e.cfg.cacheTTL},
+		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Meter: meter, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl},
 		e.log,
 	)
 	var inner http.Handler = e.api

@@ -16,6 +16,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/hub"
+	"corkboard/internal/cache"
 	"corkboard/persist"
 	"corkboard/rooms"
 )
@@ -341,12 +342,15 @@ func TestLivePlanChangeNeedsNoReconnect(t *testing.T) {
 		t.Fatalf("free viewer push got %+v, want error 403", m)
 	}
 	// An upgrade (plan CLI or billing event) applies to the open socket.
+	// Both tell the server's plan cache, as this test does after writing
+	// the plan itself.
 	if _, err := e.db.UpdateUser(context.Background(), "viewer@example.com", "free", func(u *persist.User) error {
 		u.Plan = "pro"
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
+	e.api.Invalidate(cache.Plan, "viewer@example.com")
 	send(t, cv, pushMsg{Type: "push", ID: "after", Push: notePush(board.Note{ID: "x"})})
 	if m := readType(t, cv, rooms.TypeAck); m.ID != "after" || m.ServerVersion != 1 {
 		t.Fatalf("upgraded viewer push got %+v, want ack at version 1", m)

@@ -40,11 +40,10 @@ func (s *Server) EndWaits() {
 // parseWait reads the optional wait query parameter: whole seconds, 0 (or
 // absent) for a plain pull, larger than maxWait clamped to it.
 func parseWait(r *http.Request) (time.Duration, error) {
-	q := r.URL.Query()
-	if !q.Has("wait") {
+	raw, ok := queryValue(r.URL.RawQuery, "wait")
+	if !ok {
 		return 0, nil
 	}
-	raw := q.Get("wait")
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange || raw[0] == '-' {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/textproto"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -20,9 +21,35 @@ const SessionCookie = "session"
 type ctxKey int
 
 const (
-	ctxEmail ctxKey = iota
+	ctxState ctxKey = iota // *requestState
 	ctxBoard
 )
+
+// requestState is what the middleware learns about one request as it goes
+// in: the user (requireSession), the board access (requireBoard), and
+// whether the answer was a routine no-change poll (quiet: logged at Debug).
+// logRequests puts it in the request's context, and the rest fill it in,
+// so the chain costs one context value and one request copy.
+type requestState struct {
+	email  string
+	access *access
+	quiet  bool
+}
+
+// stateOf is the request's state (nil outside logRequests).
+func stateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(ctxState).(*requestState)
+	return st
+}
+
+// logQuietly makes the request log line of r Debug instead of Info when r
+// succeeds: an up-to-date poll repeats every few seconds per client and
+// says nothing an operator needs (docs/benchmarks.md).
+func logQuietly(ctx context.Context) {
+	if st := stateOf(ctx); st != nil {
+		st.quiet = true
+	}
+}
 
 // recoverPanics turns a handler panic into a logged 500.
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
@@ -45,15 +72,28 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// logRequests logs one line per request.
+// logRequests logs one line per request: at Info, or at Debug for a
+// successful request a handler marked with logQuietly. It also starts the
+// request's state (requestState). The groups are built as slog.GroupValue
+// of attributes, not slog.Group of ...any, which boxes each attribute:
+// polls make this the busiest line in the program.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		st := &requestState{}
+		r = r.WithContext(context.WithValue(r.Context(), ctxState, st))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
-			slog.Group("req", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("ip", s.clientIP(r))),
-			slog.Group("resp", slog.Int("status", ww.Status()), slog.Int("bytes", ww.BytesWritten()), slog.Duration("took", time.Since(start))),
+		level := slog.LevelInfo
+		if st.quiet && ww.Status() == http.StatusOK {
+			level = slog.LevelDebug
+		}
+		if !s.log.Enabled(r.Context(), level) {
+			return
+		}
+		s.log.LogAttrs(r.Context(), level, "http",
+			slog.Attr{Key: "req", Value: slog.GroupValue(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("ip", s.clientIP(r)))},
+			slog.Attr{Key: "resp", Value: slog.GroupValue(slog.Int("status", ww.Status()), slog.Int("bytes", ww.BytesWritten()), slog.Duration("took", time.Since(start)))},
 		)
 	})
 }
@@ -102,31 +142,78 @@ func (s *Server) clientIP(r *http.Request) string {
 // the user's e-mail in its context.
 func (s *Server) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(SessionCookie)
-		if err != nil || c.Value == "" {
+		token := sessionToken(r)
+		if token == "" {
 			s.writeError(w, r, board.Errorf(board.EUNAUTHORIZED, "Not logged in."))
 			return
 		}
-		email, err := s.auth.Authenticate(r.Context(), c.Value)
+		email, err := s.auth.Authenticate(r.Context(), token)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxEmail, email)))
+		if st := stateOf(r.Context()); st != nil {
+			st.email = email
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxState, &requestState{email: email})))
 	})
 }
 
-// sessionToken is the request's session cookie value ("" without one).
+// sessionToken is the request's session cookie value ("" without one):
+// what r.Cookie(SessionCookie) answers (the same trimming, quotes, value
+// check and cookie-count limit, held to it by FuzzSessionToken), without
+// parsing every cookie of the request into a new slice on every request.
 func sessionToken(r *http.Request) string {
-	c, err := r.Cookie(SessionCookie)
-	if err != nil {
+	lines := r.Header["Cookie"]
+	count := 0
+	for _, line := range lines {
+		count += strings.Count(line, ";") + 1
+	}
+	if count > maxCookies {
 		return ""
 	}
-	return c.Value
+	for _, line := range lines {
+		for part := range strings.SplitSeq(line, ";") {
+			part = textproto.TrimString(part)
+			if part == "" {
+				continue
+			}
+			name, val, _ := strings.Cut(part, "=")
+			if textproto.TrimString(name) != SessionCookie {
+				continue
+			}
+			if len(val) > 1 && val[0] == '"' && val[len(val)-1] == '"' {
+				val = val[1 : len(val)-1]
+			}
+			if validCookieValue(val) {
+				return val
+			}
+		}
+	}
+	return ""
+}
+
+// maxCookies is net/http's limit on the cookies of a request (its
+// httpcookiemaxnum default): past it r.Cookie finds none.
+const maxCookies = 3000
+
+// validCookieValue reports whether v is a cookie value net/http accepts
+// (RFC 6265 cookie-octets, plus space and comma as net/http allows).
+func validCookieValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; b < 0x20 || b >= 0x7f || b == '"' || b == ';' || b == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // userEmail is the logged-in user's e-mail (set by requireSession).
 func userEmail(ctx context.Context) string {
-	e, _ := ctx.Value(ctxEmail).(string)
-	return e
+	if st := stateOf(ctx); st != nil {
+		return st.email
+	}
+	return ""
 }

@@ -34,6 +34,13 @@ type Config struct {
 	// server log and the outbox folder (no SMTP server configured); it is
 	// published by GET /api/config.
 	LoginCodesInLog bool
+	// BoardCacheSize bounds how many boards' access facts the board guard
+	// keeps in memory (accesscache.go); 0 is 100,000.
+	BoardCacheSize int
+	// BoardCacheTTL is how long a cached board is trusted before it is
+	// read again: the longest an invite removal or a phase change made on
+	// another node can go unnoticed here. 0 is 5 seconds.
+	BoardCacheTTL time.Duration
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.
@@ -107,6 +114,9 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
+	if deps.DB != nil {
+		s.db = newCachedBoards(deps.DB, cfg, deps.Now)
+	}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.polls.draining = make(chan struct{})
 	if s.meter == nil {

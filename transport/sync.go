@@ -28,14 +28,14 @@ func (s *Server) registerSyncRoutes(r chi.Router) {
 // parseSince reads the since query parameter: a non-negative integer,
 // required when required is set (absent otherwise gives -1).
 func parseSince(r *http.Request, required bool) (int64, error) {
-	q := r.URL.Query()
-	if !q.Has("since") {
+	raw, ok := queryValue(r.URL.RawQuery, "since")
+	if !ok {
 		if required {
 			return 0, board.FieldErrorf("since", "since is required: the version you last saw, 0 for everything.")
 		}
 		return -1, nil
 	}
-	since, err := strconv.ParseInt(q.Get("since"), 10, 64)
+	since, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || since < 0 {
 		return 0, board.FieldErrorf("since", "since must be a non-negative integer.")
 	}
@@ -72,7 +72,8 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 			s.holdPull(w, r, since, wait)
 			return
 		}
-		writeJSON(w, http.StatusOK, versionBody{res.ServerVersion})
+		writeVersion(w, res.ServerVersion)
+		logQuietly(r.Context())
 		return
 	}
 	writeJSON(w, http.StatusOK, res.Changes)

@@ -31,6 +31,7 @@ type Config struct {
 	VerifyLimit   string
 	GuessLimit    string
 	SessionMaxAge time.Duration
+	CacheTTL      time.Duration
 	ShutdownGrace time.Duration
 	LogFormat     string
 
@@ -83,6 +84,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address and client network, across all its codes (count/window)")
 	fs.StringVar(&cfg.GuessLimit, "otp-guess-limit", "100/24h", "wrong verify-otp guesses per e-mail address from all networks before only the network that asked for the code may try it (count/window)")
 	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
+	fs.DurationVar(&cfg.CacheTTL, "cache-ttl", 5*time.Second, "how long sessions, plans and board members stay cached: the longest a change made by another node goes unnoticed (1s to 1m)")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long in-flight requests may take to finish on shutdown")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.TombstoneRetention, "tombstone-retention", 30*24*time.Hour, "how long deletions are remembered for pulls; an older since gets the full state with reset")
@@ -157,6 +159,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		if !(v >= 0.1 && v <= 1e6) {
 			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
 		}
+	}
+	if cfg.CacheTTL < time.Second || cfg.CacheTTL > time.Minute {
+		return nil, fmt.Errorf("-cache-ttl must be from 1s to 1m, not %s", cfg.CacheTTL)
 	}
 	if cfg.Pprof != "" {
 		if err := checkPprofAddr(cfg.Pprof); err != nil {

@@ -122,7 +122,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}()
 
-	if stopAdmin, err := servePlanAdmin(ctx, db, plans, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
+	// The Meter caches plans: the admin socket tells it of the plans it sets.
+	meter := billing.NewMeter(billing.MeterConfig{Store: db, Plans: plans, DefaultPlan: billing.Free, PlanCacheTTL: cfg.CacheTTL})
+	if stopAdmin, err := servePlanAdmin(ctx, db, plans, meter, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
 		log.Warn("plan admin socket not available; stop the server to use 'corkboard plan'", "err", err)
 	} else {
 		defer stopAdmin()
@@ -140,6 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		VerifyEmailRate: verifyRate,
 		GuessRate:       guessRate,
 		DefaultPlan:     billing.Free,
+		SessionCacheTTL: cfg.CacheTTL,
 	}, log)
 	// Background work (mail sending, sweeps) outlives ctx so that shutdown
 	// can drain it in order.
@@ -171,12 +174,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("web client: %w", err)
 	}
-	meter := billing.NewMeter(billing.MeterConfig{Store: db, Plans: plans, DefaultPlan: billing.Free})
 	srv := transport.New(transport.Config{
 		PublicURL:       cfg.PublicURL,
 		TrustProxy:      cfg.TrustProxy,
 		DefaultPlan:     billing.Free,
 		LoginCodesInLog: cfg.SMTP == "",
+		BoardCacheTTL:   cfg.CacheTTL,
 	}, transport.Deps{
 		App:       app,
 		DB:        db,

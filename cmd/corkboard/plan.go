@@ -21,6 +21,7 @@ import (
 
 	"corkboard/billing"
 	"corkboard/board"
+	"corkboard/internal/cache"
 	"corkboard/persist"
 	"corkboard/persist/bolt"
 )
@@ -367,8 +368,10 @@ type planSetRequest struct {
 // reachable with looser permissions. A stale socket left by a crash is
 // replaced; any other file at socketPath is an error. stop (safe to call
 // twice; also run when ctx ends) closes it and removes the file; call it
-// before closing db.
-func servePlanAdmin(ctx context.Context, db planStore, plans billing.Plans, socketPath string, log *slog.Logger) (stop func(), err error) {
+// before closing db. A plan set is reported to changed (the server's
+// Meter; nil for none) as soon as it is stored, so it counts from the
+// user's next request.
+func servePlanAdmin(ctx context.Context, db planStore, plans billing.Plans, changed cache.Invalidator, socketPath string, log *slog.Logger) (stop func(), err error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -402,7 +405,7 @@ func servePlanAdmin(ctx context.Context, db planStore, plans billing.Plans, sock
 	}
 
 	srv := &http.Server{
-		Handler:           planAdminHandler(db, plans, log, time.Now),
+		Handler:           planAdminHandler(db, plans, changed, log, time.Now),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,
@@ -438,7 +441,7 @@ func servePlanAdmin(ctx context.Context, db planStore, plans billing.Plans, sock
 }
 
 // planAdminHandler is the admin socket's API (see servePlanAdmin).
-func planAdminHandler(db planStore, plans billing.Plans, log *slog.Logger, now func() time.Time) http.Handler {
+func planAdminHandler(db planStore, plans billing.Plans, changed cache.Invalidator, log *slog.Logger, now func() time.Time) http.Handler {
 	fail := func(w http.ResponseWriter, status int, msg string) {
 		writeAdminJSON(w, status, map[string]string{"error": msg})
 	}
@@ -476,6 +479,10 @@ func planAdminHandler(db planStore, plans billing.Plans, log *slog.Logger, now f
 			return
 		}
 		info, err := setPlan(r.Context(), db, plans, email, plan, now())
+		if changed != nil {
+			// Even a failed set may have been stored before the failure.
+			changed.Invalidate(cache.Plan, email)
+		}
 		if err != nil {
 			log.Error("plan admin: set", "email", email, "err", err)
 			fail(w, http.StatusInternalServerError, "Internal error.")

@@ -261,7 +261,7 @@ func TestPlanCommandThroughAdminSocket(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	sock := filepath.Join(dir, AdminSocketName)
-	stop, err := servePlanAdmin(context.Background(), db, plans, sock, log)
+	stop, err := servePlanAdmin(context.Background(), db, plans, nil, sock, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestServePlanAdminSocketFile(t *testing.T) {
 		}
 		ln.(*net.UnixListener).SetUnlinkOnClose(false)
 		ln.Close()
-		stop, err := servePlanAdmin(context.Background(), db, billing.DefaultPlans(), sock, log)
+		stop, err := servePlanAdmin(context.Background(), db, billing.DefaultPlans(), nil, sock, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,7 +368,7 @@ func TestServePlanAdminSocketFile(t *testing.T) {
 	})
 	t.Run("StopsWithContext", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		stop, err := servePlanAdmin(ctx, db, billing.DefaultPlans(), sock, log)
+		stop, err := servePlanAdmin(ctx, db, billing.DefaultPlans(), nil, sock, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +383,7 @@ func TestServePlanAdminSocketFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.Remove(sock)
-		if _, err := servePlanAdmin(context.Background(), db, billing.DefaultPlans(), sock, log); err == nil || !strings.Contains(err.Error(), "not a socket") {
+		if _, err := servePlanAdmin(context.Background(), db, billing.DefaultPlans(), nil, sock, log); err == nil || !strings.Contains(err.Error(), "not a socket") {
 			t.Fatalf("err=%v, want a refusal", err)
 		}
 		if b, _ := os.ReadFile(sock); string(b) != "mine" {
