@@ -64,7 +64,7 @@ type Config struct {
 	// MaxLimiterKeys bounds how many addresses or networks each rate
 	// limiter remembers. Default 100,000.
 	MaxLimiterKeys int
-	// Now is the clock; nil uses the database's clock (db.Now).
+	// Now is the clock; nil uses time.Now.
 	Now func() time.Time
 }
 
@@ -129,10 +129,20 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// Store is the storage the service needs: one-time codes and the secret
+// they are hashed with, sessions, and the account a first login creates.
+type Store interface {
+	persist.CodeStore
+	persist.SessionStore
+	// EnsureUser returns the user, creating it on plan when new (see
+	// persist.UserStore).
+	EnsureUser(ctx context.Context, email, plan string) (*persist.User, error)
+}
+
 // Service issues one-time codes and sessions. Build it with New, call Start
 // to run its background senders and sweeper, and Close to stop them.
 type Service struct {
-	db     *persist.DB
+	db     Store
 	mailer Mailer
 	cfg    Config
 	log    *slog.Logger
@@ -165,7 +175,7 @@ type outgoing struct {
 }
 
 // New builds the service on db, sending codes through mailer.
-func New(db *persist.DB, mailer Mailer, cfg Config, log *slog.Logger) *Service {
+func New(db Store, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -196,7 +206,7 @@ func (s *Service) now() time.Time {
 	if s.cfg.Now != nil {
 		return s.cfg.Now().UTC()
 	}
-	return s.db.Now().UTC()
+	return time.Now().UTC()
 }
 
 // Start runs the mail senders and the sweeper until Close is called or ctx

@@ -13,7 +13,7 @@ import (
 	"corkboard/auth"
 	"corkboard/auth/authtest"
 	"corkboard/board"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 )
 
@@ -52,7 +52,7 @@ func (m *recordingMailer) all() []sentMail {
 }
 
 type svcEnv struct {
-	db    *persist.DB
+	db    *bolt.DB
 	svc   *auth.Service
 	clock *persisttest.Clock
 	logs  *authtest.LogBuffer
@@ -60,12 +60,15 @@ type svcEnv struct {
 
 func newSvc(t *testing.T, mailer auth.Mailer, cfg auth.Config) *svcEnv {
 	t.Helper()
-	db, err := persist.Open(t.TempDir())
+	db, err := bolt.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := persisttest.NewClock(svcT0)
 	db.Now = clock.Now
+	if cfg.Now == nil {
+		cfg.Now = clock.Now
+	}
 	log, logs := authtest.NewLogger(t)
 	svc := auth.New(db, mailer, cfg, log)
 	t.Cleanup(func() {

@@ -8,7 +8,7 @@ import (
 	"corkboard/board"
 )
 
-// CreditStore is the storage a Meter needs; *persist.DB satisfies it.
+// CreditStore is the storage a Meter needs; every persist.Store satisfies it.
 type CreditStore interface {
 	// SpendCredits adds credits to email's usage for month when the total
 	// stays within limit, atomically, and returns the usage after it and

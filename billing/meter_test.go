@@ -9,15 +9,15 @@ import (
 
 	"corkboard/billing"
 	"corkboard/board"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 )
 
-var _ billing.CreditStore = (*persist.DB)(nil)
+var _ billing.CreditStore = (*bolt.DB)(nil)
 
 // newMeter returns a Meter on a real store whose free plan has 10 credits,
 // with ada on free, bob on pro and the clock at 2026-11-30 23:00 UTC.
-func newMeter(tb testing.TB) (*billing.Meter, *persist.DB, *persisttest.Clock) {
+func newMeter(tb testing.TB) (*billing.Meter, *bolt.DB, *persisttest.Clock) {
 	tb.Helper()
 	db, clock, _ := persisttest.Open(tb, time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC))
 	credits := 10

@@ -62,7 +62,7 @@ type Store interface {
 	BoardState(ctx context.Context, boardID string) (*board.State, error)
 }
 
-var _ Store = (*persist.DB)(nil)
+var _ Store = persist.Store(nil)
 
 // Options tune a Log. Zero fields take the defaults.
 type Options struct {

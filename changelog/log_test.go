@@ -13,13 +13,14 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 )
 
 var logT0 = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 
 type logEnv struct {
-	db    *persist.DB
+	db    *bolt.DB
 	clock *persisttest.Clock
 	dir   string
 	log   *changelog.Log
@@ -433,7 +434,7 @@ func TestLogSurvivesRestart(t *testing.T) {
 	if err := e.db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := persist.Open(e.dir)
+	db, err := bolt.Open(e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

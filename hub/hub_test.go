@@ -10,7 +10,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/hub"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
@@ -20,7 +20,7 @@ const waitFor = 10 * time.Second
 
 // newHub opens a store with the boards claimed and a hub on it whose
 // janitor never fires on its own during a test; both close at the end.
-func newHub(tb testing.TB, boards ...string) (*hub.Hub, *persist.DB, *persisttest.Clock) {
+func newHub(tb testing.TB, boards ...string) (*hub.Hub, *bolt.DB, *persisttest.Clock) {
 	tb.Helper()
 	db, c, _ := persisttest.Open(tb, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), boards...)
 	h := hub.New(db, hub.Options{Now: c.Now, IdleTimeout: time.Hour, SweepEvery: -1})
@@ -309,7 +309,7 @@ func TestRequestsRaceWithIdleStops(t *testing.T) {
 // TestTinyIdleTimeout: an idle timeout too small to halve (-room-idle 1ns)
 // still gives a working hub instead of a panicking janitor.
 func TestTinyIdleTimeout(t *testing.T) {
-	db, err := persist.Open(t.TempDir())
+	db, err := bolt.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

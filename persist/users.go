@@ -1,14 +1,7 @@
 package persist
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"time"
-
-	"go.etcd.io/bbolt"
-
-	"corkboard/board"
 )
 
 // User is an account, created on first login.
@@ -20,81 +13,14 @@ type User struct {
 	CustomerID string `json:"customerId,omitempty"`
 }
 
-func getUser(tx *bbolt.Tx, email string) (*User, error) {
-	v := tx.Bucket(bucketUsers).Get([]byte(email))
-	if v == nil {
-		return nil, notFound("User")
-	}
-	var u User
-	if err := json.Unmarshal(v, &u); err != nil {
-		return nil, fmt.Errorf("decode user: %w", err)
-	}
-	return &u, nil
-}
-
-func putUser(tx *bbolt.Tx, u *User) error {
-	v, err := json.Marshal(u)
-	if err != nil {
-		return fmt.Errorf("encode user: %w", err)
-	}
-	return tx.Bucket(bucketUsers).Put([]byte(u.Email), v)
-}
-
-// FindUser returns the user with that (normalised) e-mail. ENOTFOUND when
-// the address has never logged in.
-func (db *DB) FindUser(ctx context.Context, email string) (*User, error) {
-	var u *User
-	err := db.view(ctx, func(tx *bbolt.Tx) error {
-		var err error
-		u, err = getUser(tx, email)
-		return err
-	})
-	return u, err
-}
-
-// UserPlan returns the stored plan name of the user with that e-mail, or
-// ENOTFOUND when there is no such user.
-func (db *DB) UserPlan(ctx context.Context, email string) (string, error) {
-	u, err := db.FindUser(ctx, email)
-	if err != nil {
-		return "", err
-	}
-	return u.Plan, nil
-}
-
-// EnsureUser returns the user with that e-mail, creating it on plan when it
-// does not exist yet.
-func (db *DB) EnsureUser(ctx context.Context, email, plan string) (*User, error) {
-	var u *User
-	err := db.update(ctx, func(tx *bbolt.Tx) error {
-		var err error
-		if u, err = getUser(tx, email); board.ErrorCode(err) != board.ENOTFOUND {
-			// Found, or a record that cannot be read: never replace a user
-			// (and the plan they paid for) with a fresh one.
-			return err
-		}
-		u = &User{Email: email, Plan: plan, CreatedAt: db.now()}
-		return putUser(tx, u)
-	})
-	return u, err
-}
-
-// UpdateUser applies fn to the user with that e-mail in one transaction,
-// creating the user (with Plan set to defaultPlan) first when it does not
-// exist, and returns the stored result.
-func (db *DB) UpdateUser(ctx context.Context, email, defaultPlan string, fn func(u *User) error) (*User, error) {
-	var u *User
-	err := db.update(ctx, func(tx *bbolt.Tx) error {
-		var err error
-		if u, err = getUser(tx, email); board.ErrorCode(err) == board.ENOTFOUND {
-			u = &User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
-		} else if err != nil {
-			return err
-		}
-		if err := fn(u); err != nil {
-			return err
-		}
-		return putUser(tx, u)
-	})
-	return u, err
+// BillingUpdate is what a verified provider event asks of the store.
+type BillingUpdate struct {
+	EventID    string
+	CustomerID string
+	// Email identifies the user when the event carries it; otherwise the
+	// user is found by CustomerID from an earlier event.
+	Email string
+	// Plan returns the user's new plan given the current one, and whether to
+	// change it.
+	Plan func(current string) (string, bool)
 }

@@ -14,6 +14,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
@@ -27,9 +28,9 @@ func newClock() *persisttest.Clock {
 }
 
 // openStore opens a real bbolt store in a temp folder with board b1 claimed.
-func openStore(tb testing.TB) *persist.DB {
+func openStore(tb testing.TB) *bolt.DB {
 	tb.Helper()
-	db, err := persist.Open(tb.TempDir())
+	db, err := bolt.Open(tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -333,13 +334,13 @@ func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 // gatedStore holds the room's first commit until release is closed, so
 // that the pushes after it queue up in the room.
 type gatedStore struct {
-	*persist.DB
+	*bolt.DB
 	started chan struct{} // closed when the first commit has reached the store
 	release chan struct{}
 	commits atomic.Int32
 }
 
-func newGatedStore(db *persist.DB) *gatedStore {
+func newGatedStore(db *bolt.DB) *gatedStore {
 	return &gatedStore{DB: db, started: make(chan struct{}), release: make(chan struct{})}
 }
 
@@ -475,7 +476,7 @@ func TestCloseFailsQueuedPushes(t *testing.T) {
 
 // countingStore counts the reads a pull makes.
 type countingStore struct {
-	*persist.DB
+	*bolt.DB
 	reads atomic.Int32
 }
 

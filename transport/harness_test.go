@@ -28,7 +28,7 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/hub"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 	"corkboard/transport"
 )
@@ -164,7 +164,7 @@ type env struct {
 	served map[string][]chan struct{}
 
 	// Built again by each start.
-	db      *persist.DB
+	db      *bolt.DB
 	auth    *auth.Service
 	hub     *hub.Hub
 	cl      *changelog.Log
@@ -225,7 +225,7 @@ func newEnv(tb testing.TB, opts ...option) *env {
 
 func (e *env) start() {
 	e.tb.Helper()
-	db, err := persist.Open(e.dir)
+	db, err := bolt.Open(e.dir)
 	if err != nil {
 		e.tb.Fatal(err)
 	}
@@ -249,6 +249,9 @@ func (e *env) start() {
 	authCfg := auth.Config{EmailRate: lots, IPRate: lots, VerifyIPRate: lots}
 	if e.cfg.auth != nil {
 		authCfg = *e.cfg.auth
+	}
+	if authCfg.Now == nil {
+		authCfg.Now = now
 	}
 	clOpts := e.cfg.changelog
 	clOpts.Logger = e.log

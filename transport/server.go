@@ -40,7 +40,7 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
-	db     *persist.DB
+	db     Store
 	auth   *auth.Service
 	hub    *hub.Hub
 	ai     *ai.Service
@@ -58,9 +58,21 @@ type Server struct {
 	billing billingState
 }
 
+// Store is the storage the HTTP layer reads and writes itself: boards and
+// their collaborators, accounts, and billing events; plus what the Meter and
+// the changelog built on it by default need. cmd/corkboard chooses the
+// implementation.
+type Store interface {
+	persist.BoardStore
+	persist.UserStore
+	persist.BillingStore
+	billing.CreditStore
+	changelog.Store
+}
+
 // Deps are the services the HTTP layer calls.
 type Deps struct {
-	DB   *persist.DB
+	DB   Store
 	Auth *auth.Service
 	// Hub runs the boards' rooms (sync and the live channel).
 	Hub *hub.Hub

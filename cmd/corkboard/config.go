@@ -9,8 +9,10 @@ import (
 
 	"corkboard/ai"
 	"corkboard/billing"
+	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/rooms"
 )
 
@@ -173,5 +175,10 @@ func buildModels(s string) (map[ai.Feature]string, error) {
 	return out, nil
 }
 
-// The store the Meter charges is the server's bbolt file.
-var _ billing.CreditStore = (*persist.DB)(nil)
+// The server's store is the bbolt file; the Meter charges it and the
+// changelog keeps its logs in it.
+var (
+	_ persist.Store       = (*bolt.DB)(nil)
+	_ billing.CreditStore = (*bolt.DB)(nil)
+	_ changelog.Store     = (*bolt.DB)(nil)
+)

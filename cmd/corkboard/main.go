@@ -24,7 +24,7 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/hub"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/rooms"
 	"corkboard/transport"
 	"corkboard/web"
@@ -109,9 +109,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("AI configuration: %w", err)
 	}
 
-	db, err := persist.Open(cfg.DataDir)
+	db, err := bolt.Open(cfg.DataDir)
 	if err != nil {
-		if errors.Is(err, persist.ErrLocked) {
+		if errors.Is(err, bolt.ErrLocked) {
 			return fmt.Errorf("%w: is another corkboard already running with -data %s?", err, cfg.DataDir)
 		}
 		return err

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 // syncBuffer is a log sink safe for the server goroutine and the test.
@@ -94,7 +94,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	// A second process on the same data folder fails at once, clearly.
 	startAt := time.Now()
 	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", data}, func(string) string { return "" }, io.Discard, io.Discard, nil)
-	if !errors.Is(err, persist.ErrLocked) || !strings.Contains(err.Error(), "another corkboard") {
+	if !errors.Is(err, bolt.ErrLocked) || !strings.Contains(err.Error(), "another corkboard") {
 		t.Fatalf("second run err=%v, want a clear 'in use' error", err)
 	}
 	if d := time.Since(startAt); d > 5*time.Second {
@@ -106,7 +106,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		t.Fatalf("no clean stop in logs:\n%s", logs.String())
 	}
 	// After shutdown the file is closed: a new process can open it.
-	db, err := persist.Open(data)
+	db, err := bolt.Open(data)
 	if err != nil {
 		t.Fatalf("reopen after shutdown: %v", err)
 	}

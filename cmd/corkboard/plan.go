@@ -22,6 +22,7 @@ import (
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 // AdminSocketName is the plan admin socket's name inside the data folder.
@@ -111,8 +112,15 @@ type planInfo struct {
 	InviteeCanEdit    bool      `json:"inviteeCanEdit"`
 }
 
+// planStore is what the plan command reads and writes: users and their
+// plans, and the credit usage the Meter reports.
+type planStore interface {
+	persist.UserStore
+	billing.CreditStore
+}
+
 // showPlan reads email's plan and this month's usage.
-func showPlan(ctx context.Context, db *persist.DB, plans billing.Plans, email string, now time.Time) (*planInfo, error) {
+func showPlan(ctx context.Context, db planStore, plans billing.Plans, email string, now time.Time) (*planInfo, error) {
 	info := &planInfo{Email: email, Plan: billing.Free}
 	u, err := db.FindUser(ctx, email)
 	switch {
@@ -139,7 +147,7 @@ func showPlan(ctx context.Context, db *persist.DB, plans billing.Plans, email st
 
 // setPlan puts email on plan (creating the user's record when they have
 // not logged in yet, so the plan is waiting for them) and returns the result.
-func setPlan(ctx context.Context, db *persist.DB, plans billing.Plans, email, plan string, now time.Time) (*planInfo, error) {
+func setPlan(ctx context.Context, db planStore, plans billing.Plans, email, plan string, now time.Time) (*planInfo, error) {
 	var previous string
 	if _, err := db.UpdateUser(ctx, email, billing.Free, func(u *persist.User) error {
 		previous = u.Plan
@@ -236,7 +244,7 @@ func planCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 
 	info, err := planLocal(ctx, *dataDir, plans, email, plan)
-	if errors.Is(err, persist.ErrLocked) {
+	if errors.Is(err, bolt.ErrLocked) {
 		info, err = planRemote(ctx, filepath.Join(*dataDir, AdminSocketName), email, plan)
 		if err != nil {
 			return fmt.Errorf("plan: the data file is in use by a running corkboard, and its admin socket did not answer: %w", err)
@@ -249,16 +257,16 @@ func planCommand(ctx context.Context, args []string, getenv func(string) string,
 	return nil
 }
 
-// planLocal does the work on the data file itself; persist.ErrLocked when a
+// planLocal does the work on the data file itself; bolt.ErrLocked when a
 // server holds it.
 func planLocal(ctx context.Context, dataDir string, plans billing.Plans, email, plan string) (*planInfo, error) {
-	path := filepath.Join(dataDir, persist.FileName)
+	path := filepath.Join(dataDir, bolt.FileName)
 	if _, err := os.Stat(path); err != nil {
 		// Refusing beats creating a stray empty database for a mistyped
 		// -data.
 		return nil, fmt.Errorf("no Corkboard data file at %s (start corkboard once with this -data, or pass the right -data)", path)
 	}
-	db, err := persist.Open(dataDir)
+	db, err := bolt.Open(dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +368,7 @@ type planSetRequest struct {
 // replaced; any other file at socketPath is an error. stop (safe to call
 // twice; also run when ctx ends) closes it and removes the file; call it
 // before closing db.
-func servePlanAdmin(ctx context.Context, db *persist.DB, plans billing.Plans, socketPath string, log *slog.Logger) (stop func(), err error) {
+func servePlanAdmin(ctx context.Context, db planStore, plans billing.Plans, socketPath string, log *slog.Logger) (stop func(), err error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -430,7 +438,7 @@ func servePlanAdmin(ctx context.Context, db *persist.DB, plans billing.Plans, so
 }
 
 // planAdminHandler is the admin socket's API (see servePlanAdmin).
-func planAdminHandler(db *persist.DB, plans billing.Plans, log *slog.Logger, now func() time.Time) http.Handler {
+func planAdminHandler(db planStore, plans billing.Plans, log *slog.Logger, now func() time.Time) http.Handler {
 	fail := func(w http.ResponseWriter, status int, msg string) {
 		writeAdminJSON(w, status, map[string]string{"error": msg})
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"corkboard/billing"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 func TestBuildPlans(t *testing.T) {
@@ -108,7 +108,7 @@ func TestBuildBilling(t *testing.T) {
 func newDataDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func runPlan(t *testing.T, env map[string]string, args ...string) (string, error
 
 func storedPlan(t *testing.T, dir, email string) string {
 	t.Helper()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestPlanCommandErrors(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "typo")); !os.IsNotExist(err) {
 		t.Fatalf("a mistyped -data created a folder: %v", err)
 	}
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestPlanCommandErrors(t *testing.T) {
 // the command goes through the server's admin socket.
 func TestPlanCommandThroughAdminSocket(t *testing.T) {
 	dir := newDataDir(t)
-	db, err := persist.Open(dir) // the "server" holds the file from here on
+	db, err := bolt.Open(dir) // the "server" holds the file from here on
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func unixClient(sock string) *http.Client {
 
 func TestServePlanAdminSocketFile(t *testing.T) {
 	dir := t.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 var codeInMail = regexp.MustCompile(`login code: (\d{6})`)
@@ -121,7 +121,7 @@ func TestShutdownFinishesInFlightPush(t *testing.T) {
 	}
 	<-stopped
 
-	db, err := persist.Open(data)
+	db, err := bolt.Open(data)
 	if err != nil {
 		t.Fatal(err)
 	}

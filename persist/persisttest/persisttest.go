@@ -4,57 +4,32 @@ package persisttest
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
-	"corkboard/persist"
+	"corkboard/persist/bolt"
+	"corkboard/persist/storetest"
 )
 
 // Owner owns the boards Open claims.
 const Owner = "owner@example.com"
 
-// Clock is a settable clock safe for concurrent use; pass its Now where a
-// clock is injected.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// Clock is a settable clock safe for concurrent use: the contract suite's.
+type Clock = storetest.Clock
 
 // NewClock returns a clock stopped at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// Set moves the clock to t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+func NewClock(t time.Time) *Clock { return storetest.NewClock(t) }
 
 // Open opens a store in a fresh temporary folder whose clock stands still at
 // start until the test moves it, claims boards for Owner, and closes the
 // store when the test ends. It returns the store, its clock and the folder
 // (to reopen it).
-func Open(tb testing.TB, start time.Time, boards ...string) (*persist.DB, *Clock, string) {
+func Open(tb testing.TB, start time.Time, boards ...string) (*bolt.DB, *Clock, string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
-		tb.Fatalf("persist.Open: %v", err)
+		tb.Fatalf("bolt.Open: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	clock := NewClock(start)

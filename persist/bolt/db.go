@@ -1,8 +1,9 @@
-// Package persist is Corkboard's storage: the bbolt implementation of
-// everything the rest of the program keeps (users, sessions, one-time codes,
-// boards and their rows, changelog, usage). Methods speak board's domain types
-// and return *board.Error codes, never bbolt errors.
-package persist
+// Package bolt is the bbolt implementation of persist.Store: everything the
+// rest of the program keeps (users, sessions, one-time codes, boards and
+// their rows, changelog, usage) in one file. Methods speak board's domain
+// types and return *board.Error codes, never bbolt errors; the contract they
+// keep is persist's, checked by persist/storetest.
+package bolt
 
 import (
 	"context"
@@ -14,10 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"corkboard/board"
+	"corkboard/persist"
 )
 
 // FileName is the bbolt file's name inside the data folder.
@@ -43,6 +45,8 @@ const commitDelay = time.Millisecond
 
 // ErrLocked is returned by Open when another process holds the data file.
 var ErrLocked = errors.New("the data file is in use by another corkboard process")
+
+var _ persist.Store = (*DB)(nil)
 
 // DB is the bbolt-backed store. It is safe for concurrent use.
 type DB struct {

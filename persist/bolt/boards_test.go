@@ -1,4 +1,4 @@
-package persist_test
+package bolt_test
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"corkboard/board"
-	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 // openDB opens a store in a fresh temp folder with a controllable clock.
-func openDB(tb testing.TB) (*persist.DB, string) {
+func openDB(tb testing.TB) (*bolt.DB, string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
@@ -26,8 +26,8 @@ func openDB(tb testing.TB) (*persist.DB, string) {
 func TestOpenLockedFailsFast(t *testing.T) {
 	_, dir := openDB(t)
 	start := time.Now()
-	_, err := persist.Open(dir)
-	if !errors.Is(err, persist.ErrLocked) {
+	_, err := bolt.Open(dir)
+	if !errors.Is(err, bolt.ErrLocked) {
 		t.Fatalf("second Open err=%v, want ErrLocked", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -37,13 +37,13 @@ func TestOpenLockedFailsFast(t *testing.T) {
 
 func TestSecretSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s1 := append([]byte(nil), db.Secret()...)
 	db.Close()
-	db, err = persist.Open(dir)
+	db, err = bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestBoardsLifecycle(t *testing.T) {
 
 	t.Run("survives reopen", func(t *testing.T) {
 		db.Close()
-		db2, err := persist.Open(dir)
+		db2, err := bolt.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package persist_test
+package bolt_test
 
 import (
 	"context"

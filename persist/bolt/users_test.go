@@ -1,4 +1,4 @@
-package persist_test
+package bolt_test
 
 import (
 	"bytes"
@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 // TestUnreadableUserIsNeverReplaced: a user record that cannot be decoded
@@ -21,20 +22,20 @@ func TestUnreadableUserIsNeverReplaced(t *testing.T) {
 
 	tests := []struct {
 		name string
-		call func(db *persist.DB) error
+		call func(db *bolt.DB) error
 	}{
-		{"EnsureUser", func(db *persist.DB) error {
+		{"EnsureUser", func(db *bolt.DB) error {
 			_, err := db.EnsureUser(ctx, email, "free")
 			return err
 		}},
-		{"UpdateUser", func(db *persist.DB) error {
+		{"UpdateUser", func(db *bolt.DB) error {
 			_, err := db.UpdateUser(ctx, email, "free", func(u *persist.User) error {
 				u.Plan = "pro"
 				return nil
 			})
 			return err
 		}},
-		{"ApplyBillingEvent", func(db *persist.DB) error {
+		{"ApplyBillingEvent", func(db *bolt.DB) error {
 			_, _, err := db.ApplyBillingEvent(ctx, persist.BillingUpdate{
 				EventID: "evt_1", Email: email,
 				Plan: func(string) (string, bool) { return "pro", true },
@@ -45,14 +46,14 @@ func TestUnreadableUserIsNeverReplaced(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			db, err := persist.Open(dir)
+			db, err := bolt.Open(dir)
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
 			db.Close()
 			writeRaw(t, dir, "users", email, garbage)
 
-			db, err = persist.Open(dir)
+			db, err = bolt.Open(dir)
 			if err != nil {
 				t.Fatalf("reopen: %v", err)
 			}
@@ -70,7 +71,7 @@ func TestUnreadableUserIsNeverReplaced(t *testing.T) {
 // writeRaw puts a value straight into a top-level bucket of a closed store.
 func writeRaw(tb testing.TB, dir, bucket, key string, value []byte) {
 	tb.Helper()
-	bdb, err := bbolt.Open(filepath.Join(dir, persist.FileName), 0o600, nil)
+	bdb, err := bbolt.Open(filepath.Join(dir, bolt.FileName), 0o600, nil)
 	if err != nil {
 		tb.Fatalf("bbolt.Open: %v", err)
 	}
@@ -85,7 +86,7 @@ func writeRaw(tb testing.TB, dir, bucket, key string, value []byte) {
 // readRaw reads a value straight from a top-level bucket of a closed store.
 func readRaw(tb testing.TB, dir, bucket, key string) []byte {
 	tb.Helper()
-	bdb, err := bbolt.Open(filepath.Join(dir, persist.FileName), 0o600, &bbolt.Options{ReadOnly: true})
+	bdb, err := bbolt.Open(filepath.Join(dir, bolt.FileName), 0o600, &bbolt.Options{ReadOnly: true})
 	if err != nil {
 		tb.Fatalf("bbolt.Open: %v", err)
 	}

@@ -1,4 +1,4 @@
-package persist_test
+package bolt_test
 
 import (
 	"bufio"
@@ -17,12 +17,13 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 )
 
 // openSyncDB opens a store in a temp folder with a settable clock and claims
 // the given boards for owner@example.com.
-func openSyncDB(tb testing.TB, boards ...string) (*persist.DB, *persisttest.Clock, string) {
+func openSyncDB(tb testing.TB, boards ...string) (*bolt.DB, *persisttest.Clock, string) {
 	tb.Helper()
 	return persisttest.Open(tb, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), boards...)
 }
@@ -35,7 +36,7 @@ func item(id, summary string) board.TrackerItem {
 	return board.TrackerItem{ID: id, Key: "K-" + id, Type: "story", Summary: summary, UpdatedAt: "2026-11-22T09:00:00Z"}
 }
 
-func mustPush(tb testing.TB, db *persist.DB, boardID string, p *board.Push, key string) int64 {
+func mustPush(tb testing.TB, db *bolt.DB, boardID string, p *board.Push, key string) int64 {
 	tb.Helper()
 	v, _, err := db.ApplyPush(context.Background(), boardID, p, key)
 	if err != nil {
@@ -44,7 +45,7 @@ func mustPush(tb testing.TB, db *persist.DB, boardID string, p *board.Push, key 
 	return v
 }
 
-func changes(tb testing.TB, db *persist.DB, boardID string, since int64) *board.Changes {
+func changes(tb testing.TB, db *bolt.DB, boardID string, since int64) *board.Changes {
 	tb.Helper()
 	ch, err := db.ChangesSince(context.Background(), boardID, since)
 	if err != nil {
@@ -420,7 +421,7 @@ func TestUnclaimedBoardIsNotFound(t *testing.T) {
 func TestRestartKeepsEverything(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +437,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err = persist.Open(dir)
+	db, err = bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,7 +584,7 @@ func TestApplyPushesInOrder(t *testing.T) {
 }
 
 // seedBoard gives b1 n notes of about 200 bytes, one push of 500 at a time.
-func seedBoard(tb testing.TB, db *persist.DB, n int) {
+func seedBoard(tb testing.TB, db *bolt.DB, n int) {
 	tb.Helper()
 	for start := 0; start < n; start += board.MaxUpsertedNotes {
 		var ns []board.Note
@@ -663,7 +664,7 @@ func TestKillNineKeepsAcknowledgedPushes(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -706,7 +707,7 @@ func TestKillNineKeepsAcknowledgedPushes(t *testing.T) {
 		t.Fatalf("child acknowledged only %d pushes", len(acked))
 	}
 
-	db, err = persist.Open(dir)
+	db, err = bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -727,7 +728,7 @@ func TestKillNineKeepsAcknowledgedPushes(t *testing.T) {
 }
 
 func crashChild(dir string) {
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		fmt.Println("open:", err)
 		os.Exit(1)

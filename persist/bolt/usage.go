@@ -1,4 +1,4 @@
-package persist
+package bolt
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"time"
 
-	"go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"corkboard/board"
+	"corkboard/persist"
 )
 
 var (
@@ -77,23 +78,11 @@ func (db *DB) CreditsUsed(ctx context.Context, email, month string) (int, error)
 	return used, err
 }
 
-// BillingUpdate is what a verified provider event asks of the store.
-type BillingUpdate struct {
-	EventID    string
-	CustomerID string
-	// Email identifies the user when the event carries it; otherwise the
-	// user is found by CustomerID from an earlier event.
-	Email string
-	// Plan returns the user's new plan given the current one, and whether to
-	// change it.
-	Plan func(current string) (string, bool)
-}
-
 // ApplyBillingEvent applies one provider event at most once: a repeated
 // event id changes nothing and reports replayed. The user is found by e-mail
 // (created on defaultPlan when new) or by a customer id seen before;
 // ENOTFOUND when neither identifies anyone.
-func (db *DB) ApplyBillingEvent(ctx context.Context, upd BillingUpdate, defaultPlan string) (u *User, replayed bool, err error) {
+func (db *DB) ApplyBillingEvent(ctx context.Context, upd persist.BillingUpdate, defaultPlan string) (u *persist.User, replayed bool, err error) {
 	err = db.update(ctx, func(tx *bbolt.Tx) error {
 		ev := tx.Bucket(bucketEvents)
 		if ev.Get([]byte(upd.EventID)) != nil {
@@ -111,7 +100,7 @@ func (db *DB) ApplyBillingEvent(ctx context.Context, upd BillingUpdate, defaultP
 		}
 		var gerr error
 		if u, gerr = getUser(tx, email); board.ErrorCode(gerr) == board.ENOTFOUND {
-			u = &User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
+			u = &persist.User{Email: email, Plan: defaultPlan, CreatedAt: db.now()}
 		} else if gerr != nil {
 			return gerr
 		}

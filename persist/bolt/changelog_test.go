@@ -1,4 +1,4 @@
-package persist_test
+package bolt_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 )
 
@@ -18,7 +19,7 @@ var clT0 = time.Date(2026, 3, 1, 9, 30, 0, 123456000, time.UTC)
 
 // openChangelogDB opens a store in a temp folder whose clock stands still at
 // clT0 until the test moves it, with the given boards claimed.
-func openChangelogDB(tb testing.TB, boards ...string) (*persist.DB, *persisttest.Clock, string) {
+func openChangelogDB(tb testing.TB, boards ...string) (*bolt.DB, *persisttest.Clock, string) {
 	tb.Helper()
 	return persisttest.Open(tb, clT0, boards...)
 }
@@ -28,7 +29,7 @@ func sameEntry(a, b persist.LogEntry) bool {
 	return a.Key == b.Key && a.NoteID == b.NoteID && a.Action == b.Action && a.Timestamp == b.Timestamp
 }
 
-func appendN(tb testing.TB, db *persist.DB, boardID string, n int, noteID func(i int) string, action func(i int) string) []persist.LogEntry {
+func appendN(tb testing.TB, db *bolt.DB, boardID string, n int, noteID func(i int) string, action func(i int) string) []persist.LogEntry {
 	tb.Helper()
 	in := make([]persist.NewLogEntry, n)
 	for i := range in {
@@ -419,7 +420,7 @@ func TestChangelogSurvivesReopen(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := persist.Open(dir)
+	db2, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package persist_test
+package bolt_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/bolt"
 )
 
 var authT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -263,7 +264,7 @@ func TestSweepSessions(t *testing.T) {
 func TestAuthSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := persist.Open(dir)
+	db, err := bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestAuthSurvivesReopen(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = persist.Open(dir)
+	db, err = bolt.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestSweepSessionsManyBatches(t *testing.T) {
 	db, _ := openDB(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
-	const total = 2*persist.SweepBatch + 101
+	const total = 2*bolt.SweepBatch + 101
 	live := func(i int) bool { return i%3 == 0 }
 	var wg sync.WaitGroup
 	for w := range 8 {

@@ -1,4 +1,4 @@
-package persist
+package bolt
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"corkboard/board"
 )

@@ -1,0 +1,692 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// Layout of a board's rows: bucketBoardRows / <boardID> / one of these.
+var (
+	subNotes        = []byte("n")  // note ID → row
+	subNoteVersions = []byte("nv") // be64(version) ‖ note ID → nil
+	subItems        = []byte("i")  // item ID → row
+	subItemVersions = []byte("iv") // be64(version) ‖ item ID → nil
+	subTombstones   = []byte("t")  // be64(deletedAt ns) ‖ kind ‖ ID → nil
+	subKeys         = []byte("k")  // idempotency key → be64(version) ‖ be64(recorded ns)
+	subKeyTimes     = []byte("kt") // be64(recorded ns) ‖ key → nil
+	subMeta         = []byte("m")  // metaHorizon → be64(version)
+
+	metaHorizon = []byte("horizon")
+)
+
+// Row values start with a kind byte and the big-endian version that last
+// wrote them; a live row then holds the JSON of the note or item, a
+// tombstone the big-endian UnixNano of the deletion. Keeping the version
+// outside the JSON lets writes and the tombstone sweep skip decoding.
+const (
+	rowLive      = 'L'
+	rowTombstone = 'T'
+
+	kindNote = 'n'
+	kindItem = 'i'
+)
+
+func be64(v uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, v)
+	return b
+}
+
+func versionKey(version int64, id string) []byte {
+	k := make([]byte, 8, 8+len(id))
+	binary.BigEndian.PutUint64(k, uint64(version))
+	return append(k, id...)
+}
+
+func tombKey(ns int64, kind byte, id string) []byte {
+	k := make([]byte, 9, 9+len(id))
+	binary.BigEndian.PutUint64(k, uint64(ns))
+	k[8] = kind
+	return append(k, id...)
+}
+
+// table is one kind of row (notes or items) of one board, with its version
+// index, inside a write or read transaction.
+type table struct {
+	rows, byVersion, tombs *bbolt.Bucket
+	kind                   byte
+}
+
+// rowsBucket returns the board's rows bucket, creating it (and its
+// sub-buckets) when create is set; nil when it does not exist and create is
+// not set.
+func rowsBucket(tx *bbolt.Tx, boardID string, create bool) (*bbolt.Bucket, error) {
+	top := tx.Bucket(bucketBoardRows)
+	if !create {
+		return top.Bucket([]byte(boardID)), nil
+	}
+	b, err := top.CreateBucketIfNotExists([]byte(boardID))
+	if err != nil {
+		return nil, fmt.Errorf("create rows bucket of board %s: %w", boardID, err)
+	}
+	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subTombstones, subKeys, subKeyTimes, subMeta} {
+		if _, err := b.CreateBucketIfNotExists(name); err != nil {
+			return nil, fmt.Errorf("create %s bucket of board %s: %w", name, boardID, err)
+		}
+	}
+	return b, nil
+}
+
+func notesTable(rb *bbolt.Bucket) table {
+	return table{rows: rb.Bucket(subNotes), byVersion: rb.Bucket(subNoteVersions), tombs: rb.Bucket(subTombstones), kind: kindNote}
+}
+
+func itemsTable(rb *bbolt.Bucket) table {
+	return table{rows: rb.Bucket(subItems), byVersion: rb.Bucket(subItemVersions), tombs: rb.Bucket(subTombstones), kind: kindItem}
+}
+
+// forget removes the index entries of the row currently stored under id
+// (its version entry and, for a tombstone, its sweep entry). It reports
+// whether a live row was there.
+func (t table) forget(id string, old []byte) (wasLive bool, err error) {
+	if len(old) < 9 {
+		return false, fmt.Errorf("row %q is %d bytes, too short", id, len(old))
+	}
+	version := int64(binary.BigEndian.Uint64(old[1:9]))
+	if err := t.byVersion.Delete(versionKey(version, id)); err != nil {
+		return false, err
+	}
+	if old[0] == rowTombstone {
+		if len(old) < 17 {
+			return false, fmt.Errorf("tombstone %q is %d bytes, too short", id, len(old))
+		}
+		ns := int64(binary.BigEndian.Uint64(old[9:17]))
+		return false, t.tombs.Delete(tombKey(ns, t.kind, id))
+	}
+	return true, nil
+}
+
+// put stores a live row (its JSON) at version.
+func (t table) put(id string, version int64, js []byte) error {
+	if old := t.rows.Get([]byte(id)); old != nil {
+		if _, err := t.forget(id, old); err != nil {
+			return err
+		}
+	}
+	v := make([]byte, 9, 9+len(js))
+	v[0] = rowLive
+	binary.BigEndian.PutUint64(v[1:9], uint64(version))
+	v = append(v, js...)
+	if err := t.rows.Put([]byte(id), v); err != nil {
+		return err
+	}
+	return t.byVersion.Put(versionKey(version, id), nil)
+}
+
+// remove turns the live row id into a tombstone at version. It reports false
+// (and writes nothing) when there is no live row: deleting an unknown or
+// already deleted ID is a no-op.
+func (t table) remove(id string, version int64, now time.Time) (bool, error) {
+	old := t.rows.Get([]byte(id))
+	if old == nil || old[0] != rowLive {
+		return false, nil
+	}
+	if _, err := t.forget(id, old); err != nil {
+		return false, err
+	}
+	ns := now.UnixNano()
+	v := make([]byte, 17)
+	v[0] = rowTombstone
+	binary.BigEndian.PutUint64(v[1:9], uint64(version))
+	binary.BigEndian.PutUint64(v[9:17], uint64(ns))
+	if err := t.rows.Put([]byte(id), v); err != nil {
+		return false, err
+	}
+	if err := t.byVersion.Put(versionKey(version, id), nil); err != nil {
+		return false, err
+	}
+	return true, t.tombs.Put(tombKey(ns, t.kind, id), nil)
+}
+
+// anyLive reports whether any of ids is a live row.
+func (t table) anyLive(ids []string) bool {
+	for _, id := range ids {
+		if v := t.rows.Get([]byte(id)); v != nil && v[0] == rowLive {
+			return true
+		}
+	}
+	return false
+}
+
+// changedSince calls live for every live row written after since and dead
+// for every ID deleted after since, in version order.
+func (t table) changedSince(since int64, live func(js []byte) error, dead func(id string)) error {
+	c := t.byVersion.Cursor()
+	for k, _ := c.Seek(be64(uint64(since) + 1)); k != nil; k, _ = c.Next() {
+		id := k[8:]
+		v := t.rows.Get(id)
+		if v == nil {
+			return fmt.Errorf("version index names missing row %q", id)
+		}
+		if v[0] == rowTombstone {
+			dead(string(id))
+		} else if err := live(v[9:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachLive calls fn with the JSON of every live row, in ID order.
+func (t table) eachLive(fn func(js []byte) error) error {
+	return t.rows.ForEach(func(_, v []byte) error {
+		if v[0] != rowLive {
+			return nil
+		}
+		return fn(v[9:])
+	})
+}
+
+// ApplyPush applies one push to a claimed board and returns the new board
+// version; replayed is true when idemKey was already applied to this board,
+// in which case the original version is returned and nothing is written.
+// A push that changes nothing (empty, or deleting only unknown or already
+// deleted IDs) writes no row and returns the current version. Errors:
+// EINVALID (the push or the key), ENOTFOUND (unclaimed board), EINTERNAL.
+func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
+	res, err := db.ApplyPushes(ctx, boardID, []persist.PushInput{{Push: p, IdempotencyKey: idemKey}})
+	if err != nil {
+		return 0, false, err
+	}
+	return res[0].Version, res[0].Replayed, res[0].Err
+}
+
+// ApplyPushes applies pushes to one board, in order, in one write
+// transaction shared (through bbolt's Batch) with writers to other boards,
+// so that concurrent pushes share one fsync. Each push that changes
+// something and is not a replay bumps the board version by one and stamps
+// every row it writes with that version. A push that changes nothing
+// (empty, or deleting only IDs that are not live) writes nothing but its
+// idempotency key and answers the current version without Changes. Within
+// a push, upserts are applied before deletions: a note both upserted and
+// deleted ends deleted; an upsert of a deleted note brings it back. A push that fails validation gets its own EINVALID entry
+// and writes nothing. See SyncStore for the errors.
+func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.PushInput) ([]persist.Applied, error) {
+	out := make([]persist.Applied, len(pushes))
+	valid := make([]bool, len(pushes))
+	for i, in := range pushes {
+		switch {
+		case in.Push == nil:
+			out[i].Err = board.Errorf(board.EINVALID, "Request body must be a JSON object.")
+		case len(in.IdempotencyKey) > persist.MaxIdempotencyKeyLen:
+			out[i].Err = board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be at most %d bytes.", persist.MaxIdempotencyKeyLen)
+		default:
+			out[i].Err = in.Push.Validate()
+		}
+		valid[i] = out[i].Err == nil
+	}
+	err := db.batch(ctx, func(tx *bbolt.Tx) error {
+		// Batch may run this function more than once (when another writer in
+		// the same batch fails), so it starts from a clean slate each time.
+		for i := range out {
+			if valid[i] {
+				out[i] = persist.Applied{}
+			}
+		}
+		b, err := getBoard(tx, boardID)
+		if err != nil {
+			return err
+		}
+		rb, err := rowsBucket(tx, boardID, true)
+		if err != nil {
+			return err
+		}
+		now := db.now()
+		dirty := false
+		for i, in := range pushes {
+			if !valid[i] {
+				continue
+			}
+			if in.IdempotencyKey != "" {
+				if v := rb.Bucket(subKeys).Get([]byte(in.IdempotencyKey)); v != nil {
+					out[i] = persist.Applied{Version: int64(binary.BigEndian.Uint64(v[:8])), Replayed: true}
+					continue
+				}
+			}
+			if changesNothing(rb, in.Push) {
+				// Empty, or only deletions of IDs that are not live: the
+				// version and updatedAt stay, nobody is told. The key is
+				// kept, so that a retry answers the same version and stays a
+				// no-op even if one of those IDs was created in between.
+				if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
+					return err
+				}
+				out[i] = persist.Applied{Version: b.Version}
+				continue
+			}
+			ch, err := applyOne(rb, b, in.Push, now)
+			if err != nil {
+				return fmt.Errorf("apply push to board %s: %w", boardID, err)
+			}
+			if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
+				return err
+			}
+			out[i] = persist.Applied{Version: b.Version, Changes: ch}
+			dirty = true
+		}
+		if !dirty {
+			return nil
+		}
+		return putBoard(tx, b)
+	})
+	if err != nil {
+		if board.ErrorCode(err) != board.EINTERNAL {
+			return nil, err
+		}
+		return nil, fmt.Errorf("apply pushes to board %s: %w", boardID, err)
+	}
+	return out, nil
+}
+
+// changesNothing reports whether applying p would change nothing: it
+// neither names the board nor upserts, and every ID it deletes is unknown
+// or already deleted. Deletions are checked against rb as the transaction
+// sees it, earlier pushes of the same batch included.
+func changesNothing(rb *bbolt.Bucket, p *board.Push) bool {
+	if p.Board != nil || len(p.Notes.Upserted) > 0 || len(p.TrackerItems.Upserted) > 0 {
+		return false
+	}
+	return !notesTable(rb).anyLive(p.Notes.Deleted) && !itemsTable(rb).anyLive(p.TrackerItems.Deleted)
+}
+
+// recordKey remembers that the idempotency key key (none when "") produced
+// version, for replays until the sweep forgets it.
+func recordKey(rb *bbolt.Bucket, key string, version int64, now time.Time) error {
+	if key == "" {
+		return nil
+	}
+	val := make([]byte, 16)
+	binary.BigEndian.PutUint64(val[:8], uint64(version))
+	binary.BigEndian.PutUint64(val[8:], uint64(now.UnixNano()))
+	if err := rb.Bucket(subKeys).Put([]byte(key), val); err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	tk := append(be64(uint64(now.UnixNano())), key...)
+	if err := rb.Bucket(subKeyTimes).Put(tk, nil); err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	return nil
+}
+
+// applyOne writes one non-empty push at b.Version+1, moving b (not yet
+// stored) to that version, and returns what it changed.
+func applyOne(rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time) (*board.Changes, error) {
+	b.Version++
+	v := b.Version
+	stamp := now.Format(time.RFC3339Nano)
+	if p.Board != nil {
+		b.Name = p.Board.Name
+	}
+	b.UpdatedAt = stamp
+	if p.Board != nil && p.Board.UpdatedAt != "" {
+		b.UpdatedAt = p.Board.UpdatedAt
+	}
+	ch := &board.Changes{
+		Board:                 b.Header(),
+		Notes:                 make([]board.Note, 0, len(p.Notes.Upserted)),
+		DeletedNoteIDs:        []string{},
+		TrackerItems:          make([]board.TrackerItem, 0, len(p.TrackerItems.Upserted)),
+		DeletedTrackerItemIDs: []string{},
+		ServerVersion:         v,
+	}
+
+	notes := notesTable(rb)
+	noteAt := make(map[string]int, len(p.Notes.Upserted)) // ID → index in ch.Notes
+	for _, n := range p.Notes.Upserted {
+		n.Version, n.DeletedAt = v, nil
+		if n.UpdatedAt == "" {
+			n.UpdatedAt = stamp
+		}
+		js, err := json.Marshal(&n)
+		if err != nil {
+			return nil, fmt.Errorf("encode note %q: %w", n.ID, err)
+		}
+		if err := notes.put(n.ID, v, js); err != nil {
+			return nil, fmt.Errorf("write note %q: %w", n.ID, err)
+		}
+		if i, ok := noteAt[n.ID]; ok {
+			ch.Notes[i] = n // the last copy in the push wins
+		} else {
+			noteAt[n.ID] = len(ch.Notes)
+			ch.Notes = append(ch.Notes, n)
+		}
+	}
+	for _, id := range p.Notes.Deleted {
+		ok, err := notes.remove(id, v, now)
+		if err != nil {
+			return nil, fmt.Errorf("delete note %q: %w", id, err)
+		}
+		if ok {
+			ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, id)
+		}
+	}
+
+	items := itemsTable(rb)
+	itemAt := make(map[string]int, len(p.TrackerItems.Upserted))
+	for _, it := range p.TrackerItems.Upserted {
+		it.Version, it.DeletedAt = v, nil
+		if it.UpdatedAt == "" {
+			it.UpdatedAt = stamp
+		}
+		js, err := json.Marshal(&it)
+		if err != nil {
+			return nil, fmt.Errorf("encode item %q: %w", it.ID, err)
+		}
+		if err := items.put(it.ID, v, js); err != nil {
+			return nil, fmt.Errorf("write item %q: %w", it.ID, err)
+		}
+		if i, ok := itemAt[it.ID]; ok {
+			ch.TrackerItems[i] = it
+		} else {
+			itemAt[it.ID] = len(ch.TrackerItems)
+			ch.TrackerItems = append(ch.TrackerItems, it)
+		}
+	}
+	for _, id := range p.TrackerItems.Deleted {
+		ok, err := items.remove(id, v, now)
+		if err != nil {
+			return nil, fmt.Errorf("delete item %q: %w", id, err)
+		}
+		if ok {
+			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, id)
+		}
+	}
+
+	// Rows upserted and then deleted in the same push end deleted: they
+	// leave the change's upserted lists.
+	if len(ch.DeletedNoteIDs) > 0 && len(noteAt) > 0 {
+		ch.Notes = dropDeleted(ch.Notes, ch.DeletedNoteIDs, func(n *board.Note) string { return n.ID })
+	}
+	if len(ch.DeletedTrackerItemIDs) > 0 && len(itemAt) > 0 {
+		ch.TrackerItems = dropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
+	}
+	return ch, nil
+}
+
+func dropDeleted[T any](rows []T, deleted []string, id func(*T) string) []T {
+	gone := make(map[string]bool, len(deleted))
+	for _, d := range deleted {
+		gone[d] = true
+	}
+	kept := rows[:0]
+	for i := range rows {
+		if !gone[id(&rows[i])] {
+			kept = append(kept, rows[i])
+		}
+	}
+	return kept
+}
+
+// horizon is the highest version whose tombstones may have been pruned: a
+// pull from below it cannot be answered with deletions.
+func horizon(rb *bbolt.Bucket) int64 {
+	if rb == nil {
+		return 0
+	}
+	m := rb.Bucket(subMeta)
+	if m == nil {
+		return 0
+	}
+	if v := m.Get(metaHorizon); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}
+
+// ChangesSince answers a pull (see SyncStore). since equal to the board's
+// version answers the header with empty lists; the caller decides to send
+// {serverVersion} alone.
+func (db *DB) ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error) {
+	if since < 0 {
+		return nil, board.FieldErrorf("since", "since must be a non-negative integer.")
+	}
+	var ch *board.Changes
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		b, err := getBoard(tx, boardID)
+		if err != nil {
+			return err
+		}
+		ch = &board.Changes{
+			Board:                 b.Header(),
+			Notes:                 []board.Note{},
+			DeletedNoteIDs:        []string{},
+			TrackerItems:          []board.TrackerItem{},
+			DeletedTrackerItemIDs: []string{},
+			ServerVersion:         b.Version,
+		}
+		if since == b.Version {
+			return nil
+		}
+		// A client ahead of the board (its copy came from data that was
+		// since lost or restored) or behind the pruned tombstones cannot be
+		// patched: it gets everything and replaces its copy. That holds for
+		// a board that has no rows yet too: its full state is empty.
+		ch.Reset = since > b.Version
+		rb, _ := rowsBucket(tx, boardID, false)
+		if rb == nil {
+			return nil
+		}
+		addNote := func(js []byte) error {
+			var n board.Note
+			if err := json.Unmarshal(js, &n); err != nil {
+				return fmt.Errorf("decode note: %w", err)
+			}
+			ch.Notes = append(ch.Notes, n)
+			return nil
+		}
+		addItem := func(js []byte) error {
+			var it board.TrackerItem
+			if err := json.Unmarshal(js, &it); err != nil {
+				return fmt.Errorf("decode item: %w", err)
+			}
+			ch.TrackerItems = append(ch.TrackerItems, it)
+			return nil
+		}
+		if since == 0 || since > b.Version || since < horizon(rb) {
+			ch.Reset = since != 0
+			if err := notesTable(rb).eachLive(addNote); err != nil {
+				return err
+			}
+			return itemsTable(rb).eachLive(addItem)
+		}
+		if err := notesTable(rb).changedSince(since, addNote, func(id string) {
+			ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, id)
+		}); err != nil {
+			return err
+		}
+		return itemsTable(rb).changedSince(since, addItem, func(id string) {
+			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, id)
+		})
+	})
+	if err != nil {
+		if board.ErrorCode(err) != board.EINTERNAL {
+			return nil, err
+		}
+		return nil, fmt.Errorf("changes of board %s since %d: %w", boardID, since, err)
+	}
+	return ch, nil
+}
+
+// CurrentVersion returns the board's version (see SyncStore).
+func (db *DB) CurrentVersion(ctx context.Context, boardID string) (int64, error) {
+	b, err := db.FindBoard(ctx, boardID)
+	if err != nil {
+		return 0, err
+	}
+	return b.Version, nil
+}
+
+// BoardState returns every live note and item of the board with its header
+// and phases, at one version (see SyncStore).
+func (db *DB) BoardState(ctx context.Context, boardID string) (*board.State, error) {
+	var st *board.State
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		b, err := getBoard(tx, boardID)
+		if err != nil {
+			return err
+		}
+		st = &board.State{Board: b.Header(), Phases: b.Phases, Notes: []board.Note{}, TrackerItems: []board.TrackerItem{}}
+		rb, _ := rowsBucket(tx, boardID, false)
+		if rb == nil {
+			return nil
+		}
+		if err := notesTable(rb).eachLive(func(js []byte) error {
+			var n board.Note
+			if err := json.Unmarshal(js, &n); err != nil {
+				return fmt.Errorf("decode note: %w", err)
+			}
+			st.Notes = append(st.Notes, n)
+			return nil
+		}); err != nil {
+			return err
+		}
+		return itemsTable(rb).eachLive(func(js []byte) error {
+			var it board.TrackerItem
+			if err := json.Unmarshal(js, &it); err != nil {
+				return fmt.Errorf("decode item: %w", err)
+			}
+			st.TrackerItems = append(st.TrackerItems, it)
+			return nil
+		})
+	})
+	if err != nil {
+		if board.ErrorCode(err) != board.EINTERNAL {
+			return nil, err
+		}
+		return nil, fmt.Errorf("state of board %s: %w", boardID, err)
+	}
+	return st, nil
+}
+
+// boardsDue lists the boards whose sub-bucket index (keyed by a big-endian
+// time first) holds an entry before end: the only ones a sweep must write.
+func (db *DB) boardsDue(ctx context.Context, index, end []byte) ([]string, error) {
+	var ids []string
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketBoardRows).ForEach(func(k, v []byte) error {
+			if v != nil { // not a nested bucket
+				return nil
+			}
+			b := tx.Bucket(bucketBoardRows).Bucket(k).Bucket(index)
+			if b == nil {
+				return nil
+			}
+			if first, _ := b.Cursor().First(); first != nil && bytes.Compare(first[:8], end) < 0 {
+				ids = append(ids, string(k))
+			}
+			return nil
+		})
+	})
+	return ids, err
+}
+
+// sweepBoards runs fn on the rows bucket of every board with something
+// before end in index: first a read to find them (a sweep with nothing to
+// do writes nothing), then one short write transaction per board so that a
+// sweep never holds the writer for long.
+func (db *DB) sweepBoards(ctx context.Context, index, end []byte, fn func(rb *bbolt.Bucket) (int, error)) (int, error) {
+	ids, err := db.boardsDue(ctx, index, end)
+	if err != nil {
+		return 0, fmt.Errorf("find boards to sweep: %w", err)
+	}
+	total := 0
+	for _, id := range ids {
+		n := 0
+		err := db.update(ctx, func(tx *bbolt.Tx) error {
+			n = 0
+			rb, err := rowsBucket(tx, id, false)
+			if err != nil || rb == nil {
+				return err
+			}
+			n, err = fn(rb)
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("sweep board %s: %w", id, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// PruneTombstones forgets the deletions recorded before cutoff. Each board's
+// horizon rises to the highest version it forgot; a later pull from below
+// the horizon gets the full state with reset set (see SyncStore).
+func (db *DB) PruneTombstones(ctx context.Context, cutoff time.Time) (int, error) {
+	end := be64(uint64(cutoff.UnixNano()))
+	return db.sweepBoards(ctx, subTombstones, end, func(rb *bbolt.Bucket) (int, error) {
+		hz := horizon(rb)
+		pruned := 0
+		var dead [][]byte
+		c := rb.Bucket(subTombstones).Cursor()
+		for k, _ := c.First(); k != nil && bytes.Compare(k[:8], end) < 0; k, _ = c.Next() {
+			dead = append(dead, append([]byte(nil), k...))
+		}
+		for _, k := range dead {
+			t := notesTable(rb)
+			if k[8] == kindItem {
+				t = itemsTable(rb)
+			}
+			id := string(k[9:])
+			row := t.rows.Get([]byte(id))
+			if len(row) < 17 || row[0] != rowTombstone {
+				return pruned, fmt.Errorf("tombstone index names %q, which is not a tombstone", id)
+			}
+			if v := int64(binary.BigEndian.Uint64(row[1:9])); v > hz {
+				hz = v
+			}
+			if _, err := t.forget(id, row); err != nil {
+				return pruned, err
+			}
+			if err := t.rows.Delete([]byte(id)); err != nil {
+				return pruned, err
+			}
+			pruned++
+		}
+		if pruned == 0 {
+			return 0, nil
+		}
+		return pruned, rb.Bucket(subMeta).Put(metaHorizon, be64(uint64(hz)))
+	})
+}
+
+// SweepIdempotencyKeys forgets the idempotency keys recorded before cutoff;
+// a push that repeats a forgotten key is applied again.
+func (db *DB) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int, error) {
+	end := be64(uint64(cutoff.UnixNano()))
+	return db.sweepBoards(ctx, subKeyTimes, end, func(rb *bbolt.Bucket) (int, error) {
+		var old [][]byte
+		c := rb.Bucket(subKeyTimes).Cursor()
+		for k, _ := c.First(); k != nil && bytes.Compare(k[:8], end) < 0; k, _ = c.Next() {
+			old = append(old, append([]byte(nil), k...))
+		}
+		for _, k := range old {
+			if err := rb.Bucket(subKeys).Delete(k[8:]); err != nil {
+				return 0, err
+			}
+			if err := rb.Bucket(subKeyTimes).Delete(k); err != nil {
+				return 0, err
+			}
+		}
+		return len(old), nil
+	})
+}
