@@ -89,7 +89,7 @@ func (s *Store) UpdateOTP(ctx context.Context, email string, fn func(o *persist.
 	return wrap(err, "update one-time code")
 }
 
-// ExpiredOTPs reads up to limit codes (persist.SweepBatch when limit ≤ 0) in
+// ExpiredOTPs reads up to limit codes (SweepBatch when limit ≤ 0) in
 // address order after the address after ("" starts at the first) and
 // returns those expired at or before now. next is where a later call goes
 // on; "" when the table is done.
@@ -97,7 +97,7 @@ func (s *Store) ExpiredOTPs(ctx context.Context, now time.Time, after string, li
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	if limit <= 0 {
-		limit = persist.SweepBatch
+		limit = SweepBatch
 	}
 	// One row more than limit tells whether the table goes on.
 	rows, err := s.pool.Query(ctx, `SELECT email, expires_ns <= $2 FROM otps WHERE email > $1 ORDER BY email LIMIT $3`,
@@ -142,11 +142,11 @@ func (s *Store) DeleteExpiredOTPs(ctx context.Context, emails []string, now time
 }
 
 // SweepOTPs deletes every code that expired at or before now and returns
-// how many it deleted, in statements of at most persist.SweepBatch rows.
+// how many it deleted, in statements of at most SweepBatch rows.
 func (s *Store) SweepOTPs(ctx context.Context, now time.Time) (int, error) {
 	n, after := 0, ""
 	for {
-		emails, next, err := s.ExpiredOTPs(ctx, now, after, persist.SweepBatch)
+		emails, next, err := s.ExpiredOTPs(ctx, now, after, SweepBatch)
 		if err != nil {
 			return n, fmt.Errorf("sweep: %w", err)
 		}
@@ -209,7 +209,7 @@ func (s *Store) DeleteSession(ctx context.Context, id []byte) error {
 	return wrap(err, "delete session")
 }
 
-// ExpiredSessions reads up to limit sessions (persist.SweepBatch when
+// ExpiredSessions reads up to limit sessions (SweepBatch when
 // limit ≤ 0) in id order after the id after (nil starts at the first) and
 // returns the ids of those last seen at or before idleBefore or created at
 // or before createdBefore. next is where a later call goes on; nil when the
@@ -218,7 +218,7 @@ func (s *Store) ExpiredSessions(ctx context.Context, idleBefore, createdBefore t
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	if limit <= 0 {
-		limit = persist.SweepBatch
+		limit = SweepBatch
 	}
 	if after == nil {
 		after = []byte{}
@@ -270,12 +270,12 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, ids [][]byte, idleBef
 
 // SweepSessions deletes every session last seen at or before idleBefore or
 // created at or before createdBefore, and returns how many it deleted, in
-// statements of at most persist.SweepBatch rows.
+// statements of at most SweepBatch rows.
 func (s *Store) SweepSessions(ctx context.Context, idleBefore, createdBefore time.Time) (int, error) {
 	n := 0
 	var after []byte
 	for {
-		ids, next, err := s.ExpiredSessions(ctx, idleBefore, createdBefore, after, persist.SweepBatch)
+		ids, next, err := s.ExpiredSessions(ctx, idleBefore, createdBefore, after, SweepBatch)
 		if err != nil {
 			return n, fmt.Errorf("sweep: %w", err)
 		}

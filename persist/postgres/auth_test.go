@@ -299,7 +299,7 @@ func TestSweepSessionsManyBatches(t *testing.T) {
 	db, _ := openDB(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
-	const total = 2*persist.SweepBatch + 101
+	const total = 2*postgres.SweepBatch + 101
 	live := func(i int) bool { return i%3 == 0 }
 	var wg sync.WaitGroup
 	for w := range 8 {

@@ -251,6 +251,9 @@ var (
 // transient error (see retryable) runs again, up to maxAttempts in all.
 // fn's *board.Error comes back as it is.
 func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, retry bool, fn func(tx pgx.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var err error
 	for attempt := 1; ; attempt++ {
 		var committing bool
@@ -320,6 +323,12 @@ func wrap(err error, format string, args ...any) error {
 	if errors.As(err, &be) {
 		return err
 	}
+	// The caller's own cancellation or deadline comes back as it is.
+	for _, c := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, c) {
+			return c
+		}
+	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }
 
@@ -331,3 +340,16 @@ func notFound(what string) error {
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func fromNanos(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// SweepBatch is how many records one step of a sweep reads, and so the most
+// one of its statements deletes (as in the bbolt store).
+const SweepBatch = 1000
+
+// MigrationCount is how many migrations this build embeds.
+func MigrationCount() int {
+	ms, err := loadMigrations()
+	if err != nil {
+		return -1
+	}
+	return len(ms)
+}

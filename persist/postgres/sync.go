@@ -461,7 +461,7 @@ func (s *Store) PruneTombstones(ctx context.Context, cutoff time.Time) (int, err
 }
 
 // SweepIdempotencyKeys forgets keys recorded before cutoff, at most
-// persist.SweepBatch per statement; a push that repeats a forgotten key is
+// SweepBatch per statement; a push that repeats a forgotten key is
 // applied again.
 func (s *Store) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int, error) {
 	ctx, cancel := s.call(ctx)
@@ -469,12 +469,12 @@ func (s *Store) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 	total := 0
 	for {
 		tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE (board_id, key) IN (
-			SELECT board_id, key FROM idempotency_keys WHERE recorded_ns < $1 LIMIT $2)`, nanos(cutoff), persist.SweepBatch)
+			SELECT board_id, key FROM idempotency_keys WHERE recorded_ns < $1 LIMIT $2)`, nanos(cutoff), SweepBatch)
 		if err != nil {
 			return total, fmt.Errorf("sweep idempotency keys: %w", err)
 		}
 		total += int(tag.RowsAffected())
-		if tag.RowsAffected() < persist.SweepBatch {
+		if tag.RowsAffected() < SweepBatch {
 			return total, nil
 		}
 	}

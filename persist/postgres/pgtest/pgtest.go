@@ -19,8 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corkboard/persist/persisttest"
 	"corkboard/persist/postgres"
+	"corkboard/persist/storetest"
 )
 
 // DefaultDSN is the administrative connection used when
@@ -95,12 +95,15 @@ func withDatabase(dsn, name string) (string, error) {
 	return dsn + " dbname=" + name, nil
 }
 
+// Owner owns the boards Open claims.
+const Owner = "owner@example.com"
+
 // Open opens a store on a fresh database (see NewDatabase) whose clock
 // stands still at start until the test moves it, claims boards for
-// persisttest.Owner, and closes the store when the test ends. It returns the
+// Owner, and closes the store when the test ends. It returns the
 // store, its clock and the database's DSN (to open it again, as another
 // node would).
-func Open(tb testing.TB, start time.Time, boards ...string) (*postgres.Store, *persisttest.Clock, string) {
+func Open(tb testing.TB, start time.Time, boards ...string) (*postgres.Store, *storetest.Clock, string) {
 	tb.Helper()
 	dsn := NewDatabase(tb)
 	s, err := postgres.Open(context.Background(), dsn)
@@ -108,12 +111,15 @@ func Open(tb testing.TB, start time.Time, boards ...string) (*postgres.Store, *p
 		tb.Fatalf("postgres.Open: %v", err)
 	}
 	tb.Cleanup(func() { s.Close() })
-	clock := persisttest.NewClock(start)
+	clock := storetest.NewClock(start)
 	s.Now = clock.Now
 	for _, id := range boards {
-		if _, err := s.ClaimBoard(context.Background(), id, persisttest.Owner); err != nil {
+		if _, err := s.ClaimBoard(context.Background(), id, Owner); err != nil {
 			tb.Fatalf("ClaimBoard(%s): %v", id, err)
 		}
 	}
 	return s, clock, dsn
 }
+
+// T0 is a start for test clocks.
+var T0 = storetest.T0
