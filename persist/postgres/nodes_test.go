@@ -127,3 +127,39 @@ func TestTwoNodesNeverShareAVersion(t *testing.T) {
 		t.Fatalf("retry on the other node: v=%d replayed=%v err=%v, want a replay of %d", v, replayed, err, told["node0-0"])
 	}
 }
+
+// TestPushSurvivesKilledConnection: the pool's only connection is
+// terminated by the server (as pg_terminate_backend or a restart does); the
+// next push still applies, exactly once.
+func TestPushSurvivesKilledConnection(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	s, err := postgres.Open(ctx, dsn+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if err := s.Pool().QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var killed bool
+	if err := admin.Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&killed); err != nil || !killed {
+		t.Fatalf("pg_terminate_backend: %v %v", killed, err)
+	}
+	v, _, err := s.ApplyPush(ctx, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", "x")}}}, "k1")
+	if err != nil || v != 1 {
+		t.Fatalf("push after the connection was killed: v=%d err=%v, want version 1", v, err)
+	}
+	if ch := changes(t, s, "b1", 0); ch.ServerVersion != 1 || len(ch.Notes) != 1 {
+		t.Fatalf("after the push: version %d, %d notes; want 1 and 1", ch.ServerVersion, len(ch.Notes))
+	}
+}

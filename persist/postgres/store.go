@@ -290,7 +290,16 @@ func retryable(ctx context.Context, err error, committing bool) bool {
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code == "40001" || pe.Code == "40P01"
+		switch {
+		case pe.Code == "40001" || pe.Code == "40P01":
+			return true
+		case pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || strings.HasPrefix(pe.Code, "08"):
+			// The server ended the session (pg_terminate_backend, a
+			// restart) or the connection failed: before COMMIT the
+			// transaction is gone with it.
+			return !committing
+		}
+		return false
 	}
 	if pgconn.SafeToRetry(err) {
 		return true
