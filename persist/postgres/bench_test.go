@@ -3,8 +3,8 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 
