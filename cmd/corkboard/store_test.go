@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/persist/postgres"
 	"corkboard/persist/postgres/pgtest"
 )
 
@@ -69,5 +70,26 @@ func TestStoreFlagRejectsOtherSchemes(t *testing.T) {
 	cfg := &Config{Store: "mysql://localhost/x"}
 	if _, _, err := openStore(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "-store") {
 		t.Fatalf("openStore(mysql://…) err=%v, want a -store error", err)
+	}
+}
+
+// TestPlanCommandOnPostgreSQL: `corkboard plan -store …` changes the plan in
+// the database the nodes share; a node reads it.
+func TestPlanCommandOnPostgreSQL(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	out, err := runPlan(t, map[string]string{"CORKBOARD_STORE": dsn}, "set", "ada@example.com", "pro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "ada@example.com: plan free -> pro") {
+		t.Fatalf("set output:\n%s", out)
+	}
+	db, err := postgres.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if plan, err := db.UserPlan(t.Context(), "ada@example.com"); err != nil || plan != "pro" {
+		t.Fatalf("stored plan %q, %v; want pro", plan, err)
 	}
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -54,7 +53,7 @@ func (s *Store) FindOTP(ctx context.Context, email string) (*persist.OTP, error)
 	defer cancel()
 	o, err := getOTP(ctx, s.pool, email, false)
 	if err != nil {
-		return nil, fmt.Errorf("find one-time code: %w", err)
+		return nil, wrap(err, "find one-time code")
 	}
 	if o == nil {
 		return nil, notFound("Code")
@@ -103,7 +102,7 @@ func (s *Store) ExpiredOTPs(ctx context.Context, now time.Time, after string, li
 	rows, err := s.pool.Query(ctx, `SELECT email, expires_ns <= $2 FROM otps WHERE email > $1 ORDER BY email LIMIT $3`,
 		after, nanos(now), limit+1)
 	if err != nil {
-		return nil, "", fmt.Errorf("find expired one-time codes: %w", err)
+		return nil, "", wrap(err, "find expired one-time codes")
 	}
 	var email string
 	var dead bool
@@ -120,7 +119,7 @@ func (s *Store) ExpiredOTPs(ctx context.Context, now time.Time, after string, li
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("find expired one-time codes: %w", err)
+		return nil, "", wrap(err, "find expired one-time codes")
 	}
 	if read <= limit {
 		next = ""
@@ -136,7 +135,7 @@ func (s *Store) DeleteExpiredOTPs(ctx context.Context, emails []string, now time
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, "DELETE FROM otps WHERE email = ANY($1) AND expires_ns <= $2", nonNil(emails), nanos(now))
 	if err != nil {
-		return 0, fmt.Errorf("delete expired one-time codes: %w", err)
+		return 0, wrap(err, "delete expired one-time codes")
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -148,13 +147,13 @@ func (s *Store) SweepOTPs(ctx context.Context, now time.Time) (int, error) {
 	for {
 		emails, next, err := s.ExpiredOTPs(ctx, now, after, SweepBatch)
 		if err != nil {
-			return n, fmt.Errorf("sweep: %w", err)
+			return n, wrap(err, "sweep")
 		}
 		if len(emails) > 0 {
 			d, err := s.DeleteExpiredOTPs(ctx, emails, now)
 			n += d
 			if err != nil {
-				return n, fmt.Errorf("sweep: %w", err)
+				return n, wrap(err, "sweep")
 			}
 		}
 		if next == "" {
@@ -185,7 +184,7 @@ func (s *Store) FindSession(ctx context.Context, id []byte) (*persist.Session, e
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("Session")
 	} else if err != nil {
-		return nil, fmt.Errorf("find session: %w", err)
+		return nil, wrap(err, "find session")
 	}
 	sess.CreatedAt, sess.LastSeen = fromNanos(created), fromNanos(seen)
 	return &sess, nil
@@ -226,7 +225,7 @@ func (s *Store) ExpiredSessions(ctx context.Context, idleBefore, createdBefore t
 	rows, err := s.pool.Query(ctx, `SELECT id, last_seen_ns <= $2 OR created_ns <= $3 FROM sessions
 		WHERE id > $1 ORDER BY id LIMIT $4`, after, nanos(idleBefore), nanos(createdBefore), limit+1)
 	if err != nil {
-		return nil, nil, fmt.Errorf("find expired sessions: %w", err)
+		return nil, nil, wrap(err, "find expired sessions")
 	}
 	var id []byte
 	var dead bool
@@ -243,7 +242,7 @@ func (s *Store) ExpiredSessions(ctx context.Context, idleBefore, createdBefore t
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("find expired sessions: %w", err)
+		return nil, nil, wrap(err, "find expired sessions")
 	}
 	if read <= limit {
 		next = nil
@@ -263,7 +262,7 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, ids [][]byte, idleBef
 	tag, err := s.pool.Exec(ctx, "DELETE FROM sessions WHERE id = ANY($1) AND (last_seen_ns <= $2 OR created_ns <= $3)",
 		ids, nanos(idleBefore), nanos(createdBefore))
 	if err != nil {
-		return 0, fmt.Errorf("delete expired sessions: %w", err)
+		return 0, wrap(err, "delete expired sessions")
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -277,13 +276,13 @@ func (s *Store) SweepSessions(ctx context.Context, idleBefore, createdBefore tim
 	for {
 		ids, next, err := s.ExpiredSessions(ctx, idleBefore, createdBefore, after, SweepBatch)
 		if err != nil {
-			return n, fmt.Errorf("sweep: %w", err)
+			return n, wrap(err, "sweep")
 		}
 		if len(ids) > 0 {
 			d, err := s.DeleteExpiredSessions(ctx, ids, idleBefore, createdBefore)
 			n += d
 			if err != nil {
-				return n, fmt.Errorf("sweep: %w", err)
+				return n, wrap(err, "sweep")
 			}
 		}
 		if next == nil {

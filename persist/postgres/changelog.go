@@ -392,11 +392,11 @@ func (s *Store) BoardsToSnapshot(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT b.id FROM boards b LEFT JOIN changelog_state c ON c.board_id = b.id
 		WHERE b.version <> COALESCE(c.snapshot_version, 0) ORDER BY b.id COLLATE "C"`)
 	if err != nil {
-		return nil, fmt.Errorf("list boards to snapshot: %w", err)
+		return nil, wrap(err, "list boards to snapshot")
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("list boards to snapshot: %w", err)
+		return nil, wrap(err, "list boards to snapshot")
 	}
 	return ids, nil
 }

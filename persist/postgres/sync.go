@@ -432,11 +432,11 @@ func (s *Store) PruneTombstones(ctx context.Context, cutoff time.Time) (int, err
 	end := nanos(cutoff)
 	rows, err := s.pool.Query(ctx, "SELECT DISTINCT board_id FROM board_rows WHERE deleted_ns < $1", end)
 	if err != nil {
-		return 0, fmt.Errorf("find boards to prune: %w", err)
+		return 0, wrap(err, "find boards to prune")
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return 0, fmt.Errorf("find boards to prune: %w", err)
+		return 0, wrap(err, "find boards to prune")
 	}
 	total := 0
 	for _, id := range ids {
@@ -453,7 +453,7 @@ func (s *Store) PruneTombstones(ctx context.Context, cutoff time.Time) (int, err
 				SELECT n FROM m`, id, end).Scan(&n)
 		})
 		if err != nil {
-			return total, fmt.Errorf("prune tombstones of board %s: %w", id, err)
+			return total, wrap(err, "prune tombstones of board %s", id)
 		}
 		total += n
 	}
@@ -471,7 +471,7 @@ func (s *Store) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 		tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE (board_id, key) IN (
 			SELECT board_id, key FROM idempotency_keys WHERE recorded_ns < $1 LIMIT $2)`, nanos(cutoff), SweepBatch)
 		if err != nil {
-			return total, fmt.Errorf("sweep idempotency keys: %w", err)
+			return total, wrap(err, "sweep idempotency keys")
 		}
 		total += int(tag.RowsAffected())
 		if tag.RowsAffected() < SweepBatch {
