@@ -22,12 +22,22 @@ type querier interface {
 
 const boardColumns = "id, name, owner_email, created_ns, updated_at, version, phases"
 
-// scanBoard reads one boards row (boardColumns); invitees are not read.
-func scanBoard(row pgx.Row) (*board.Board, error) {
+// invitees is a column expression: the board b's invitees in invitation
+// order, so that a board and its invitees come in one statement.
+const invitees = `COALESCE((SELECT array_agg(m.email ORDER BY m.pos) FROM board_members m
+	WHERE m.board_id = b.id AND m.role = 'invitee'), '{}')`
+
+// scanBoard reads one boards row (boardColumns), with the invitees after
+// them when withInvitees is set.
+func scanBoard(row pgx.Row, withInvitees bool) (*board.Board, error) {
 	var b board.Board
 	var created int64
 	var phases []byte
-	if err := row.Scan(&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases); err != nil {
+	dest := []any{&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases}
+	if withInvitees {
+		dest = append(dest, &b.InvitedEmails)
+	}
+	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, notFound("Board")
 		}
@@ -40,33 +50,20 @@ func scanBoard(row pgx.Row) (*board.Board, error) {
 			return nil, fmt.Errorf("decode phases of board %s: %w", b.ID, err)
 		}
 	}
-	b.InvitedEmails = []string{}
+	if b.InvitedEmails == nil {
+		b.InvitedEmails = []string{}
+	}
 	return &b, nil
 }
 
 // getBoard reads a board with its invitees; lock takes the board's row
 // lock for the rest of the transaction (FOR UPDATE).
 func getBoard(ctx context.Context, q querier, id string, lock bool) (*board.Board, error) {
-	sql := "SELECT " + boardColumns + " FROM boards WHERE id = $1"
+	sql := "SELECT " + boardColumns + ", " + invitees + " FROM boards b WHERE id = $1"
 	if lock {
 		sql += " FOR UPDATE"
 	}
-	b, err := scanBoard(q.QueryRow(ctx, sql, id))
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.Query(ctx, "SELECT email FROM board_members WHERE board_id = $1 AND role = 'invitee' ORDER BY pos", id)
-	if err != nil {
-		return nil, err
-	}
-	emails, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	if emails != nil {
-		b.InvitedEmails = emails
-	}
-	return b, nil
+	return scanBoard(q.QueryRow(ctx, sql, id), true)
 }
 
 // FindBoard returns a claimed board. ENOTFOUND when nobody has claimed it.
@@ -214,25 +211,22 @@ func (s *Store) ListBoardsFor(ctx context.Context, email string) ([]board.Board,
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	out := []board.Board{}
-	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT b.id FROM board_members m JOIN boards b ON b.id = m.board_id
-			WHERE m.email = $1 ORDER BY b.created_ns DESC, b.id COLLATE "C"`, email)
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			b, err := getBoard(ctx, tx, id, false)
-			if err != nil {
-				return err
+	rows, err := s.pool.Query(ctx, "SELECT "+boardColumns+", "+invitees+` FROM boards b
+		WHERE b.id IN (SELECT board_id FROM board_members WHERE email = $1)
+		ORDER BY b.created_ns DESC, b.id COLLATE "C"`, email)
+	if err == nil {
+		for rows.Next() {
+			var b *board.Board
+			if b, err = scanBoard(rows, true); err != nil {
+				break
 			}
 			out = append(out, *b)
 		}
-		return nil
-	})
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
 	if err != nil {
 		return nil, wrap(err, "list boards of %s", email)
 	}

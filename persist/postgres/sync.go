@@ -61,7 +61,7 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 				out[i] = persist.Applied{}
 			}
 		}
-		b, err := scanBoard(tx.QueryRow(ctx, "SELECT "+boardColumns+" FROM boards WHERE id = $1 FOR UPDATE", boardID))
+		b, err := scanBoard(tx.QueryRow(ctx, "SELECT "+boardColumns+" FROM boards WHERE id = $1 FOR UPDATE", boardID), false)
 		if err != nil {
 			return err
 		}
@@ -410,7 +410,7 @@ func (s *Store) BoardState(ctx context.Context, boardID string) (*board.State, e
 	defer cancel()
 	var st *board.State
 	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
-		b, err := scanBoard(tx.QueryRow(ctx, "SELECT "+boardColumns+" FROM boards WHERE id = $1", boardID))
+		b, err := scanBoard(tx.QueryRow(ctx, "SELECT "+boardColumns+" FROM boards WHERE id = $1", boardID), false)
 		if err != nil {
 			return err
 		}
