@@ -110,20 +110,20 @@ cross:
 # stress runs the concurrency-sensitive tests STRESS_COUNT times each,
 # without and with -race, to catch the failure one run in a hundred shows:
 # rooms and hub whole, the live WebSocket endpoint and its socket writer,
-# persist's group commit and concurrent writers. For a flaky test, run it
-# alone with a higher count while another core is busy, e.g.
+# the store contract's concurrent writers on bbolt (group commit). For a
+# flaky test, run it alone with a higher count while another core is busy, e.g.
 # make stress STRESS_COUNT=200. The default takes about ten minutes on two
 # busy cores, most of it the live endpoint's tests under -race.
 STRESS_COUNT ?= 20
 STRESS_TRANSPORT := TestLive|TestSocketWriter|TestGuardedConn|TestTextFrame|DirectWrite
-STRESS_PERSIST := Concurrent|AtOnce|InOrder
+STRESS_PERSIST := TestContract/.*/([Cc]oncurrent|AtOnce|InOrder|Race|EveryTry)
 
 stress:
 	@set -e; for race in "" -race; do \
 		echo "stress: -count=$(STRESS_COUNT) $$race"; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./rooms/ ./hub/; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_TRANSPORT)' ./transport/; \
-		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_PERSIST)' ./persist/; \
+		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_PERSIST)' ./persist/bolt/; \
 	done
 
 fmt:

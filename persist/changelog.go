@@ -80,9 +80,14 @@ type ChangelogStore interface {
 	// AppendLog stores entries in one transaction: each under a new key in
 	// order, in the note and action indexes, and, when current is not nil,
 	// as the board's current.md (unless the stored one is newer). It returns
-	// the stored entries without content.
+	// the stored entries without content. Keys and timestamps come from the
+	// store's clock in StampLayout, strictly increasing per board even when
+	// the clock stands still or goes back (then one nanosecond after the
+	// last), so keys are unique and sort by time as strings.
 	AppendLog(ctx context.Context, boardID string, entries []NewLogEntry, current *RenderedBoard) ([]LogEntry, error)
-	// ListLog answers a query, newest first, without content.
+	// ListLog answers a query, newest first, without content, at most
+	// q.Limit entries; a caller pages by passing the last timestamp as
+	// q.Before.
 	ListLog(ctx context.Context, boardID string, q LogQuery) ([]LogEntry, error)
 	// FindLogEntry returns one entry with its content; ENOTFOUND when the
 	// board has no such key.
@@ -96,7 +101,8 @@ type ChangelogStore interface {
 	CurrentSnapshot(ctx context.Context, boardID string) (md []byte, fresh bool, err error)
 	// CurrentSnapshotFresh is CurrentSnapshot without reading the Markdown.
 	CurrentSnapshotFresh(ctx context.Context, boardID string) (bool, error)
-	// PutSnapshot stores snap as a new point-in-time snapshot and as
+	// PutSnapshot stores snap as a new point-in-time snapshot (its key
+	// stamped like AppendLog's, from the same per-board sequence) and as
 	// current.md, remembers its version as the last snapshotted one, and
 	// prunes the oldest snapshots beyond keep (keep <= 0 keeps all). It
 	// returns the new snapshot and how many it pruned.

@@ -9,31 +9,44 @@ import (
 
 // SyncStore is the storage behind sync: it applies pushes and owns the board
 // version, answers "what changed since", and forgets old tombstones and
-// idempotency keys. Rooms and the hub speak only this interface, so that a
-// second backend (PostgreSQL, with the version bumped by an UPDATE …
-// RETURNING in the same transaction as the rows) can replace bbolt without
-// touching them.
+// idempotency keys. Rooms and the hub speak only this interface. Every
+// method answers ENOTFOUND for an unclaimed board.
+//
+// Versions: a claimed board starts at 0; every push that changes something
+// and is not a replay takes the next version, exactly one higher, in one
+// transaction with every row it writes (each stamped with that version), so
+// that concurrent pushes to one board get 1..N with no gap and no
+// duplicate, and a reader never sees a version without its rows.
 type SyncStore interface {
-	// ApplyPushes applies pushes to one board in arrival order, in one
-	// transaction, each that changes something bumping the version by one
-	// (deleting unknown or already deleted IDs is no change). The result
-	// has one entry per input. The error is ENOTFOUND for an unclaimed board or EINTERNAL;
-	// a push that fails validation gets EINVALID in its own entry and the
-	// others still apply.
+	// ApplyPushes validates (board.Push.Validate, the key's length) and
+	// applies pushes to one board in order, in one transaction, and returns
+	// one entry per input. A push that fails validation gets EINVALID in its
+	// own entry and writes nothing, its idempotency key included; the others
+	// still apply. A push whose key the board already recorded is a replay:
+	// it writes nothing and answers the version the key first produced. A
+	// push that changes nothing (empty, or deleting only IDs that are not
+	// live) keeps the version and the board's updatedAt and answers the
+	// current version without Changes, but records its key. Within a push,
+	// upserts apply before deletions. The call's own error is ENOTFOUND for
+	// an unclaimed board (nothing written) or an internal one.
 	ApplyPushes(ctx context.Context, boardID string, pushes []PushInput) ([]Applied, error)
-	// ChangesSince answers a pull: rows changed after since and IDs deleted
-	// after it, or the full state (with Reset when since > 0) when since is
-	// older than the tombstone horizon or newer than the board. ENOTFOUND for
-	// an unclaimed board.
+	// ChangesSince answers a pull: the rows changed after since and the IDs
+	// deleted after it. since 0 is the full live state; since older than the
+	// tombstone horizon or newer than the board is the full live state with
+	// Reset; since equal to the version is the header with empty lists.
+	// Lists are never nil. EINVALID (field "since") for a negative since.
 	ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error)
-	// CurrentVersion returns the board's version. ENOTFOUND for an unclaimed board.
+	// CurrentVersion returns the board's version.
 	CurrentVersion(ctx context.Context, boardID string) (int64, error)
-	// BoardState returns the whole live board. ENOTFOUND for an unclaimed board.
+	// BoardState returns the whole live board, header and rows, at one
+	// version.
 	BoardState(ctx context.Context, boardID string) (*board.State, error)
-	// PruneTombstones forgets deletions recorded before cutoff, moving each
-	// board's horizon up; it returns how many it forgot.
+	// PruneTombstones forgets deletions recorded (by the store's clock)
+	// strictly before cutoff, moving each board's horizon up to the highest
+	// version it forgot; it returns how many it forgot.
 	PruneTombstones(ctx context.Context, cutoff time.Time) (int, error)
-	// SweepIdempotencyKeys forgets keys recorded before cutoff; it returns how many.
+	// SweepIdempotencyKeys forgets keys recorded strictly before cutoff,
+	// after which a push repeating one applies again; it returns how many.
 	SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int, error)
 }
 

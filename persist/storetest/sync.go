@@ -543,8 +543,9 @@ func testSecondDeleteInOneBatchIsANoOp(t *testing.T, open Opener) {
 }
 
 // testConcurrentPushesOneBoard: pushes racing on one board get the
-// versions 1..N, each exactly once, and a pull since any version returns
-// exactly the rows of the later pushes.
+// versions 1..N, each exactly once; a pull during them never sees a version
+// without its rows; and a pull since any version returns exactly the rows
+// of the later pushes.
 func testConcurrentPushesOneBoard(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db, _ := openWith(t, open, T0, "b1")
@@ -560,7 +561,31 @@ func testConcurrentPushesOneBoard(t *testing.T, open Opener) {
 			got[i] = v
 		})
 	}
+	// Pulls while the pushes run: each push adds one note, so whatever
+	// version a pull sees, it must see exactly that many notes.
+	done := make(chan struct{})
+	var reader sync.WaitGroup
+	reader.Go(func() {
+		for {
+			ch, err := db.ChangesSince(ctx, "b1", 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if int64(len(ch.Notes)) != ch.ServerVersion {
+				t.Errorf("a pull saw version %d with %d notes", ch.ServerVersion, len(ch.Notes))
+				return
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	})
 	wg.Wait()
+	close(done)
+	reader.Wait()
 	if t.Failed() {
 		return
 	}
