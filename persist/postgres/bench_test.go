@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"corkboard/board"
+	"corkboard/persist/postgres"
+	"corkboard/persist/postgres/pgtest"
 )
 
 // benchClients is how many pushes are in flight at once in the parallel
@@ -22,7 +24,19 @@ func benchmarkPushes(b *testing.B, boards int) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("b%d", i)
 	}
-	db, _, _ := openSyncDB(b, ids...)
+	// As many connections as pgbench's clients, so that both measure the
+	// same concurrency on the database.
+	dsn := pgtest.NewDatabase(b)
+	db, err := postgres.Open(context.Background(), dsn+fmt.Sprintf("&pool_max_conns=%d", benchClients))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, id := range ids {
+		if _, err := db.ClaimBoard(context.Background(), id, pgtest.Owner); err != nil {
+			b.Fatal(err)
+		}
+	}
 	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
 	var next atomic.Int64
 	b.SetParallelism(max(1, benchClients/max(1, runtimeProcs())))
