@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -94,11 +95,8 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 				out[i] = persist.Applied{Version: b.Version}
 				continue
 			}
-			ch, err := applyOne(ctx, tx, b, in.Push, now)
+			ch, err := applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now)
 			if err != nil {
-				return err
-			}
-			if err := recordKey(ctx, tx, boardID, in.IdempotencyKey, b.Version, now); err != nil {
 				return err
 			}
 			out[i] = persist.Applied{Version: b.Version, Changes: ch}
@@ -152,10 +150,13 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 	return nil
 }
 
-// applyOne writes one push that changes something: it bumps the board's
-// version in the database (UPDATE … RETURNING), writes the rows at that
-// version, moves b along, and returns what it changed.
-func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, now time.Time) (*board.Changes, error) {
+// applyOne writes one push that changes something, with its idempotency
+// key, and returns what it changed. The statements go in one pipelined
+// batch (one round trip while the board's row is locked): the version bump
+// (UPDATE … RETURNING), the rows at the new version, the deletions, the key.
+// The new version is known before the bump answers, since this transaction
+// holds the board's lock; the bump's answer is checked against it.
+func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time) (*board.Changes, error) {
 	stamp := now.Format(time.RFC3339Nano)
 	updatedAt := stamp
 	var name *string
@@ -165,21 +166,10 @@ func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, now
 			updatedAt = p.Board.UpdatedAt
 		}
 	}
-	if err := tx.QueryRow(ctx, `UPDATE boards SET version = version + 1, updated_at = $2, name = COALESCE($3, name)
-		WHERE id = $1 RETURNING version, name, updated_at`, b.ID, updatedAt, name).Scan(&b.Version, &b.Name, &b.UpdatedAt); err != nil {
-		return nil, fmt.Errorf("bump version: %w", err)
-	}
-	v := b.Version
-	ch := &board.Changes{
-		Board:                 b.Header(),
-		Notes:                 make([]board.Note, 0, len(p.Notes.Upserted)),
-		DeletedNoteIDs:        []string{},
-		TrackerItems:          make([]board.TrackerItem, 0, len(p.TrackerItems.Upserted)),
-		DeletedTrackerItemIDs: []string{},
-		ServerVersion:         v,
-	}
+	v := b.Version + 1
 
 	// The last copy of an ID in the push wins, at the place of its first.
+	notes := make([]board.Note, 0, len(p.Notes.Upserted))
 	noteAt := make(map[string]int, len(p.Notes.Upserted))
 	for _, n := range p.Notes.Upserted {
 		n.Version, n.DeletedAt = v, nil
@@ -187,12 +177,13 @@ func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, now
 			n.UpdatedAt = stamp
 		}
 		if i, ok := noteAt[n.ID]; ok {
-			ch.Notes[i] = n
+			notes[i] = n
 		} else {
-			noteAt[n.ID] = len(ch.Notes)
-			ch.Notes = append(ch.Notes, n)
+			noteAt[n.ID] = len(notes)
+			notes = append(notes, n)
 		}
 	}
+	items := make([]board.TrackerItem, 0, len(p.TrackerItems.Upserted))
 	itemAt := make(map[string]int, len(p.TrackerItems.Upserted))
 	for _, it := range p.TrackerItems.Upserted {
 		it.Version, it.DeletedAt = v, nil
@@ -200,38 +191,62 @@ func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, now
 			it.UpdatedAt = stamp
 		}
 		if i, ok := itemAt[it.ID]; ok {
-			ch.TrackerItems[i] = it
+			items[i] = it
 		} else {
-			itemAt[it.ID] = len(ch.TrackerItems)
-			ch.TrackerItems = append(ch.TrackerItems, it)
+			itemAt[it.ID] = len(items)
+			items = append(items, it)
 		}
 	}
-	if err := upsertRows(ctx, tx, b.ID, kindNote, v, ch.Notes, func(n *board.Note) string { return n.ID }); err != nil {
+
+	batch := &pgx.Batch{}
+	var got int64
+	batch.Queue(`UPDATE boards SET version = version + 1, updated_at = $2, name = COALESCE($3, name)
+		WHERE id = $1 RETURNING version, name, updated_at`, b.ID, updatedAt, name).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&got, &b.Name, &b.UpdatedAt); err != nil {
+			return fmt.Errorf("bump version: %w", err)
+		}
+		return nil
+	})
+	if err := queueUpsert(batch, b.ID, kindNote, v, notes, func(n *board.Note) string { return n.ID }); err != nil {
 		return nil, err
 	}
-	if err := upsertRows(ctx, tx, b.ID, kindItem, v, ch.TrackerItems, func(it *board.TrackerItem) string { return it.ID }); err != nil {
+	if err := queueUpsert(batch, b.ID, kindItem, v, items, func(it *board.TrackerItem) string { return it.ID }); err != nil {
 		return nil, err
 	}
-	var err error
-	if ch.DeletedNoteIDs, err = deleteRows(ctx, tx, b.ID, kindNote, v, now, p.Notes.Deleted); err != nil {
+	deletedNotes, deletedItems := []string{}, []string{}
+	queueDelete(batch, b.ID, kindNote, v, now, p.Notes.Deleted, &deletedNotes)
+	queueDelete(batch, b.ID, kindItem, v, now, p.TrackerItems.Deleted, &deletedItems)
+	queueKey(batch, b.ID, key, v, now)
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, err
 	}
-	if ch.DeletedTrackerItemIDs, err = deleteRows(ctx, tx, b.ID, kindItem, v, now, p.TrackerItems.Deleted); err != nil {
-		return nil, err
+	if got != v {
+		// Only possible if something wrote the board without its lock.
+		return nil, fmt.Errorf("board %s moved to version %d, want %d", b.ID, got, v)
 	}
+	b.Version = v
+
 	// Rows upserted and then deleted in the same push end deleted: they
 	// leave the change's upserted lists.
-	if len(ch.DeletedNoteIDs) > 0 && len(noteAt) > 0 {
-		ch.Notes = dropDeleted(ch.Notes, ch.DeletedNoteIDs, func(n *board.Note) string { return n.ID })
+	if len(deletedNotes) > 0 && len(noteAt) > 0 {
+		notes = dropDeleted(notes, deletedNotes, func(n *board.Note) string { return n.ID })
 	}
-	if len(ch.DeletedTrackerItemIDs) > 0 && len(itemAt) > 0 {
-		ch.TrackerItems = dropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
+	if len(deletedItems) > 0 && len(itemAt) > 0 {
+		items = dropDeleted(items, deletedItems, func(it *board.TrackerItem) string { return it.ID })
 	}
-	return ch, nil
+	return &board.Changes{
+		Board:                 b.Header(),
+		Notes:                 notes,
+		DeletedNoteIDs:        deletedNotes,
+		TrackerItems:          items,
+		DeletedTrackerItemIDs: deletedItems,
+		ServerVersion:         v,
+	}, nil
 }
 
-// upsertRows writes rows (unique IDs) live at version in one statement.
-func upsertRows[T any](ctx context.Context, tx pgx.Tx, boardID, kind string, version int64, rows []T, id func(*T) string) error {
+// queueUpsert queues the write of rows (unique IDs) live at version, in one
+// statement.
+func queueUpsert[T any](batch *pgx.Batch, boardID, kind string, version int64, rows []T, id func(*T) string) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -245,45 +260,49 @@ func upsertRows[T any](ctx context.Context, tx pgx.Tx, boardID, kind string, ver
 		}
 		data[i] = js
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO board_rows (board_id, kind, id, version, data, deleted_ns)
+	batch.Queue(`INSERT INTO board_rows (board_id, kind, id, version, data, deleted_ns)
 		SELECT $1, $2, u.id, $3, u.data, NULL FROM unnest($4::text[], $5::bytea[]) AS u(id, data)
 		ON CONFLICT (board_id, kind, id) DO UPDATE SET version = excluded.version, data = excluded.data, deleted_ns = NULL`,
-		boardID, kind, version, ids, data)
-	if err != nil {
-		return fmt.Errorf("write %d rows: %w", len(rows), err)
-	}
+		boardID, kind, version, ids, data).Exec(func(pgconn.CommandTag) error { return nil })
 	return nil
 }
 
-// deleteRows turns the live rows among ids into tombstones at version and
-// returns the IDs it deleted, in the order of ids; unknown or already
-// deleted IDs are skipped.
-func deleteRows(ctx context.Context, tx pgx.Tx, boardID, kind string, version int64, now time.Time, ids []string) ([]string, error) {
-	out := []string{}
+// queueDelete queues turning the live rows among ids into tombstones at
+// version; *out receives the IDs it deleted, in the order of ids (unknown
+// or already deleted IDs are skipped).
+func queueDelete(batch *pgx.Batch, boardID, kind string, version int64, now time.Time, ids []string, out *[]string) {
 	if len(ids) == 0 {
-		return out, nil
+		return
 	}
-	rows, err := tx.Query(ctx, `UPDATE board_rows SET version = $3, data = NULL, deleted_ns = $4
+	batch.Queue(`UPDATE board_rows SET version = $3, data = NULL, deleted_ns = $4
 		WHERE board_id = $1 AND kind = $2 AND id = ANY($5) AND deleted_ns IS NULL RETURNING id`,
-		boardID, kind, version, nanos(now), ids)
-	if err != nil {
-		return nil, fmt.Errorf("delete rows: %w", err)
-	}
-	gone, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("delete rows: %w", err)
-	}
-	set := make(map[string]bool, len(gone))
-	for _, id := range gone {
-		set[id] = true
-	}
-	for _, id := range ids {
-		if set[id] {
-			out = append(out, id)
-			delete(set, id)
+		boardID, kind, version, nanos(now), ids).Query(func(rows pgx.Rows) error {
+		gone, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("delete rows: %w", err)
 		}
+		set := make(map[string]bool, len(gone))
+		for _, id := range gone {
+			set[id] = true
+		}
+		for _, id := range ids {
+			if set[id] {
+				*out = append(*out, id)
+				delete(set, id)
+			}
+		}
+		return nil
+	})
+}
+
+// queueKey queues remembering that key (none when "") produced version.
+func queueKey(batch *pgx.Batch, boardID, key string, version int64, now time.Time) {
+	if key == "" {
+		return
 	}
-	return out, nil
+	batch.Queue(`INSERT INTO idempotency_keys (board_id, key, version, recorded_ns) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (board_id, key) DO UPDATE SET version = excluded.version, recorded_ns = excluded.recorded_ns`,
+		boardID, key, version, nanos(now)).Exec(func(pgconn.CommandTag) error { return nil })
 }
 
 func dropDeleted[T any](rows []T, deleted []string, id func(*T) string) []T {
