@@ -163,3 +163,24 @@ func TestPushSurvivesKilledConnection(t *testing.T) {
 		t.Fatalf("after the push: version %d, %d notes; want 1 and 1", ch.ServerVersion, len(ch.Notes))
 	}
 }
+
+// TestSessionSettings: every pooled connection has the documented timeouts
+// (docs/postgres.md) and keeps synchronous_commit on.
+func TestSessionSettings(t *testing.T) {
+	s, _, _ := pgtest.Open(t, pgtest.T0)
+	want := map[string]string{
+		"lock_timeout":                        "5s",
+		"statement_timeout":                   "30s",
+		"idle_in_transaction_session_timeout": "15s",
+		"synchronous_commit":                  "on",
+	}
+	for name, value := range want {
+		var got string
+		if err := s.Pool().QueryRow(context.Background(), "SELECT current_setting($1)", name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != value {
+			t.Errorf("%s = %s, want %s", name, got, value)
+		}
+	}
+}

@@ -38,8 +38,10 @@ var runtimeParams = map[string]string{
 	// (500 notes of 120 KB) writes in well under a second.
 	"statement_timeout": "30s",
 	// A node that dies (or is stopped) inside a transaction must not hold
-	// a board's row lock for longer than this.
-	"idle_in_transaction_session_timeout": "60s",
+	// a board's row lock for longer than this. Our transactions never wait
+	// on anything but the database between statements, so only a stopped
+	// or starved node reaches it.
+	"idle_in_transaction_session_timeout": "15s",
 }
 
 // DefaultTimeout bounds a call whose context has no deadline of its own.
