@@ -5,7 +5,7 @@ CHROMIUM  ?= /usr/bin/chromium
 E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all run build test test-go test-web deps deps-ai deps-web chromium web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean
+.PHONY: all run build pg test test-go test-web deps deps-ai deps-web chromium web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean
 
 all: build
 
@@ -26,10 +26,33 @@ deps-ai:
 		fi; \
 	else echo "npm not found: the AI SDK stream check will be skipped"; fi
 
+# pg makes sure the local PostgreSQL the persist/postgres tests use is up
+# (they create and drop databases of their own on it, and fail without it).
+# As root it starts the cluster when it is down; otherwise it says how.
+# CORKBOARD_TEST_PG=skip skips those tests, and this check, on purpose.
+PG_HOST ?= 127.0.0.1
+PG_PORT ?= 5432
+
+pg:
+	@if [ "$$CORKBOARD_TEST_PG" = skip ]; then echo "CORKBOARD_TEST_PG=skip: the PostgreSQL tests will be skipped"; exit 0; fi; \
+	if [ -n "$$CORKBOARD_TEST_PG_DSN" ] || pg_isready -q -h $(PG_HOST) -p $(PG_PORT) 2>/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v pg_ctlcluster >/dev/null 2>&1; then \
+		ver=$$(ls /etc/postgresql | sort -V | tail -n 1); \
+		echo "starting PostgreSQL $$ver"; \
+		pg_ctlcluster --skip-systemctl-redirect $$ver main start; \
+		for i in $$(seq 30); do pg_isready -q -h $(PG_HOST) -p $(PG_PORT) && exit 0; sleep 1; done; \
+		echo "PostgreSQL $$ver did not come up: see /var/log/postgresql/"; exit 1; \
+	fi; \
+	echo "PostgreSQL is not answering on $(PG_HOST):$(PG_PORT); the persist/postgres tests need it."; \
+	echo "  start it:  sudo pg_ctlcluster --skip-systemctl-redirect \$$(ls /etc/postgresql) main start"; \
+	echo "  or point CORKBOARD_TEST_PG_DSN at a server where you may create databases,"; \
+	echo "  or skip those tests: make test CORKBOARD_TEST_PG=skip"; \
+	exit 1
+
 # test runs every test with -race. The spec's largest push (500 notes of
 # 30,000 four-byte characters, 60 MB) takes minutes under the race detector,
 # so that one test also runs once without it.
-test: deps
+test: deps pg
 	$(GO) vet ./...
 	CORKBOARD_AI_SDK_DIR=$(CURDIR)/$(AISDK_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -run 'TestLargestPushIsAccepted' ./transport/

@@ -21,6 +21,7 @@ import (
 type Config struct {
 	Addr          string
 	DataDir       string
+	Store         string
 	PublicURL     string
 	TrustProxy    bool
 	SMTP          string
@@ -70,7 +71,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
-	fs.StringVar(&cfg.DataDir, "data", "./data", "data folder; the bbolt file lives in it")
+	fs.StringVar(&cfg.DataDir, "data", "./data", "data folder; the bbolt file lives in it (with -store: the outbox and the admin socket only)")
+	fs.StringVar(&cfg.Store, "store", "", "postgres://user@host/db to keep everything in PostgreSQL (docs/postgres.md); empty: the bbolt file under -data")
 	fs.StringVar(&cfg.PublicURL, "public-url", "http://localhost:8080", "the origin browsers use; Origin checks and links use it")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "take the client IP from X-Forwarded-For (only behind a reverse proxy you run)")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "smtp://user:pass@host:port (STARTTLS when offered) or smtps://…; empty: codes go to the log and <data>/outbox/")

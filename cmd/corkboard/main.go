@@ -1,5 +1,6 @@
 // Command corkboard runs the Corkboard service: the HTTP API, live sockets
-// and the embedded bbolt store, in one process.
+// and its store (the embedded bbolt file, or PostgreSQL with -store), in
+// one process.
 package main
 
 import (
@@ -24,7 +25,6 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/hub"
-	"corkboard/persist/bolt"
 	"corkboard/rooms"
 	"corkboard/transport"
 	"corkboard/web"
@@ -109,11 +109,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("AI configuration: %w", err)
 	}
 
-	db, err := bolt.Open(cfg.DataDir)
+	db, where, err := openStore(ctx, cfg)
 	if err != nil {
-		if errors.Is(err, bolt.ErrLocked) {
-			return fmt.Errorf("%w: is another corkboard already running with -data %s?", err, cfg.DataDir)
-		}
 		return err
 	}
 	defer func() {
@@ -218,7 +215,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}()
 		defer pprofSrv.Close()
 	}
-	log.Info("corkboard listening", "addr", ln.Addr().String(), "publicURL", cfg.PublicURL, "data", db.Path())
+	log.Info("corkboard listening", "addr", ln.Addr().String(), "publicURL", cfg.PublicURL, "store", where)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

@@ -179,7 +179,8 @@ const planUsage = `Usage:
 
 Works whether or not the server is running: with the server stopped it
 opens the data file; while it runs, it asks the server through
-<data>/` + AdminSocketName + `.
+<data>/` + AdminSocketName + `. With -store postgres://… (the servers'
+-store) it changes the plan in PostgreSQL, which every node reads.
 
 Flags (also CORKBOARD_<FLAG>, e.g. CORKBOARD_DATA; a flag wins):
 `
@@ -191,6 +192,7 @@ func planCommand(ctx context.Context, args []string, getenv func(string) string,
 	fs := flag.NewFlagSet("corkboard plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", "./data", "data folder of the corkboard server")
+	storeURL := fs.String("store", "", "the server's -store (postgres://…): change the plan in PostgreSQL directly")
 	plansFlag := fs.String("plans", "", "plan overrides, as the server's -plans (used only when the server is stopped)")
 	plansFile := fs.String("plans-file", "", "plans file, as the server's -plans-file (used only when the server is stopped)")
 	fs.Usage = func() {
@@ -211,7 +213,7 @@ func planCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"data", "plans", "plans-file"} {
+	for _, name := range []string{"data", "store", "plans", "plans-file"} {
 		if v := getenv(envName(name)); v != "" && !set[name] {
 			if err := fs.Set(name, v); err != nil {
 				return fmt.Errorf("environment variable %s: %w", envName(name), err)
@@ -243,7 +245,13 @@ func planCommand(ctx context.Context, args []string, getenv func(string) string,
 		}
 	}
 
-	info, err := planLocal(ctx, *dataDir, plans, email, plan)
+	var info *planInfo
+	if *storeURL != "" {
+		// PostgreSQL is shared by every node: no server to ask.
+		info, err = planStoreURL(ctx, *storeURL, plans, email, plan)
+	} else {
+		info, err = planLocal(ctx, *dataDir, plans, email, plan)
+	}
 	if errors.Is(err, bolt.ErrLocked) {
 		info, err = planRemote(ctx, filepath.Join(*dataDir, AdminSocketName), email, plan)
 		if err != nil {
@@ -267,6 +275,19 @@ func planLocal(ctx context.Context, dataDir string, plans billing.Plans, email, 
 		return nil, fmt.Errorf("no Corkboard data file at %s (start corkboard once with this -data, or pass the right -data)", path)
 	}
 	db, err := bolt.Open(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if plan == "" {
+		return showPlan(ctx, db, plans, email, time.Now())
+	}
+	return setPlan(ctx, db, plans, email, plan, time.Now())
+}
+
+// planStoreURL does the work in the PostgreSQL store -store names.
+func planStoreURL(ctx context.Context, store string, plans billing.Plans, email, plan string) (*planInfo, error) {
+	db, _, err := openStore(ctx, &Config{Store: store})
 	if err != nil {
 		return nil, err
 	}
