@@ -71,8 +71,19 @@ func (s *Service) WatchSession(ctx context.Context, token string) (*SessionWatch
 	return w, nil
 }
 
-// endSession ends every watch of the session id.
+// endSession ends every watch of the session id, here and (through
+// Config.SessionEnded) on the other nodes.
 func (s *Service) endSession(id []byte) {
+	s.EndSessionWatches(id)
+	if s.cfg.SessionEnded != nil {
+		s.cfg.SessionEnded(id)
+	}
+}
+
+// EndSessionWatches ends every watch of the session whose storage key is
+// id on this node, so the connections opened with it close: another node
+// ended the session.
+func (s *Service) EndSessionWatches(id []byte) {
 	s.watchMu.Lock()
 	set := s.watched[sessionID(id)]
 	delete(s.watched, sessionID(id))
