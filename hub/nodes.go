@@ -331,8 +331,15 @@ func (n *nodes) receive(payload []byte) {
 		return
 	}
 	n.mu.Lock()
+	_, known := n.seen[env.Node]
 	n.seen[env.Node] = n.round
 	n.mu.Unlock()
+	if !known {
+		// A node new to this one, or back after it was taken for gone (a
+		// stopped process that resumed): ask it who is connected to the
+		// boards watched here, since its earlier joins were dropped.
+		n.askWho()
+	}
 	for _, nt := range env.Notes {
 		switch nt.K {
 		case kindVersion:
@@ -357,6 +364,16 @@ func (n *nodes) receive(payload []byte) {
 		case kindBye:
 			n.forget(env.Node)
 		case kindAlive:
+		}
+	}
+}
+
+// askWho asks the other nodes who is connected to every board with live
+// subscribers here.
+func (n *nodes) askWho() {
+	for _, r := range n.h.running() {
+		if r.Subscribers() > 0 {
+			n.enqueue(note{K: kindWho, Board: r.ID()})
 		}
 	}
 }
