@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -150,4 +151,54 @@ func TestPGListenerReconnects(t *testing.T) {
 	if m := next(t, qb, rooms.TypeChanges); m.Since != 1 || m.ServerVersion != 2 {
 		t.Fatalf("after the reconnect: %+v, want since 1 to version 2", m)
 	}
+}
+
+// BenchmarkPGFanOut pushes on node A, one push at a time, and reports how
+// long each took to reach a subscriber on A (same node) and one on B
+// (through NOTIFY and B's read of the store): p50 and p99 of each.
+//
+//	go test -run '^$' -bench PGFanOut -benchtime 2000x ./hub/
+func BenchmarkPGFanOut(b *testing.B) {
+	nodes := newPGNodes(b, 2)
+	ctx := context.Background()
+	qs := []*roomstest.Queue{roomstest.NewQueue(1024), roomstest.NewQueue(1024)}
+	for i, nd := range nodes {
+		s, _, err := nd.hub.Subscribe(ctx, "b1", fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), qs[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Leave()
+	}
+	same := make([]time.Duration, 0, b.N)
+	cross := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		v, _, err := nodes[0].hub.Push(ctx, "b1", onePush(fmt.Sprintf("n%d", i)), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j, q := range qs {
+			for {
+				m := next(b, q, rooms.TypeChanges)
+				if m.ServerVersion >= v {
+					break
+				}
+			}
+			if j == 0 {
+				same = append(same, time.Since(t0))
+			} else {
+				cross = append(cross, time.Since(t0))
+			}
+		}
+	}
+	b.StopTimer()
+	pct := func(d []time.Duration, p float64) float64 {
+		slices.Sort(d)
+		return float64(d[min(len(d)-1, int(float64(len(d))*p))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(same, 0.5), "same-p50-ms")
+	b.ReportMetric(pct(same, 0.99), "same-p99-ms")
+	b.ReportMetric(pct(cross, 0.5), "cross-p50-ms")
+	b.ReportMetric(pct(cross, 0.99), "cross-p99-ms")
 }
