@@ -447,3 +447,32 @@ func TestNotePayloadsStayUnderTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestLongPollAheadOfTheRoom: a client that pushed on A and then waits on
+// B from its new version, before B heard of it, is never answered with a
+// version below its own.
+func TestLongPollAheadOfTheRoom(t *testing.T) {
+	cl := newCluster(t, 2, "b1")
+	ctx := context.Background()
+	if _, err := cl.hubs[1].Pull(ctx, "b1", 0); err != nil { // B's room, at 0
+		t.Fatal(err)
+	}
+	cl.ends[1].SetDeaf(true)
+	v, _, err := cl.hubs[0].Push(ctx, "b1", onePush("n1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := cl.hubs[1].Wait(ctx, "b1", "x@example.com", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wt.Stop()
+	select {
+	case e := <-wt.Ended():
+		if e.Version < v {
+			t.Fatalf("wait from %d on B answered %+v: below the client's version", v, e)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("wait was not answered")
+	}
+}
