@@ -61,8 +61,13 @@ type remotePresence struct {
 }
 
 // confirm records that the store (or a note) confirmed the room's version
-// just now.
-func (r *Room) confirm() { r.confirmed.Store(r.opts.Now().UnixNano()) }
+// just now. On a single node (no VersionTTL) there is nothing to record,
+// and the clock is not read.
+func (r *Room) confirm() {
+	if r.opts.VersionTTL > 0 {
+		r.confirmed.Store(r.opts.Now().UnixNano())
+	}
+}
 
 // fresh reports whether the room's version may answer a no-change pull
 // without the store (Options.VersionTTL).
