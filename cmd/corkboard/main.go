@@ -131,7 +131,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-smtp: %w", err)
 	}
+	// With PostgreSQL, this node is one of several: a bus joins it to the
+	// others (nodes.go); with bbolt it is alone.
+	links := &nodeLinks{}
+	bus, closeBus := openBus(db, log)
+	defer closeBus()
+
 	authSvc := auth.New(db, mailer, auth.Config{
+		SessionEnded:    links.sessionEnded,
 		SessionMaxAge:   cfg.SessionMaxAge,
 		EmailRate:       emailRate,
 		IPRate:          ipRate,
@@ -157,7 +164,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		UserPushBurst:        pushBurst(cfg.LiveUserPush),
 		Room:                 roomsOptions(cfg.LivePushRate),
 		Logger:               log,
+		Bus:                  bus,
+		NodeID:               cfg.NodeID,
+		PollEvery:            cfg.NodePoll,
+		OnInvalidate:         links.invalidate,
 	})
+	links.set(roomHub, authSvc)
+	if bus != nil {
+		log.Info("joined the other nodes on the store's bus", "node", roomHub.NodeID(), "poll", cfg.NodePoll)
+	}
 
 	keep := cfg.SnapshotKeep
 	if keep == 0 {
