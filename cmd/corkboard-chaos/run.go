@@ -56,6 +56,8 @@ const (
 type Result struct {
 	Summary    string
 	Violations []Violation
+	// Faults counts the faults injected, by kind.
+	Faults map[string]int
 }
 
 // Run runs the cluster, the clients and the faults, then the checker. An
@@ -302,7 +304,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		fmt.Fprintf(&sb, "    - %s\n", v)
 	}
-	return Result{Summary: sb.String(), Violations: vs}, nil
+	return Result{Summary: sb.String(), Violations: vs, Faults: faults}, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

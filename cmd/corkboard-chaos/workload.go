@@ -56,7 +56,7 @@ func (c *Copy) apply(ch *changes) bool {
 // stats are the run's counters.
 type stats struct {
 	pushes, acks, replays, retries, pulls atomic.Int64
-	watcherConns, watcherGaps            atomic.Int64
+	watcherConns, watcherGaps             atomic.Int64
 }
 
 // env is what the clients share.
