@@ -6,7 +6,7 @@ FIREFOX   ?= /usr/bin/firefox-esr
 E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all run build pg test test-go test-web deps deps-ai deps-web chromium firefox web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean
+.PHONY: all run build pg test test-go test-web deps deps-ai deps-web chromium firefox web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean chaos
 
 all: build
 
@@ -58,6 +58,11 @@ test: deps pg
 	CORKBOARD_AI_SDK_DIR=$(CURDIR)/$(AISDK_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -run 'TestLargestPushIsAccepted' ./transport/
 	$(MAKE) test-web
+
+# chaos is the long chaos run (docs/chaos.md): 5 minutes of faults, with
+# PostgreSQL restarts (as root; they disturb anything else using the server).
+chaos: pg
+	$(GO) run ./cmd/corkboard-chaos -duration 5m -pg-restart
 
 # deps-web installs the web client's exact dependencies (package-lock.json)
 # when they are missing or older than the lock file.

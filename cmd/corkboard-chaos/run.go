@@ -279,6 +279,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	fmt.Fprintf(&sb, "\n  watchers: %d connections (%d reconnects), %d gaps seen (reconnected)\n",
 		st.watcherConns.Load(), st.watcherConns.Load()-int64(cfg.Watchers), st.watcherGaps.Load())
+	for _, g := range st.gaps {
+		fmt.Fprintf(&sb, "    gap: %s\n", g)
+	}
 	fmt.Fprintf(&sb, "  versions per board:")
 	for _, b := range final {
 		fmt.Fprintf(&sb, " %s=%d", b.ID, b.Version)

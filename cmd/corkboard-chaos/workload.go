@@ -57,6 +57,18 @@ func (c *Copy) apply(ch *changes) bool {
 type stats struct {
 	pushes, acks, replays, retries, pulls atomic.Int64
 	watcherConns, watcherGaps             atomic.Int64
+
+	mu   sync.Mutex
+	gaps []string // the first gaps watchers saw, for the summary
+}
+
+func (s *stats) gap(desc string) {
+	s.watcherGaps.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.gaps) < 10 {
+		s.gaps = append(s.gaps, desc)
+	}
 }
 
 // env is what the clients share.
@@ -223,6 +235,7 @@ func (w *watcher) follow(ctx context.Context, e *env, n *node, conn int) error {
 	defer c.CloseNow()
 	c.SetReadLimit(64 << 20)
 	e.st.watcherConns.Add(1)
+	var hello int64
 	for {
 		if t := w.target.Load(); t >= 0 && w.copy.Version >= t {
 			return errDone
@@ -241,12 +254,14 @@ func (w *watcher) follow(ctx context.Context, e *env, n *node, conn int) error {
 		}
 		switch ch.Type {
 		case "hello":
+			hello = ch.ServerVersion
 			w.log(WatchEvent{Conn: conn, Kind: "hello", Since: since, ServerVersion: ch.ServerVersion})
 		case "changes":
 			w.log(WatchEvent{Conn: conn, Kind: "changes", Since: ch.Since, ServerVersion: ch.ServerVersion, Reset: ch.Reset})
 			if !ch.Reset && ch.Since > w.copy.Version {
 				// Missed something: the protocol says pull or reconnect.
-				e.st.watcherGaps.Add(1)
+				e.st.gap(fmt.Sprintf("%s (board %s) on node %d: changes %d→%d at version %d (connected with %d, hello %d)",
+					w.name, w.board, n.i, ch.Since, ch.ServerVersion, w.copy.Version, since, hello))
 				return fmt.Errorf("gap: since %d above %d", ch.Since, w.copy.Version)
 			}
 			w.copy.apply(&ch)
