@@ -196,7 +196,7 @@ func Check(h History) []Violation {
 func checkWatcherLog(w WatcherLog, add func(check, format string, args ...any)) {
 	conn, last := -1, int64(-1)
 	var hello, catchUp int64
-	afterHello := false
+	afterHello := false // the next changes is the catch-up
 	var prev WatchEvent
 	for i, e := range w.Events {
 		if e.Reset {
@@ -204,13 +204,14 @@ func checkWatcherLog(w WatcherLog, add func(check, format string, args ...any)) 
 		}
 		switch e.Kind {
 		case "hello":
-			conn, hello, catchUp, afterHello = e.Conn, e.ServerVersion, -1, true
+			conn, hello, catchUp = e.Conn, e.ServerVersion, -1
 			if e.ServerVersion < e.Since {
 				add(checkWatcher, "%s (board %s): connection %d: hello at version %d below the %d it reconnected with", w.Name, w.Board, e.Conn, e.ServerVersion, e.Since)
 			}
 			last = e.ServerVersion
-			if e.Since == 0 || e.Since != e.ServerVersion {
-				last-- // a catch-up follows, up to hello's version
+			afterHello = e.Since == 0 || e.Since != e.ServerVersion
+			if afterHello {
+				last-- // a catch-up follows, up to hello's version (or beyond)
 			}
 		case "changes":
 			if e.Conn != conn {

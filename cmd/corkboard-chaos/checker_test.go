@@ -79,6 +79,15 @@ func TestCheckFindsViolations(t *testing.T) {
 			ev := &h.Watchers[0].Events
 			*ev = append(*ev, WatchEvent{Conn: 1, Kind: "changes", Since: 1, ServerVersion: 2})
 		}, checkWatcher, "connection 1: changes 1→2 after changes 2→3"},
+		{"RepeatWithoutCatchUp", func(h *History) {
+			// Connected at its version: no catch-up, so nothing covers a repeat.
+			h.Watchers[0].Events = []WatchEvent{
+				{Conn: 0, Kind: "hello", Since: 1, ServerVersion: 1},
+				{Conn: 0, Kind: "changes", Since: 1, ServerVersion: 2},
+				{Conn: 0, Kind: "changes", Since: 1, ServerVersion: 2},
+				{Conn: 0, Kind: "changes", Since: 2, ServerVersion: 3},
+			}
+		}, checkWatcher, "connection 0: changes 1→2 after changes 1→2"},
 		{"HelloBelow", func(h *History) { h.Watchers[0].Events[3].ServerVersion = 0 }, checkWatcher, "hello at version 0 below the 1"},
 		{"NotConverged", func(h *History) { h.Copies[0].Version = 2 }, checkConverge, "at version 2, the board is at 3"},
 		{"DifferentRows", func(h *History) {

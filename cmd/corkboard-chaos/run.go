@@ -189,12 +189,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		kind := order[0]
 		order = order[1:]
 		n := nodes[rng.IntN(len(nodes))]
+		at := time.Since(start)
 		desc, err := inject(ctx, cfg, rng, kind, n)
 		if err != nil {
 			return Result{}, fmt.Errorf("fault %s: %w", kind, err)
 		}
 		faults[kind]++
-		faultLog = append(faultLog, fmt.Sprintf("%6.1fs %s", time.Since(start).Seconds(), desc))
+		faultLog = append(faultLog, fmt.Sprintf("%6.1fs %s", at.Seconds(), desc))
 		fmt.Fprintf(out, "chaos: %s\n", faultLog[len(faultLog)-1])
 	}
 
