@@ -1,11 +1,5 @@
-// Command corkboard-chaos proves that several Corkboard nodes sharing one
-// PostgreSQL database lose nothing under faults: it starts the nodes,
-// runs pushing clients (REST, idempotency keys, retries on any node) and
-// live watchers (WebSocket, reconnecting with their version) while it
-// kills, stops and resumes nodes, ends the nodes' database connections and
-// restarts PostgreSQL, then checks the outcome from outside the nodes:
-// straight from PostgreSQL and through a full pull from every node
-// (docs/chaos.md). It exits 1 on any violation.
+//go:build unix
+
 package main
 
 import (
