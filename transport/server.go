@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -58,6 +59,9 @@ type Server struct {
 	billing billingState
 	// polls ends held long polls at shutdown (longpoll.go).
 	polls longPolls
+	// pinger and draining answer /readyz (ops.go).
+	pinger   persist.Pinger
+	draining atomic.Bool
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -68,6 +72,7 @@ type Store interface {
 	persist.BoardStore
 	persist.UserStore
 	persist.BillingStore
+	persist.Pinger
 	billing.CreditStore
 	changelog.Store
 }
@@ -107,6 +112,9 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
+	if deps.DB != nil {
+		s.pinger = deps.DB
+	}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.polls.draining = make(chan struct{})
 	if s.meter == nil {
@@ -123,6 +131,9 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveOps(w, r) {
+		return
+	}
 	s.router.ServeHTTP(w, r)
 }
 
