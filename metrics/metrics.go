@@ -37,11 +37,11 @@ type Gauges struct {
 
 // Latency buckets, in seconds. A commit is a durable write (bbolt's fsync,
 // a PostgreSQL commit): from half a millisecond to seconds when the disk
-// stalls. A pull may be answered from memory in microseconds or read a
-// large board from the store.
+// stalls. A pull that reads the store takes from a tenth of a millisecond
+// (a few rows) to seconds (the full state of a large board).
 var (
 	commitBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}
-	pullBuckets   = []float64{0.00001, 0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5}
+	pullBuckets   = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5}
 	// batchBuckets are pushes per commit: group commit shows here.
 	batchBuckets = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256}
 )
@@ -54,8 +54,9 @@ type Metrics struct {
 	pushes       prometheus.Counter
 	commit       prometheus.Histogram
 	commitBatch  prometheus.Histogram
-	pullMemory   prometheus.Observer
-	pullStore    prometheus.Observer
+	pullsMemory  prometheus.Counter
+	pullsStore   prometheus.Counter
+	pullStore    prometheus.Histogram
 	drops        prometheus.Counter
 	aiRequests   *prometheus.CounterVec
 	aiErrors     *prometheus.CounterVec
@@ -85,15 +86,16 @@ func New(g Gauges) *Metrics {
 	m.pushes = prometheus.NewCounter(prometheus.CounterOpts{Name: "corkboard_pushes_total", Help: "Pushes committed to the store (REST and live, replays and no-ops included)."})
 	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corkboard_push_commit_seconds", Help: "Time of one store commit of a batch of pushes (the durable write).", Buckets: commitBuckets})
 	m.commitBatch = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corkboard_push_commit_batch_size", Help: "Pushes per store commit.", Buckets: batchBuckets})
-	pulls := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "corkboard_pull_seconds", Help: "Time of one pull; read is memory (nothing new, no store read) or store.", Buckets: pullBuckets}, []string{"read"})
-	m.pullMemory, m.pullStore = pulls.WithLabelValues("memory"), pulls.WithLabelValues("store")
+	pulls := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_pulls_total", Help: "Pulls answered; read is memory (nothing new: the room's version, no store read) or store."}, []string{"read"})
+	m.pullsMemory, m.pullsStore = pulls.WithLabelValues("memory"), pulls.WithLabelValues("store")
+	m.pullStore = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corkboard_pull_seconds", Help: "Time of one pull that read the store (pulls answered from memory are not timed).", Buckets: pullBuckets})
 	m.drops = prometheus.NewCounter(prometheus.CounterOpts{Name: "corkboard_fanout_drops_total", Help: "Live subscribers dropped because their queue was full (close code 4008)."})
 	m.aiRequests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_ai_requests_total", Help: "Requests to the model, by AI feature."}, []string{"feature"})
 	m.aiErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_ai_request_errors_total", Help: "Requests to the model that failed (unreachable, error answer, cut stream, timeout), by AI feature."}, []string{"feature"})
 	m.aiTokens = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_ai_tokens_total", Help: "Tokens the model reported, by AI feature and kind (prompt or completion)."}, []string{"feature", "kind"})
 	storeErrs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_store_errors_total", Help: "Store calls of the rooms that failed with an internal error, by operation."}, []string{"op"})
 	m.storeErrPush, m.storeErrPull = storeErrs.WithLabelValues("push"), storeErrs.WithLabelValues("pull")
-	for _, c := range []prometheus.Collector{m.pushes, m.commit, m.commitBatch, pulls, m.drops, m.aiRequests, m.aiErrors, m.aiTokens, storeErrs} {
+	for _, c := range []prometheus.Collector{m.pushes, m.commit, m.commitBatch, pulls, m.pullStore, m.drops, m.aiRequests, m.aiErrors, m.aiTokens, storeErrs} {
 		f(c)
 	}
 	return m
@@ -127,9 +129,10 @@ func (m *Metrics) Pulled(took time.Duration, fromStore bool, err error) {
 		return
 	}
 	if fromStore {
+		m.pullsStore.Inc()
 		m.pullStore.Observe(took.Seconds())
 	} else {
-		m.pullMemory.Observe(took.Seconds())
+		m.pullsMemory.Inc()
 	}
 }
 

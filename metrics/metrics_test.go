@@ -117,8 +117,9 @@ func TestRoomReports(t *testing.T) {
 	want(t, got, "corkboard_fanout_drops_total", 1)
 	want(t, got, "corkboard_pushes_total", 3)
 	want(t, got, "corkboard_push_commit_batch_size_sum", 3)
-	want(t, got, `corkboard_pull_seconds_count{read="store"}`, 1)
-	want(t, got, `corkboard_pull_seconds_count{read="memory"}`, 1)
+	want(t, got, `corkboard_pulls_total{read="store"}`, 1)
+	want(t, got, `corkboard_pulls_total{read="memory"}`, 1)
+	want(t, got, "corkboard_pull_seconds_count", 1)
 	want(t, got, `corkboard_store_errors_total{op="push"}`, 0)
 }
 

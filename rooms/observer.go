@@ -12,8 +12,9 @@ type Observer interface {
 	// how many pushes it carried, how long the store took (the durable
 	// write, fsync included), and err when the whole call failed.
 	Committed(pushes int, took time.Duration, err error)
-	// Pulled reports one pull: how long it took, whether it read the store
-	// (false: answered from the room's version in memory), and its error.
+	// Pulled reports one pull: whether it read the store (false: answered
+	// from the room's version in memory, and then took is 0, not
+	// measured), how long the read took, and its error.
 	Pulled(took time.Duration, fromStore bool, err error)
 	// SubscriberDropped reports a subscriber dropped because its queue was
 	// full (CloseResync, 4008).
