@@ -25,6 +25,7 @@ func TestHealthAndReadiness(t *testing.T) {
 		if got := a.header.Get("Content-Type"); !strings.HasPrefix(got, "application/json") {
 			t.Errorf("GET %s Content-Type = %q, want JSON", path, got)
 		}
+		e.do("HEAD", path, "", nil).wantStatus(t, http.StatusOK)
 		e.do("POST", path, "", nil).wantStatus(t, http.StatusMethodNotAllowed)
 	}
 
