@@ -254,3 +254,30 @@ func BenchmarkRoomPullNoChange(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHooks is what the observer adds to one push and one store
+// pull, alone, away from the room's noise: the calls and the clock reads
+// the room makes around the store call.
+func BenchmarkHooks(b *testing.B) {
+	m := metrics.New(metrics.Gauges{})
+	b.Run("Committed", func(b *testing.B) {
+		for b.Loop() {
+			start := time.Now()
+			m.Committed(1, time.Since(start), nil)
+		}
+	})
+	b.Run("Pulled", func(b *testing.B) {
+		for b.Loop() {
+			start := time.Now()
+			m.Pulled(time.Since(start), true, nil)
+		}
+	})
+	b.Run("ClockReadsOnly", func(b *testing.B) {
+		var d time.Duration
+		for b.Loop() {
+			start := time.Now()
+			d += time.Since(start)
+		}
+		_ = d
+	})
+}
