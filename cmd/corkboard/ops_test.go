@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -172,6 +174,9 @@ func TestMetricsMove(t *testing.T) {
 // -drain-delay while the API still serves requests; a second signal ends
 // the delay, and the metrics listener keeps saying 503 until the end.
 func TestReadyzDrains(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sends itself SIGTERM")
+	}
 	data := t.TempDir()
 	base, logs, stop := start(t, "-data", data, "-metrics-addr", "127.0.0.1:0", "-drain-delay", "10m")
 	mbase := metricsBase(t, logs)
@@ -204,7 +209,11 @@ func TestReadyzDrains(t *testing.T) {
 	}
 	// The drain has registered for a second signal before /readyz turned
 	// 503, so this signal reaches it and does not end the test binary.
-	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := self.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
