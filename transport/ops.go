@@ -65,13 +65,13 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, opsBody{Status: "draining", Error: "The server is shutting down."})
 		return
 	}
-	if s.pinger == nil {
+	if s.db == nil {
 		writeJSON(w, http.StatusServiceUnavailable, opsBody{Status: "unavailable", Error: "No store is configured."})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
-	if err := s.pinger.Ping(ctx); err != nil {
+	if err := s.db.Ping(ctx); err != nil {
 		// The store's error is for the operator's log, not for the probe.
 		s.log.WarnContext(ctx, "readiness check: the store does not answer", slog.Any("err", err))
 		writeJSON(w, http.StatusServiceUnavailable, opsBody{Status: "unavailable", Error: "The store does not answer."})

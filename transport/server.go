@@ -59,8 +59,7 @@ type Server struct {
 	billing billingState
 	// polls ends held long polls at shutdown (longpoll.go).
 	polls longPolls
-	// pinger and draining answer /readyz (ops.go).
-	pinger   persist.Pinger
+	// draining makes /readyz answer 503 (ops.go).
 	draining atomic.Bool
 }
 
@@ -112,9 +111,6 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
-	if deps.DB != nil {
-		s.pinger = deps.DB
-	}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.polls.draining = make(chan struct{})
 	if s.meter == nil {
