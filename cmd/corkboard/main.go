@@ -245,7 +245,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Error("HTTP server stopped; shutting down", "err", err)
 	case <-ctx.Done():
 		log.Info("shutting down")
-		drainFor(cfg.DrainDelay, log, srv.Drain)
+		// Keep-alive connections close after their next answer, so that a
+		// balancer reconnects (to another node) rather than reuses this one.
+		drainFor(cfg.DrainDelay, log, func() { srv.Drain(); httpSrv.SetKeepAlivesEnabled(false) })
 	}
 	srv.Drain() // a failed listener drains too: the metrics listener's /readyz says so
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
