@@ -59,6 +59,8 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives the room's warnings; nil is slog.Default().
 	Logger *slog.Logger
+	// Observer is told of commits, pulls and drops (metrics); nil tells no one.
+	Observer Observer
 }
 
 func (o Options) withDefaults() Options {
@@ -79,6 +81,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
 	}
 	return o
 }
@@ -281,9 +286,14 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	}
 	r.touch()
 	if v := r.version.Load(); since == v && since != 0 {
+		// Not timed: the cheapest pull would pay more for two clock reads
+		// than for its answer.
+		r.opts.Observer.Pulled(0, false, nil)
 		return &PullResult{ServerVersion: v}, nil
 	}
+	start := time.Now()
 	ch, err := r.store.ChangesSince(ctx, r.id, since)
+	r.opts.Observer.Pulled(time.Since(start), true, err)
 	if err != nil {
 		return nil, err
 	}
@@ -523,7 +533,9 @@ func (r *Room) commit(batch []*pushReq) {
 	// Not the requests' contexts: several requests share this write, and a
 	// commit once started must finish so that versions stay consecutive
 	// with what subscribers were sent.
+	start := time.Now()
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
+	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
 	if c.err == nil {
 		c.msgs = make([]*Message, len(batch))
 		// Encoded once here, off the loop, and shared by every subscriber;
@@ -750,6 +762,7 @@ func (r *Room) flushDropped() {
 	for i := 0; i < len(r.dropped); i++ {
 		if s := r.dropped[i]; r.has(s) {
 			r.log.Info("subscriber dropped: queue full", slog.String("conn", s.id), slog.String("email", s.email))
+			r.opts.Observer.SubscriberDropped()
 			r.remove(s, CloseResync, "resync: pull and reconnect")
 		}
 	}

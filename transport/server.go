@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -65,6 +66,8 @@ type Server struct {
 	billing billingState
 	// polls ends held long polls at shutdown (longpoll.go).
 	polls longPolls
+	// draining makes /readyz answer 503 (ops.go).
+	draining atomic.Bool
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -75,6 +78,7 @@ type Store interface {
 	persist.BoardStore
 	persist.UserStore
 	persist.BillingStore
+	persist.Pinger
 	billing.CreditStore
 	changelog.Store
 }
@@ -133,6 +137,9 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveOps(w, r) {
+		return
+	}
 	s.router.ServeHTTP(w, r)
 }
 

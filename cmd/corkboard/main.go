@@ -102,9 +102,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	var roomHub *hub.Hub
+	m := newMetrics(cfg, &roomHub)
 	// A nil HTTP client keeps ai's short dial timeout and no overall
 	// timeout: long answers stream for as long as -ai-timeout allows.
-	aiSvc, err := ai.New(ai.Config{OllamaURL: cfg.Ollama, Model: cfg.Model, Models: models, Timeout: cfg.AITimeout, NumCtx: cfg.AINumCtx, Logger: log}, nil)
+	aiSvc, err := ai.New(ai.Config{OllamaURL: cfg.Ollama, Model: cfg.Model, Models: models, Timeout: cfg.AITimeout, NumCtx: cfg.AINumCtx, Logger: log, OnUsage: aiUsage(m)}, nil)
 	if err != nil {
 		return fmt.Errorf("AI configuration: %w", err)
 	}
@@ -145,7 +147,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// can drain it in order.
 	authSvc.Start(context.WithoutCancel(ctx))
 
-	roomHub := hub.New(db, hub.Options{
+	roomHub = hub.New(db, hub.Options{
 		IdleTimeout:          cfg.RoomIdle,
 		TombstoneRetention:   cfg.TombstoneRetention,
 		MaxConnsPerUserBoard: cfg.LiveMaxPerBoard,
@@ -155,7 +157,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxWaits:             cfg.PollMax,
 		UserPushRate:         cfg.LiveUserPush,
 		UserPushBurst:        pushBurst(cfg.LiveUserPush),
-		Room:                 roomsOptions(cfg.LivePushRate),
+		Room:                 observeRooms(roomsOptions(cfg.LivePushRate), m),
 		Logger:               log,
 	})
 
@@ -218,6 +220,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}()
 		defer pprofSrv.Close()
 	}
+	if m != nil {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, srv.OpsHandler(), log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopMetrics()
+	}
 	log.Info("corkboard listening", "addr", ln.Addr().String(), "publicURL", cfg.PublicURL, "store", where)
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -235,7 +245,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Error("HTTP server stopped; shutting down", "err", err)
 	case <-ctx.Done():
 		log.Info("shutting down")
+		// Keep-alive connections close after their next answer, so that a
+		// balancer reconnects (to another node) rather than reuses this one.
+		drainFor(cfg.DrainDelay, log, func() { srv.Drain(); httpSrv.SetKeepAlivesEnabled(false) })
 	}
+	srv.Drain() // a failed listener drains too: the metrics listener's /readyz says so
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	// HTTP first, so that in-flight pushes and pulls still reach their rooms
