@@ -75,6 +75,10 @@ type Config struct {
 	SessionCacheTTL time.Duration
 	// Now is the clock; nil uses time.Now.
 	Now func() time.Time
+	// SessionEnded, if set, is told the storage key of every session this
+	// node ends (logout, expiry), after its own watches ended: with several
+	// nodes it tells the others, which call EndSessionWatches.
+	SessionEnded func(id []byte)
 }
 
 // Defaults returns the configuration every zero field of a Config falls back to.

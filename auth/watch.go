@@ -71,9 +71,20 @@ func (s *Service) WatchSession(ctx context.Context, token string) (*SessionWatch
 	return w, nil
 }
 
-// endSession forgets the session id (logged out or expired): it leaves the
-// session cache, and every watch of it ends.
+// endSession forgets the session id (logged out or expired) here and,
+// through Config.SessionEnded, on the other nodes.
 func (s *Service) endSession(id []byte) {
+	s.EndSessionWatches(id)
+	if s.cfg.SessionEnded != nil {
+		s.cfg.SessionEnded(id)
+	}
+}
+
+// EndSessionWatches forgets the session whose storage key is id on this
+// node only: it leaves the session cache, and every watch of it ends, so
+// the connections opened with it close. Another node ended the session;
+// nothing is announced again.
+func (s *Service) EndSessionWatches(id []byte) {
 	s.sessions.Delete(sessionID(id))
 	s.watchMu.Lock()
 	set := s.watched[sessionID(id)]

@@ -3,9 +3,10 @@
 // idempotency keys, and shuts every room down (closing their sockets with
 // going-away) on Close.
 //
-// Later, with several nodes, the hub is where a room learns of versions
-// committed elsewhere (PostgreSQL NOTIFY or NATS) and fans them out as
-// hints; rooms and transport need not change.
+// With several nodes on one store (Options.Bus, nodes.go), the hub is where
+// a room learns of versions committed elsewhere, of connections on other
+// nodes and of kicks made there; rooms recheck their board's version in the
+// store on a slow timer, so a lost note only delays a change.
 package hub
 
 import (
@@ -62,6 +63,23 @@ type Options struct {
 	// all (Wait).
 	MaxWaitsPerUser int
 	MaxWaits        int
+
+	// Bus, when set, joins this hub to the other nodes sharing its store
+	// (nodes.go); nil is one node alone.
+	Bus Bus
+	// NodeID names this node on the bus; "" is a random one (NewNodeID).
+	NodeID string
+	// PollEvery is how often, with a Bus, rooms with live subscribers or
+	// held polls recheck their board's version in the store; it also
+	// bounds how long a no-change pull may be answered from a room's
+	// memory (rooms.Options.VersionTTL). Negative: no timer (tests call
+	// Tick).
+	PollEvery time.Duration
+	// PointerFlush is how often pointer positions go to the other nodes.
+	PointerFlush time.Duration
+	// OnInvalidate, if set, is called for each record another node says
+	// changed (Invalidate): the place where caches drop their copy.
+	OnInvalidate func(kind, key string)
 }
 
 func (o Options) withDefaults() Options {
@@ -110,6 +128,25 @@ func (o Options) withDefaults() Options {
 	if o.MaxWaits <= 0 {
 		o.MaxWaits = DefaultMaxWaits
 	}
+	if o.Bus != nil {
+		if o.NodeID == "" {
+			o.NodeID = NewNodeID()
+		}
+		if o.PollEvery == 0 {
+			o.PollEvery = DefaultPollEvery
+		}
+		if o.PointerFlush <= 0 {
+			o.PointerFlush = DefaultPointerFlush
+		}
+		if o.Room.VersionTTL == 0 {
+			// The bound the recheck keeps; without the timer (tests), the
+			// default one.
+			o.Room.VersionTTL = o.PollEvery
+			if o.PollEvery < 0 {
+				o.Room.VersionTTL = DefaultPollEvery
+			}
+		}
+	}
 	return o
 }
 
@@ -128,6 +165,7 @@ type Hub struct {
 	conns  int                  // admitted live connections (live.go)
 	users  map[string]*liveUser // by e-mail
 	waits  waitCaps             // held long polls (wait.go)
+	nodes  *nodes               // the other nodes (nodes.go); nil without a bus
 
 	subs      sync.WaitGroup // live subscriptions, waited for by Close
 	quit      chan struct{}
@@ -148,6 +186,9 @@ func New(store persist.SyncStore, opts Options) *Hub {
 	}
 	h.janitor.Add(1)
 	go h.runJanitor()
+	if opts.Bus != nil {
+		h.startNodes()
+	}
 	return h
 }
 
@@ -276,9 +317,18 @@ func (h *Hub) subscribe(ctx context.Context, boardID string, m rooms.Member) (*r
 }
 
 // Kick closes every live connection of email on the board with
-// rooms.CloseForbidden and ends their long polls with rooms.WaitKicked;
-// call it when an invitee is removed.
+// rooms.CloseForbidden and ends their long polls with rooms.WaitKicked, on
+// this node and (through the bus) on the others; call it when an invitee
+// is removed.
 func (h *Hub) Kick(boardID, email string) {
+	h.kickLocal(boardID, email)
+	if h.nodes != nil {
+		h.nodes.enqueue(note{K: kindKick, Board: boardID, Email: email})
+	}
+}
+
+// kickLocal is Kick on this node's room.
+func (h *Hub) kickLocal(boardID, email string) {
 	h.mu.Lock()
 	r := h.rooms[boardID]
 	h.mu.Unlock()
@@ -380,12 +430,17 @@ func (h *Hub) runJanitor() {
 // Later calls answer EUNAVAILABLE. Calling it twice is safe.
 func (h *Hub) Close(ctx context.Context) error {
 	h.closeOnce.Do(func() {
+		if h.nodes != nil {
+			// Goodbye first: the others drop this node's connections at once.
+			h.nodes.enqueue(note{K: kindBye})
+		}
 		close(h.quit)
 		h.mu.Lock()
 		h.closed = true
 		h.mu.Unlock()
 	})
 	h.janitor.Wait()
+	h.waitNodes()
 	h.mu.Lock()
 	all := make([]*rooms.Room, 0, len(h.rooms))
 	for _, r := range h.rooms {

@@ -61,6 +61,15 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer is told of commits, pulls and drops (metrics); nil tells no one.
 	Observer Observer
+	// Relay, when set, carries what the room tells the rooms of the same
+	// board on other nodes (nodes.go); nil on a single node.
+	Relay Relay
+	// VersionTTL is how long a pull that finds nothing new may be answered
+	// from the room's version without asking the store, counted from the
+	// last time the store (or a note from another node) confirmed it. 0
+	// trusts it forever: right on a single node, where every commit goes
+	// through this room.
+	VersionTTL time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -147,6 +156,11 @@ type commit struct {
 	applied []persist.Applied
 	msgs    []*Message // changes message per request; nil when nothing to fan out
 	err     error
+	// base is the room's version when the store call started; catchUp,
+	// when set, is everything after base (another node committed in
+	// between, nodes.go) and is sent instead of msgs.
+	base    int64
+	catchUp *board.Changes
 }
 
 // Room is one board's actor. Build it with Start; stop it with Close.
@@ -165,6 +179,7 @@ type Room struct {
 	waitC    chan *Waiter
 	unwaitC  chan unwaitReq
 	commitC  chan *commit
+	nodeC    chan func()   // work from other nodes, run by the loop (nodes.go)
 	quit     chan struct{} // closed by Close
 	done     chan struct{} // closed when the loop has exited
 
@@ -174,6 +189,7 @@ type Room struct {
 	lastActive atomic.Int64 // UnixNano of the last request
 	subCount   atomic.Int32
 	waitCount  atomic.Int32
+	confirmed  atomic.Int64 // UnixNano when the store last confirmed version (VersionTTL)
 
 	// Owned by the loop goroutine.
 	subs       []*Subscriber // in no particular order; a subscriber's index is its pos
@@ -182,7 +198,9 @@ type Room struct {
 	committing bool
 	dropped    []*Subscriber // subscribers whose sinks were full, to drop
 	fanStopped bool
-	waiters    []*Waiter // long polls, all waiting on the current version; a waiter's index is its pos
+	waiters    []*Waiter                 // long polls, all waiting on the current version; a waiter's index is its pos
+	target     int64                     // the highest version other nodes reported; above version, a catch-up is due
+	remote     map[string]remotePresence // connections on other nodes, by ID
 
 	// The fan-out goroutine (fanOut) writes to the subscribers' sinks; the
 	// loop hands it each message with the subscribers to send it to and
@@ -214,6 +232,7 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		waitC:    make(chan *Waiter),
 		unwaitC:  make(chan unwaitReq),
 		commitC:  make(chan *commit),
+		nodeC:    make(chan func()),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		fanC:     make(chan fanJob, fanOutBacklog),
@@ -221,6 +240,7 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		fanDone:  make(chan struct{}),
 	}
 	r.version.Store(v)
+	r.confirm()
 	r.touch()
 	go r.fanOut()
 	go r.loop()
@@ -285,7 +305,7 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 		return nil, ErrClosed
 	}
 	r.touch()
-	if v := r.version.Load(); since == v && since != 0 {
+	if v := r.version.Load(); since == v && since != 0 && r.fresh() {
 		// Not timed: the cheapest pull would pay more for two clock reads
 		// than for its answer.
 		r.opts.Observer.Pulled(0, false, nil)
@@ -297,6 +317,7 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.storeSaid(ch.ServerVersion)
 	if since == ch.ServerVersion && since != 0 && !ch.Reset {
 		return &PullResult{ServerVersion: ch.ServerVersion}, nil
 	}
@@ -439,7 +460,10 @@ func (r *Room) loop() {
 		case req := <-r.pointerC:
 			if r.has(req.sub) {
 				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
+				r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
 			}
+		case f := <-r.nodeC:
+			f()
 		case req := <-r.kickC:
 			for _, s := range slices.Clone(r.subs) { // remove reorders r.subs
 				if s.email == req.email {
@@ -500,7 +524,11 @@ func (r *Room) shutdown() {
 // and share one fsync. Pushes that queue up meanwhile go in the next commit,
 // together: one board's throughput is not one fsync per push.
 func (r *Room) startCommit() {
-	if r.committing || len(r.pending) == 0 {
+	if r.committing {
+		return
+	}
+	if len(r.pending) == 0 {
+		r.startCatchUp()
 		return
 	}
 	var batch []*pushReq
@@ -521,11 +549,11 @@ func (r *Room) startCommit() {
 		return
 	}
 	r.committing = true
-	go r.commit(batch)
+	go r.commit(batch, r.version.Load())
 }
 
-func (r *Room) commit(batch []*pushReq) {
-	c := &commit{reqs: batch}
+func (r *Room) commit(batch []*pushReq, base int64) {
+	c := &commit{reqs: batch, base: base}
 	in := make([]persist.PushInput, len(batch))
 	for i, req := range batch {
 		in[i] = req.in
@@ -537,6 +565,7 @@ func (r *Room) commit(batch []*pushReq) {
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
 	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
 	if c.err == nil {
+		r.bridgeGap(c)
 		c.msgs = make([]*Message, len(batch))
 		// Encoded once here, off the loop, and shared by every subscriber;
 		// not at all on a board nobody watches (finishCommit encodes it if
@@ -571,6 +600,7 @@ func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
 func (r *Room) finishCommit(c *commit) {
 	r.committing = false
 	before := r.version.Load()
+	own := r.finishCatchUp(c)
 	for i, req := range c.reqs {
 		if c.err != nil {
 			req.reply <- pushReply{err: c.err}
@@ -581,10 +611,17 @@ func (r *Room) finishCommit(c *commit) {
 			req.reply <- pushReply{err: a.Err}
 			continue
 		}
-		if a.Version > r.version.Load() {
+		// Not new when another node's commit after it already reached the
+		// subscribers (a note moved the version meanwhile): sending it would
+		// take their version back.
+		newer := a.Version > r.version.Load()
+		if newer {
 			r.version.Store(a.Version)
 		}
-		if msg := c.msgs[i]; msg != nil || len(r.subs) > 0 {
+		if a.Changes != nil {
+			own = max(own, a.Version)
+		}
+		if msg := c.msgs[i]; newer && c.catchUp == nil && (msg != nil || len(r.subs) > 0) {
 			if msg == nil {
 				msg = r.encodeChange(req, a)
 			}
@@ -602,9 +639,13 @@ func (r *Room) finishCommit(c *commit) {
 		req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
 	}
 	if r.version.Load() != before {
+		r.confirm()
 		r.answerWaiters(WaitPassed)
 	}
-	if c.err != nil {
+	if own > 0 && r.opts.Relay != nil {
+		r.opts.Relay.Committed(r.id, own)
+	}
+	if c.err != nil && len(c.reqs) > 0 {
 		r.log.Error("commit failed", slog.Int("pushes", len(c.reqs)), slog.Any("err", c.err))
 	}
 }
@@ -617,6 +658,8 @@ func (r *Room) join(req joinReq) {
 	for i, s := range present {
 		w.Present[i] = s.presence()
 	}
+	w.Present = append(w.Present, r.remotePresent()...)
+	first := len(r.subs) == 0
 	r.seq++
 	req.sub.seq = r.seq
 	req.sub.pos = len(r.subs)
@@ -624,6 +667,11 @@ func (r *Room) join(req joinReq) {
 	r.subCount.Store(int32(len(r.subs)))
 	req.reply <- w
 	r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: req.sub.presence()}), req.sub)
+	if first {
+		// Who is here on other nodes: their rooms answer with joins.
+		r.relay(Note{Kind: NoteWho})
+	}
+	r.relay(Note{Kind: NoteJoin, Presence: req.sub.presence()})
 }
 
 // remove takes s out of the room and tells the others it left; code 0 means
@@ -642,6 +690,7 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 		s.close(code, reason)
 	}
 	r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: s.presence()}), nil)
+	r.relay(Note{Kind: NoteLeave, Presence: s.presence()})
 }
 
 // fanOutBacklog is how many messages the loop may hand the fan-out

@@ -75,6 +75,17 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	}
 	r.touch()
 	w := &Waiter{room: r, since: f.Since, email: f.Email, pos: -1, end: make(chan WaitEnd, 1), onStop: f.OnStop}
+	if v := r.version.Load(); f.Since > v && r.opts.VersionTTL > 0 {
+		// With several nodes a client may be ahead of this room (it pushed
+		// on another node whose note is on its way): the store knows. Its
+		// version, even when it is since ("no change, wait again"), never
+		// takes the client back.
+		if sv, err := r.store.CurrentVersion(ctx, r.id); err == nil && sv > v {
+			r.storeSaid(sv)
+			w.answer(sv, WaitPassed)
+			return w, nil
+		}
+	}
 	if v := r.version.Load(); v != f.Since {
 		w.answer(v, WaitPassed)
 		return w, nil

@@ -16,6 +16,7 @@ import (
 	"corkboard/billing"
 	"corkboard/changelog"
 	"corkboard/hub"
+	"corkboard/internal/cache"
 	"corkboard/persist"
 )
 
@@ -62,6 +63,8 @@ type Server struct {
 
 	// meter decides plans, AI credits and canEdit (billing.Meter).
 	meter *billing.Meter
+	// announce tells the other nodes that a cached record changed here.
+	announce func(cache.Kind, string)
 	// The billing webhook and the AI rate limit (billing.go).
 	billing billingState
 	// polls ends held long polls at shutdown (longpoll.go).
@@ -110,6 +113,10 @@ type Deps struct {
 	// App serves the browser client for every GET outside /api/ that no
 	// route matches; nil answers those with the JSON 404 too.
 	App http.Handler
+	// Announce tells the other nodes that a record this server changed
+	// (a board's invitees or phases, a plan set by the webhook) is stale in
+	// their caches; nil on a single node.
+	Announce func(kind cache.Kind, key string)
 }
 
 // New builds the server and its routes.
@@ -119,7 +126,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
 	if deps.DB != nil {
-		s.db = newCachedBoards(deps.DB, cfg, deps.Now)
+		s.db = newCachedBoards(deps.DB, cfg, deps.Now, deps.Announce)
 	}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.polls.draining = make(chan struct{})
@@ -127,6 +134,10 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
 	}
 	s.billing = billingState{webhook: deps.Billing}
+	s.announce = deps.Announce
+	if s.announce == nil {
+		s.announce = func(cache.Kind, string) {}
+	}
 	s.changelog = deps.Changelog
 	if s.changelog == nil && deps.DB != nil {
 		s.changelog = changelog.New(deps.DB, changelog.Options{Logger: log})

@@ -121,9 +121,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}()
 
-	// The Meter caches plans: the admin socket tells it of the plans it sets.
+	// With PostgreSQL, this node is one of several: a bus joins it to the
+	// others (nodes.go); with bbolt it is alone.
+	links := &nodeLinks{}
+
+	// The Meter caches plans: the admin socket tells it of the plans it
+	// sets, and the other nodes through the bus.
 	meter := billing.NewMeter(billing.MeterConfig{Store: db, Plans: plans, DefaultPlan: billing.Free, PlanCacheTTL: cfg.CacheTTL})
-	if stopAdmin, err := servePlanAdmin(ctx, db, plans, meter, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
+	if stopAdmin, err := servePlanAdmin(ctx, db, plans, announcing{local: meter, links: links}, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
 		log.Warn("plan admin socket not available; stop the server to use 'corkboard plan'", "err", err)
 	} else {
 		defer stopAdmin()
@@ -133,7 +138,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-smtp: %w", err)
 	}
+	bus, closeBus := openBus(db, log)
+	defer closeBus()
+
 	authSvc := auth.New(db, mailer, auth.Config{
+		SessionEnded:    links.sessionEnded,
 		SessionMaxAge:   cfg.SessionMaxAge,
 		EmailRate:       emailRate,
 		IPRate:          ipRate,
@@ -159,7 +168,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		UserPushBurst:        pushBurst(cfg.LiveUserPush),
 		Room:                 observeRooms(roomsOptions(cfg.LivePushRate), m),
 		Logger:               log,
+		Bus:                  bus,
+		NodeID:               cfg.NodeID,
+		PollEvery:            cfg.NodePoll,
+		OnInvalidate:         links.invalidate,
 	})
+	links.set(roomHub, authSvc)
+	if bus != nil {
+		log.Info("joined the other nodes on the store's bus", "node", roomHub.NodeID(), "poll", cfg.NodePoll)
+	}
 
 	keep := cfg.SnapshotKeep
 	if keep == 0 {
@@ -188,7 +205,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Billing:   transport.Billing{Verifier: verifier, PlanMap: planMap},
 		AI:        aiSvc,
 		Changelog: history,
+		Announce:  links.announce,
 	}, log)
+	links.setServer(srv)
 	go checkModels(ctx, aiSvc, cfg.Ollama, log)
 
 	// Requests run under baseCtx, cancelled when the shutdown grace is over

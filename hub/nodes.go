@@ -1,0 +1,482 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"corkboard/rooms"
+)
+
+// Several nodes on one store (docs/scale-out.md). The hub is each node's
+// end of a Bus: it tells the other nodes what its rooms committed, who is
+// connected and where their pointers are, whom it kicked and which cached
+// records changed; and it hands what they tell it to its own rooms. Notes
+// are hints: a lost one only delays a change, because every room with
+// live subscribers or held polls rechecks its board's version in the
+// store every PollEvery, and every room is rechecked when the bus
+// reconnects.
+
+// Bus carries short notes between the nodes that share one store. The hub
+// owns the notes' format; a Bus only moves bytes (persist/postgres's
+// LISTEN/NOTIFY bus, or LocalBus in one process).
+type Bus interface {
+	// Publish sends payload (at most MaxNotePayload bytes) to every node
+	// listening, this one included or not. It may fail or lose the note.
+	Publish(ctx context.Context, payload []byte) error
+	// Listen hands every payload published by any node to receive, and
+	// calls resync after the bus connected or reconnected (notes sent
+	// while it was away are lost). Called once, by New; receive and
+	// resync are called from one goroutine.
+	Listen(receive func(payload []byte), resync func())
+}
+
+// MaxNotePayload bounds one published payload: under PostgreSQL's 8000-byte
+// NOTIFY limit with room for the channel name.
+const MaxNotePayload = 7900
+
+// Defaults of the node options.
+const (
+	// DefaultPollEvery is how often a room with live subscribers or held
+	// polls rechecks its board's version in the store, and how often a
+	// node says it is alive.
+	DefaultPollEvery = 3 * time.Second
+	// DefaultPointerFlush is how often pointer positions go to the other
+	// nodes: at most 10 notes a second per node, whatever the number of
+	// pointers (the latest position of each wins).
+	DefaultPointerFlush = 100 * time.Millisecond
+	// nodeSilence is how many PollEvery rounds a node may stay silent
+	// before its connections are taken for gone.
+	nodeSilence = 3
+	// maxQueuedNotes bounds the notes waiting to be published (joins,
+	// leaves, kicks, invalidations; pointers are bounded apart): past it
+	// new ones are dropped, as the bus may drop them anyway.
+	maxQueuedNotes = 4096
+)
+
+// Note kinds on the wire (the "k" field).
+const (
+	kindVersion    = "v"
+	kindJoin       = "j"
+	kindLeave      = "l"
+	kindPointer    = "p"
+	kindWho        = "w"
+	kindKick       = "x"
+	kindInvalidate = "i"
+	kindAlive      = "a"
+	kindBye        = "z"
+)
+
+// note is one item of a payload. Compact names keep a payload small; zero
+// fields are left out.
+type note struct {
+	K     string  `json:"k"`
+	Board string  `json:"b,omitempty"`
+	V     int64   `json:"v,omitempty"`
+	Conn  string  `json:"i,omitempty"`
+	Email string  `json:"e,omitempty"`
+	X     float64 `json:"x,omitempty"`
+	Y     float64 `json:"y,omitempty"`
+	Kind  string  `json:"t,omitempty"`
+	Key   string  `json:"q,omitempty"`
+}
+
+// envelope is one payload: the sending node and its notes.
+type envelope struct {
+	Node  string `json:"n"`
+	Notes []note `json:"m"`
+}
+
+// nodes is the hub's side of the bus.
+type nodes struct {
+	h    *Hub
+	bus  Bus
+	id   string
+	wake chan struct{} // buffered 1: notes are waiting
+	ptrC chan struct{} // buffered 1: the pointer flush is due
+
+	mu       sync.Mutex
+	versions map[string]int64  // the latest committed version per board, to announce
+	queue    []note            // joins, leaves, kicks, invalidations, who
+	pointers map[string]note   // the latest position per connection
+	ptrTimer *time.Timer       // armed while pointers wait
+	seen     map[string]uint64 // other nodes by the round they were last heard in
+	round    uint64
+	dropped  int
+
+	done chan struct{}
+}
+
+// NewNodeID returns a random node ID (what -node-id defaults to).
+func NewNodeID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// startNodes joins the hub to its bus: rooms relay through it, and the
+// publisher and the recheck timer start. Called by New when Options.Bus is
+// set.
+func (h *Hub) startNodes() {
+	n := &nodes{
+		h:        h,
+		bus:      h.opts.Bus,
+		id:       h.opts.NodeID,
+		wake:     make(chan struct{}, 1),
+		ptrC:     make(chan struct{}, 1),
+		versions: map[string]int64{},
+		pointers: map[string]note{},
+		seen:     map[string]uint64{},
+		done:     make(chan struct{}),
+	}
+	h.nodes = n
+	h.opts.Room.Relay = n
+	go n.publish()
+	n.bus.Listen(n.receive, func() { h.Recheck(context.Background(), true) })
+	if h.opts.PollEvery > 0 {
+		h.janitor.Go(func() {
+			// Close waits for this goroutine: a recheck stuck on the store
+			// ends with it.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				select {
+				case <-h.quit:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			t := time.NewTicker(h.opts.PollEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					h.Tick(ctx)
+				case <-h.quit:
+					return
+				}
+			}
+		})
+	}
+}
+
+// NodeID returns the node's ID on the bus ("" without a bus).
+func (h *Hub) NodeID() string {
+	if h.nodes == nil {
+		return ""
+	}
+	return h.nodes.id
+}
+
+// Committed queues "board is at version" for the other nodes (rooms.Relay).
+func (n *nodes) Committed(boardID string, version int64) {
+	n.mu.Lock()
+	if version > n.versions[boardID] {
+		n.versions[boardID] = version
+	}
+	n.mu.Unlock()
+	n.signal(n.wake)
+}
+
+// Presence queues a presence note for the other nodes (rooms.Relay).
+// Pointers are coalesced per connection and sent every PointerFlush.
+func (n *nodes) Presence(boardID string, p rooms.Note) {
+	nt := note{Board: boardID, Conn: p.Presence.ID, Email: p.Presence.Email}
+	switch p.Kind {
+	case rooms.NoteJoin:
+		nt.K = kindJoin
+	case rooms.NoteLeave:
+		nt.K = kindLeave
+	case rooms.NoteWho:
+		nt = note{K: kindWho, Board: boardID}
+	case rooms.NotePointer:
+		nt.K, nt.X, nt.Y = kindPointer, p.X, p.Y
+		n.mu.Lock()
+		if _, ok := n.pointers[nt.Conn]; ok || len(n.pointers) < maxQueuedNotes {
+			n.pointers[nt.Conn] = nt
+		}
+		if n.ptrTimer == nil {
+			n.ptrTimer = time.AfterFunc(n.h.opts.PointerFlush, func() { n.signal(n.ptrC) })
+		}
+		n.mu.Unlock()
+		return
+	default:
+		return
+	}
+	n.mu.Lock()
+	if nt.K == kindLeave {
+		// A position sent after the leave would bring the connection back.
+		delete(n.pointers, nt.Conn)
+	}
+	n.enqueueLocked(nt)
+	n.mu.Unlock()
+	n.signal(n.wake)
+}
+
+// enqueue queues a note for the publisher.
+func (n *nodes) enqueue(nt note) {
+	n.mu.Lock()
+	n.enqueueLocked(nt)
+	n.mu.Unlock()
+	n.signal(n.wake)
+}
+
+func (n *nodes) enqueueLocked(nt note) {
+	if len(n.queue) >= maxQueuedNotes {
+		n.dropped++
+		return
+	}
+	n.queue = append(n.queue, nt)
+}
+
+func (n *nodes) signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// publish is the publisher goroutine: it packs what is waiting into as few
+// payloads as fit and publishes them, one at a time, so a slow bus slows
+// the notes (which coalesce meanwhile) and never a room.
+func (n *nodes) publish() {
+	defer close(n.done)
+	for {
+		var ptrs bool
+		select {
+		case <-n.wake:
+		case <-n.ptrC:
+			ptrs = true
+		case <-n.h.quit:
+			n.flush(false)
+			return
+		}
+		n.flush(ptrs)
+	}
+}
+
+// flush publishes the waiting notes, and the pointers too when ptrs.
+func (n *nodes) flush(ptrs bool) {
+	n.mu.Lock()
+	batch := make([]note, 0, len(n.versions)+len(n.queue))
+	for b, v := range n.versions {
+		batch = append(batch, note{K: kindVersion, Board: b, V: v})
+	}
+	clear(n.versions)
+	batch = append(batch, n.queue...)
+	n.queue = n.queue[:0]
+	if ptrs {
+		for _, p := range n.pointers {
+			batch = append(batch, p)
+		}
+		clear(n.pointers)
+		n.ptrTimer = nil
+	}
+	dropped := n.dropped
+	n.dropped = 0
+	n.mu.Unlock()
+	if dropped > 0 {
+		n.h.log.Warn("node notes dropped: the bus is behind", slog.Int("notes", dropped))
+	}
+	for _, p := range pack(n.id, batch, MaxNotePayload) {
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		err := n.bus.Publish(ctx, p)
+		cancel()
+		if err != nil {
+			// The others recheck on their timer; nothing is lost.
+			n.h.log.Warn("publish node notes", slog.Int("bytes", len(p)), slog.Any("err", err))
+		}
+	}
+}
+
+// publishTimeout bounds one Publish.
+const publishTimeout = 5 * time.Second
+
+// pack encodes notes into payloads of at most limit bytes each, in order.
+// A note that does not fit in a payload of its own (it cannot: IDs and
+// addresses are bounded) is left out.
+func pack(node string, notes []note, limit int) [][]byte {
+	head, _ := json.Marshal(envelope{Node: node, Notes: []note{}})
+	head = head[:len(head)-2] // `{"n":"…","m":[` and the closing `]}` is added below
+	var out [][]byte
+	var buf []byte
+	for _, nt := range notes {
+		b, err := json.Marshal(nt)
+		if err != nil {
+			continue
+		}
+		if len(head)+len(b)+2 > limit {
+			continue
+		}
+		if buf != nil && len(buf)+1+len(b)+2 > limit {
+			out = append(out, append(buf, ']', '}'))
+			buf = nil
+		}
+		if buf == nil {
+			buf = append(make([]byte, 0, limit), head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, b...)
+	}
+	if buf != nil {
+		out = append(out, append(buf, ']', '}'))
+	}
+	return out
+}
+
+// receive takes a payload from the bus. Notes of this node, and notes for
+// boards without a room here, are ignored: a room started later reads the
+// store.
+func (n *nodes) receive(payload []byte) {
+	var env envelope
+	if err := json.Unmarshal(payload, &env); err != nil || env.Node == "" {
+		n.h.log.Warn("node note not understood", slog.Int("bytes", len(payload)))
+		return
+	}
+	if env.Node == n.id {
+		return
+	}
+	n.mu.Lock()
+	_, known := n.seen[env.Node]
+	n.seen[env.Node] = n.round
+	n.mu.Unlock()
+	if !known {
+		// A node new to this one, or back after it was taken for gone (a
+		// stopped process that resumed): ask it who is connected to the
+		// boards watched here, since its earlier joins were dropped.
+		n.askWho()
+	}
+	for _, nt := range env.Notes {
+		switch nt.K {
+		case kindVersion:
+			if r := n.h.existing(nt.Board); r != nil {
+				r.Advance(nt.V, false)
+			}
+		case kindJoin, kindLeave, kindPointer:
+			if r := n.h.existing(nt.Board); r != nil {
+				kind := map[string]rooms.NoteKind{kindJoin: rooms.NoteJoin, kindLeave: rooms.NoteLeave, kindPointer: rooms.NotePointer}[nt.K]
+				r.Remote(rooms.Note{Kind: kind, Node: env.Node, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y})
+			}
+		case kindWho:
+			if r := n.h.existing(nt.Board); r != nil && r.Subscribers() > 0 {
+				r.Reannounce()
+			}
+		case kindKick:
+			n.h.kickLocal(nt.Board, nt.Email)
+		case kindInvalidate:
+			if f := n.h.opts.OnInvalidate; f != nil {
+				f(nt.Kind, nt.Key)
+			}
+		case kindBye:
+			n.forget(env.Node)
+		case kindAlive:
+		}
+	}
+}
+
+// askWho asks the other nodes who is connected to every board with live
+// subscribers here.
+func (n *nodes) askWho() {
+	for _, r := range n.h.running() {
+		if r.Subscribers() > 0 {
+			n.enqueue(note{K: kindWho, Board: r.ID()})
+		}
+	}
+}
+
+// forget drops every connection of a node that left or went silent.
+func (n *nodes) forget(node string) {
+	n.mu.Lock()
+	delete(n.seen, node)
+	n.mu.Unlock()
+	for _, r := range n.h.running() {
+		r.ForgetNode(node)
+	}
+}
+
+// Tick is one round of the slow timer (every PollEvery): the node says it
+// is alive, forgets nodes silent for several rounds, and rechecks the
+// boards of rooms with live subscribers or held polls. Tests call it
+// instead of waiting for the timer.
+func (h *Hub) Tick(ctx context.Context) {
+	if n := h.nodes; n != nil {
+		n.enqueue(note{K: kindAlive})
+		n.mu.Lock()
+		n.round++
+		var gone []string
+		for node, r := range n.seen {
+			if n.round-r > nodeSilence {
+				gone = append(gone, node)
+			}
+		}
+		n.mu.Unlock()
+		for _, node := range gone {
+			h.log.Info("node silent: its connections are taken for gone", slog.String("node", node))
+			n.forget(node)
+		}
+	}
+	h.Recheck(ctx, false)
+}
+
+// Recheck reads the version of boards from the store and advances their
+// rooms to it: the boards of rooms with live subscribers or held polls, or
+// every running room when all (after the bus reconnects). One single-row
+// read per board.
+func (h *Hub) Recheck(ctx context.Context, all bool) {
+	for _, r := range h.running() {
+		if !all && r.Subscribers() == 0 && r.Waiters() == 0 {
+			continue
+		}
+		v, err := h.store.CurrentVersion(ctx, r.ID())
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			h.log.Warn("recheck board version", slog.String("board", r.ID()), slog.Any("err", err))
+			continue
+		}
+		r.Advance(v, true)
+	}
+}
+
+// Invalidate tells the other nodes that the record kind/key changed, so
+// that their caches drop it (Options.OnInvalidate). Kinds in use:
+// "session" (key: the session's storage key in hex; a logout ends the
+// session's sockets on every node). The caller has already dropped its
+// own copy. Without a bus it does nothing.
+func (h *Hub) Invalidate(kind, key string) {
+	if h.nodes != nil {
+		h.nodes.enqueue(note{K: kindInvalidate, Kind: kind, Key: key})
+	}
+}
+
+// existing returns the board's running room, or nil: notes never start one.
+func (h *Hub) existing(boardID string) *rooms.Room {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rooms[boardID]
+}
+
+// running returns the running rooms.
+func (h *Hub) running() []*rooms.Room {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*rooms.Room, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		out = append(out, r)
+	}
+	return out
+}
+
+// waitNodes waits for the publisher, which flushes what is waiting (the
+// goodbye Close queued) and stops.
+func (h *Hub) waitNodes() {
+	if h.nodes != nil {
+		<-h.nodes.done
+	}
+}

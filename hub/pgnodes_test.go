@@ -1,0 +1,204 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"corkboard/hub"
+	"corkboard/persist/postgres"
+	"corkboard/persist/postgres/pgtest"
+	"corkboard/rooms"
+	"corkboard/rooms/roomstest"
+)
+
+// pgNode is one node on PostgreSQL: its own store (pool), its LISTEN/NOTIFY
+// bus and its hub.
+type pgNode struct {
+	store *postgres.Store
+	bus   *postgres.Bus
+	hub   *hub.Hub
+}
+
+// newPGNodes starts n nodes on one fresh database with board b1 claimed.
+func newPGNodes(tb testing.TB, n int) []*pgNode {
+	tb.Helper()
+	dsn := pgtest.NewDatabase(tb)
+	ctx := context.Background()
+	var out []*pgNode
+	for i := range n {
+		s, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if i == 0 {
+			if _, err := s.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		bus := s.NewBus(postgres.BusOptions{MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
+		h := hub.New(s, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: bus, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1})
+		tb.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+			defer cancel()
+			if err := h.Close(ctx); err != nil {
+				tb.Errorf("hub Close: %v", err)
+			}
+			bus.Close()
+			s.Close()
+		})
+		out = append(out, &pgNode{store: s, bus: bus, hub: h})
+	}
+	// Every listener LISTENs before a test publishes anything.
+	for _, nd := range out {
+		waitUntil(tb, "listener connected", func() bool { return nd.bus.Connects() > 0 })
+	}
+	return out
+}
+
+// waitUntil polls cond, failing after waitFor: for states only a query
+// can see (a listener connected), never for a duration.
+func waitUntil(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: not within %s", what, waitFor)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPGNodesFanOut: two nodes on one PostgreSQL database; pushes on either
+// reach a subscriber on the other through NOTIFY, in order and without a
+// gap; presence and kicks cross too.
+func TestPGNodesFanOut(t *testing.T) {
+	nodes := newPGNodes(t, 2)
+	ctx := context.Background()
+	qb := roomstest.NewQueue(256)
+	sb, _, err := nodes[1].hub.Subscribe(ctx, "b1", "cb", "guest@example.com", qb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Leave()
+	qa := roomstest.NewQueue(256)
+	sa, _, err := nodes[0].hub.Subscribe(ctx, "b1", "ca", "owner@example.com", qa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sa.Leave()
+	if m := next(t, qb, rooms.TypeJoin); m.ID != "ca" {
+		t.Fatalf("B saw %+v join, want ca", m)
+	}
+	for i := range 5 {
+		h := nodes[i%2].hub
+		if _, _, err := h.Push(ctx, "b1", onePush(fmt.Sprintf("n%d", i)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []*roomstest.Queue{qa, qb} {
+		var v int64
+		for v < 5 {
+			m := next(t, q, rooms.TypeChanges)
+			if m.Since > v || m.ServerVersion <= v {
+				t.Fatalf("changes since %d to %d after version %d", m.Since, m.ServerVersion, v)
+			}
+			v = m.ServerVersion
+		}
+	}
+	nodes[0].hub.Kick("b1", "guest@example.com")
+	select {
+	case <-sb.Done():
+		if code, _ := sb.CloseStatus(); code != rooms.CloseForbidden {
+			t.Fatalf("closed with %d", code)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("kick on A did not reach B")
+	}
+}
+
+// TestPGListenerReconnects: when PostgreSQL ends the listener's backend,
+// the bus reconnects and the node rechecks its boards, so a push made
+// while it was away reaches its subscriber, and later ones do too.
+func TestPGListenerReconnects(t *testing.T) {
+	nodes := newPGNodes(t, 2)
+	ctx := context.Background()
+	qb := roomstest.NewQueue(64)
+	sb, _, err := nodes[1].hub.Subscribe(ctx, "b1", "cb", "guest@example.com", qb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Leave()
+	pid := nodes[1].bus.ListenerPID()
+	var ended bool
+	if err := nodes[0].store.Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ended); err != nil || !ended {
+		t.Fatalf("terminate listener %d: %v %v", pid, ended, err)
+	}
+	if _, _, err := nodes[0].hub.Push(ctx, "b1", onePush("n1"), ""); err != nil {
+		t.Fatal(err)
+	}
+	// Whether its note came before the listener died, or the reconnect's
+	// recheck found it, the change arrives.
+	if m := next(t, qb, rooms.TypeChanges); m.ServerVersion != 1 {
+		t.Fatalf("got %+v, want version 1", m)
+	}
+	waitUntil(t, "listener reconnected", func() bool { return nodes[1].bus.Connects() >= 2 })
+	if _, _, err := nodes[0].hub.Push(ctx, "b1", onePush("n2"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, rooms.TypeChanges); m.Since != 1 || m.ServerVersion != 2 {
+		t.Fatalf("after the reconnect: %+v, want since 1 to version 2", m)
+	}
+}
+
+// BenchmarkPGFanOut pushes on node A, one push at a time, and reports how
+// long each took to reach a subscriber on A (same node) and one on B
+// (through NOTIFY and B's read of the store): p50 and p99 of each.
+//
+//	go test -run '^$' -bench PGFanOut -benchtime 2000x ./hub/
+func BenchmarkPGFanOut(b *testing.B) {
+	nodes := newPGNodes(b, 2)
+	ctx := context.Background()
+	qs := []*roomstest.Queue{roomstest.NewQueue(1024), roomstest.NewQueue(1024)}
+	for i, nd := range nodes {
+		s, _, err := nd.hub.Subscribe(ctx, "b1", fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), qs[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Leave()
+	}
+	same := make([]time.Duration, 0, b.N)
+	cross := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		v, _, err := nodes[0].hub.Push(ctx, "b1", onePush(fmt.Sprintf("n%d", i)), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j, q := range qs {
+			for {
+				m := next(b, q, rooms.TypeChanges)
+				if m.ServerVersion >= v {
+					break
+				}
+			}
+			if j == 0 {
+				same = append(same, time.Since(t0))
+			} else {
+				cross = append(cross, time.Since(t0))
+			}
+		}
+	}
+	b.StopTimer()
+	pct := func(d []time.Duration, p float64) float64 {
+		slices.Sort(d)
+		return float64(d[min(len(d)-1, int(float64(len(d))*p))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(same, 0.5), "same-p50-ms")
+	b.ReportMetric(pct(same, 0.99), "same-p99-ms")
+	b.ReportMetric(pct(cross, 0.5), "cross-p50-ms")
+	b.ReportMetric(pct(cross, 0.99), "cross-p99-ms")
+}

@@ -1,0 +1,282 @@
+package rooms
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Several nodes (docs/scale-out.md). A board may have a room on every node
+// at once; the store hands out versions, so the rooms never disagree on
+// one, but each learns of the others' commits only through notes: the
+// Relay carries what a room tells the others, and the hub hands what they
+// tell it to Advance, Remote, ForgetNode and Reannounce. Notes are hints:
+// a lost one delays a change (until the slow recheck, Advance from the
+// store), never loses it.
+
+// Relay carries a room's notes to the rooms of the same board on other
+// nodes. Both methods are called from the room's loop and must not wait.
+type Relay interface {
+	// Committed tells the others the board is at version (after the commit,
+	// never inside it).
+	Committed(boardID string, version int64)
+	// Presence tells the others of a local connection joining, leaving or
+	// moving its pointer, or asks them who is here (NoteWho).
+	Presence(boardID string, n Note)
+}
+
+// NoteKind is what a presence note says.
+type NoteKind uint8
+
+// Presence note kinds.
+const (
+	NoteJoin NoteKind = iota + 1
+	NoteLeave
+	NotePointer
+	// NoteWho asks the other nodes' rooms to announce their connections
+	// (sent when a room gets its first local subscriber).
+	NoteWho
+)
+
+// Note is a presence note: a connection on some node joined, left or moved
+// its pointer. Never stored.
+type Note struct {
+	Kind NoteKind
+	// Node is the node the connection is on (set by the receiving hub).
+	Node     string
+	Presence Presence
+	X, Y     float64
+}
+
+// MaxRemotePresence bounds the connections of other nodes a room keeps
+// track of; notes of more are ignored (the board is far past the caps of
+// one person, and presence is a convenience).
+const MaxRemotePresence = 10_000
+
+type remotePresence struct {
+	Presence
+	node string
+}
+
+// confirm records that the store (or a note) confirmed the room's version
+// just now. On a single node (no VersionTTL) there is nothing to record,
+// and the clock is not read.
+func (r *Room) confirm() {
+	if r.opts.VersionTTL > 0 {
+		r.confirmed.Store(r.opts.Now().UnixNano())
+	}
+}
+
+// fresh reports whether the room's version may answer a no-change pull
+// without the store (Options.VersionTTL).
+func (r *Room) fresh() bool {
+	ttl := r.opts.VersionTTL
+	return ttl <= 0 || r.opts.Now().UnixNano()-r.confirmed.Load() < int64(ttl)
+}
+
+// storeSaid takes a version a pull read from the store: equal to the
+// room's, it confirms it; above it, another node committed and the room
+// catches up.
+func (r *Room) storeSaid(v int64) {
+	if r.opts.VersionTTL <= 0 {
+		return
+	}
+	switch cur := r.version.Load(); {
+	case v == cur:
+		r.confirm()
+	case v > cur:
+		r.Advance(v, true)
+	}
+}
+
+// onLoop runs f on the room's loop; false when the room has stopped.
+func (r *Room) onLoop(f func()) bool {
+	select {
+	case r.nodeC <- f:
+		return true
+	case <-r.done:
+		return false
+	}
+}
+
+// Advance tells the room the board is at version v: committed on another
+// node (a note, fromStore false) or read from the store (a recheck,
+// fromStore true). When v is above the room's version, a room with
+// subscribers reads the changes after its version from the store and fans
+// them out, in order and after anything it sent before, as it does a local
+// commit; a room without subscribers only moves its version (a pull below
+// it asks the store anyway) and answers its long polls.
+func (r *Room) Advance(v int64, fromStore bool) {
+	r.onLoop(func() {
+		cur := r.version.Load()
+		if v == cur && fromStore {
+			r.confirm()
+		}
+		if v <= cur {
+			return
+		}
+		r.target = max(r.target, v)
+		r.startCommit()
+	})
+}
+
+// startCatchUp moves the room to the version other nodes reported: at once
+// without subscribers, through a read of the store with them. Called by
+// the loop when nothing is being committed.
+func (r *Room) startCatchUp() {
+	cur := r.version.Load()
+	if r.target <= cur {
+		return
+	}
+	if len(r.subs) == 0 {
+		r.version.Store(r.target)
+		r.confirm()
+		r.answerWaiters(WaitPassed)
+		return
+	}
+	r.committing = true
+	go func() {
+		// Like a commit: the loop waits for it on shutdown, so it ends.
+		ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
+		defer cancel()
+		c := &commit{base: cur}
+		c.catchUp, c.err = r.store.ChangesSince(ctx, r.id, cur)
+		r.commitC <- c
+	}()
+}
+
+// catchUpTimeout bounds one catch-up read; the next recheck tries again.
+const catchUpTimeout = 30 * time.Second
+
+// bridgeGap is called in the commit goroutine after the store applied a
+// batch: when the batch's first version is not the one after base, another
+// node committed in between, and sending the batch's changes alone would
+// show subscribers a gap. It reads everything after base instead, which
+// the loop sends in place of the batch's messages.
+func (r *Room) bridgeGap(c *commit) {
+	if r.opts.Relay == nil {
+		return
+	}
+	for _, a := range c.applied {
+		if a.Err != nil || a.Changes == nil {
+			continue
+		}
+		if a.Version-1 <= c.base {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
+		defer cancel()
+		ch, err := r.store.ChangesSince(ctx, r.id, c.base)
+		if err != nil {
+			// The batch's own messages go out: subscribers see the gap and pull.
+			r.log.Warn("read changes between nodes' commits", slog.Int64("since", c.base), slog.Any("err", err))
+			return
+		}
+		c.catchUp = ch
+		return
+	}
+}
+
+// finishCatchUp sends a catch-up's changes (since c.base) to every
+// subscriber and moves the version; for a catch-up alone (no pushes) that
+// failed, it gives up until the next recheck. It returns 0 (no version of
+// this node's own to announce). Called by the loop.
+func (r *Room) finishCatchUp(c *commit) int64 {
+	if c.catchUp == nil {
+		if c.err != nil && len(c.reqs) == 0 {
+			r.log.Warn("catch up with other nodes' commits", slog.Any("err", c.err))
+			r.target = r.version.Load()
+		}
+		return 0
+	}
+	ch := c.catchUp
+	if ch.ServerVersion <= r.version.Load() {
+		return 0
+	}
+	if len(r.subs) > 0 {
+		if b, err := EncodeChanges(ch, c.base, ""); err == nil {
+			r.broadcast(NewMessage(b), nil)
+		} else {
+			r.log.Error("encode catch-up; subscribers will see a gap and pull", slog.Any("err", err))
+		}
+	}
+	r.version.Store(ch.ServerVersion)
+	return 0
+}
+
+// Remote takes a presence note from another node: the room's subscribers
+// see the connection join, leave or point as if it were here.
+func (r *Room) Remote(n Note) {
+	r.onLoop(func() {
+		id := n.Presence.ID
+		p := Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
+		if r.remote == nil {
+			r.remote = map[string]remotePresence{}
+		}
+		_, known := r.remote[id]
+		switch n.Kind {
+		case NoteJoin, NotePointer:
+			if !known {
+				if len(r.remote) >= MaxRemotePresence {
+					return
+				}
+				r.remote[id] = remotePresence{Presence: p, node: n.Node}
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+			}
+			if n.Kind == NotePointer {
+				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
+			}
+		case NoteLeave:
+			if known {
+				delete(r.remote, id)
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p}), nil)
+			}
+		}
+	})
+}
+
+// ForgetNode drops every connection of node (it stopped, or has not been
+// heard of for a while): the room's subscribers see them leave.
+func (r *Room) ForgetNode(node string) {
+	r.onLoop(func() {
+		for id, p := range r.remote {
+			if p.node == node {
+				delete(r.remote, id)
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.Presence}), nil)
+			}
+		}
+	})
+}
+
+// Reannounce tells the other nodes of every local connection (an answer to
+// NoteWho).
+func (r *Room) Reannounce() {
+	r.onLoop(func() {
+		for _, s := range r.subs {
+			r.relay(Note{Kind: NoteJoin, Presence: s.presence()})
+		}
+	})
+}
+
+// relay hands a presence note to the Relay, if any. Called by the loop.
+func (r *Room) relay(n Note) {
+	if r.opts.Relay != nil {
+		r.opts.Relay.Presence(r.id, n)
+	}
+}
+
+// remotePresent lists the connections on other nodes, by ID. Called by
+// the loop.
+func (r *Room) remotePresent() []Presence {
+	if len(r.remote) == 0 {
+		return nil
+	}
+	out := make([]Presence, 0, len(r.remote))
+	for _, p := range r.remote {
+		out = append(out, p.Presence)
+	}
+	slices.SortFunc(out, func(a, b Presence) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
