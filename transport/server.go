@@ -56,6 +56,9 @@ type Server struct {
 	meter *billing.Meter
 	// The billing webhook and the AI rate limit (billing.go).
 	billing billingState
+	// liveKeeper pings the live connections and watches their sessions
+	// (livekeeper.go).
+	liveKeeper liveKeeper
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
