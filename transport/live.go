@@ -247,15 +247,15 @@ func mustJSON(v any) []byte {
 // server sends goes through its socketWriter; the server's liveKeeper pings
 // it and watches its session.
 type liveConn struct {
-	s     *Server
-	conn  *websocket.Conn
-	out   *socketWriter
-	sub   *rooms.Subscriber
+	s       *Server
+	conn    *websocket.Conn
+	out     *socketWriter
+	sub     *rooms.Subscriber
 	boardID string
-	email string
-	token string // the session cookie the socket was opened with
-	watch *auth.SessionWatch
-	lease *hub.Lease
+	email   string
+	token   string // the session cookie the socket was opened with
+	watch   *auth.SessionWatch
+	lease   *hub.Lease
 
 	// The keeper's, under its lock: the index in its list, when the
 	// connection is pinged in each round, when the unanswered ping went

@@ -3,10 +3,10 @@ package transport
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"

@@ -60,10 +60,10 @@ type MemoryStep struct {
 	Goroutines int `json:"goroutines,omitempty"`
 	// MemStats are the Go server's runtime.MemStats figures (HeapInuse,
 	// StackInuse, HeapSys, NextGC, …), from its profiler.
-	MemStats map[string]int64 `json:"memStats,omitempty"`
-	HeapFile string           `json:"heapProfile,omitempty"`
-	Errors     int64  `json:"errors"`
-	FirstError string `json:"firstError,omitempty"`
+	MemStats   map[string]int64 `json:"memStats,omitempty"`
+	HeapFile   string           `json:"heapProfile,omitempty"`
+	Errors     int64            `json:"errors"`
+	FirstError string           `json:"firstError,omitempty"`
 }
 
 // MemoryPushCheck is one push to every board, and how many connections
