@@ -92,11 +92,12 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	lc.conn = conn
 	conn.SetReadLimit(liveReadLimit)
 
-	// The request's context must not end the connection once hijacked;
-	// its values (the user) are still wanted. It is never cancelled: the
-	// connection ends by its socket closing, and coder/websocket then
-	// registers nothing on it per read.
-	ctx := context.WithoutCancel(r.Context())
+	// The connection's context holds the user only: the request's would
+	// keep the request (and the board it was checked against) for the
+	// connection's life, and must not end the connection once hijacked.
+	// It is never cancelled: the connection ends by its socket closing,
+	// and coder/websocket then registers nothing on it per read.
+	ctx := context.WithValue(context.Background(), ctxEmail, a.Email)
 	if !lc.open(ctx, since, a.CanEdit) {
 		lc.finish()
 		return

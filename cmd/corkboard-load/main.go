@@ -235,7 +235,7 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 		}
 		defer srv.stop()
 		base, outbox, pid, pprofBase = srv.base, srv.outbox(), srv.PID(), srv.pprofBase
-		log.Info("corkboard started", "url", base, "pid", pid, "folder", srv.dir)
+		log.Info("corkboard started", "url", base, "pid", pid, "folder", srv.dir, "pprof", pprofBase)
 		if cfg.CPUProfile != "" {
 			wait, err := startCPUProfile(ctx, srv.pprofBase, cfg.CPUProfile, cfg.CPUProfileFor)
 			if err != nil {
