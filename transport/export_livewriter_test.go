@@ -3,6 +3,7 @@ package transport
 import (
 	"net"
 	"sync"
+	"time"
 )
 
 // The live socket writer, for its black-box tests (livewriter_test.go).
@@ -94,3 +95,12 @@ func (t *SocketWriterForTest) Queue() (frames int, begun bool) {
 
 // TextFrameForTest frames p as the server sends a text message.
 func TextFrameForTest(p []byte) []byte { return textFrame(p) }
+
+// SetLivePingsForTest shortens the live keeper's ping period, pong timeout
+// and step; call it before the first live connection.
+func SetLivePingsForTest(s *Server, every, timeout, tick time.Duration) {
+	s.liveKeeper.every, s.liveKeeper.timeout, s.liveKeeper.tick = every, timeout, tick
+}
+
+// LivePingsSentForTest returns how many pings the live keeper has sent.
+func LivePingsSentForTest(s *Server) int64 { return s.liveKeeper.pings.Load() }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"corkboard/rooms"
@@ -19,6 +20,8 @@ type liveKeeper struct {
 	// every, timeout and tick are the ping period, the wait for a pong and
 	// the keeper's step; zero means the defaults (tests shorten them).
 	every, timeout, tick time.Duration
+
+	pings atomic.Int64 // pings sent, for tests
 
 	mu      sync.Mutex
 	conns   []*liveConn
@@ -137,5 +140,6 @@ func (k *liveKeeper) visit(lc *liveConn, now time.Time, round int, timeout time.
 		// queued behind the messages waiting. A full queue means the room
 		// is dropping the connection anyway.
 		lc.out.sendFrame(pingFrame)
+		k.pings.Add(1)
 	}
 }
