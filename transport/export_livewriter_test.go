@@ -104,3 +104,6 @@ func SetLivePingsForTest(s *Server, every, timeout, tick time.Duration) {
 
 // LivePingsSentForTest returns how many pings the live keeper has sent.
 func LivePingsSentForTest(s *Server) int64 { return s.liveKeeper.pings.Load() }
+
+// SendControl sends a control frame ahead of the queued messages.
+func (t *SocketWriterForTest) SendControl(frame []byte) { t.w.sendControl(frame) }

@@ -258,11 +258,11 @@ type liveConn struct {
 	watch   *auth.SessionWatch
 	lease   *hub.Lease
 
-	// The keeper's, under its lock: the index in its list, when the
-	// connection is pinged in each round, when the unanswered ping went
-	// out (zero: none), and whether the end of the session was seen.
+	// The keeper's, under its lock: the index in its list, when the next
+	// ping is due, when the unanswered ping went out (zero: none), and
+	// whether the end of the session was seen.
 	keepIdx      int
-	keepSlot     int
+	nextPing     time.Time
 	pingSent     time.Time
 	sessionEnded bool
 	// ponged is set by the reader when a pong comes.

@@ -13,9 +13,10 @@ import (
 // livePingEvery, cuts a connection whose peer has not answered within
 // livePingTimeout (a dead peer TCP has not noticed yet), and drops a
 // connection whose session has ended (logout or expiry; the socket closes
-// with 4001) within a tick. The pings of one round are spread over its
-// ticks, so that 50,000 connections are not pinged in one burst. It runs
-// only while there are live connections. The zero value is ready.
+// with 4001) within a tick. A connection is first pinged livePingEvery
+// after it opened (not amid the joins of a busy board), so the pings are
+// spread as the connections' openings were. It runs only while there are
+// live connections. The zero value is ready.
 type liveKeeper struct {
 	// every, timeout and tick are the ping period, the wait for a pong and
 	// the keeper's step; zero means the defaults (tests shorten them).
@@ -25,7 +26,6 @@ type liveKeeper struct {
 
 	mu      sync.Mutex
 	conns   []*liveConn
-	next    int // the slot the next connection is pinged in
 	running bool
 }
 
@@ -51,13 +51,11 @@ func (k *liveKeeper) durations() (every, timeout, tick time.Duration) {
 
 // add starts keeping lc (after it joined its room).
 func (k *liveKeeper) add(lc *liveConn) {
-	every, _, tick := k.durations()
-	slots := max(int(every/tick), 1)
+	every, _, _ := k.durations()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	lc.keepIdx = len(k.conns)
-	lc.keepSlot = k.next % slots
-	k.next++
+	lc.nextPing = time.Now().Add(every)
 	k.conns = append(k.conns, lc)
 	if !k.running {
 		k.running = true
@@ -85,11 +83,10 @@ func (k *liveKeeper) remove(lc *liveConn) {
 // run is the keeper's goroutine; it ends when no connection is left.
 func (k *liveKeeper) run() {
 	every, timeout, tick := k.durations()
-	slots := max(int(every/tick), 1)
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	var dead []*liveConn
-	for round := 0; ; round = (round + 1) % slots {
+	for {
 		<-t.C
 		now := time.Now()
 		k.mu.Lock()
@@ -99,7 +96,7 @@ func (k *liveKeeper) run() {
 			return
 		}
 		for _, lc := range k.conns {
-			k.visit(lc, now, round, timeout, &dead)
+			k.visit(lc, now, every, timeout, &dead)
 		}
 		k.mu.Unlock()
 		// Closing a socket may wait (for the library's goroutines): not
@@ -113,7 +110,7 @@ func (k *liveKeeper) run() {
 }
 
 // visit is one tick of one connection. Called with k.mu held.
-func (k *liveKeeper) visit(lc *liveConn, now time.Time, round int, timeout time.Duration, dead *[]*liveConn) {
+func (k *liveKeeper) visit(lc *liveConn, now time.Time, every, timeout time.Duration, dead *[]*liveConn) {
 	if !lc.sessionEnded {
 		select {
 		case <-lc.watch.Ended():
@@ -133,13 +130,14 @@ func (k *liveKeeper) visit(lc *liveConn, now time.Time, round int, timeout time.
 			return
 		}
 	}
-	if lc.keepSlot == round && lc.pingSent.IsZero() {
+	if lc.pingSent.IsZero() && !now.Before(lc.nextPing) {
 		lc.ponged.Store(false)
 		lc.pingSent = now
+		lc.nextPing = now.Add(every)
 		// Never waits: written at once when the socket has room, else
-		// queued behind the messages waiting. A full queue means the room
-		// is dropping the connection anyway.
-		lc.out.sendFrame(pingFrame)
+		// ahead of the messages waiting, as the library's own control
+		// frames were.
+		lc.out.sendControl(pingFrame)
 		k.pings.Add(1)
 	}
 }

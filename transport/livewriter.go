@@ -119,6 +119,31 @@ func (w *socketWriter) sendFrame(f []byte) bool {
 	return true
 }
 
+// sendControl sends a control frame (the keeper's ping) without waiting:
+// straight to the socket when nothing is queued, else ahead of the queued
+// messages (after a frame begun on the wire), as the library's control
+// frames go. It is not counted against the queue's bound: the keeper has
+// at most one ping outstanding per connection.
+func (w *socketWriter) sendControl(f []byte) {
+	w.qmu.Lock()
+	if w.closed {
+		w.qmu.Unlock()
+		return
+	}
+	if len(w.queue) == 0 && !w.held {
+		w.qmu.Unlock()
+		w.sendFrame(f)
+		return
+	}
+	at := 0
+	if w.partial {
+		at = 1
+	}
+	w.queue = slices.Insert(w.queue, at, f)
+	w.kickLocked()
+	w.qmu.Unlock()
+}
+
 // enqueueLocked queues f for the writer goroutine; false when the queue is
 // full. Called with qmu held.
 func (w *socketWriter) enqueueLocked(f []byte) bool {
