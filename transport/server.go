@@ -71,6 +71,9 @@ type Server struct {
 	polls longPolls
 	// draining makes /readyz answer 503 (ops.go).
 	draining atomic.Bool
+	// liveKeeper pings the live connections and watches their sessions
+	// (livekeeper.go).
+	liveKeeper liveKeeper
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
