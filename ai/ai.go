@@ -81,6 +81,10 @@ type Usage struct {
 	Calls        int
 	PromptTokens int
 	OutputTokens int
+	// Errors counts the model requests that failed: Ollama unreachable or
+	// answering an error, a stream cut short, the timeout. A client that
+	// went away is not the model's failure and is not counted.
+	Errors int
 }
 
 // Config configures a Service.
@@ -391,7 +395,13 @@ func (r *run) call(ctx context.Context, f Feature, req *api.ChatRequest, onChunk
 		err = errStreamCut
 	}
 	if err != nil {
-		return api.ChatResponse{}, s.upstreamError(ctx, req.Model, err)
+		err = s.upstreamError(ctx, req.Model, err)
+		// A context that ended is the client leaving, unless it was the
+		// timeout (which upstreamError makes EUNAVAILABLE).
+		if ctx.Err() == nil || board.ErrorCode(err) == board.EUNAVAILABLE {
+			r.usage.Errors++
+		}
+		return api.ChatResponse{}, err
 	}
 	last.Message.Content = content.String()
 	last.Message.Thinking = thinking.String()

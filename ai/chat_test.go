@@ -375,8 +375,8 @@ func TestChat_ClientGone(t *testing.T) {
 			if kinds := rec.kinds(); slices.Contains(kinds, "error") || slices.Contains(kinds, "finish") {
 				t.Errorf("events = %v, want none after the client went away", kinds)
 			}
-			if u := usage(); len(u) != 1 || u[0].Calls != 1 {
-				t.Errorf("usage = %+v, want the call reported", u)
+			if u := usage(); len(u) != 1 || u[0].Calls != 1 || u[0].Errors != 0 {
+				t.Errorf("usage = %+v, want the call reported, and no model error (the client left)", u)
 			}
 		})
 	}

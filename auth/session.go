@@ -190,5 +190,5 @@ func (s *Service) Invalidate(kind cache.Kind, key string) {
 	if kind != cache.Session || len(key) != sha256.Size {
 		return
 	}
-	s.endSession([]byte(key))
+	s.EndSessionWatches([]byte(key))
 }

@@ -71,8 +71,8 @@ func (s *Service) WatchSession(ctx context.Context, token string) (*SessionWatch
 	return w, nil
 }
 
-// endSession ends the session id (logged out or expired) here and, through
-// Config.SessionEnded, on the other nodes.
+// endSession forgets the session id (logged out or expired) here and,
+// through Config.SessionEnded, on the other nodes.
 func (s *Service) endSession(id []byte) {
 	s.EndSessionWatches(id)
 	if s.cfg.SessionEnded != nil {
@@ -81,8 +81,9 @@ func (s *Service) endSession(id []byte) {
 }
 
 // EndSessionWatches forgets the session whose storage key is id on this
-// node: it leaves the session cache, and every watch of it ends, so the
-// connections opened with it close (another node ended the session).
+// node only: it leaves the session cache, and every watch of it ends, so
+// the connections opened with it close. Another node ended the session;
+// nothing is announced again.
 func (s *Service) EndSessionWatches(id []byte) {
 	s.sessions.Delete(sessionID(id))
 	s.watchMu.Lock()

@@ -139,7 +139,9 @@ func (o Options) withDefaults() Options {
 			o.PointerFlush = DefaultPointerFlush
 		}
 		if o.Room.VersionTTL == 0 {
-			o.Room.VersionTTL = max(o.PollEvery, 0)
+			// The bound the recheck keeps; without the timer (tests), the
+			// default one.
+			o.Room.VersionTTL = o.PollEvery
 			if o.PollEvery < 0 {
 				o.Room.VersionTTL = DefaultPollEvery
 			}

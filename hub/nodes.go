@@ -139,12 +139,23 @@ func (h *Hub) startNodes() {
 	n.bus.Listen(n.receive, func() { h.Recheck(context.Background(), true) })
 	if h.opts.PollEvery > 0 {
 		h.janitor.Go(func() {
+			// Close waits for this goroutine: a recheck stuck on the store
+			// ends with it.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				select {
+				case <-h.quit:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
 			t := time.NewTicker(h.opts.PollEvery)
 			defer t.Stop()
 			for {
 				select {
 				case <-t.C:
-					h.Tick(context.Background())
+					h.Tick(ctx)
 				case <-h.quit:
 					return
 				}

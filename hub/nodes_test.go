@@ -476,3 +476,38 @@ func TestLongPollAheadOfTheRoom(t *testing.T) {
 		t.Fatal("wait was not answered")
 	}
 }
+
+// TestRecheckTimerRuns: with PollEvery set, the hub's own timer rechecks
+// (nobody calls Tick): a change whose note was lost still arrives.
+func TestRecheckTimerRuns(t *testing.T) {
+	db, c, _ := persisttest.Open(t, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), "b1")
+	bus := hub.NewLocalBus()
+	var hubs []*hub.Hub
+	var ends []*hub.LocalEnd
+	for range 2 {
+		end := bus.End()
+		h := hub.New(db, hub.Options{Now: c.Now, IdleTimeout: time.Hour, SweepEvery: -1, Bus: end, PollEvery: time.Millisecond})
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+			defer cancel()
+			if err := h.Close(ctx); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		hubs, ends = append(hubs, h), append(ends, end)
+	}
+	ctx := context.Background()
+	q := roomstest.NewQueue(64)
+	s, _, err := hubs[1].Subscribe(ctx, "b1", "c1", "b@example.com", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Leave()
+	ends[1].SetDeaf(true)
+	if _, _, err := hubs[0].Push(ctx, "b1", onePush("n1"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, q, rooms.TypeChanges); m.ServerVersion != 1 {
+		t.Fatalf("got %+v, want version 1", m)
+	}
+}

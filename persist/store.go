@@ -34,6 +34,18 @@ type Store interface {
 	BillingStore
 	ChangelogStore
 	SyncStore
+	Pinger
+}
+
+// Pinger tells whether the store answers, for readiness checks (GET
+// /readyz): a load balancer sends requests to a node only while its store
+// does.
+type Pinger interface {
+	// Ping returns nil when the store can serve reads now: a cheap round
+	// trip (a read transaction, a query), never a scan. It fails when the
+	// store is closed or unreachable, and with an error that errors.Is
+	// ctx.Err() when ctx is done first; callers give it a short deadline.
+	Ping(ctx context.Context) error
 }
 
 // BoardStore keeps claimed boards and who may open them (the owner and the

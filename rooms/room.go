@@ -59,6 +59,8 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives the room's warnings; nil is slog.Default().
 	Logger *slog.Logger
+	// Observer is told of commits, pulls and drops (metrics); nil tells no one.
+	Observer Observer
 	// Relay, when set, carries what the room tells the rooms of the same
 	// board on other nodes (nodes.go); nil on a single node.
 	Relay Relay
@@ -88,6 +90,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
 	}
 	return o
 }
@@ -301,9 +306,14 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	}
 	r.touch()
 	if v := r.version.Load(); since == v && since != 0 && r.fresh() {
+		// Not timed: the cheapest pull would pay more for two clock reads
+		// than for its answer.
+		r.opts.Observer.Pulled(0, false, nil)
 		return &PullResult{ServerVersion: v}, nil
 	}
+	start := time.Now()
 	ch, err := r.store.ChangesSince(ctx, r.id, since)
+	r.opts.Observer.Pulled(time.Since(start), true, err)
 	if err != nil {
 		return nil, err
 	}
@@ -551,7 +561,9 @@ func (r *Room) commit(batch []*pushReq, base int64) {
 	// Not the requests' contexts: several requests share this write, and a
 	// commit once started must finish so that versions stay consecutive
 	// with what subscribers were sent.
+	start := time.Now()
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
+	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
 	if c.err == nil {
 		r.bridgeGap(c)
 		c.msgs = make([]*Message, len(batch))
@@ -799,6 +811,7 @@ func (r *Room) flushDropped() {
 	for i := 0; i < len(r.dropped); i++ {
 		if s := r.dropped[i]; r.has(s) {
 			r.log.Info("subscriber dropped: queue full", slog.String("conn", s.id), slog.String("email", s.email))
+			r.opts.Observer.SubscriberDropped()
 			r.remove(s, CloseResync, "resync: pull and reconnect")
 		}
 	}

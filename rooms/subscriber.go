@@ -68,10 +68,23 @@ func (s *Subscriber) CloseStatus() (code int, reason string) {
 	return s.code, s.reason
 }
 
+// ClosingSink is a Sink that is told at once when its subscriber is closed
+// (dropped or left), so that its connection needs no goroutine waiting on
+// Done. SubscriberClosed is called once, after Done is closed, from
+// whichever goroutine closed the subscriber (the room's among them): it
+// must not block.
+type ClosingSink interface {
+	Sink
+	SubscriberClosed()
+}
+
 func (s *Subscriber) close(code int, reason string) {
 	s.closeOnce.Do(func() {
 		s.code, s.reason = code, reason
 		close(s.done)
+		if cs, ok := s.sink.(ClosingSink); ok {
+			cs.SubscriberClosed()
+		}
 	})
 }
 

@@ -33,9 +33,14 @@ const (
 type cachedBoards struct {
 	Store
 	boards *cache.Cache[string, *board.Board]
+	// announce tells the other nodes a board changed (Deps.Announce).
+	announce func(cache.Kind, string)
 }
 
-func newCachedBoards(db Store, cfg Config, now func() time.Time) *cachedBoards {
+func newCachedBoards(db Store, cfg Config, now func() time.Time, announce func(cache.Kind, string)) *cachedBoards {
+	if announce == nil {
+		announce = func(cache.Kind, string) {}
+	}
 	size, ttl := cfg.BoardCacheSize, cfg.BoardCacheTTL
 	if size <= 0 {
 		size = defaultBoardCacheSize
@@ -43,7 +48,7 @@ func newCachedBoards(db Store, cfg Config, now func() time.Time) *cachedBoards {
 	if ttl <= 0 {
 		ttl = defaultBoardCacheTTL
 	}
-	return &cachedBoards{Store: db, boards: cache.New[string, *board.Board](cache.Options[string]{
+	return &cachedBoards{Store: db, announce: announce, boards: cache.New[string, *board.Board](cache.Options[string]{
 		Size: size, TTL: ttl, Hash: cache.StringHash, Now: now,
 	})}
 }
@@ -86,27 +91,34 @@ func boardBytes(b *board.Board) int {
 	return n
 }
 
+// changed drops the board's entry here and on the other nodes, once the
+// write is done (even a failed write may have been stored).
+func (c *cachedBoards) changed(id string) {
+	c.boards.Delete(id)
+	c.announce(cache.Board, id)
+}
+
 // ClaimBoard claims the board and drops any entry of it.
 func (c *cachedBoards) ClaimBoard(ctx context.Context, id, email string) (*board.Board, error) {
-	defer c.boards.Delete(id)
+	defer c.changed(id)
 	return c.Store.ClaimBoard(ctx, id, email)
 }
 
 // SetPhases saves the phases and drops the board's entry.
 func (c *cachedBoards) SetPhases(ctx context.Context, id string, ph *board.Phases) (*board.Board, error) {
-	defer c.boards.Delete(id)
+	defer c.changed(id)
 	return c.Store.SetPhases(ctx, id, ph)
 }
 
 // AddInvite adds the invitee and drops the board's entry.
 func (c *cachedBoards) AddInvite(ctx context.Context, id, email string) (*board.Board, bool, error) {
-	defer c.boards.Delete(id)
+	defer c.changed(id)
 	return c.Store.AddInvite(ctx, id, email)
 }
 
 // RemoveInvite removes the invitee and drops the board's entry.
 func (c *cachedBoards) RemoveInvite(ctx context.Context, id, email string) (*board.Board, bool, error) {
-	defer c.boards.Delete(id)
+	defer c.changed(id)
 	return c.Store.RemoveInvite(ctx, id, email)
 }
 

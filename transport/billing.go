@@ -136,6 +136,7 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 	// The new plan counts from the user's next request, not after the
 	// Meter's cache forgets the old one.
 	s.meter.Invalidate(cache.Plan, u.Email)
+	s.announce(cache.Plan, u.Email)
 	if changed {
 		s.log.InfoContext(ctx, "plan changed by billing event", evAttrs,
 			slog.String("email", u.Email), slog.String("from", from), slog.String("to", to))

@@ -1,28 +1,48 @@
 package transport
 
-import "net"
+import (
+	"net"
+	"sync"
+	"time"
+)
 
 // The live socket writer, for its black-box tests (livewriter_test.go).
 
-// SocketWriterForTest is a live connection's socket writer.
-type SocketWriterForTest struct{ w *socketWriter }
+// SocketWriterForTest is a live connection's socket writer whose writer
+// goroutine the test runs by hand (Run), so that it decides when the queue
+// is written.
+type SocketWriterForTest struct {
+	w       *socketWriter
+	pending chan func()   // the writer goroutine the writer asked for
+	failed  chan error    // what the writer ended with
+	stopped chan struct{} // closed by Stop
+	once    sync.Once
+}
+
+func newTestWriter(queue int) *SocketWriterForTest {
+	t := &SocketWriterForTest{pending: make(chan func(), 1), failed: make(chan error, 1), stopped: make(chan struct{})}
+	t.w = newSocketWriter(queue, func(err error) { t.failed <- err })
+	// The writer asks for a goroutine only when none runs: one at a time.
+	t.w.spawn = func(f func()) { t.pending <- f }
+	return t
+}
 
 // NewSocketWriterForTest returns a writer of c holding at most queue
 // messages, and the connection coder/websocket would write its control
 // frames to.
 func NewSocketWriterForTest(c net.Conn, queue int) (*SocketWriterForTest, net.Conn) {
-	w := newSocketWriter(queue)
-	return &SocketWriterForTest{w}, w.attach(c)
+	t := newTestWriter(queue)
+	return t, t.w.attach(c)
 }
 
 // NewSocketWriterWithDirectForTest is NewSocketWriterForTest with direct as
 // the non-blocking write (what a unix socket gets from livewriter_unix.go),
 // so that a test decides how much of each frame the socket takes.
 func NewSocketWriterWithDirectForTest(c net.Conn, queue int, direct func(p []byte) int) (*SocketWriterForTest, net.Conn) {
-	w := newSocketWriter(queue)
-	g := w.attach(c)
-	w.direct = direct
-	return &SocketWriterForTest{w}, g
+	t := newTestWriter(queue)
+	g := t.w.attach(c)
+	t.w.direct = direct
+	return t, g
 }
 
 // HasDirectWriteForTest reports whether messages to c may be written
@@ -38,11 +58,32 @@ func (t *SocketWriterForTest) WriteNow(frames ...[]byte) error { return t.w.writ
 // Start ends the hold on queued messages.
 func (t *SocketWriterForTest) Start() { t.w.start() }
 
-// Run is the writer goroutine's loop, until Stop (nil) or a failed write.
-func (t *SocketWriterForTest) Run() error { return t.w.run(nil) }
+// Run runs the writer goroutine each time the writer asks for it, until
+// Stop (nil), a failed write (its error) or a drop (nil).
+func (t *SocketWriterForTest) Run() error {
+	for {
+		select {
+		case f := <-t.pending:
+			f()
+			select {
+			case err := <-t.failed:
+				return err
+			default:
+			}
+		case <-t.stopped:
+			return nil
+		}
+	}
+}
 
 // Stop ends the writer.
-func (t *SocketWriterForTest) Stop() { t.w.stop() }
+func (t *SocketWriterForTest) Stop() {
+	t.w.stop()
+	t.once.Do(func() { close(t.stopped) })
+}
+
+// SubscriberClosed tells the writer its subscriber was dropped.
+func (t *SocketWriterForTest) SubscriberClosed() { t.w.SubscriberClosed() }
 
 // Queue reports how many frames wait and whether the first of them is the
 // rest of a frame already begun on the wire.
@@ -54,3 +95,15 @@ func (t *SocketWriterForTest) Queue() (frames int, begun bool) {
 
 // TextFrameForTest frames p as the server sends a text message.
 func TextFrameForTest(p []byte) []byte { return textFrame(p) }
+
+// SetLivePingsForTest shortens the live keeper's ping period, pong timeout
+// and step; call it before the first live connection.
+func SetLivePingsForTest(s *Server, every, timeout, tick time.Duration) {
+	s.liveKeeper.every, s.liveKeeper.timeout, s.liveKeeper.tick = every, timeout, tick
+}
+
+// LivePingsSentForTest returns how many pings the live keeper has sent.
+func LivePingsSentForTest(s *Server) int64 { return s.liveKeeper.pings.Load() }
+
+// SendControl sends a control frame ahead of the queued messages.
+func (t *SocketWriterForTest) SendControl(frame []byte) { t.w.sendControl(frame) }

@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"corkboard/auth"
 	"corkboard/board"
+	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/rooms"
 	"corkboard/transport/jsondec"
@@ -64,64 +67,78 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	defer watch.Stop()
 	// The caps are checked before the upgrade: a refused client gets a
 	// plain 429 (or 503 at the server's cap) and costs no socket.
 	lease, err := s.hub.Admit(a.Board.ID, a.Email)
 	if err != nil {
+		watch.Stop()
 		s.writeError(w, r, err)
 		return
 	}
-	defer lease.Release()
-	out := newSocketWriter(s.liveQueueSize())
-	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: out}, r, &websocket.AcceptOptions{OriginPatterns: s.liveOriginPatterns()})
+	lc := &liveConn{s: s, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
+	lc.out = newSocketWriter(s.liveQueueSize(), lc.writerEnded)
+	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: lc.out}, r, &websocket.AcceptOptions{
+		OriginPatterns: s.liveOriginPatterns(),
+		OnPongReceived: lc.pongReceived,
+	})
 	if err != nil {
 		// Accept has answered the request.
 		s.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
+		lc.out.stop()
+		watch.Stop()
+		lease.Release()
 		return
 	}
-	defer conn.CloseNow()
-	defer out.stop()
+	lc.conn = conn
 	conn.SetReadLimit(liveReadLimit)
 
-	// The request's context must not end the connection once hijacked;
-	// its values (the user) are still wanted.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	defer cancel()
+	// The connection's context holds the user only: the request's would
+	// keep the request (and the board it was checked against) for the
+	// connection's life, and must not end the connection once hijacked.
+	// It is never cancelled: the connection ends by its socket closing,
+	// and coder/websocket then registers nothing on it per read.
+	ctx := context.WithValue(context.Background(), ctxState, &requestState{email: a.Email})
+	if !lc.open(ctx, since, a.CanEdit) {
+		lc.finish()
+		return
+	}
+	// The handler returns and net/http lets go of the request, its buffers
+	// and its goroutine's stack; the connection keeps one goroutine, its
+	// reader (docs/architecture.md, "One goroutine per idle connection").
+	go lc.serve(ctx)
+}
 
+// open joins the room and writes hello and the catch-up; false when the
+// connection is to end (it has been closed with the reason).
+func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
+	s, conn, out := lc.s, lc.conn, lc.out
 	connID := newConnID()
-	sub, welcome, err := lease.Subscribe(ctx, connID, out)
+	sub, welcome, err := lc.lease.Subscribe(ctx, connID, out)
 	if err != nil {
 		code := websocket.StatusInternalError
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
 			code = websocket.StatusGoingAway
 		} else {
-			s.log.ErrorContext(ctx, "live subscribe failed", slog.String("board", a.Board.ID), slog.Any("err", err))
+			s.log.ErrorContext(ctx, "live subscribe failed", slog.String("board", lc.boardID), slog.Any("err", err))
 		}
 		conn.Close(code, board.ErrorMessage(err))
-		return
+		return false
 	}
-	defer sub.Leave()
-
-	go func() {
-		select {
-		case <-watch.Ended():
-			sub.Drop(rooms.CloseSessionEnded, "session ended: log in again")
-		case <-ctx.Done():
-		}
-	}()
-	lc := &liveConn{s: s, conn: conn, sub: sub, email: a.Email, token: token}
+	lc.sub = sub
+	// From here the keeper pings the peer and watches the session (a
+	// logout ends the socket with 4001).
+	s.liveKeeper.add(lc)
 	hello := rooms.Hello{
 		Type:          rooms.TypeHello,
 		ServerVersion: welcome.ServerVersion,
-		You:           rooms.You{Presence: rooms.Presence{ID: connID, Email: a.Email, Color: sub.Color()}, CanEdit: a.CanEdit},
+		You:           rooms.You{Presence: rooms.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit},
 		Present:       welcome.Present,
 	}
 	// hello and the catch-up are written while the writer holds the room's
 	// messages back, so they come first; changes queued meanwhile follow,
 	// and the client skips those at or below the catch-up's serverVersion.
 	if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
-		return
+		return false
 	}
 	// since 0 is a full sync, which a board still at version 0 answers too
 	// (its header and empty lists), as GET /sync?since=0 does.
@@ -131,35 +148,46 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 			// The writer still holds queued messages back: written now.
 			_ = out.writeNow(textFrame(lc.errorMessage(ctx, "", err)))
 			conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
-			return
+			return false
 		}
 		if res.Changes != nil {
 			msg, err := rooms.EncodeChanges(res.Changes, since, "")
 			if err != nil {
 				s.log.ErrorContext(ctx, "encode catch-up", slog.Any("err", err))
 				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
-				return
+				return false
 			}
 			if err := out.writeNow(textFrame(msg)); err != nil {
-				return
+				return false
 			}
 		}
 	}
-
 	out.start()
-	writerDone := make(chan struct{})
-	go func() {
-		defer close(writerDone)
-		lc.writeUntilDropped(out)
-	}()
-	go lc.pingLoop(ctx)
+	return true
+}
+
+// serve is the connection's one goroutine: it reads client messages until
+// the socket closes (the client left, a write failed, the subscriber was
+// dropped and closed, or the keeper found the peer dead), then lets go of
+// everything the connection held.
+func (lc *liveConn) serve(ctx context.Context) {
 	lc.readLoop(ctx)
-	// The client is gone (or the connection was ended): leaving and stop
-	// end the writer, cancel ends the pinger.
-	sub.Leave()
-	cancel()
-	out.stop()
-	<-writerDone
+	lc.finish()
+}
+
+// finish ends the connection: the writer stops (later messages are
+// ignored), the subscriber leaves, and the socket, the lease, the session
+// watch and the keeper's entry are let go. Called once, by the goroutine
+// that opened or served the connection.
+func (lc *liveConn) finish() {
+	lc.out.stop()
+	lc.s.liveKeeper.remove(lc)
+	if lc.sub != nil {
+		lc.sub.Leave()
+	}
+	lc.conn.CloseNow()
+	lc.watch.Stop()
+	lc.lease.Release()
 }
 
 func (s *Server) liveQueueSize() int {
@@ -216,55 +244,46 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// liveConn is one live connection: the handler goroutine reads; what the
-// server sends goes through the connection's socketWriter.
+// liveConn is one live connection: its goroutine (serve) reads; what the
+// server sends goes through its socketWriter; the server's liveKeeper pings
+// it and watches its session.
 type liveConn struct {
-	s     *Server
-	conn  *websocket.Conn
-	sub   *rooms.Subscriber
-	email string
-	token string // the session cookie the socket was opened with
+	s       *Server
+	conn    *websocket.Conn
+	out     *socketWriter
+	sub     *rooms.Subscriber
+	boardID string
+	email   string
+	token   string // the session cookie the socket was opened with
+	watch   *auth.SessionWatch
+	lease   *hub.Lease
+
+	// The keeper's, under its lock: the index in its list, when the next
+	// ping is due, when the unanswered ping went out (zero: none), and
+	// whether the end of the session was seen.
+	keepIdx      int
+	nextPing     time.Time
+	pingSent     time.Time
+	sessionEnded bool
+	// ponged is set by the reader when a pong comes.
+	ponged atomic.Bool
 }
 
-// writeUntilDropped runs the connection's writer. A failed write ends the
-// connection (the reader's Read fails next). When the subscriber is dropped
-// (kicked, fell behind, server shutting down) or has left, the socket is
-// closed with the room's code; what is still queued (beyond a batch being
-// written and a frame begun on the wire) is discarded so that the close
-// frame is not stuck behind it: the client pulls on reconnecting.
-func (lc *liveConn) writeUntilDropped(out *socketWriter) {
-	if err := out.run(lc.sub.Done()); err != nil {
+// pongReceived is coder/websocket's OnPongReceived: the peer is alive.
+func (lc *liveConn) pongReceived(context.Context, []byte) { lc.ponged.Store(true) }
+
+// writerEnded is the socket writer's end: a failed write ends the
+// connection at once (the reader's Read fails next); a dropped subscriber
+// (kicked, fell behind, session ended, server shutting down) gets its
+// socket closed with the room's code. Called on the writer goroutine, which
+// may wait for the close handshake.
+func (lc *liveConn) writerEnded(err error) {
+	if err != nil {
 		lc.conn.CloseNow()
 		return
 	}
-	select {
-	case <-lc.sub.Done():
-		out.stop()
-		code, reason := lc.sub.CloseStatus()
-		lc.conn.Close(websocket.StatusCode(code), reason)
-	default: // stopped: the handler is ending the connection
-	}
-}
-
-// pingLoop pings the peer every livePingEvery until ctx ends, cutting a
-// connection whose peer does not answer (dead peers TCP has not noticed).
-func (lc *liveConn) pingLoop(ctx context.Context) {
-	ping := time.NewTicker(livePingEvery)
-	defer ping.Stop()
-	for {
-		select {
-		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, livePingTimeout)
-			err := lc.conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				lc.conn.CloseNow()
-				return
-			}
-		case <-ctx.Done():
-			return
-		}
-	}
+	code, reason := lc.sub.CloseStatus()
+	lc.conn.Close(websocket.StatusCode(code), reason)
 }
 
 // typePing and typePong are the application-level keepalive, an extension

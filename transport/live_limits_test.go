@@ -73,14 +73,27 @@ func TestLiveConnectionCaps(t *testing.T) {
 	if got, want := e.hub.Conns(), 5; got != want {
 		t.Fatalf("Conns=%d, want %d", got, want)
 	}
-	// Closing one frees its slot once its handler has ended.
-	served := e.whenServed("/api/boards/b1/live")
+	// Closing one frees its slot once the server has seen the close (the
+	// handler returned at the upgrade; the connection's reader lets go).
 	c1.Close(websocket.StatusNormalClosure, "")
-	<-served
+	waitConns(t, e.hub, 4)
 	e.connect(carol, "b1", "")
 	status, _, _ = e.dialRefused(alice, "b3") // alice is at 2 now, but the server is full
 	if status != http.StatusServiceUnavailable {
 		t.Fatalf("status %d, want 503", status)
+	}
+}
+
+// waitConns waits until the hub counts want live connections: a closed
+// connection is let go by its own goroutine, after the close.
+func waitConns(t *testing.T, h *hub.Hub, want int) {
+	t.Helper()
+	deadline := time.Now().Add(liveWait)
+	for h.Conns() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("Conns=%d after %s, want %d", h.Conns(), liveWait, want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -2,8 +2,11 @@ package transport
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -24,10 +27,15 @@ import (
 //     non-blocking write each: no goroutine wakes, no timer, no lock of the
 //     library per frame. This is what a Node relay does in its send loop.
 //   - A socket that cannot take the whole frame at once (a slow or dead
-//     client) gets the rest, and every later message, queued; the
-//     connection's writer goroutine writes the queue, waiting for the
-//     socket with a deadline. The room never waits: a full queue makes
-//     Send report false and the room drops the subscriber (CloseResync).
+//     client) gets the rest, and every later message, queued; a writer
+//     goroutine writes the queue, waiting for the socket with a deadline.
+//     The room never waits: a full queue makes Send report false and the
+//     room drops the subscriber (CloseResync).
+//
+// The writer goroutine exists only while there is something to write: it
+// is started when the queue stops being empty (or the subscriber is
+// dropped) and ends when the queue is empty again. An idle connection
+// costs no goroutine here, and most connections are idle.
 //
 // Frames must never interleave on the wire: whoever writes to the socket
 // holds wmu, including coder/websocket's control frames, which reach the
@@ -42,6 +50,12 @@ type socketWriter struct {
 	// then queued.
 	direct func(p []byte) int
 	max    int // frames the queue may hold
+	// spawn starts the writer goroutine (go f(); tests run it by hand).
+	spawn func(f func())
+	// ended is called by the writer goroutine when a write failed (err)
+	// or when the subscriber was dropped (nil), after stop: the connection
+	// then closes its socket (at once, or with the room's close code).
+	ended func(err error)
 
 	wmu sync.Mutex // held by whoever writes to conn
 
@@ -49,18 +63,30 @@ type socketWriter struct {
 	queue   [][]byte   // frames waiting, in order
 	partial bool       // queue[0] is the rest of a frame already begun on the wire
 	held    bool       // until start: every frame queues, so hello goes first
+	running bool       // a writer goroutine runs (or is about to)
+	dropped bool       // the subscriber was closed: close the socket with its code
 	closed  bool
-
-	wake chan struct{} // the writer goroutine has queued frames to write
-	done chan struct{} // closed by stop
 }
 
-func newSocketWriter(max int) *socketWriter {
-	return &socketWriter{max: max, held: true, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newSocketWriter(max int, ended func(err error)) *socketWriter {
+	return &socketWriter{max: max, held: true, ended: ended, spawn: func(f func()) { go f() }}
 }
 
 // Send implements rooms.Sink.
 func (w *socketWriter) Send(m *rooms.Message) bool { return w.sendFrame(m.Wire(textFrame)) }
+
+// SubscriberClosed implements rooms.ClosingSink: the room dropped the
+// subscriber (or it left). The writer goroutine closes the socket with the
+// subscriber's close code once the frame being written is finished.
+func (w *socketWriter) SubscriberClosed() {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	if w.closed {
+		return
+	}
+	w.dropped = true
+	w.kickLocked()
+}
 
 func (w *socketWriter) sendFrame(f []byte) bool {
 	w.qmu.Lock()
@@ -85,12 +111,37 @@ func (w *socketWriter) sendFrame(f []byte) bool {
 		if n > 0 || !w.closed {
 			w.queue = slices.Insert(w.queue, 0, f[n:])
 			w.partial = n > 0
-			w.signal()
+			w.kickLocked()
 		}
 		w.qmu.Unlock()
 	}
 	w.wmu.Unlock()
 	return true
+}
+
+// sendControl sends a control frame (the keeper's ping) without waiting:
+// straight to the socket when nothing is queued, else ahead of the queued
+// messages (after a frame begun on the wire), as the library's control
+// frames go. It is not counted against the queue's bound: the keeper has
+// at most one ping outstanding per connection.
+func (w *socketWriter) sendControl(f []byte) {
+	w.qmu.Lock()
+	if w.closed {
+		w.qmu.Unlock()
+		return
+	}
+	if len(w.queue) == 0 && !w.held {
+		w.qmu.Unlock()
+		w.sendFrame(f)
+		return
+	}
+	at := 0
+	if w.partial {
+		at = 1
+	}
+	w.queue = slices.Insert(w.queue, at, f)
+	w.kickLocked()
+	w.qmu.Unlock()
 }
 
 // enqueueLocked queues f for the writer goroutine; false when the queue is
@@ -100,14 +151,48 @@ func (w *socketWriter) enqueueLocked(f []byte) bool {
 		return false
 	}
 	w.queue = append(w.queue, f)
-	w.signal()
+	w.kickLocked()
 	return true
 }
 
-func (w *socketWriter) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+// kickLocked starts the writer goroutine unless it runs, the writer is
+// held (start kicks) or stopped. Called with qmu held.
+func (w *socketWriter) kickLocked() {
+	if w.held || w.running || w.closed {
+		return
+	}
+	w.running = true
+	w.spawn(w.drain)
+}
+
+// drain is the writer goroutine: it writes the queue until it is empty,
+// then ends. A subscriber dropped meanwhile is closed once the batch being
+// written is done: what is still queued is discarded (the client pulls on
+// reconnecting) so that the close frame is not stuck behind it.
+func (w *socketWriter) drain() {
+	for {
+		w.qmu.Lock()
+		switch {
+		case w.closed:
+			w.running = false
+			w.qmu.Unlock()
+			return
+		case w.dropped:
+			w.qmu.Unlock()
+			w.stop()
+			w.ended(nil)
+			return
+		case len(w.queue) == 0:
+			w.running = false
+			w.qmu.Unlock()
+			return
+		}
+		w.qmu.Unlock()
+		if err := w.flush(); err != nil {
+			w.stop()
+			w.ended(err)
+			return
+		}
 	}
 }
 
@@ -149,28 +234,13 @@ func (w *socketWriter) writeLocked(frames [][]byte) error {
 const writeChunk = 256 << 10
 
 // start ends the hold: queued frames, then every later one, are written in
-// order by the caller's goroutine, which run keeps until stop, a failed
-// write (its error) or until dropped is closed (nil).
+// order, and a drop that came meanwhile takes effect.
 func (w *socketWriter) start() {
 	w.qmu.Lock()
+	defer w.qmu.Unlock()
 	w.held = false
-	w.signal()
-	w.qmu.Unlock()
-}
-
-// run writes queued frames as they come; see start.
-func (w *socketWriter) run(dropped <-chan struct{}) error {
-	for {
-		select {
-		case <-w.wake:
-		case <-w.done:
-			return nil
-		case <-dropped:
-			return nil
-		}
-		if err := w.flush(); err != nil {
-			return err
-		}
+	if len(w.queue) > 0 || w.dropped {
+		w.kickLocked()
 	}
 }
 
@@ -207,9 +277,10 @@ func (w *socketWriter) finishPartialLocked() error {
 	return w.writeLocked([][]byte{rest})
 }
 
-// stop discards what is queued and ends the writer goroutine; later Sends
-// are ignored. The rest of a frame begun on the wire is kept: the next
-// control frame (the close) finishes it first. Calling it twice is safe.
+// stop discards what is queued and ends the writer goroutine after the
+// batch it is writing; later Sends are ignored. The rest of a frame begun
+// on the wire is kept: the next control frame (the close) finishes it
+// first. Calling it twice is safe.
 func (w *socketWriter) stop() {
 	w.qmu.Lock()
 	defer w.qmu.Unlock()
@@ -222,7 +293,6 @@ func (w *socketWriter) stop() {
 	} else {
 		w.queue = nil
 	}
-	close(w.done)
 }
 
 // textFrame frames p as one unmasked, unfragmented text message
@@ -257,16 +327,37 @@ type hijackGuard struct {
 // Unwrap lets http.ResponseController reach the writer underneath.
 func (h *hijackGuard) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
-// Hijack implements http.Hijacker.
+// Buffers coder/websocket keeps for the connection's lifetime, in place of
+// net/http's 4 KiB each (most connections are idle, and 50,000 of them
+// would hold 400 MB in these alone): reads of client messages go through
+// liveReadBuffer (a payload longer than it is read straight into the
+// message), and the library writes only control frames, at most 127 bytes
+// each, which must reach guardedConn in one Write.
+const (
+	liveReadBuffer  = 512
+	liveWriteBuffer = 128
+)
+
+// Hijack implements http.Hijacker. It hands coder/websocket small buffers
+// of its own, so that net/http's (and the request) are freed when the
+// handler returns.
 func (h *hijackGuard) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
-	// net/http has flushed the 101 answer and hands over an empty buffer.
 	g := h.w.attach(c)
-	brw.Writer.Reset(g)
-	return g, brw, nil
+	// net/http has flushed the 101 answer. A client may already have sent
+	// frames after its request, which net/http has read ahead: they must
+	// be in the new reader's buffer, where coder/websocket looks for them.
+	n := brw.Reader.Buffered()
+	ahead, _ := brw.Reader.Peek(n)
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(ahead)), g), max(liveReadBuffer, n))
+	if _, err := br.Peek(n); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("live: keep what the client sent ahead: %w", err)
+	}
+	return g, bufio.NewReadWriter(br, bufio.NewWriterSize(g, liveWriteBuffer)), nil
 }
 
 // attach makes c the writer's connection and returns the connection
@@ -280,9 +371,10 @@ func (w *socketWriter) attach(c net.Conn) *guardedConn {
 // guardedConn is the connection coder/websocket writes to: its control
 // frames (pings, pongs, close) wait for a frame in progress to end. It takes
 // whole control frames only: coder/websocket flushes each control frame in
-// one Write (they are at most 127 bytes; its buffer is 4 KiB), and data goes
-// through socketWriter. Anything else would be written in pieces between
-// which the room's frames could land, so it is refused.
+// one Write (they are at most 127 bytes), and data goes
+// through socketWriter; its write buffer is liveWriteBuffer bytes, room for
+// the largest. Anything else would be written in pieces between which the
+// room's frames could land, so it is refused.
 type guardedConn struct {
 	net.Conn
 	w *socketWriter

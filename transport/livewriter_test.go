@@ -456,3 +456,36 @@ func TestSocketWriterWithoutDescriptor(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketWriterControlFrameGoesAhead: a ping sent while messages wait
+// for a full socket goes after the frame begun on the wire and before the
+// queued messages.
+func TestSocketWriterControlFrameGoesAhead(t *testing.T) {
+	w, _, sock := newFakeWriter(t, 64<<10, 10)
+	w.Start()
+	defer w.Stop()
+	big := payloadOf(0, 1<<20)
+	if !w.Send(transport.TextFrameForTest(big)) || !w.Send(transport.TextFrameForTest([]byte("queued"))) {
+		t.Fatal("Send refused a message")
+	}
+	w.SendControl([]byte{0x89, 0})
+	failed := make(chan error, 1)
+	go func() { failed <- w.Run() }()
+	r := bufio.NewReader(sock.Peer())
+	for i, want := range []struct {
+		opcode  byte
+		payload []byte
+	}{{0x1, big}, {0x9, []byte{}}, {0x1, []byte("queued")}} {
+		f, err := readFrame(r)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if f.opcode != want.opcode || !bytes.Equal(f.payload, want.payload) {
+			t.Fatalf("frame %d: opcode %d, %d bytes; want opcode %d, %d bytes", i, f.opcode, len(f.payload), want.opcode, len(want.payload))
+		}
+	}
+	w.Stop()
+	if err := <-failed; err != nil {
+		t.Fatalf("writer failed: %v", err)
+	}
+}

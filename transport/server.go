@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -15,6 +16,7 @@ import (
 	"corkboard/billing"
 	"corkboard/changelog"
 	"corkboard/hub"
+	"corkboard/internal/cache"
 	"corkboard/persist"
 )
 
@@ -61,10 +63,17 @@ type Server struct {
 
 	// meter decides plans, AI credits and canEdit (billing.Meter).
 	meter *billing.Meter
+	// announce tells the other nodes that a cached record changed here.
+	announce func(cache.Kind, string)
 	// The billing webhook and the AI rate limit (billing.go).
 	billing billingState
 	// polls ends held long polls at shutdown (longpoll.go).
 	polls longPolls
+	// draining makes /readyz answer 503 (ops.go).
+	draining atomic.Bool
+	// liveKeeper pings the live connections and watches their sessions
+	// (livekeeper.go).
+	liveKeeper liveKeeper
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -75,6 +84,7 @@ type Store interface {
 	persist.BoardStore
 	persist.UserStore
 	persist.BillingStore
+	persist.Pinger
 	billing.CreditStore
 	changelog.Store
 }
@@ -106,6 +116,10 @@ type Deps struct {
 	// App serves the browser client for every GET outside /api/ that no
 	// route matches; nil answers those with the JSON 404 too.
 	App http.Handler
+	// Announce tells the other nodes that a record this server changed
+	// (a board's invitees or phases, a plan set by the webhook) is stale in
+	// their caches; nil on a single node.
+	Announce func(kind cache.Kind, key string)
 }
 
 // New builds the server and its routes.
@@ -115,7 +129,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
 	if deps.DB != nil {
-		s.db = newCachedBoards(deps.DB, cfg, deps.Now)
+		s.db = newCachedBoards(deps.DB, cfg, deps.Now, deps.Announce)
 	}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.polls.draining = make(chan struct{})
@@ -123,6 +137,10 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
 	}
 	s.billing = billingState{webhook: deps.Billing}
+	s.announce = deps.Announce
+	if s.announce == nil {
+		s.announce = func(cache.Kind, string) {}
+	}
 	s.changelog = deps.Changelog
 	if s.changelog == nil && deps.DB != nil {
 		s.changelog = changelog.New(deps.DB, changelog.Options{Logger: log})
@@ -133,6 +151,9 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveOps(w, r) {
+		return
+	}
 	s.router.ServeHTTP(w, r)
 }
 

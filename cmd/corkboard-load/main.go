@@ -71,12 +71,14 @@ type Config struct {
 
 	CPUProfile    string
 	CPUProfileFor time.Duration
+
+	Memory memoryFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -110,6 +112,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&cfg.JSON, "json", false, "print the report as JSON instead of a table")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "with -spawn-corkboard: start the server with -pprof and write its CPU profile here (see -cpuprofile-for)")
 	fs.DurationVar(&cfg.CPUProfileFor, "cpuprofile-for", time.Minute, "-cpuprofile: how long to profile the server, from just after it starts; the tool waits for the profile before stopping the server")
+	cfg.Memory.register(fs)
 	return fs
 }
 
@@ -118,8 +121,12 @@ func (cfg *Config) check() error {
 	case "fanout", "compare":
 		cfg.Boards, cfg.Writers = 1, 1
 	case "spread", "pull", "pushes", "longpoll":
+	case "memory":
+		if err := cfg.Memory.check(); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare or longpoll, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll or memory, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -226,14 +233,17 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	defer func() { rep.Machine.LoadAvgEnd = loadAverage() }()
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID
+	var pprofBase string
 	if cfg.SpawnCorkboard != "" {
-		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile != "", cfg.TempDir, cfg.Keep)
+		// The memory mode reads the server's goroutine count (and heap
+		// profiles) from its profiler.
+		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile != "" || cfg.Mode == "memory", cfg.TempDir, cfg.Keep)
 		if err != nil {
 			return nil, err
 		}
 		defer srv.stop()
-		base, outbox, pid = srv.base, srv.outbox(), srv.PID()
-		log.Info("corkboard started", "url", base, "pid", pid, "folder", srv.dir)
+		base, outbox, pid, pprofBase = srv.base, srv.outbox(), srv.PID(), srv.pprofBase
+		log.Info("corkboard started", "url", base, "pid", pid, "folder", srv.dir, "pprof", pprofBase)
 		if cfg.CPUProfile != "" {
 			wait, err := startCPUProfile(ctx, srv.pprofBase, cfg.CPUProfile, cfg.CPUProfileFor)
 			if err != nil {
@@ -343,6 +353,8 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 		l, err := runLongPoll(ctx, a, pid, prefix, cfg.Polls, cfg.Boards, cfg.PollWait, cfg.Rate, cfg.Duration, cfg.DialConcurrency, 3*time.Second, log)
 		rep.LongPoll = l
 		return rep, err
+	case "memory":
+		return rep, runMemory(ctx, cfg, rep, a, pid, pprofBase, prefix, log)
 	case "compare":
 		return rep, runCompare(ctx, cfg, rep, &corkRelay{api: a, pid: pid, prefix: prefix, pushOver: "ws"}, prefix, log)
 	}

@@ -12,11 +12,12 @@ import (
 
 // Report is everything one invocation measured; -json prints it.
 type Report struct {
-	Mode      string       `json:"mode"`
-	StartedAt time.Time    `json:"startedAt"`
-	Machine   Machine      `json:"machine"`
-	Runs      []*RunResult `json:"runs"`
-	Compare   *Comparison  `json:"compare,omitempty"`
+	Mode      string        `json:"mode"`
+	StartedAt time.Time     `json:"startedAt"`
+	Machine   Machine       `json:"machine"`
+	Runs      []*RunResult  `json:"runs"`
+	Compare   *Comparison   `json:"compare,omitempty"`
+	Memory    *MemoryReport `json:"memory,omitempty"`
 	// Pull is Corkboard's no-change pulls against a bare handler (pull).
 	Pull *PullComparison `json:"pull,omitempty"`
 	// LongPoll is the held long polls (longpoll).
@@ -220,6 +221,9 @@ func printTable(w io.Writer, rep *Report) {
 		}
 		fmt.Fprintf(w, "\ncompare (y-websocket ÷ Corkboard; above 1 = Corkboard better): p99 latency %.2f×, server CPU per delivered message %.2f×: %s\n",
 			c.P99Ratio, c.CPUPerMsgRatio, verdict)
+	}
+	if rep.Memory != nil {
+		printMemory(w, rep.Memory)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -69,7 +70,9 @@ type Config struct {
 
 	Pprof string
 
-	WebDir string
+	WebDir      string
+	MetricsAddr string
+	DrainDelay  time.Duration
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
@@ -118,6 +121,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.AINumCtx, "ai-num-ctx", 0, "model context window in tokens (0: the model's default)")
 	fs.StringVar(&cfg.WebDir, "web-dir", "", "serve the web client from this folder (a web/dist-like build) instead of the embedded one; for developing and testing the client (empty: embedded)")
 	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (empty: off)")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics (GET /metrics), /healthz and /readyz on this address of their own, e.g. 127.0.0.1:9090 (empty: off); never on -addr")
+	fs.DurationVar(&cfg.DrainDelay, "drain-delay", 0, "on shutdown, answer /readyz with 503 for this long before closing the listener, so that load balancers stop sending requests first")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: corkboard [flags]\n       corkboard plan set <email> <plan> | plan show <email>\n\nEvery flag can also be set by the environment variable CORKBOARD_<FLAG>\n(upper case, - becomes _), e.g. CORKBOARD_PUBLIC_URL; a flag wins.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -174,6 +179,14 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		if err := checkPprofAddr(cfg.Pprof); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(cfg.MetricsAddr); err != nil {
+			return nil, fmt.Errorf("-metrics-addr %q: %w", cfg.MetricsAddr, err)
+		}
+	}
+	if cfg.DrainDelay < 0 {
+		return nil, fmt.Errorf("-drain-delay must not be negative, not %s", cfg.DrainDelay)
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		return nil, fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)

@@ -102,9 +102,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	var roomHub *hub.Hub
+	m := newMetrics(cfg, &roomHub)
 	// A nil HTTP client keeps ai's short dial timeout and no overall
 	// timeout: long answers stream for as long as -ai-timeout allows.
-	aiSvc, err := ai.New(ai.Config{OllamaURL: cfg.Ollama, Model: cfg.Model, Models: models, Timeout: cfg.AITimeout, NumCtx: cfg.AINumCtx, Logger: log}, nil)
+	aiSvc, err := ai.New(ai.Config{OllamaURL: cfg.Ollama, Model: cfg.Model, Models: models, Timeout: cfg.AITimeout, NumCtx: cfg.AINumCtx, Logger: log, OnUsage: aiUsage(m)}, nil)
 	if err != nil {
 		return fmt.Errorf("AI configuration: %w", err)
 	}
@@ -119,9 +121,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}()
 
-	// The Meter caches plans: the admin socket tells it of the plans it sets.
+	// With PostgreSQL, this node is one of several: a bus joins it to the
+	// others (nodes.go); with bbolt it is alone.
+	links := &nodeLinks{}
+
+	// The Meter caches plans: the admin socket tells it of the plans it
+	// sets, and the other nodes through the bus.
 	meter := billing.NewMeter(billing.MeterConfig{Store: db, Plans: plans, DefaultPlan: billing.Free, PlanCacheTTL: cfg.CacheTTL})
-	if stopAdmin, err := servePlanAdmin(ctx, db, plans, meter, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
+	if stopAdmin, err := servePlanAdmin(ctx, db, plans, announcing{local: meter, links: links}, filepath.Join(cfg.DataDir, AdminSocketName), log); err != nil {
 		log.Warn("plan admin socket not available; stop the server to use 'corkboard plan'", "err", err)
 	} else {
 		defer stopAdmin()
@@ -131,9 +138,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-smtp: %w", err)
 	}
-	// With PostgreSQL, this node is one of several: a bus joins it to the
-	// others (nodes.go); with bbolt it is alone.
-	links := &nodeLinks{}
 	bus, closeBus := openBus(db, log)
 	defer closeBus()
 
@@ -152,7 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// can drain it in order.
 	authSvc.Start(context.WithoutCancel(ctx))
 
-	roomHub := hub.New(db, hub.Options{
+	roomHub = hub.New(db, hub.Options{
 		IdleTimeout:          cfg.RoomIdle,
 		TombstoneRetention:   cfg.TombstoneRetention,
 		MaxConnsPerUserBoard: cfg.LiveMaxPerBoard,
@@ -162,7 +166,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxWaits:             cfg.PollMax,
 		UserPushRate:         cfg.LiveUserPush,
 		UserPushBurst:        pushBurst(cfg.LiveUserPush),
-		Room:                 roomsOptions(cfg.LivePushRate),
+		Room:                 observeRooms(roomsOptions(cfg.LivePushRate), m),
 		Logger:               log,
 		Bus:                  bus,
 		NodeID:               cfg.NodeID,
@@ -201,7 +205,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Billing:   transport.Billing{Verifier: verifier, PlanMap: planMap},
 		AI:        aiSvc,
 		Changelog: history,
+		Announce:  links.announce,
 	}, log)
+	links.setServer(srv)
 	go checkModels(ctx, aiSvc, cfg.Ollama, log)
 
 	// Requests run under baseCtx, cancelled when the shutdown grace is over
@@ -233,6 +239,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}()
 		defer pprofSrv.Close()
 	}
+	if m != nil {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, srv.OpsHandler(), log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopMetrics()
+	}
 	log.Info("corkboard listening", "addr", ln.Addr().String(), "publicURL", cfg.PublicURL, "store", where)
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -250,7 +264,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Error("HTTP server stopped; shutting down", "err", err)
 	case <-ctx.Done():
 		log.Info("shutting down")
+		// Keep-alive connections close after their next answer, so that a
+		// balancer reconnects (to another node) rather than reuses this one.
+		drainFor(cfg.DrainDelay, log, func() { srv.Drain(); httpSrv.SetKeepAlivesEnabled(false) })
 	}
+	srv.Drain() // a failed listener drains too: the metrics listener's /readyz says so
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	// HTTP first, so that in-flight pushes and pulls still reach their rooms

@@ -98,3 +98,60 @@ func TestTwoNodesOneBoardLive(t *testing.T) {
 		break
 	}
 }
+
+// TestTwoNodesCachesDropAnotherNodesChanges: a removed invitee's access,
+// cached on node B by the pull B answered, goes when the owner removes
+// them on node A: B's next pulls are refused long before its -cache-ttl
+// (a minute here) would have dropped the entry, because A announced the
+// change on the bus.
+func TestTwoNodesCachesDropAnotherNodesChanges(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	dataA, dataB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	baseA, _, stopA := start(t, "-store", dsn, "-data", dataA, "-node-id", "a", "-cache-ttl", "1m")
+	defer stopA()
+	baseB, _, stopB := start(t, "-store", dsn, "-data", dataB, "-node-id", "b", "-cache-ttl", "1m")
+	defer stopB()
+	owner := loginFromOutbox(t, baseA, dataA, "ada@example.com")
+	invitee := loginFromOutbox(t, baseB, dataB, "bob@example.com")
+	do := func(session *http.Cookie, method, url, body string) int {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.AddCookie(session)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if status := do(owner, "POST", baseA+"/api/boards/b1/access", ""); status != http.StatusOK && status != http.StatusCreated {
+		t.Fatalf("claim on A: %d", status)
+	}
+	if status := do(owner, "POST", baseA+"/api/boards/b1/invite", `{"email":"bob@example.com"}`); status != http.StatusOK {
+		t.Fatalf("invite on A: %d", status)
+	}
+	// B reads the board with bob invited, and keeps it for a minute.
+	if status := do(invitee, "GET", baseB+"/api/boards/b1/sync?since=0", ""); status != http.StatusOK {
+		t.Fatalf("invitee's pull on B: %d, want 200", status)
+	}
+	if status := do(owner, "DELETE", baseA+"/api/boards/b1/invite", `{"email":"bob@example.com"}`); status != http.StatusOK {
+		t.Fatalf("remove on A: %d", status)
+	}
+	// The note crosses asynchronously; 30 s is far beyond a NOTIFY on a
+	// loaded machine and half the TTL, so only the note can explain a 403.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status := do(invitee, "GET", baseB+"/api/boards/b1/sync?since=0", "")
+		if status == http.StatusForbidden {
+			break
+		}
+		if status != http.StatusOK || time.Now().After(deadline) {
+			t.Fatalf("removed invitee's pull on B: %d; want 403 once A's note arrived", status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -77,6 +77,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Sync", func(t *testing.T) { runSync(t, open) })
 	t.Run("Changelog", func(t *testing.T) { runChangelog(t, open) })
 	t.Run("Cancelled", func(t *testing.T) { runCancelled(t, open) })
+	t.Run("Ping", func(t *testing.T) { runPing(t, open) })
 }
 
 // env is one test's store and its clock.
