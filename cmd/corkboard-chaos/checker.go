@@ -72,6 +72,7 @@ type Violation struct {
 	Check, Detail string
 }
 
+// String is the violation as the summary prints it.
 func (v Violation) String() string { return v.Check + ": " + v.Detail }
 
 // The checks, as the summary names them.
