@@ -157,7 +157,7 @@ func (m *migration) print(w io.Writer) {
 	if secs <= 0 {
 		secs = 1e-9
 	}
-	fmt.Fprintf(w, "%d records read in %s (%.0f records/s); %d boards compared one by one\n",
+	fmt.Fprintf(w, "%d records checked, copied and counted in %s (%.0f records/s); %d boards compared one by one\n",
 		m.records, m.took.Round(time.Millisecond), float64(m.records)/secs, len(m.source.Boards))
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -98,7 +99,9 @@ func buildInstallation(t *testing.T, dir string, clock *storetest.Clock) {
 			t.Fatalf("push to %s: %v", id, err)
 		}
 	}
-	note := func(id, title string) board.Note { return board.Note{ID: id, Title: title, Type: "note", Color: "blue"} }
+	note := func(id, title string) board.Note {
+		return board.Note{ID: id, Title: title, Type: "note", Color: "blue"}
+	}
 	push("b1", "k1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{extra, note("n2", "Two"), note("n3", "Three"), note("n4", "Four"), note("n5", "Five")}},
 		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{{ID: "i1", Key: "T-1", Type: "task", Summary: "first"}, {ID: "i2", Key: "T-2", Type: "bug", Summary: "second", Status: "open"}}}})
 	push("b1", "k2", &board.Push{Board: &board.BoardPatch{Name: "Plans"}, Notes: board.NoteChanges{Upserted: []board.Note{note("n2", "Two, again")}}})
@@ -503,5 +506,56 @@ func TestMigrateCommand(t *testing.T) {
 	}
 	if ch.ServerVersion != 5 || ch.Board.Name != "Plans" || len(ch.Notes) != 4 || len(ch.TrackerItems) != 1 {
 		t.Fatalf("pull of b1 on PostgreSQL: v%d %q, %d notes, %d items; want v5 \"Plans\", 4 notes, 1 item", ch.ServerVersion, ch.Board.Name, len(ch.Notes), len(ch.TrackerItems))
+	}
+}
+
+// TestGenerateMigrateInstallation writes the installation docs/postgres.md
+// measures a migration on (200 boards of 500 notes, pushed 50 at a time
+// with a key each, 25 deleted, 10 changelog entries per board) into the
+// folder CORKBOARD_MIGRATE_GEN names; it is skipped without it.
+func TestGenerateMigrateInstallation(t *testing.T) {
+	dir := os.Getenv("CORKBOARD_MIGRATE_GEN")
+	if dir == "" {
+		t.Skip("set CORKBOARD_MIGRATE_GEN to a folder to generate the measured installation")
+	}
+	ctx := context.Background()
+	db, err := bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	content := strings.Repeat("A line of a note's text. ", 8)
+	for b := range 200 {
+		id := fmt.Sprintf("board-%03d", b)
+		owner := fmt.Sprintf("user%03d@example.com", b%50)
+		if _, err := db.EnsureUser(ctx, owner, "free"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ClaimBoard(ctx, id, owner); err != nil {
+			t.Fatal(err)
+		}
+		var pushes []persist.PushInput
+		for p := range 10 {
+			notes := make([]board.Note, 50)
+			for n := range notes {
+				notes[n] = board.Note{ID: fmt.Sprintf("note-%03d", p*50+n), Title: "Note", Content: content, Type: "note", Color: "yellow", X: float64(n), Y: float64(p)}
+			}
+			pushes = append(pushes, persist.PushInput{Push: &board.Push{Notes: board.NoteChanges{Upserted: notes}}, IdempotencyKey: fmt.Sprintf("%s-k%d", id, p)})
+		}
+		var dead []string
+		for n := range 25 {
+			dead = append(dead, fmt.Sprintf("note-%03d", n*20))
+		}
+		pushes = append(pushes, persist.PushInput{Push: &board.Push{Notes: board.NoteChanges{Deleted: dead}}})
+		if _, err := db.ApplyPushes(ctx, id, pushes); err != nil {
+			t.Fatal(err)
+		}
+		var entries []persist.NewLogEntry
+		for n := range 10 {
+			entries = append(entries, persist.NewLogEntry{NoteID: fmt.Sprintf("note-%03d", n), Action: "edited", Content: []byte("# Note\n\n" + content)})
+		}
+		if _, err := db.AppendLog(ctx, id, entries, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
