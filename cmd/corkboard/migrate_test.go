@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -556,6 +557,97 @@ func TestGenerateMigrateInstallation(t *testing.T) {
 		}
 		if _, err := db.AppendLog(ctx, id, entries, nil); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// stopAfter passes records on until it has passed n, then fails: a
+// migration interrupted part-way (a crash, a lost connection).
+type stopAfter struct {
+	persist.DumpSink
+	n int
+}
+
+var errInterrupted = errors.New("interrupted")
+
+func (s *stopAfter) Row(ctx context.Context, r persist.RowRecord) error {
+	if s.n--; s.n < 0 {
+		return errInterrupted
+	}
+	return s.DumpSink.Row(ctx, r)
+}
+
+// TestMigrateResumesAfterInterruption: a board bigger than one import
+// batch is written in several transactions; a run that stops after the
+// first of them leaves whole batches, and the next run copies the rest,
+// adding exactly what was missing.
+func TestMigrateResumesAfterInterruption(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const notes = 5 * board.MaxUpsertedNotes
+	for p := range notes / board.MaxUpsertedNotes {
+		batch := make([]board.Note, board.MaxUpsertedNotes)
+		for i := range batch {
+			batch[i] = board.Note{ID: fmt.Sprintf("n%05d", p*board.MaxUpsertedNotes+i), Title: "x"}
+		}
+		if p == 0 {
+			if _, err := db.ClaimBoard(ctx, "big", ada); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := db.ApplyPush(ctx, "big", &board.Push{Notes: board.NoteChanges{Upserted: batch}}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if notes <= postgres.ImportBatchRecords {
+		t.Fatalf("%d notes fit one import batch of %d: the test needs more", notes, postgres.ImportBatchRecords)
+	}
+	src, err := bolt.OpenReadOnly(filepath.Join(dir, bolt.FileName), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+
+	im := dst.NewImporter()
+	if err := src.Export(ctx, &stopAfter{DumpSink: im, n: postgres.ImportBatchRecords}); !errors.Is(err, errInterrupted) {
+		t.Fatalf("interrupted export: %v", err)
+	}
+	partial := im.Added()[persist.CountNotes]
+	if partial == 0 || partial >= notes {
+		t.Fatalf("the interrupted run wrote %d of %d notes; want some, not all", partial, notes)
+	}
+
+	res, err := migrate(ctx, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.differences(); len(d) > 0 {
+		t.Fatalf("counts differ after the resumed run: %v", d)
+	}
+	if got, want := res.added[persist.CountNotes], notes-partial; got != want {
+		t.Fatalf("the resumed run added %d notes, want the %d missing", got, want)
+	}
+	for _, since := range []int64{0, 2, 4} {
+		want, err := src.ChangesSince(ctx, "big", since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dst.ChangesSince(ctx, "big", since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("pull since %d differs (-bbolt +PostgreSQL):\n%s", since, d)
 		}
 	}
 }
