@@ -33,6 +33,7 @@ func migrateCommand(ctx context.Context, args []string, getenv func(string) stri
 	fs.SetOutput(stderr)
 	from := fs.String("from", "", "the bbolt file to copy (<data>/corkboard.db), or its data folder")
 	to := fs.String("to", getenv("CORKBOARD_STORE"), "the PostgreSQL database to copy into (postgres://…; env CORKBOARD_STORE)")
+	store := fs.String("store", "", "the same as --to (so that `corkboard -store postgres://… migrate` works)")
 	dataDir := fs.String("data", "", "the data folder whose corkboard.db to copy, when --from is not given")
 	lockWait := fs.Duration("lock-timeout", 2*time.Second, "how long to wait for the bbolt file's lock before giving up")
 	fs.Usage = func() {
@@ -54,6 +55,11 @@ func migrateCommand(ctx context.Context, args []string, getenv func(string) stri
 	}
 	if st, err := os.Stat(src); err == nil && st.IsDir() {
 		src = filepath.Join(src, bolt.FileName)
+	}
+	toSet := false
+	fs.Visit(func(f *flag.Flag) { toSet = toSet || f.Name == "to" })
+	if *store != "" && !toSet {
+		*to = *store
 	}
 	if !strings.HasPrefix(*to, "postgres://") && !strings.HasPrefix(*to, "postgresql://") {
 		return errors.New("migrate: --to must be a postgres:// URL")

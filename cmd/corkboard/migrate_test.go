@@ -651,3 +651,31 @@ func TestMigrateResumesAfterInterruption(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateArguments: what the command refuses before it opens anything.
+func TestMigrateArguments(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"ErrNoFrom", []string{"migrate", "--to", "postgres://localhost/x"}, "--from is required"},
+		{"ErrNoTo", []string{"migrate", "--from", dir}, "--to must be a postgres:// URL"},
+		{"ErrOtherScheme", []string{"migrate", "--from", dir, "--to", "mysql://localhost/x"}, "--to must be a postgres:// URL"},
+		{"ErrStoreFlagScheme", []string{"-store", "mysql://x", "migrate", "--from", dir}, "--to must be a postgres:// URL"},
+		{"ErrMissingFile", []string{"migrate", "--from", filepath.Join(dir, "nope.db"), "--to", "postgres://localhost/x"}, "nope.db"},
+		{"ErrExtraArgument", []string{"migrate", "--from", dir, "--to", "postgres://localhost/x", "now"}, `unexpected argument "now"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), tt.args, func(string) string { return "" }, io.Discard, io.Discard, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err=%v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, bolt.FileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused migrate created the bbolt file: %v", err)
+	}
+}
