@@ -2,6 +2,9 @@ package persist
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
 	"time"
 
 	"corkboard/board"
@@ -164,6 +167,9 @@ type BoardCounts struct {
 	Keys       int64
 	LogEntries int64
 	Snapshots  int64
+	// Rows is the RowsDigest of the board's rows, live and tombstones:
+	// equal digests mean equal rows, content included.
+	Rows [sha256.Size]byte
 }
 
 // DumpCounts counts a store's records: per kind (the Count* names) and per
@@ -176,4 +182,44 @@ type DumpCounts struct {
 // NewDumpCounts returns empty counts.
 func NewDumpCounts() DumpCounts {
 	return DumpCounts{Kinds: map[string]int64{}, Boards: map[string]BoardCounts{}}
+}
+
+// RowsDigest hashes a board's rows in dump order (notes, then items, each
+// in ID order): kind, ID, version, deletion time and the stored JSON of
+// each. Two copies of a board have the same digest exactly when their rows
+// are the same.
+type RowsDigest struct {
+	h hash.Hash
+}
+
+// NewRowsDigest returns the digest of no rows.
+func NewRowsDigest() *RowsDigest { return &RowsDigest{h: sha256.New()} }
+
+// Add adds the next row.
+func (d *RowsDigest) Add(r RowRecord) {
+	var buf [8]byte
+	field := func(b []byte) {
+		binary.BigEndian.PutUint64(buf[:], uint64(len(b)))
+		d.h.Write(buf[:])
+		d.h.Write(b)
+	}
+	field([]byte(r.Kind))
+	field([]byte(r.ID))
+	binary.BigEndian.PutUint64(buf[:], uint64(r.Version))
+	d.h.Write(buf[:])
+	if r.Data == nil {
+		binary.BigEndian.PutUint64(buf[:], uint64(r.DeletedAt.UnixNano()))
+		d.h.Write([]byte{'T'})
+		d.h.Write(buf[:])
+		return
+	}
+	d.h.Write([]byte{'L'})
+	field(r.Data)
+}
+
+// Sum returns the digest of the rows added so far.
+func (d *RowsDigest) Sum() [sha256.Size]byte {
+	var out [sha256.Size]byte
+	d.h.Sum(out[:0])
+	return out
 }

@@ -140,6 +140,7 @@ func migrate(ctx context.Context, src *bolt.DB, dst *postgres.Store) (*migration
 	if err := src.Export(ctx, sink); err != nil {
 		return nil, err
 	}
+	sink.finish()
 	if err := im.Flush(ctx); err != nil {
 		return nil, err
 	}
@@ -204,7 +205,15 @@ func (m *migration) differences() []string {
 		case !sok:
 			out = append(out, fmt.Sprintf("board %s: in PostgreSQL only", id))
 		default:
-			out = append(out, fmt.Sprintf("board %s: bbolt %+v, PostgreSQL %+v", id, s, t))
+			// The digests are left out of the message: they only say
+			// whether the rows are the same.
+			sameRows := s.Rows == t.Rows
+			s.Rows, t.Rows = [32]byte{}, [32]byte{}
+			if s == t && !sameRows {
+				out = append(out, fmt.Sprintf("board %s: the same counts, but rows with other contents", id))
+			} else {
+				out = append(out, fmt.Sprintf("board %s: bbolt %+v, PostgreSQL %+v", id, s, t))
+			}
 		}
 	}
 	return out
@@ -216,6 +225,17 @@ type countingSink struct {
 	persist.DumpSink
 	counts  persist.DumpCounts
 	records int64
+	// digest is the rows digest of board cur, whose rows are coming.
+	cur    string
+	digest *persist.RowsDigest
+}
+
+// finish stores the digest of the board whose rows came last.
+func (c *countingSink) finish() {
+	if c.digest != nil {
+		c.board(c.cur, func(b *persist.BoardCounts) { b.Rows = c.digest.Sum() })
+		c.digest = nil
+	}
 }
 
 func (c *countingSink) add(kind string) {
@@ -265,6 +285,8 @@ func (c *countingSink) OTP(ctx context.Context, r persist.OTPRecord) error {
 }
 
 func (c *countingSink) Board(ctx context.Context, r persist.BoardRecord) error {
+	c.finish()
+	c.cur, c.digest = r.Board.ID, persist.NewRowsDigest()
 	c.add(persist.CountBoards)
 	c.counts.Kinds[persist.CountMembers] += 1 + int64(len(r.Board.InvitedEmails))
 	c.board(r.Board.ID, func(b *persist.BoardCounts) { b.Version, b.Horizon = r.Board.Version, r.Horizon })
@@ -272,6 +294,9 @@ func (c *countingSink) Board(ctx context.Context, r persist.BoardRecord) error {
 }
 
 func (c *countingSink) Row(ctx context.Context, r persist.RowRecord) error {
+	if r.BoardID == c.cur && c.digest != nil {
+		c.digest.Add(r)
+	}
 	switch {
 	case r.Data == nil:
 		c.add(persist.CountTombstones)

@@ -493,8 +493,10 @@ func checkBoards(ctx context.Context, q querier, boards []persist.BoardRecord) e
 	return nil
 }
 
-// DumpCounts counts what the database holds, per kind and per board, from
-// one snapshot: what `corkboard migrate` compares with the source.
+// DumpCounts counts what the database holds, per kind and per board, and
+// digests every board's rows (persist.RowsDigest), from one snapshot: what
+// `corkboard migrate` compares with the source. It reads every row, so it
+// costs about what the copy did.
 func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 	ctx, cancel := s.call(ctx)
 	defer cancel()
@@ -550,6 +552,9 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 		}); err != nil {
 			return fmt.Errorf("count rows: %w", err)
 		}
+		if err := rowDigests(ctx, tx, &c); err != nil {
+			return fmt.Errorf("digest rows: %w", err)
+		}
 		for _, t := range []struct {
 			kind, table string
 			field       func(*persist.BoardCounts) *int64
@@ -578,4 +583,48 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 		return persist.DumpCounts{}, wrap(err, "count records")
 	}
 	return c, nil
+}
+
+// rowDigests sets the Rows digest of every board in c from its rows, read
+// in dump order in one statement (without the statement timeout: it
+// reads the whole table).
+func rowDigests(ctx context.Context, tx pgx.Tx, c *persist.DumpCounts) error {
+	empty := persist.NewRowsDigest().Sum()
+	for id, bc := range c.Boards {
+		bc.Rows = empty
+		c.Boards[id] = bc
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT board_id, kind, id, version, data, deleted_ns FROM board_rows
+		ORDER BY board_id, kind DESC, id`)
+	if err != nil {
+		return err
+	}
+	var cur string
+	var d *persist.RowsDigest
+	finish := func() {
+		if d != nil {
+			bc := c.Boards[cur]
+			bc.Rows = d.Sum()
+			c.Boards[cur] = bc
+		}
+	}
+	var r persist.RowRecord
+	var deleted *int64
+	_, err = pgx.ForEachRow(rows, []any{&r.BoardID, &r.Kind, &r.ID, &r.Version, &r.Data, &deleted}, func() error {
+		if d == nil || r.BoardID != cur {
+			finish()
+			cur, d = r.BoardID, persist.NewRowsDigest()
+		}
+		r.DeletedAt = time.Time{}
+		if deleted != nil {
+			r.DeletedAt = fromNanos(*deleted)
+		}
+		d.Add(r)
+		return nil
+	})
+	finish()
+	return err
 }
