@@ -100,7 +100,7 @@ check-web-dist: web
 # test-web: unit tests (vitest), the committed build check, then the
 # end-to-end tests (playwright-core + Debian's Chromium, puppeteer-core +
 # Debian's Firefox ESR) against the real binary.
-test-web: deps-web chromium firefox
+test-web: deps-web chromium firefox pg
 	cd web && npx vitest run
 	$(MAKE) check-web-dist
 	$(GO) build -o $(E2E_BIN) ./cmd/corkboard

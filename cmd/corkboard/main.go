@@ -63,6 +63,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if planArgs, ok := subcommand(args, "plan"); ok {
 		return planCommand(ctx, planArgs, getenv, stdout, stderr)
 	}
+	if migrateArgs, ok := subcommand(args, "migrate"); ok {
+		return migrateCommand(ctx, migrateArgs, getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err

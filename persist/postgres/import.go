@@ -1,0 +1,630 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+// Import batch bounds: an Importer writes what it holds in one transaction
+// once it holds this many records or bytes, so that memory and transaction
+// size stay bounded however big the dump.
+const (
+	ImportBatchRecords = 2000
+	ImportBatchBytes   = 8 << 20
+)
+
+var _ persist.DumpSink = (*Importer)(nil)
+
+// Importer is a persist.DumpSink that writes a dump into the database
+// exactly as it was stored: versions, times, hashes and keys are kept, and
+// every board is written at its dumped version and horizon. Each record is
+// inserted with ON CONFLICT DO NOTHING, so that importing the same dump
+// again adds nothing and changes nothing; Added counts what each run
+// really wrote. Before a board is written, a board already in the database
+// under its ID must be the same board (see CheckBoards), or the import
+// stops.
+//
+// Records are buffered and written in transactions of at most
+// ImportBatchRecords records or ImportBatchBytes bytes; Flush writes the
+// rest. An Importer is not safe for concurrent use.
+type Importer struct {
+	s     *Store
+	buf   importBuf
+	added map[string]int64
+}
+
+// importBuf holds the records of one batch, as columns for unnest.
+type importBuf struct {
+	records, bytes int
+
+	secret []byte
+
+	userEmail, userPlan, userCustomer []string
+	userCreated                       []int64
+
+	custID, custEmail []string
+
+	eventID []string
+	eventAt []time.Time
+
+	usageEmail, usageMonth []string
+	usageUsed              []int64
+
+	sessID                [][]byte
+	sessEmail             []string
+	sessCreated, sessSeen []int64
+
+	otpEmail, otpNetwork []string
+	otpHash              [][]byte
+	otpExpires           []int64
+	otpAttempts          []int32
+
+	boards []persist.BoardRecord
+
+	rowBoard, rowKind, rowID []string
+	rowVersion               []int64
+	rowData                  [][]byte
+	rowDeleted               []*int64
+
+	keyBoard, keyKey        []string
+	keyVersion, keyRecorded []int64
+
+	states []persist.ChangelogStateRecord
+
+	entBoard, entKey, entNote, entAction, entStamp []string
+	entContent                                     [][]byte
+
+	snapBoard, snapKey []string
+	snapMD             [][]byte
+}
+
+// NewImporter returns an Importer writing into s.
+func (s *Store) NewImporter() *Importer {
+	return &Importer{s: s, added: map[string]int64{}}
+}
+
+// Added returns how many records of each kind (persist.Count* names) the
+// import wrote so far; records already in the database do not count.
+func (im *Importer) Added() map[string]int64 {
+	out := make(map[string]int64, len(im.added))
+	for k, v := range im.added {
+		out[k] = v
+	}
+	return out
+}
+
+// held notes one more buffered record of n bytes and writes the batch when
+// it reached its bounds.
+func (im *Importer) held(ctx context.Context, n int) error {
+	im.buf.records++
+	im.buf.bytes += n
+	if im.buf.records >= ImportBatchRecords || im.buf.bytes >= ImportBatchBytes {
+		return im.Flush(ctx)
+	}
+	return nil
+}
+
+// Secret replaces the database's server secret with the dumped one, so that
+// codes sent before the move still verify.
+func (im *Importer) Secret(ctx context.Context, secret []byte) error {
+	im.buf.secret = secret
+	return im.held(ctx, len(secret))
+}
+
+// User buffers a user.
+func (im *Importer) User(ctx context.Context, u persist.User) error {
+	b := &im.buf
+	b.userEmail = append(b.userEmail, u.Email)
+	b.userPlan = append(b.userPlan, u.Plan)
+	b.userCustomer = append(b.userCustomer, u.CustomerID)
+	b.userCreated = append(b.userCreated, nanos(u.CreatedAt))
+	return im.held(ctx, len(u.Email)+len(u.Plan)+len(u.CustomerID)+8)
+}
+
+// Customer buffers a customer id.
+func (im *Importer) Customer(ctx context.Context, c persist.CustomerRecord) error {
+	im.buf.custID = append(im.buf.custID, c.CustomerID)
+	im.buf.custEmail = append(im.buf.custEmail, c.Email)
+	return im.held(ctx, len(c.CustomerID)+len(c.Email))
+}
+
+// BillingEvent buffers a processed provider event id.
+func (im *Importer) BillingEvent(ctx context.Context, e persist.BillingEventRecord) error {
+	im.buf.eventID = append(im.buf.eventID, e.EventID)
+	im.buf.eventAt = append(im.buf.eventAt, e.ProcessedAt)
+	return im.held(ctx, len(e.EventID)+8)
+}
+
+// Usage buffers a month of credit usage.
+func (im *Importer) Usage(ctx context.Context, u persist.UsageRecord) error {
+	im.buf.usageEmail = append(im.buf.usageEmail, u.Email)
+	im.buf.usageMonth = append(im.buf.usageMonth, u.Month)
+	im.buf.usageUsed = append(im.buf.usageUsed, int64(u.Used))
+	return im.held(ctx, len(u.Email)+len(u.Month)+8)
+}
+
+// Session buffers a session under its stored id (the token's hash).
+func (im *Importer) Session(ctx context.Context, s persist.SessionRecord) error {
+	b := &im.buf
+	b.sessID = append(b.sessID, s.ID)
+	b.sessEmail = append(b.sessEmail, s.Session.Email)
+	b.sessCreated = append(b.sessCreated, nanos(s.Session.CreatedAt))
+	b.sessSeen = append(b.sessSeen, nanos(s.Session.LastSeen))
+	return im.held(ctx, len(s.ID)+len(s.Session.Email)+16)
+}
+
+// OTP buffers a pending one-time code.
+func (im *Importer) OTP(ctx context.Context, o persist.OTPRecord) error {
+	b := &im.buf
+	hash := o.OTP.Hash
+	if hash == nil {
+		hash = []byte{}
+	}
+	b.otpEmail = append(b.otpEmail, o.Email)
+	b.otpHash = append(b.otpHash, hash)
+	b.otpExpires = append(b.otpExpires, nanos(o.OTP.ExpiresAt))
+	b.otpAttempts = append(b.otpAttempts, int32(o.OTP.Attempts))
+	b.otpNetwork = append(b.otpNetwork, o.OTP.Network)
+	return im.held(ctx, len(o.Email)+len(hash)+len(o.OTP.Network)+12)
+}
+
+// Board buffers a board with its members.
+func (im *Importer) Board(ctx context.Context, r persist.BoardRecord) error {
+	im.buf.boards = append(im.buf.boards, r)
+	n := len(r.Board.ID) + len(r.Board.Name) + len(r.Board.OwnerEmail) + 64
+	for _, e := range r.Board.InvitedEmails {
+		n += len(e)
+	}
+	return im.held(ctx, n)
+}
+
+// Row buffers a note or item row, live or a tombstone, at its version.
+func (im *Importer) Row(ctx context.Context, r persist.RowRecord) error {
+	b := &im.buf
+	b.rowBoard = append(b.rowBoard, r.BoardID)
+	b.rowKind = append(b.rowKind, r.Kind)
+	b.rowID = append(b.rowID, r.ID)
+	b.rowVersion = append(b.rowVersion, r.Version)
+	if r.Data == nil {
+		ns := nanos(r.DeletedAt)
+		b.rowData = append(b.rowData, nil)
+		b.rowDeleted = append(b.rowDeleted, &ns)
+	} else {
+		b.rowData = append(b.rowData, r.Data)
+		b.rowDeleted = append(b.rowDeleted, nil)
+	}
+	return im.held(ctx, len(r.BoardID)+len(r.ID)+len(r.Data)+24)
+}
+
+// IdempotencyKey buffers a recorded key.
+func (im *Importer) IdempotencyKey(ctx context.Context, k persist.IdempotencyKeyRecord) error {
+	b := &im.buf
+	b.keyBoard = append(b.keyBoard, k.BoardID)
+	b.keyKey = append(b.keyKey, k.Key)
+	b.keyVersion = append(b.keyVersion, k.Version)
+	b.keyRecorded = append(b.keyRecorded, nanos(k.RecordedAt))
+	return im.held(ctx, len(k.BoardID)+len(k.Key)+16)
+}
+
+// ChangelogState buffers a board's changelog bookkeeping and current.md.
+func (im *Importer) ChangelogState(ctx context.Context, c persist.ChangelogStateRecord) error {
+	im.buf.states = append(im.buf.states, c)
+	return im.held(ctx, len(c.BoardID)+len(c.Stamp)+len(c.Current)+len(c.CurrentPhases)+16)
+}
+
+// LogEntry buffers a changelog entry with its content.
+func (im *Importer) LogEntry(ctx context.Context, e persist.LogEntryRecord) error {
+	b := &im.buf
+	content := e.Entry.Content
+	if content == nil {
+		content = []byte{}
+	}
+	b.entBoard = append(b.entBoard, e.BoardID)
+	b.entKey = append(b.entKey, e.Entry.Key)
+	b.entNote = append(b.entNote, e.Entry.NoteID)
+	b.entAction = append(b.entAction, e.Entry.Action)
+	b.entStamp = append(b.entStamp, e.Entry.Timestamp)
+	b.entContent = append(b.entContent, content)
+	return im.held(ctx, len(e.BoardID)+len(e.Entry.Key)+len(e.Entry.NoteID)+len(e.Entry.Action)+len(e.Entry.Timestamp)+len(content))
+}
+
+// Snapshot buffers a point-in-time snapshot.
+func (im *Importer) Snapshot(ctx context.Context, s persist.SnapshotRecord) error {
+	md := s.Markdown
+	if md == nil {
+		md = []byte{}
+	}
+	im.buf.snapBoard = append(im.buf.snapBoard, s.BoardID)
+	im.buf.snapKey = append(im.buf.snapKey, s.Key)
+	im.buf.snapMD = append(im.buf.snapMD, md)
+	return im.held(ctx, len(s.BoardID)+len(s.Key)+len(md))
+}
+
+// importStatements are the batch's inserts, in the order the foreign keys
+// need (boards before their rows); each is one statement over unnest'ed
+// columns that skips records already there.
+const (
+	insertUsers = `INSERT INTO users (email, plan, created_ns, customer_id)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) ON CONFLICT DO NOTHING`
+	insertCustomers = `INSERT INTO customers (customer_id, email)
+		SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`
+	insertEvents = `INSERT INTO billing_events (event_id, processed_at)
+		SELECT * FROM unnest($1::text[], $2::timestamptz[]) ON CONFLICT DO NOTHING`
+	insertUsage = `INSERT INTO usage (email, month, used)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING`
+	insertSessions = `INSERT INTO sessions (id, email, created_ns, last_seen_ns)
+		SELECT * FROM unnest($1::bytea[], $2::text[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`
+	insertOTPs = `INSERT INTO otps (email, hash, expires_ns, attempts, network)
+		SELECT * FROM unnest($1::text[], $2::bytea[], $3::bigint[], $4::int[], $5::text[]) ON CONFLICT DO NOTHING`
+	insertBoards = `INSERT INTO boards (id, name, owner_email, created_ns, updated_at, version, horizon, phases)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bytea[])
+		ON CONFLICT DO NOTHING`
+	// WITH ORDINALITY and ORDER BY keep the invitation order in pos.
+	insertMembers = `INSERT INTO board_members (email, board_id, role)
+		SELECT e, b, r FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(e, b, r, o)
+		ORDER BY o ON CONFLICT DO NOTHING`
+	insertRows = `INSERT INTO board_rows (board_id, kind, id, version, data, deleted_ns)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bigint[]) ON CONFLICT DO NOTHING`
+	insertKeys = `INSERT INTO idempotency_keys (board_id, key, version, recorded_ns)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`
+	insertStates = `INSERT INTO changelog_state (board_id, stamp, current_md, current_version, current_phases, snapshot_version)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::bigint[], $5::bytea[], $6::bigint[]) ON CONFLICT DO NOTHING`
+	insertEntries = `INSERT INTO changelog_entries (board_id, key, note_id, action, stamp, content)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) ON CONFLICT DO NOTHING`
+	insertSnapshots = `INSERT INTO snapshots (board_id, key, markdown)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) ON CONFLICT DO NOTHING`
+)
+
+// Flush writes the buffered records in one transaction. It is retried like
+// the store's other writes (every statement skips what is already there,
+// so a second attempt is harmless).
+func (im *Importer) Flush(ctx context.Context) error {
+	b := &im.buf
+	if b.records == 0 {
+		return nil
+	}
+	ctx, cancel := im.s.call(ctx)
+	defer cancel()
+
+	var boardID, name, owner, updated, memEmail, memBoard, memRole []string
+	var created, version, hz []int64
+	var phases [][]byte
+	for _, r := range b.boards {
+		bd := r.Board
+		var ph []byte
+		if bd.Phases != nil {
+			js, err := json.Marshal(bd.Phases)
+			if err != nil {
+				return fmt.Errorf("encode phases of board %s: %w", bd.ID, err)
+			}
+			ph = js
+		}
+		boardID = append(boardID, bd.ID)
+		name = append(name, bd.Name)
+		owner = append(owner, bd.OwnerEmail)
+		created = append(created, nanos(bd.CreatedAt))
+		updated = append(updated, bd.UpdatedAt)
+		version = append(version, bd.Version)
+		hz = append(hz, r.Horizon)
+		phases = append(phases, ph)
+		memEmail = append(memEmail, bd.OwnerEmail)
+		memBoard = append(memBoard, bd.ID)
+		memRole = append(memRole, "owner")
+		for _, e := range bd.InvitedEmails {
+			memEmail = append(memEmail, e)
+			memBoard = append(memBoard, bd.ID)
+			memRole = append(memRole, "invitee")
+		}
+	}
+	var stBoard, stStamp []string
+	var stMD, stPhases [][]byte
+	var stVersion []*int64
+	var stSnap []int64
+	for _, c := range b.states {
+		stBoard = append(stBoard, c.BoardID)
+		stStamp = append(stStamp, c.Stamp)
+		stMD = append(stMD, c.Current)
+		stPhases = append(stPhases, c.CurrentPhases)
+		if c.Current != nil {
+			v := c.CurrentVersion
+			stVersion = append(stVersion, &v)
+		} else {
+			stVersion = append(stVersion, nil)
+		}
+		stSnap = append(stSnap, c.SnapshotVersion)
+	}
+
+	// Rows go in three statements (live notes, live items, tombstones) so
+	// that what each adds is counted by kind.
+	var rows [3]rowColumns
+	for i := range b.rowID {
+		g := 2
+		if b.rowData[i] != nil && b.rowKind[i] == persist.RowNote {
+			g = 0
+		} else if b.rowData[i] != nil {
+			g = 1
+		}
+		r := &rows[g]
+		r.board = append(r.board, b.rowBoard[i])
+		r.kind = append(r.kind, b.rowKind[i])
+		r.id = append(r.id, b.rowID[i])
+		r.version = append(r.version, b.rowVersion[i])
+		r.data = append(r.data, b.rowData[i])
+		r.deleted = append(r.deleted, b.rowDeleted[i])
+	}
+
+	type step struct {
+		kind string
+		sql  string
+		n    int
+		args []any
+	}
+	steps := []step{
+		{persist.CountUsers, insertUsers, len(b.userEmail), []any{b.userEmail, b.userPlan, b.userCreated, b.userCustomer}},
+		{persist.CountCustomers, insertCustomers, len(b.custID), []any{b.custID, b.custEmail}},
+		{persist.CountBillingEvents, insertEvents, len(b.eventID), []any{b.eventID, b.eventAt}},
+		{persist.CountUsage, insertUsage, len(b.usageEmail), []any{b.usageEmail, b.usageMonth, b.usageUsed}},
+		{persist.CountSessions, insertSessions, len(b.sessID), []any{b.sessID, b.sessEmail, b.sessCreated, b.sessSeen}},
+		{persist.CountOTPs, insertOTPs, len(b.otpEmail), []any{b.otpEmail, b.otpHash, b.otpExpires, b.otpAttempts, b.otpNetwork}},
+		{persist.CountBoards, insertBoards, len(boardID), []any{boardID, name, owner, created, updated, version, hz, phases}},
+		{persist.CountMembers, insertMembers, len(memEmail), []any{memEmail, memBoard, memRole}},
+		{persist.CountNotes, insertRows, len(rows[0].id), rows[0].args()},
+		{persist.CountItems, insertRows, len(rows[1].id), rows[1].args()},
+		{persist.CountTombstones, insertRows, len(rows[2].id), rows[2].args()},
+		{persist.CountKeys, insertKeys, len(b.keyKey), []any{b.keyBoard, b.keyKey, b.keyVersion, b.keyRecorded}},
+		{persist.CountChangelogState, insertStates, len(stBoard), []any{stBoard, stStamp, stMD, stVersion, stPhases, stSnap}},
+		{persist.CountLogEntries, insertEntries, len(b.entKey), []any{b.entBoard, b.entKey, b.entNote, b.entAction, b.entStamp, b.entContent}},
+		{persist.CountSnapshots, insertSnapshots, len(b.snapKey), []any{b.snapBoard, b.snapKey, b.snapMD}},
+	}
+
+	var added map[string]int64
+	err := im.s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
+		added = map[string]int64{}
+		if b.secret != nil {
+			tag, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('secret', $1)
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value <> excluded.value`, b.secret)
+			if err != nil {
+				return fmt.Errorf("write the server secret: %w", err)
+			}
+			added[persist.CountSecret] = tag.RowsAffected()
+		}
+		if err := checkBoards(ctx, tx, b.boards); err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		for _, st := range steps {
+			if st.n == 0 {
+				continue
+			}
+			batch.Queue(st.sql, st.args...)
+		}
+		res := tx.SendBatch(ctx, batch)
+		for _, st := range steps {
+			if st.n == 0 {
+				continue
+			}
+			tag, err := res.Exec()
+			if err != nil {
+				res.Close()
+				return fmt.Errorf("write %s: %w", st.kind, err)
+			}
+			added[st.kind] += tag.RowsAffected()
+		}
+		return res.Close()
+	})
+	if err != nil {
+		return wrap(err, "import %d records", b.records)
+	}
+	for k, v := range added {
+		im.added[k] += v
+	}
+	im.buf = importBuf{}
+	return nil
+}
+
+// rowColumns are board_rows columns for unnest.
+type rowColumns struct {
+	board, kind, id []string
+	version         []int64
+	data            [][]byte
+	deleted         []*int64
+}
+
+func (r *rowColumns) args() []any {
+	return []any{r.board, r.kind, r.id, r.version, r.data, r.deleted}
+}
+
+// CheckBoards checks that none of the dumped boards conflicts with what the
+// database holds: a board already there under the same ID must be the same
+// board at the same point (same owner, creation time, version and
+// horizon), which is what an earlier import of the same dump left. It
+// answers ECONFLICT naming the first board that differs, and writes
+// nothing.
+func (s *Store) CheckBoards(ctx context.Context, boards []persist.BoardRecord) error {
+	ctx, cancel := s.call(ctx)
+	defer cancel()
+	return wrap(checkBoards(ctx, s.pool, boards), "check boards")
+}
+
+func checkBoards(ctx context.Context, q querier, boards []persist.BoardRecord) error {
+	if len(boards) == 0 {
+		return nil
+	}
+	want := make(map[string]persist.BoardRecord, len(boards))
+	ids := make([]string, 0, len(boards))
+	for _, r := range boards {
+		want[r.Board.ID] = r
+		ids = append(ids, r.Board.ID)
+	}
+	rows, err := q.Query(ctx, "SELECT id, owner_email, created_ns, version, horizon FROM boards WHERE id = ANY($1) ORDER BY id", ids)
+	if err != nil {
+		return fmt.Errorf("read boards: %w", err)
+	}
+	var id, owner string
+	var created, version, hz int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &owner, &created, &version, &hz}, func() error {
+		r := want[id]
+		switch {
+		case owner != r.Board.OwnerEmail || created != nanos(r.Board.CreatedAt):
+			return board.Errorf(board.ECONFLICT, "board %s in PostgreSQL belongs to another installation (owner %s, created %s; here: owner %s, created %s)",
+				id, owner, fromNanos(created).Format(time.RFC3339Nano), r.Board.OwnerEmail, r.Board.CreatedAt.UTC().Format(time.RFC3339Nano))
+		case version > r.Board.Version:
+			return board.Errorf(board.ECONFLICT, "board %s is at version %d in PostgreSQL and %d in the bbolt file: it has moved on in PostgreSQL, and copying would lose those changes", id, version, r.Board.Version)
+		case version < r.Board.Version, hz != r.Horizon:
+			return board.Errorf(board.ECONFLICT, "board %s is at version %d (horizon %d) in PostgreSQL and %d (horizon %d) in the bbolt file: the bbolt installation moved on since an earlier migration; drop the target database (or that board) and migrate again", id, version, hz, r.Board.Version, r.Horizon)
+		}
+		return nil
+	})
+	if err != nil {
+		var be *board.Error
+		if errors.As(err, &be) {
+			return be
+		}
+		return err
+	}
+	return nil
+}
+
+// DumpCounts counts what the database holds, per kind and per board, and
+// digests every board's rows (persist.RowsDigest), from one snapshot: what
+// `corkboard migrate` compares with the source. It reads every row, so it
+// costs about what the copy did.
+func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
+	ctx, cancel := s.call(ctx)
+	defer cancel()
+	c := persist.NewDumpCounts()
+	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
+		for kind, sql := range map[string]string{
+			persist.CountSecret:         "SELECT count(*) FROM meta WHERE key = 'secret'",
+			persist.CountUsers:          "SELECT count(*) FROM users",
+			persist.CountCustomers:      "SELECT count(*) FROM customers",
+			persist.CountBillingEvents:  "SELECT count(*) FROM billing_events",
+			persist.CountUsage:          "SELECT count(*) FROM usage",
+			persist.CountSessions:       "SELECT count(*) FROM sessions",
+			persist.CountOTPs:           "SELECT count(*) FROM otps",
+			persist.CountBoards:         "SELECT count(*) FROM boards",
+			persist.CountMembers:        "SELECT count(*) FROM board_members",
+			persist.CountChangelogState: "SELECT count(*) FROM changelog_state",
+		} {
+			var n int64
+			if err := tx.QueryRow(ctx, sql).Scan(&n); err != nil {
+				return fmt.Errorf("count %s: %w", kind, err)
+			}
+			c.Kinds[kind] = n
+		}
+		rows, err := tx.Query(ctx, "SELECT id, version, horizon FROM boards")
+		if err != nil {
+			return err
+		}
+		var id string
+		var version, hz int64
+		if _, err := pgx.ForEachRow(rows, []any{&id, &version, &hz}, func() error {
+			c.Boards[id] = persist.BoardCounts{Version: version, Horizon: hz}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("count boards: %w", err)
+		}
+		var a, bb, cc int64
+		rows, err = tx.Query(ctx, `SELECT board_id,
+			count(*) FILTER (WHERE kind = 'n' AND deleted_ns IS NULL),
+			count(*) FILTER (WHERE kind = 'i' AND deleted_ns IS NULL),
+			count(*) FILTER (WHERE deleted_ns IS NOT NULL)
+			FROM board_rows GROUP BY board_id`)
+		if err != nil {
+			return err
+		}
+		if _, err := pgx.ForEachRow(rows, []any{&id, &a, &bb, &cc}, func() error {
+			bc := c.Boards[id]
+			bc.Notes, bc.Items, bc.Tombstones = a, bb, cc
+			c.Boards[id] = bc
+			c.Kinds[persist.CountNotes] += a
+			c.Kinds[persist.CountItems] += bb
+			c.Kinds[persist.CountTombstones] += cc
+			return nil
+		}); err != nil {
+			return fmt.Errorf("count rows: %w", err)
+		}
+		if err := rowDigests(ctx, tx, &c); err != nil {
+			return fmt.Errorf("digest rows: %w", err)
+		}
+		for _, t := range []struct {
+			kind, table string
+			field       func(*persist.BoardCounts) *int64
+		}{
+			{persist.CountKeys, "idempotency_keys", func(b *persist.BoardCounts) *int64 { return &b.Keys }},
+			{persist.CountLogEntries, "changelog_entries", func(b *persist.BoardCounts) *int64 { return &b.LogEntries }},
+			{persist.CountSnapshots, "snapshots", func(b *persist.BoardCounts) *int64 { return &b.Snapshots }},
+		} {
+			rows, err := tx.Query(ctx, "SELECT board_id, count(*) FROM "+t.table+" GROUP BY board_id")
+			if err != nil {
+				return err
+			}
+			if _, err := pgx.ForEachRow(rows, []any{&id, &a}, func() error {
+				bc := c.Boards[id]
+				*t.field(&bc) = a
+				c.Boards[id] = bc
+				c.Kinds[t.kind] += a
+				return nil
+			}); err != nil {
+				return fmt.Errorf("count %s: %w", t.kind, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return persist.DumpCounts{}, wrap(err, "count records")
+	}
+	return c, nil
+}
+
+// rowDigests sets the Rows digest of every board in c from its rows, read
+// in dump order in one statement (without the statement timeout: it
+// reads the whole table).
+func rowDigests(ctx context.Context, tx pgx.Tx, c *persist.DumpCounts) error {
+	empty := persist.NewRowsDigest().Sum()
+	for id, bc := range c.Boards {
+		bc.Rows = empty
+		c.Boards[id] = bc
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT board_id, kind, id, version, data, deleted_ns FROM board_rows
+		ORDER BY board_id, kind DESC, id`)
+	if err != nil {
+		return err
+	}
+	var cur string
+	var d *persist.RowsDigest
+	finish := func() {
+		if d != nil {
+			bc := c.Boards[cur]
+			bc.Rows = d.Sum()
+			c.Boards[cur] = bc
+		}
+	}
+	var r persist.RowRecord
+	var deleted *int64
+	_, err = pgx.ForEachRow(rows, []any{&r.BoardID, &r.Kind, &r.ID, &r.Version, &r.Data, &deleted}, func() error {
+		if d == nil || r.BoardID != cur {
+			finish()
+			cur, d = r.BoardID, persist.NewRowsDigest()
+		}
+		r.DeletedAt = time.Time{}
+		if deleted != nil {
+			r.DeletedAt = fromNanos(*deleted)
+		}
+		d.Add(r)
+		return nil
+	})
+	finish()
+	return err
+}
