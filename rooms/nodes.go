@@ -170,8 +170,11 @@ func (r *Room) bridgeGap(c *commit) {
 		defer cancel()
 		ch, err := r.store.ChangesSince(ctx, r.id, c.base)
 		if err != nil {
-			// The batch's own messages go out: subscribers see the gap and pull.
-			r.log.Warn("read changes between nodes' commits", slog.Int64("since", c.base), slog.Any("err", err))
+			// Sending the batch's own messages would show subscribers a gap:
+			// they are held back, and the room catches up from base once the
+			// store answers again (finishCommit sets the target).
+			r.log.Warn("read changes between nodes' commits; catching up later", slog.Int64("since", c.base), slog.Any("err", err))
+			c.gapped = true
 			return
 		}
 		c.catchUp = ch

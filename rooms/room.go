@@ -161,6 +161,10 @@ type commit struct {
 	// between, nodes.go) and is sent instead of msgs.
 	base    int64
 	catchUp *board.Changes
+	// gapped: another node committed in between and the read that would
+	// bridge it failed; the batch's messages are not sent (subscribers
+	// would see a gap) and the room catches up from base instead.
+	gapped bool
 }
 
 // Room is one board's actor. Build it with Start; stop it with Close.
@@ -615,11 +619,16 @@ func (r *Room) finishCommit(c *commit) {
 		// subscribers (a note moved the version meanwhile): sending it would
 		// take their version back.
 		newer := a.Version > r.version.Load()
-		if newer {
-			r.version.Store(a.Version)
-		}
 		if a.Changes != nil {
 			own = max(own, a.Version)
+		}
+		if c.gapped {
+			// Held back: the catch-up from base (below) sends this push with
+			// what another node committed before it, in order.
+			r.target = max(r.target, a.Version)
+			newer = false
+		} else if newer {
+			r.version.Store(a.Version)
 		}
 		if msg := c.msgs[i]; newer && c.catchUp == nil && (msg != nil || len(r.subs) > 0) {
 			if msg == nil {

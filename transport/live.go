@@ -137,19 +137,30 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	// hello and the catch-up are written while the writer holds the room's
 	// messages back, so they come first; changes queued meanwhile follow,
 	// and the client skips those at or below the catch-up's serverVersion.
-	if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
-		return false
-	}
+	//
 	// since 0 is a full sync, which a board still at version 0 answers too
-	// (its header and empty lists), as GET /sync?since=0 does.
+	// (its header and empty lists), as GET /sync?since=0 does. The catch-up
+	// is read before hello is written: with several nodes the room's
+	// version may lag the store's (a client that pushed on another node
+	// comes back with a since above it), and hello must never say a version
+	// below what the catch-up brings or below the client's own.
+	var res *rooms.PullResult
 	if since == 0 || (since > 0 && since != welcome.ServerVersion) {
-		res, err := sub.Pull(ctx, since)
+		var err error
+		res, err = sub.Pull(ctx, since)
 		if err != nil {
+			_ = out.writeNow(textFrame(mustJSON(hello)))
 			// The writer still holds queued messages back: written now.
 			_ = out.writeNow(textFrame(lc.errorMessage(ctx, "", err)))
 			conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
 			return false
 		}
+		hello.ServerVersion = max(hello.ServerVersion, res.ServerVersion)
+	}
+	if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
+		return false
+	}
+	if res != nil {
 		if res.Changes != nil {
 			msg, err := rooms.EncodeChanges(res.Changes, since, "")
 			if err != nil {
