@@ -528,13 +528,23 @@ func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) e
 	log.Info("database created", "db", db)
 	defer func() {
 		// A fresh context: the run's may have ended, and the database must go.
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// Tried for a minute: PostgreSQL may be restarting (it refuses
+		// connections while it shuts down and recovers).
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := psql(dctx, dsn.Admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)"); err != nil {
-			log.Error("drop the database", "db", db, "err", err)
-			return
+		for {
+			err := psql(dctx, dsn.Admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
+			if err == nil {
+				log.Info("database dropped", "db", db)
+				return
+			}
+			select {
+			case <-dctx.Done():
+				log.Error("drop the database (drop it yourself)", "db", db, "err", err)
+				return
+			case <-time.After(2 * time.Second):
+			}
 		}
-		log.Info("database dropped", "db", db)
 	}()
 
 	c := &cluster{cfg: cfg, store: dsn.Node, log: log}
@@ -546,6 +556,7 @@ func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) e
 	}
 	res := &NodesResult{Nodes: nc.Nodes, Pushers: cfg.Concurrency}
 	rep.Nodes = res
+	defer res.ofCeiling() // a run cut short keeps the ratios it has
 
 	hot := []string{prefix + "-hot"}
 	spread := make([]string, cfg.PushBoards)
@@ -602,7 +613,6 @@ func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) e
 			}
 		}
 	}
-	res.ofCeiling()
 	if nc.Part == "pushes" {
 		return nil
 	}
