@@ -124,6 +124,27 @@ func pgURLs(admin, db string, pool int) (pgDSNs, error) {
 	return pgDSNs{Admin: u.String(), Node: node.String(), Plain: plain.String()}, nil
 }
 
+// maxFigureTries bounds how often one figure is measured again after
+// PostgreSQL went away under it.
+const maxFigureTries = 3
+
+// waitDB waits until PostgreSQL at dsn answers again, at most 2 minutes.
+func waitDB(ctx context.Context, dsn string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		err := psql(ctx, dsn, "SELECT 1")
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("PostgreSQL did not come back: %w", err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // psql runs one SQL command with psql against dsn.
 func psql(ctx context.Context, dsn, sql string) error {
 	out, err := exec.CommandContext(ctx, "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-c", sql).CombinedOutput()
@@ -151,6 +172,8 @@ type PgbenchRun struct {
 	TPS     float64    `json:"tps"`
 	AvgMs   float64    `json:"latencyAverageMs"`
 	Load    [3]float64 `json:"loadAvgStart"`
+	// Retries is how many earlier tries failed (PostgreSQL restarted).
+	Retries int `json:"retries,omitempty"`
 }
 
 // NodesPhase is one push phase: pushers spread over nodes, as fast as
@@ -165,6 +188,9 @@ type NodesPhase struct {
 	P99Ms      float64    `json:"p99Ms"`
 	Errors     int64      `json:"errors"`
 	Load       [3]float64 `json:"loadAvgStart"`
+	// Retries is how many earlier tries had failed pushes and were
+	// discarded (PostgreSQL restarted).
+	Retries int `json:"retries,omitempty"`
 	// OfCeiling is PushesPerS over the same round's pgbench tps for as many
 	// boards; 0 without a ceiling.
 	OfCeiling float64 `json:"ofCeiling,omitempty"`
@@ -200,16 +226,16 @@ func (n *NodesResult) ofCeiling() {
 func printNodes(w io.Writer, n *NodesResult) {
 	fmt.Fprintf(w, "\nseveral nodes on one PostgreSQL, %d pushers (pgbench: as many clients)\n", n.Pushers)
 	for _, c := range n.Ceiling {
-		fmt.Fprintf(w, "  round %d  pgbench ceiling     %5d board(s)  %9.1f tps      avg %7.2f ms              load %.2f\n",
-			c.Round, c.Boards, c.TPS, c.AvgMs, c.Load[0])
+		fmt.Fprintf(w, "  round %d  pgbench ceiling     %5d board(s)  %9.1f tps      avg %7.2f ms              load %.2f%s\n",
+			c.Round, c.Boards, c.TPS, c.AvgMs, c.Load[0], retried(c.Retries))
 	}
 	for _, p := range n.Phases {
 		ratio := "-"
 		if p.OfCeiling > 0 {
 			ratio = fmt.Sprintf("%.2f", p.OfCeiling)
 		}
-		fmt.Fprintf(w, "  round %d  %2d node(s)          %5d board(s)  %9.1f pushes/s p50 %7.2f ms p99 %7.2f ms  load %.2f  of ceiling %s  errors %d\n",
-			p.Round, p.Nodes, p.Boards, p.PushesPerS, p.P50Ms, p.P99Ms, p.Load[0], ratio, p.Errors)
+		fmt.Fprintf(w, "  round %d  %2d node(s)          %5d board(s)  %9.1f pushes/s p50 %7.2f ms p99 %7.2f ms  load %.2f  of ceiling %s  errors %d%s\n",
+			p.Round, p.Nodes, p.Boards, p.PushesPerS, p.P50Ms, p.P99Ms, p.Load[0], ratio, p.Errors, retried(p.Retries))
 	}
 	if f := n.FanOut; f != nil {
 		fmt.Fprintf(w, "  fan-out, %d pushes on node A (load %.2f): same node p50 %.2f ms p99 %.2f ms; other node p50 %.2f ms p99 %.2f ms; other ÷ same: p50 %.2f×, p99 %.2f×; missing %d\n",
@@ -218,6 +244,14 @@ func printNodes(w io.Writer, n *NodesResult) {
 			fmt.Fprintf(w, "  fan-out push error: %s\n", e)
 		}
 	}
+}
+
+// retried notes a figure measured again after failed tries.
+func retried(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  (after %d failed tries)", n)
 }
 
 // tpsRe and avgRe read pgbench's summary.
@@ -578,13 +612,22 @@ func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) e
 		if nc.Pgbench != "" {
 			c.shrink(1) // only node 1, idle, while pgbench runs
 			for _, b := range []int{1, cfg.PushBoards} {
-				load := loadAverage()
-				log.Info("pgbench", "round", round, "boards", b, "clients", cfg.Concurrency, "for", cfg.Duration)
-				tps, avg, err := runPgbench(ctx, nc.Pgbench, nc.PgbenchFile, dsn.Plain, b, cfg.Concurrency, cfg.Duration)
-				if err != nil {
-					return err
+				for try := 1; ; try++ {
+					load := loadAverage()
+					log.Info("pgbench", "round", round, "boards", b, "clients", cfg.Concurrency, "for", cfg.Duration)
+					tps, avg, err := runPgbench(ctx, nc.Pgbench, nc.PgbenchFile, dsn.Plain, b, cfg.Concurrency, cfg.Duration)
+					if err == nil {
+						res.Ceiling = append(res.Ceiling, PgbenchRun{Round: round, Boards: b, Clients: cfg.Concurrency, TPS: tps, AvgMs: avg, Load: load, Retries: try - 1})
+						break
+					}
+					if try == maxFigureTries || ctx.Err() != nil {
+						return err
+					}
+					log.Warn("pgbench failed (PostgreSQL restarting?); measuring again", "err", err)
+					if err := waitDB(ctx, dsn.Plain); err != nil {
+						return err
+					}
 				}
-				res.Ceiling = append(res.Ceiling, PgbenchRun{Round: round, Boards: b, Clients: cfg.Concurrency, TPS: tps, AvgMs: avg, Load: load})
 			}
 		}
 		for _, ph := range []struct {
@@ -595,21 +638,34 @@ func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) e
 			if err := c.grow(ctx, ph.nodes); err != nil {
 				return err
 			}
-			tag := fmt.Sprintf("r%d %d node(s) %d board(s)", round, ph.nodes, len(ph.boards))
-			load := loadAverage()
-			log.Info("pushing", "round", round, "nodes", ph.nodes, "boards", len(ph.boards), "pushers", cfg.Concurrency, "for", cfg.Duration)
-			r, err := c.pushPhase(ctx, tag, ph.nodes, ph.boards, cfg.Duration)
-			if r != nil {
+			for try := 1; ; try++ {
+				// Each try has keys of its own: a key already used would
+				// replay its first answer instead of pushing.
+				tag := fmt.Sprintf("r%d %d node(s) %d board(s)", round, ph.nodes, len(ph.boards))
+				if try > 1 {
+					tag += fmt.Sprintf(" try%d", try)
+				}
+				load := loadAverage()
+				log.Info("pushing", "round", round, "nodes", ph.nodes, "boards", len(ph.boards), "pushers", cfg.Concurrency, "for", cfg.Duration)
+				r, err := c.pushPhase(ctx, tag, ph.nodes, ph.boards, cfg.Duration)
+				if err != nil {
+					return err
+				}
+				if r.Errors > 0 && try < maxFigureTries {
+					log.Warn("pushes failed (PostgreSQL restarting?); measuring the phase again", "errors", r.Errors, "sample", r.ErrorSamples)
+					if err := waitDB(ctx, dsn.Plain); err != nil {
+						return err
+					}
+					continue
+				}
 				rep.Runs = append(rep.Runs, r)
 				p := NodesPhase{Round: round, Nodes: ph.nodes, Boards: len(ph.boards), Pushers: cfg.Concurrency,
-					PushesPerS: r.PushesPerS, Errors: r.Errors, Load: load}
+					PushesPerS: r.PushesPerS, Errors: r.Errors, Load: load, Retries: try - 1}
 				if r.AckLatency != nil {
 					p.P50Ms, p.P99Ms = r.AckLatency.P50Ms, r.AckLatency.P99Ms
 				}
 				res.Phases = append(res.Phases, p)
-			}
-			if err != nil {
-				return err
+				break
 			}
 		}
 	}

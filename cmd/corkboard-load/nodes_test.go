@@ -80,7 +80,7 @@ func TestNodesReport(t *testing.T) {
 		Phases: []NodesPhase{
 			{Round: 1, Nodes: 1, Boards: 1, PushesPerS: 400},
 			{Round: 1, Nodes: 3, Boards: 1000, PushesPerS: 1500},
-			{Round: 2, Nodes: 3, Boards: 1, PushesPerS: 300},
+			{Round: 2, Nodes: 3, Boards: 1, PushesPerS: 300, Retries: 1},
 			{Round: 2, Nodes: 3, Boards: 1000, PushesPerS: 900}, // no ceiling in round 2
 		},
 		FanOut: &FanOutCompare{Pushes: 750, Same: Summary{P50Ms: 2, P99Ms: 20}, Other: Summary{P50Ms: 3, P99Ms: 30}, P50Ratio: 1.5, P99Ratio: 1.5},
@@ -93,7 +93,7 @@ func TestNodesReport(t *testing.T) {
 	}
 	var b strings.Builder
 	printNodes(&b, n)
-	for _, want := range []string{"pgbench ceiling      1000 board(s)     2000.0 tps", "1500.0 pushes/s", "of ceiling 0.75", "of ceiling -", "other ÷ same: p50 1.50×, p99 1.50×"} {
+	for _, want := range []string{"pgbench ceiling      1000 board(s)     2000.0 tps", "1500.0 pushes/s", "of ceiling 0.75", "of ceiling -", "of ceiling 0.75  errors 0  (after 1 failed tries)", "other ÷ same: p50 1.50×, p99 1.50×"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
