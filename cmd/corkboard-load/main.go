@@ -72,13 +72,14 @@ type Config struct {
 	CPUProfile    string
 	CPUProfileFor time.Duration
 
-	Memory memoryFlags
+	Memory   memoryFlags
+	NodesCfg nodesConfig
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -113,6 +114,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "with -spawn-corkboard: start the server with -pprof and write its CPU profile here (see -cpuprofile-for)")
 	fs.DurationVar(&cfg.CPUProfileFor, "cpuprofile-for", time.Minute, "-cpuprofile: how long to profile the server, from just after it starts; the tool waits for the profile before stopping the server")
 	cfg.Memory.register(fs)
+	addNodesFlags(fs, &cfg.NodesCfg)
 	return fs
 }
 
@@ -125,8 +127,10 @@ func (cfg *Config) check() error {
 		if err := cfg.Memory.check(); err != nil {
 			return err
 		}
+	case "nodes":
+		return cfg.checkNodes()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll or memory, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory or nodes, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -231,6 +235,9 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	defer cancel()
 	rep := &Report{Mode: cfg.Mode, StartedAt: time.Now().UTC(), Machine: describeMachine()}
 	defer func() { rep.Machine.LoadAvgEnd = loadAverage() }()
+	if cfg.Mode == "nodes" {
+		return rep, runNodes(ctx, cfg, rep, log)
+	}
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID
 	var pprofBase string

@@ -22,6 +22,8 @@ type Report struct {
 	Pull *PullComparison `json:"pull,omitempty"`
 	// LongPoll is the held long polls (longpoll).
 	LongPoll *LongPollResult `json:"longPoll,omitempty"`
+	// Nodes is several nodes on PostgreSQL against pgbench (nodes).
+	Nodes *NodesResult `json:"nodes,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -213,6 +215,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if l := rep.LongPoll; l != nil {
 		printLongPoll(w, l)
+	}
+	if n := rep.Nodes; n != nil {
+		printNodes(w, n)
 	}
 	if c := rep.Compare; c != nil {
 		verdict := "Corkboard ahead on both"
