@@ -200,7 +200,7 @@ func (r *Room) finishCatchUp(c *commit) int64 {
 	}
 	if len(r.subs) > 0 {
 		if b, err := EncodeChanges(ch, c.base, ""); err == nil {
-			r.broadcast(NewMessage(b), nil)
+			r.broadcast(NewChangesMessage(b, ch.ServerVersion), nil)
 		} else {
 			r.log.Error("encode catch-up; subscribers will see a gap and pull", slog.Any("err", err))
 		}

@@ -598,7 +598,7 @@ func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
 		r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
 		return nil
 	}
-	return NewMessage(msg)
+	return NewChangesMessage(msg, a.Version)
 }
 
 func (r *Room) finishCommit(c *commit) {

@@ -19,12 +19,23 @@ type Sink interface {
 type Message struct {
 	// Data is the JSON text; it must not be modified.
 	Data []byte
+	// Version is, for a changes message, the version it brings the board
+	// to (its serverVersion); 0 for every other message. A sink whose
+	// client already has that version (its catch-up went as far) may drop
+	// it, so that the versions a client is sent strictly increase.
+	Version int64
 
 	wire atomic.Pointer[[]byte]
 }
 
 // NewMessage wraps encoded JSON.
 func NewMessage(data []byte) *Message { return &Message{Data: data} }
+
+// NewChangesMessage wraps an encoded changes message that brings the board
+// to version.
+func NewChangesMessage(data []byte, version int64) *Message {
+	return &Message{Data: data, Version: version}
+}
 
 // Wire returns frame(m.Data), calling frame only while no result is kept
 // (two first callers may both call it; one result is kept). Every caller

@@ -173,7 +173,16 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 			}
 		}
 	}
-	out.start()
+	// The client is at hello's version, or its catch-up's: room messages
+	// at or below it are not sent.
+	floor := hello.ServerVersion
+	if res != nil && res.Changes != nil {
+		floor = max(floor, res.Changes.ServerVersion)
+	}
+	if since > 0 {
+		floor = max(floor, since)
+	}
+	out.startAbove(floor)
 	return true
 }
 

@@ -63,8 +63,15 @@ type socketWriter struct {
 	queue   [][]byte   // frames waiting, in order
 	partial bool       // queue[0] is the rest of a frame already begun on the wire
 	held    bool       // until start: every frame queues, so hello goes first
-	running bool       // a writer goroutine runs (or is about to)
-	dropped bool       // the subscriber was closed: close the socket with its code
+	// heldMsgs are the room's messages that came while held: start writes
+	// those above the connection's catch-up and drops the others.
+	heldMsgs []*rooms.Message
+	// floor is the version the client was brought to by its hello and
+	// catch-up: a changes message at or below it is not sent (the client
+	// has it), so the versions a client sees strictly increase.
+	floor   int64
+	running bool // a writer goroutine runs (or is about to)
+	dropped bool // the subscriber was closed: close the socket with its code
 	closed  bool
 }
 
@@ -73,7 +80,27 @@ func newSocketWriter(max int, ended func(err error)) *socketWriter {
 }
 
 // Send implements rooms.Sink.
-func (w *socketWriter) Send(m *rooms.Message) bool { return w.sendFrame(m.Wire(textFrame)) }
+func (w *socketWriter) Send(m *rooms.Message) bool {
+	w.qmu.Lock()
+	switch {
+	case w.closed:
+		w.qmu.Unlock()
+		return true
+	case w.held:
+		if len(w.heldMsgs)+len(w.queue) >= w.max {
+			w.qmu.Unlock()
+			return false
+		}
+		w.heldMsgs = append(w.heldMsgs, m)
+		w.qmu.Unlock()
+		return true
+	case m.Version != 0 && m.Version <= w.floor:
+		w.qmu.Unlock()
+		return true
+	}
+	w.qmu.Unlock()
+	return w.sendFrame(m.Wire(textFrame))
+}
 
 // SubscriberClosed implements rooms.ClosingSink: the room dropped the
 // subscriber (or it left). The writer goroutine closes the socket with the
@@ -235,9 +262,22 @@ const writeChunk = 256 << 10
 
 // start ends the hold: queued frames, then every later one, are written in
 // order, and a drop that came meanwhile takes effect.
-func (w *socketWriter) start() {
+func (w *socketWriter) start() { w.startAbove(0) }
+
+// startAbove is start for a client that its hello and catch-up brought to
+// version floor: changes messages at or below it, held or later, are not
+// sent (a room's message read before the catch-up may arrive after it).
+func (w *socketWriter) startAbove(floor int64) {
 	w.qmu.Lock()
 	defer w.qmu.Unlock()
+	w.floor = floor
+	for _, m := range w.heldMsgs {
+		if m.Version != 0 && m.Version <= floor {
+			continue
+		}
+		w.queue = append(w.queue, m.Wire(textFrame))
+	}
+	w.heldMsgs = nil
 	w.held = false
 	if len(w.queue) > 0 || w.dropped {
 		w.kickLocked()
