@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'b34c23afb4629f85';
-const FILES = ["assets/index-BYPVE2jx.css","assets/index-DeKZp1AB.js"];
+const VERSION = 'bcb76e5ac005017b';
+const FILES = ["assets/index-BYPVE2jx.css","assets/index-CHgZ4qcg.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -21,14 +21,19 @@ interface Props {
 
 /** BoardScreen opens the board's sync client and lays out the board. */
 export function BoardScreen(props: Props) {
-  const { openBoard } = useServices();
+  const { openBoard, openChangelog } = useServices();
   const [client, setClient] = useState<SyncClient | null>(null);
   useEffect(() => {
     const c = openBoard(props.boardId);
     setClient(c);
+    // The changelog is fed before start, so no local edit goes unlogged.
+    const closeLog = openChangelog(c);
     void c.start();
-    return () => c.close();
-  }, [openBoard, props.boardId]);
+    return () => {
+      closeLog(); // reads the client's copy for waiting updates: before close
+      c.close();
+    };
+  }, [openBoard, openChangelog, props.boardId]);
   if (!client) return null;
   return <Board {...props} client={client} />;
 }
