@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'bcb76e5ac005017b';
-const FILES = ["assets/index-BYPVE2jx.css","assets/index-CHgZ4qcg.js"];
+const VERSION = '9ee3c927bbdb96db';
+const FILES = ["assets/HistoryPanel-CtjNQTNw.js","assets/SnapshotsPanel-BqXEevfM.js","assets/index-7LeVwl9h.js","assets/index-BHrv6dI6.css"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

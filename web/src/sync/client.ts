@@ -209,6 +209,7 @@ export class SyncClient {
     cached.notes.forEach((n) => this.notes.set(n.id, n));
     cached.items.forEach((i) => this.items.set(i.id, i));
     this.pending = cached.pending;
+    this.localState = cached.version > 0 || cached.notes.length > 0 || cached.items.length > 0 || cached.pending.length > 0;
     // A push interrupted by a reload is sent again as the same push, with
     // the same key, so the server applies it at most once.
     this.nextSeq = this.pending.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
@@ -259,6 +260,13 @@ export class SyncClient {
   /** whenIdle resolves when pending store writes are done (tests, unload). */
   whenIdle(): Promise<void> {
     return this.writes;
+  }
+
+  private localState: boolean | null = null;
+
+  /** hadLocalState says whether the local copy held anything when read (null before). */
+  hadLocalState(): boolean | null {
+    return this.localState;
   }
 
   /** getVersion is the version of the server copy. */
