@@ -165,3 +165,30 @@ test('a snapshot is taken, the board changes, and restoring the snapshot brings 
   assert.deepEqual(pulled.map(strip).sort(byId), snap.notes.map(strip).sort(byId), 'the board equals the snapshot');
   await ctx.close();
 });
+
+test('an update still waiting when the page closes reaches the server in a beacon', { skip }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await page.clock.install();
+  await login(page, server, 'beacon@example.com');
+  const id = await createBoard(page, 'Beacon board');
+  await addNote(page, 'Unsaved thought');
+  await synced(page);
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
+  await page.locator('.note', { hasText: 'Unsaved thought' }).dblclick();
+  const editor = page.getByRole('dialog', { name: 'Edit note' });
+  await editor.getByLabel('Content (Markdown)').fill('written just before leaving');
+  await editor.getByRole('button', { name: 'Save' }).click();
+  await synced(page);
+  await page.clock.runFor(5000); // the update waits 10 s more
+  await page.goto(server.url + '/'); // pagehide: the wait ends, the beacon goes
+  await page.getByRole('heading', { name: 'Your boards' }).waitFor();
+  await page.clock.resume(); // waitForFunction polls on the page's timers
+  // The beacon's answer is not for the page to see: ask the server until it has the entry.
+  await page.waitForFunction(
+    async (url) => (await (await fetch(url)).json()).entries.length === 1,
+    `${server.url}/api/boards/${id}/log?action=update_note`,
+    { polling: 100 },
+  );
+  await ctx.close();
+});
