@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '9ee3c927bbdb96db';
-const FILES = ["assets/HistoryPanel-CtjNQTNw.js","assets/SnapshotsPanel-BqXEevfM.js","assets/index-7LeVwl9h.js","assets/index-BHrv6dI6.css"];
+const VERSION = '8dd37fee279d7308';
+const FILES = ["assets/HistoryPanel-DIiTrNc3.js","assets/SnapshotsPanel-C3p35FSf.js","assets/index-BHrv6dI6.css","assets/index-DSgaSDaf.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

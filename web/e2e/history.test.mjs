@@ -151,8 +151,10 @@ test('a snapshot is taken, the board changes, and restoring the snapshot brings 
   panel = page.getByRole('dialog', { name: 'Snapshots' });
   await panel.getByRole('button', { name: /^View the board of/ }).click();
   await panel.locator('.past-notes h4', { hasText: 'Will go' }).waitFor();
+  assert.deepEqual(await seriousViolations(page), [], 'snapshots panel');
   await panel.getByRole('button', { name: /^Restore the board of/ }).click();
   assert.equal(await panel.getByTestId('restore-summary').textContent(), 'This will add 1 note, change 1 note, remove 1 note.');
+  await panel.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).and(page.locator(':focus')).waitFor();
   await panel.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
   await panel.getByRole('button', { name: 'Close' }).click();
   await page.locator('.note', { hasText: 'Will go' }).waitFor();

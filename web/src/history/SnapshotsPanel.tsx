@@ -1,7 +1,7 @@
 // The board's snapshots (docs/changelog.md): list, take one, download the
 // board or a snapshot as Markdown, view a past board read-only, and restore
 // it as normal pushes after a confirmation that says what will change.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useServices } from '../app/services';
 import { Dialog } from '../app/Dialog';
 import { snapshotDownloadUrl } from '../api/api';
@@ -27,6 +27,11 @@ export default function SnapshotsPanel({ boardId, now, canEdit, onApply, onClose
   const [busy, setBusy] = useState(false);
   const [viewing, setViewing] = useState<{ snap: SnapshotInfo; state: BoardState } | null>(null);
   const [confirm, setConfirm] = useState<{ snap: SnapshotInfo; plan: RestorePlan } | null>(null);
+  // The confirmation takes the focus, so a keyboard user reads what will change and answers.
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirm) confirmRef.current?.focus();
+  }, [confirm]);
 
   const load = useCallback(async () => {
     try {
@@ -112,7 +117,7 @@ export default function SnapshotsPanel({ boardId, now, canEdit, onApply, onClose
               <button
                 type="button"
                 className="primary"
-                data-autofocus
+                ref={confirmRef}
                 onClick={() => {
                   onApply(confirm.plan);
                   setConfirm(null);
