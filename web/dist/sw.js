@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '8dd37fee279d7308';
-const FILES = ["assets/HistoryPanel-DIiTrNc3.js","assets/SnapshotsPanel-C3p35FSf.js","assets/index-BHrv6dI6.css","assets/index-DSgaSDaf.js"];
+const VERSION = 'fd6b22169b62e3ea';
+const FILES = ["assets/HistoryPanel-Nz4oGaHT.js","assets/SnapshotsPanel-CPUShzHv.js","assets/index-BHrv6dI6.css","assets/index-HUAHTV6E.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

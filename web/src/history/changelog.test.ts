@@ -261,6 +261,37 @@ describe('ChangelogClient', () => {
   });
 });
 
+describe('ChangelogClient, starting', () => {
+  it('does not send twice an entry logged and sent while the outbox was being read', async () => {
+    const box = new MemoryOutbox();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let stored!: () => void;
+    const put = new Promise<void>((r) => (stored = r));
+    const slow: Outbox = {
+      put: async (q) => {
+        await box.put(q);
+        stored();
+      },
+      remove: (b, s) => box.remove(b, s),
+      load: async (b) => {
+        await put; // the read sees the entry…
+        const rows = await box.load(b);
+        await gate; // …and answers after it was sent and removed
+        return rows;
+      },
+    };
+    const { log, server } = setup({ outbox: slow });
+    const started = log.start();
+    log.noteCreated(note('n1'));
+    await log.whenIdle(); // sent, acknowledged and removed…
+    release(); // …but the read began before the removal
+    await started;
+    await log.whenIdle();
+    expect(server.entries.map((e) => e.noteId)).toEqual(['n1']);
+  });
+});
+
 describe('feedFrom', () => {
   it("logs the sync client's local edits by the rules", async () => {
     const clock = new FakeClock();

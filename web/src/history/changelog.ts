@@ -66,6 +66,8 @@ export class ChangelogClient {
   private renameTimer: unknown = null;
   private flushTimer: unknown = null;
   private sending: Promise<void> | null = null;
+  /** done holds the seqs this session has finished with (sent or dropped). */
+  private done = new Set<number>();
   /** inFlight holds the seqs of the request whose answer is awaited. */
   private inFlight = new Set<number>();
   private closed = false;
@@ -90,8 +92,10 @@ export class ChangelogClient {
           // No outbox: entries of earlier sessions are not ours to send.
         }
         if (this.closed) return;
+        // The outbox may hold entries this session logged (and maybe sent)
+        // while it was being read: those are not taken twice.
         const mine = new Set(this.queue.map((q) => q.seq));
-        this.queue = [...left.filter((q) => !mine.has(q.seq)), ...this.queue];
+        this.queue = [...left.filter((q) => !mine.has(q.seq) && !this.done.has(q.seq)), ...this.queue];
         this.scheduleFlush();
         void this.send();
       })();
@@ -237,6 +241,7 @@ export class ChangelogClient {
 
   private drop(batch: Queued[]) {
     const gone = new Set(batch.map((q) => q.seq));
+    gone.forEach((s) => this.done.add(s));
     this.queue = this.queue.filter((q) => !gone.has(q.seq));
     this.write(() => this.o.outbox.remove(this.o.boardId, [...gone]));
   }
