@@ -1,7 +1,7 @@
 // The one module that talks HTTP to the server. Every endpoint the client
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
-import type { Access, BoardSummary, Changes, ClientConfig, Phases, PushBody } from './types';
+import type { Access, BoardState, BoardSummary, Changes, ClientConfig, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -24,7 +24,7 @@ export class ApiError extends Error {
 
 type Fetch = typeof fetch;
 
-async function request<T>(f: Fetch, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+async function request<T>(f: Fetch, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, asText = false): Promise<T> {
   let res: Response;
   try {
     res = await f(path, {
@@ -38,6 +38,7 @@ async function request<T>(f: Fetch, method: string, path: string, body?: unknown
   }
   let data: unknown = undefined;
   const text = await res.text().catch(() => '');
+  if (asText && res.ok) return text as T;
   if (text) {
     try {
       data = JSON.parse(text);
@@ -75,11 +76,35 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     pull: (id: string, since: number) => request<Changes>(f, 'GET', `${b(id)}/sync?since=${since}`),
     push: (id: string, body: PushBody, idempotencyKey: string) =>
       request<{ serverVersion: number }>(f, 'POST', `${b(id)}/sync`, body, { 'Idempotency-Key': idempotencyKey }),
+
+    // Changelog and snapshots (docs/changelog.md).
+    postLog: (id: string, entries: LogEntry[]) => request<{ ok: true; keys: string[] }>(f, 'POST', `${b(id)}/log`, { entries }),
+    listLog: (id: string, q: { noteId?: string; action?: LogAction; before?: string; limit?: number } = {}) => {
+      const p = new URLSearchParams();
+      if (q.noteId) p.set('noteId', q.noteId);
+      if (q.action) p.set('action', q.action);
+      if (q.before) p.set('before', q.before);
+      if (q.limit) p.set('limit', String(q.limit));
+      const qs = p.toString();
+      return request<{ entries: LogInfo[] }>(f, 'GET', `${b(id)}/log${qs ? '?' + qs : ''}`);
+    },
+    logEntry: (id: string, key: string) => request<string>(f, 'GET', `${b(id)}/log/${encodeURIComponent(key)}`, undefined, {}, true),
+    restoreNote: (id: string, logKey: string) => request<Note>(f, 'POST', `${b(id)}/log/restore`, { logKey, type: 'note' }),
+    restoreBoard: (id: string, logKey: string) => request<BoardState>(f, 'POST', `${b(id)}/log/restore`, { logKey, type: 'board' }),
+    snapshot: (id: string, key?: string) => request<string>(f, 'GET', `${b(id)}/snapshot${key ? '?key=' + encodeURIComponent(key) : ''}`, undefined, {}, true),
+    listSnapshots: (id: string) => request<{ snapshots: SnapshotInfo[] }>(f, 'GET', `${b(id)}/snapshot?list=true`),
+    createSnapshot: (id: string) => request<{ ok: true; key: string }>(f, 'POST', `${b(id)}/snapshot`),
   };
 }
 
 /** Api is the client's view of the server. */
 export type Api = ReturnType<typeof createApi>;
+
+/** logUrl is where changelog entries are posted (the unload beacon uses it). */
+export const logUrl = (boardId: string) => `${b(boardId)}/log`;
+
+/** snapshotDownloadUrl is a link that saves the board (or one snapshot) as Markdown. */
+export const snapshotDownloadUrl = (boardId: string, key?: string) => `${b(boardId)}/snapshot?download=1${key ? '&key=' + encodeURIComponent(key) : ''}`;
 
 /** liveUrl is the WebSocket address of a board's live channel. */
 export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location): string {

@@ -111,3 +111,35 @@ export type LiveMessage =
 export interface ClientConfig {
   loginCodesInLog: boolean;
 }
+
+/** The four changelog actions (spec: Changelog and snapshots). */
+export type LogAction = 'create_note' | 'update_note' | 'delete_note' | 'rename_board';
+
+/** One entry of POST /log: content is a note snapshot or a rename record. */
+export interface LogEntry {
+  noteId: string;
+  action: LogAction;
+  content: string;
+}
+
+/** One row of GET /log. */
+export interface LogInfo {
+  key: string;
+  noteId: string;
+  action: LogAction;
+  timestamp: string;
+}
+
+/** One row of GET /snapshot?list=true. */
+export interface SnapshotInfo {
+  key: string;
+  timestamp: string;
+}
+
+/** A board as a restore of type "board" answers it. */
+export interface BoardState {
+  board: BoardMeta;
+  phases?: Phases;
+  notes: Note[];
+  trackerItems: TrackerItem[];
+}

@@ -6,11 +6,19 @@ import { IdbStore } from '../sync/idbStore';
 import { MemoryStore, type LocalStore } from '../sync/store';
 import { SyncClient } from '../sync/client';
 import { LiveSocket, browserEnvironment, type SocketLike } from '../sync/socket';
+import { ChangelogClient, feedFrom } from '../history/changelog';
+import { IdbOutbox, MemoryOutbox, type Outbox } from '../history/outbox';
+import { logUrl } from '../api/api';
 
 export interface Services {
   api: Api;
   store: LocalStore;
   openBoard(boardId: string): SyncClient;
+  /**
+   * openChangelog starts the board's changelog fed by the client's local
+   * edits; the returned close ends it (flushing what waits).
+   */
+  openChangelog(client: SyncClient): () => void;
 }
 
 export async function createServices(): Promise<Services> {
@@ -20,6 +28,12 @@ export async function createServices(): Promise<Services> {
     store = await IdbStore.open();
   } catch {
     store = new MemoryStore(); // no IndexedDB (some private windows): online only
+  }
+  let outbox: Outbox;
+  try {
+    outbox = await IdbOutbox.open();
+  } catch {
+    outbox = new MemoryOutbox();
   }
   return {
     api,
@@ -33,6 +47,28 @@ export async function createServices(): Promise<Services> {
       });
       client = new SyncClient({ boardId, transport: api, store, live, waitForDrawing: true });
       return client;
+    },
+    openChangelog(client) {
+      const boardId = client.boardId;
+      const log = new ChangelogClient({
+        boardId,
+        sender: api,
+        outbox,
+        current: (id) => client.getSnapshot().notes.get(id),
+        currentName: () => client.getSnapshot().name,
+        // A string body goes as text/plain: a simple request, so no
+        // preflight, and POST /log needs no Content-Type (docs/changelog.md).
+        beacon: (body) => navigator.sendBeacon(logUrl(boardId), body),
+      });
+      const unfeed = feedFrom(client, log);
+      const onHide = () => log.unload();
+      window.addEventListener('pagehide', onHide);
+      void log.start();
+      return () => {
+        window.removeEventListener('pagehide', onHide);
+        unfeed();
+        void log.close();
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { emptyState, recover } from '../history/recovery';
 import { useServices } from '../app/services';
 import { Header } from '../app/Header';
 import type { Access } from '../api/types';
@@ -9,6 +10,10 @@ import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
 import { Canvas } from './Canvas';
+
+// The history panel brings in `diff`: it is loaded when first opened.
+const HistoryPanel = lazy(() => import('../history/HistoryPanel'));
+const SnapshotsPanel = lazy(() => import('../history/SnapshotsPanel'));
 
 interface Props {
   boardId: string;
@@ -21,14 +26,19 @@ interface Props {
 
 /** BoardScreen opens the board's sync client and lays out the board. */
 export function BoardScreen(props: Props) {
-  const { openBoard } = useServices();
+  const { openBoard, openChangelog } = useServices();
   const [client, setClient] = useState<SyncClient | null>(null);
   useEffect(() => {
     const c = openBoard(props.boardId);
     setClient(c);
+    // The changelog is fed before start, so no local edit goes unlogged.
+    const closeLog = openChangelog(c);
     void c.start();
-    return () => c.close();
-  }, [openBoard, props.boardId]);
+    return () => {
+      closeLog(); // reads the client's copy for waiting updates: before close
+      c.close();
+    };
+  }, [openBoard, openChangelog, props.boardId]);
   if (!client) return null;
   return <Board {...props} client={client} />;
 }
@@ -61,6 +71,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const [showTracker, setShowTracker] = useState(false);
   const [announcement, setAnnouncement] = useState('');
   const [renaming, setRenaming] = useState(false);
+  /** history: the open history panel (a note's, or the board's deleted notes with no noteId). */
+  const [history, setHistory] = useState<{ noteId?: string } | null>(null);
+  const [snapshots, setSnapshots] = useState(false);
   const [newName, setNewName] = useState('');
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
   const name = s.name || boardId;
@@ -95,7 +108,22 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     else setWasOnline(true);
   }, [s.connection, wasOnline]);
 
+  // The spec's recovery rule: no local state (seen when the local copy is
+  // read) and no data on the server (seen after the first pull): rebuild the
+  // board from its latest snapshot.
+  const { api } = useServices();
+  const recovered = useRef(false);
+  useEffect(() => {
+    if (recovered.current || !s.synced || client.hadLocalState() !== false) return;
+    recovered.current = true;
+    if (!emptyState(s) || !canEdit) return;
+    void recover(api, boardId, client)
+      .then((key) => key && setAnnouncement('This board had no data: it was rebuilt from its latest snapshot.'))
+      .catch(() => {});
+  }, [s, canEdit, api, boardId, client]);
+
   const announce = useCallback((m: string) => setAnnouncement(m), []);
+  const openNoteHistory = useCallback((noteId: string) => setHistory({ noteId }), []);
   const waiting = s.waiting;
 
   return (
@@ -140,6 +168,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         <span className="pending" role="status" aria-live="polite" data-pending={waiting}>
           {waiting > 0 ? `${waiting} edit${waiting === 1 ? '' : 's'} waiting to sync` : s.synced ? 'All changes saved' : ''}
         </span>
+        <button type="button" onClick={() => setHistory({})}>
+          Deleted notes
+        </button>
+        <button type="button" onClick={() => setSnapshots(true)}>
+          Snapshots
+        </button>
         <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
           Work items ({s.items.size})
         </button>
@@ -174,12 +208,36 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </section>
       )}
       <div className="board-body">
-        <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} />
+        <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} />
         {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} />}
       </div>
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
+      {history && (
+        <Suspense fallback={<p role="status">Loading the history…</p>}>
+          <HistoryPanel
+            boardId={boardId}
+            noteId={history.noteId}
+            notes={s.notes}
+            canEdit={canEdit}
+            // A restore is a normal edit: pushed, seen live, logged, undone by another restore.
+            onRestore={(n) => client.upsertNote({ ...n, deletedAt: undefined })}
+            onClose={() => setHistory(null)}
+          />
+        </Suspense>
+      )}
+      {snapshots && (
+        <Suspense fallback={<p role="status">Loading the snapshots…</p>}>
+          <SnapshotsPanel
+            boardId={boardId}
+            now={{ notes: s.notes, items: s.items, name: s.name }}
+            canEdit={canEdit}
+            onApply={(plan) => void import('../history/restore').then((m) => m.applyPlan(client, plan))}
+            onClose={() => setSnapshots(false)}
+          />
+        </Suspense>
+      )}
       {sharing && <ShareDialog boardId={boardId} onClose={() => setSharing(false)} />}
     </div>
   );

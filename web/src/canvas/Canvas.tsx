@@ -25,6 +25,8 @@ const MINIMAP_MAX_NOTES = 500;
 const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
 
 interface Props {
+  /** onNoteHistory opens a note's history (the editor's History button). */
+  onNoteHistory?: (id: string) => void;
   client: SyncClient;
   notes: ReadonlyMap<string, Note>;
   peers: ReadonlyMap<string, Presence>;
@@ -89,7 +91,7 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, peers, canEdit, onAnnounce, start }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory, start }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
@@ -370,6 +372,14 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, start }: Props
           note={editingNote}
           readOnly={!canEdit}
           onClose={() => setEditing(null)}
+          onHistory={
+            onNoteHistory
+              ? () => {
+                  setEditing(null);
+                  onNoteHistory(editingNote.id);
+                }
+              : undefined
+          }
           onSave={(n) => {
             const before = notesRef.current.get(n.id);
             client.upsertNote(n);

@@ -8,7 +8,7 @@ import { COLORS, TYPES, MAX_CONTENT, MAX_TITLE, codePoints, renderMarkdown } fro
  * original with those four fields changed: fields other clients keep on the
  * note survive unchanged.
  */
-export function NoteEditor({ note, readOnly, onSave, onClose }: { note: Note; readOnly: boolean; onSave: (n: Note) => void; onClose: () => void }) {
+export function NoteEditor({ note, readOnly, onSave, onClose, onHistory }: { note: Note; readOnly: boolean; onSave: (n: Note) => void; onClose: () => void; onHistory?: () => void }) {
   const [title, setTitle] = useState(note.title ?? '');
   const [color, setColor] = useState(note.color ?? '');
   const [type, setType] = useState(note.type ?? '');
@@ -73,6 +73,11 @@ export function NoteEditor({ note, readOnly, onSave, onClose }: { note: Note; re
           <button type="button" onClick={onClose}>
             {readOnly ? 'Close' : 'Cancel'}
           </button>
+          {onHistory && (
+            <button type="button" onClick={onHistory}>
+              History
+            </button>
+          )}
         </div>
       </form>
     </Dialog>

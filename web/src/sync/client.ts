@@ -90,6 +90,15 @@ export interface SyncState {
   authLost: boolean;
 }
 
+/**
+ * LocalEdit is an edit made on this client, as the changelog sees it:
+ * create and update carry the note queued, delete the note as it was.
+ */
+export type LocalEdit =
+  | { kind: 'create' | 'update'; note: Note }
+  | { kind: 'delete'; before: Note }
+  | { kind: 'rename'; name: string };
+
 /** Limits of one push (docs/sync.md). */
 export const MAX_UPSERTS = 500;
 export const MAX_DELETES = 5000;
@@ -200,6 +209,7 @@ export class SyncClient {
     cached.notes.forEach((n) => this.notes.set(n.id, n));
     cached.items.forEach((i) => this.items.set(i.id, i));
     this.pending = cached.pending;
+    this.localState = cached.version > 0 || cached.notes.length > 0 || cached.items.length > 0 || cached.pending.length > 0;
     // A push interrupted by a reload is sent again as the same push, with
     // the same key, so the server applies it at most once.
     this.nextSeq = this.pending.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
@@ -250,6 +260,13 @@ export class SyncClient {
   /** whenIdle resolves when pending store writes are done (tests, unload). */
   whenIdle(): Promise<void> {
     return this.writes;
+  }
+
+  private localState: boolean | null = null;
+
+  /** hadLocalState says whether the local copy held anything when read (null before). */
+  hadLocalState(): boolean | null {
+    return this.localState;
   }
 
   /** getVersion is the version of the server copy. */
@@ -312,17 +329,30 @@ export class SyncClient {
     return new Date(this.clock.now()).toISOString();
   }
 
+  private readonly editCbs = new Set<(e: LocalEdit) => void>();
+
+  /** onLocalEdit reports every note edit and rename made here (not those of others). */
+  onLocalEdit(cb: (e: LocalEdit) => void): () => void {
+    this.editCbs.add(cb);
+    return () => this.editCbs.delete(cb);
+  }
+
   /** upsertNote queues a note; its updatedAt is set to now. Returns the row queued. */
   upsertNote(note: Note): Note {
+    const before = this.getSnapshot().notes.get(note.id);
     const row = { ...note, updatedAt: this.nowISO() };
     delete row.version;
     delete row.deletedAt;
     this.enqueue({ kind: 'note', id: row.id, op: 'upsert', row });
+    const logged = { ...row, version: before?.version ?? 0 };
+    this.editCbs.forEach((cb) => cb(before ? { kind: 'update', note: logged } : { kind: 'create', note: logged }));
     return row;
   }
 
   deleteNote(id: string): void {
+    const before = this.getSnapshot().notes.get(id);
     this.enqueue({ kind: 'note', id, op: 'delete' });
+    if (before) this.editCbs.forEach((cb) => cb({ kind: 'delete', before }));
   }
 
   upsertItem(item: TrackerItem): TrackerItem {
@@ -339,6 +369,7 @@ export class SyncClient {
 
   rename(name: string): void {
     this.enqueue({ kind: 'board', id: '', op: 'upsert', name });
+    this.editCbs.forEach((cb) => cb({ kind: 'rename', name }));
   }
 
   /** edit applies several edits at once (one change event, one store write). */

@@ -1,0 +1,182 @@
+// The history of one note, or the board's deleted notes, from the changelog
+// (docs/changelog.md). Loaded lazily (it brings in `diff`). A restore asks
+// the server for the logged note (POST /log/restore reads only) and hands it
+// to onRestore, which pushes it as a normal edit.
+import { useCallback, useEffect, useId, useState } from 'react';
+import { diffLines } from 'diff';
+import { useServices } from '../app/services';
+import { Dialog } from '../app/Dialog';
+import type { LogAction, LogInfo, Note } from '../api/types';
+import { renderMarkdown } from '../canvas/notes';
+
+/** PAGE is how many entries one page lists. */
+export const PAGE = 20;
+
+const ACTIONS: { value: LogAction | ''; label: string }[] = [
+  { value: '', label: 'All changes' },
+  { value: 'create_note', label: 'Created' },
+  { value: 'update_note', label: 'Edited' },
+  { value: 'delete_note', label: 'Deleted' },
+];
+
+const actionText: Record<LogAction, string> = {
+  create_note: 'Created',
+  update_note: 'Edited',
+  delete_note: 'Deleted',
+  rename_board: 'Renamed',
+};
+
+interface Props {
+  boardId: string;
+  /** noteId: one note's history; without it, the board's deleted notes. */
+  noteId?: string;
+  notes: ReadonlyMap<string, Note>;
+  canEdit: boolean;
+  onRestore: (n: Note) => void;
+  onClose: () => void;
+}
+
+export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestore, onClose }: Props) {
+  const { api } = useServices();
+  const [action, setAction] = useState<LogAction | ''>(noteId ? '' : 'delete_note');
+  const [entries, setEntries] = useState<LogInfo[]>([]);
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState('');
+  const [loading, setLoading] = useState(true);
+  const [open, setOpen] = useState<{ key: string; note: Note } | null>(null);
+  const [status, setStatus] = useState('');
+  const filterId = useId();
+  const current = noteId ? notes.get(noteId) : undefined;
+
+  const load = useCallback(
+    async (before?: string) => {
+      setLoading(true);
+      setError('');
+      try {
+        const r = await api.listLog(boardId, { noteId, action: action || undefined, before, limit: PAGE });
+        setEntries((old) => (before ? [...old, ...r.entries] : r.entries));
+        setMore(r.entries.length === PAGE);
+      } catch (e) {
+        setError((e as Error).message);
+      } finally {
+        setLoading(false);
+      }
+    },
+    [api, boardId, noteId, action],
+  );
+  useEffect(() => {
+    setOpen(null);
+    void load();
+  }, [load]);
+
+  async function show(key: string) {
+    try {
+      setOpen({ key, note: await api.restoreNote(boardId, key) });
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }
+
+  async function restore(key: string) {
+    try {
+      const n = open?.key === key ? open.note : await api.restoreNote(boardId, key);
+      onRestore(n);
+      setStatus(`Restored "${n.title || n.id}".`);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }
+
+  const title = noteId ? `History of "${current?.title || noteId}"` : 'Deleted notes';
+  return (
+    <Dialog title={title} onClose={onClose} wide>
+      <div className="history">
+        {noteId && (
+          <div className="row">
+            <label htmlFor={filterId}>Show</label>
+            <select id={filterId} value={action} onChange={(e) => setAction(e.target.value as LogAction | '')}>
+              {ACTIONS.map((a) => (
+                <option key={a.value} value={a.value}>
+                  {a.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <p className="sr-only" role="status" aria-live="polite">
+          {status}
+        </p>
+        {!loading && entries.length === 0 && !error && <p className="muted">{noteId ? 'No changes logged yet.' : 'No deleted notes.'}</p>}
+        <ol className="plain history-list" aria-label="Changes, newest first">
+          {entries.map((e) => {
+            const live = notes.has(e.noteId);
+            return (
+              <li key={e.key} className={open?.key === e.key ? 'open' : undefined}>
+                <span>
+                  {actionText[e.action]} {noteId ? '' : `"${e.noteId}" `}
+                  <time dateTime={e.timestamp}>{new Date(e.timestamp).toLocaleString()}</time>
+                </span>{' '}
+                <button type="button" onClick={() => void show(e.key)} aria-label={`View the version of ${new Date(e.timestamp).toLocaleString()}`}>
+                  View
+                </button>{' '}
+                {canEdit && (noteId || !live) && (
+                  <button type="button" onClick={() => void restore(e.key)} aria-label={`Restore the version of ${new Date(e.timestamp).toLocaleString()}`}>
+                    Restore
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+        {more && (
+          <button type="button" disabled={loading} onClick={() => void load(entries[entries.length - 1]?.timestamp)}>
+            Older changes
+          </button>
+        )}
+        {open && <Version note={open.note} current={notes.get(open.note.id)} />}
+      </div>
+    </Dialog>
+  );
+}
+
+/** Version shows one logged version: rendered, as source, and as a diff against the note now. */
+function Version({ note, current }: { note: Note; current?: Note }) {
+  const [view, setView] = useState<'rendered' | 'source' | 'diff'>('rendered');
+  const name = useId();
+  return (
+    <section className="history-version" aria-label={`Version: ${note.title || note.id}`}>
+      <h3>{note.title || 'Untitled'}</h3>
+      <fieldset className="row">
+        <legend className="sr-only">Show the version</legend>
+        {(['rendered', 'source', 'diff'] as const).map((v) => (
+          <label key={v}>
+            <input type="radio" name={name} checked={view === v} onChange={() => setView(v)} /> {v === 'rendered' ? 'Rendered' : v === 'source' ? 'Markdown' : 'Changes since'}
+          </label>
+        ))}
+      </fieldset>
+      {view === 'rendered' && <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(note.content) }} />}
+      {view === 'source' && <pre className="source">{note.content}</pre>}
+      {view === 'diff' &&
+        (current ? (
+          <pre className="diff" aria-label="Lines removed since this version are marked −, lines added +">
+            {diffLines(note.content, current.content).map((p, i) => (
+              <span key={i} className={p.added ? 'added' : p.removed ? 'removed' : undefined}>
+                {p.value
+                  .replace(/\n$/, '')
+                  .split('\n')
+                  .map((l) => (p.added ? '+ ' : p.removed ? '− ' : '  ') + l)
+                  .join('\n') + '\n'}
+              </span>
+            ))}
+          </pre>
+        ) : (
+          <p className="muted">The note is not on the board now.</p>
+        ))}
+    </section>
+  );
+}
