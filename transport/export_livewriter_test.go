@@ -4,6 +4,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"corkboard/rooms"
 )
 
 // The live socket writer, for its black-box tests (livewriter_test.go).
@@ -107,3 +109,9 @@ func LivePingsSentForTest(s *Server) int64 { return s.liveKeeper.pings.Load() }
 
 // SendControl sends a control frame ahead of the queued messages.
 func (t *SocketWriterForTest) SendControl(frame []byte) { t.w.sendControl(frame) }
+
+// SendMessage is Send for a room's message.
+func (t *SocketWriterForTest) SendMessage(m *rooms.Message) bool { return t.w.Send(m) }
+
+// StartAbove starts the writer for a client at version floor.
+func (t *SocketWriterForTest) StartAbove(floor int64) { t.w.startAbove(floor) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/rooms"
 	"corkboard/transport"
 )
 
@@ -487,5 +488,46 @@ func TestSocketWriterControlFrameGoesAhead(t *testing.T) {
 	w.Stop()
 	if err := <-failed; err != nil {
 		t.Fatalf("writer failed: %v", err)
+	}
+}
+
+// TestSocketWriterDropsChangesTheClientHas: changes messages the room sent
+// while the connection was being set up, and any later, that its catch-up
+// already covered are not written, so the versions a client is sent
+// strictly increase; other messages (presence) go as they are.
+func TestSocketWriterDropsChangesTheClientHas(t *testing.T) {
+	server, client := socketPair(t)
+	w, _ := transport.NewSocketWriterForTest(server, 10)
+	defer w.Stop()
+	for _, m := range []*rooms.Message{
+		rooms.NewChangesMessage([]byte("changes to 5"), 5),
+		rooms.NewMessage([]byte("join")),
+		rooms.NewChangesMessage([]byte("changes to 7"), 7),
+		rooms.NewChangesMessage([]byte("changes to 8"), 8),
+	} {
+		if !w.SendMessage(m) {
+			t.Fatal("Send refused a message before start")
+		}
+	}
+	if err := w.WriteNow(transport.TextFrameForTest([]byte("hello 7"))); err != nil {
+		t.Fatal(err)
+	}
+	w.StartAbove(7)
+	go w.Run()
+	if !w.SendMessage(rooms.NewChangesMessage([]byte("changes to 6"), 6)) || !w.SendMessage(rooms.NewChangesMessage([]byte("changes to 9"), 9)) {
+		t.Fatal("Send refused a message after start")
+	}
+	r := bufio.NewReader(client)
+	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hello 7", "join", "changes to 8", "changes to 9"} {
+		f, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(f.payload) != want {
+			t.Fatalf("got %q, want %q", f.payload, want)
+		}
 	}
 }
