@@ -131,7 +131,7 @@ cross:
 # make stress STRESS_COUNT=200. The default takes about ten minutes on two
 # busy cores, most of it the live endpoint's tests under -race.
 STRESS_COUNT ?= 20
-STRESS_TRANSPORT := TestLive|TestSocketWriter|TestGuardedConn|TestTextFrame|DirectWrite
+STRESS_TRANSPORT := TestLive|TestLongPoll|TestSocketWriter|TestGuardedConn|TestTextFrame|DirectWrite
 STRESS_PERSIST := TestContract/.*/([Cc]oncurrent|AtOnce|InOrder|Race|EveryTry)
 
 stress:
