@@ -1,7 +1,6 @@
 package bolt_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -48,38 +47,5 @@ func TestSecretSurvivesReopen(t *testing.T) {
 	defer db.Close()
 	if len(s1) != 32 || string(s1) != string(db.Secret()) {
 		t.Fatalf("secret changed across reopen or wrong size (%d bytes)", len(s1))
-	}
-}
-
-// TestBoardsSurviveReopen: boards, their collaborators and the member
-// index are in the file, not in memory.
-func TestBoardsSurviveReopen(t *testing.T) {
-	ctx := context.Background()
-	db, dir := openDB(t)
-	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	db.Now = func() time.Time { return t0 }
-	if _, err := db.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := db.AddInvite(ctx, "b1", "friend@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	db2, err := bolt.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
-	b, err := db2.FindBoard(ctx, "b1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.OwnerEmail != "owner@example.com" || len(b.InvitedEmails) != 1 || !b.CreatedAt.Equal(t0) {
-		t.Fatalf("board after reopen = %+v", b)
-	}
-	for _, email := range []string{"owner@example.com", "friend@example.com"} {
-		if list, err := db2.ListBoardsFor(ctx, email); err != nil || len(list) != 1 || list[0].ID != "b1" {
-			t.Fatalf("ListBoardsFor(%s) after reopen = %v, %v; want [b1]", email, list, err)
-		}
 	}
 }

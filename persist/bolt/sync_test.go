@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"corkboard/board"
 	"corkboard/persist/bolt"
@@ -46,44 +43,6 @@ func changes(tb testing.TB, db *bolt.DB, boardID string, since int64) *board.Cha
 		tb.Fatalf("ChangesSince(%d): %v", since, err)
 	}
 	return ch
-}
-
-func TestRestartKeepsEverything(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	db, err := bolt.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 {
-		mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("n%d", i), "x")}}}, fmt.Sprintf("k%d", i))
-	}
-	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"n0"}}}, "")
-	before := changes(t, db, "b1", 0)
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	db, err = bolt.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if diff := cmp.Diff(before, changes(t, db, "b1", 0)); diff != "" {
-		t.Fatalf("state changed across restart (-before +after):\n%s", diff)
-	}
-	if ch := changes(t, db, "b1", 5); !slices.Equal(ch.DeletedNoteIDs, []string{"n0"}) {
-		t.Fatalf("tombstone lost across restart: %v", ch.DeletedNoteIDs)
-	}
-	if v, replayed, _ := db.ApplyPush(ctx, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, "k2"); v != 3 || !replayed {
-		t.Fatalf("idempotency key after restart: v=%d replayed=%v, want 3 true", v, replayed)
-	}
-	if v := mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, ""); v != 7 {
-		t.Fatalf("version after restart=%d, want 7 (continues upward)", v)
-	}
 }
 
 // seedBoard gives b1 n notes of about 200 bytes, one push of 500 at a time.

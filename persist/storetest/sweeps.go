@@ -1,9 +1,8 @@
-package bolt_test
+package storetest
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,55 +10,45 @@ import (
 	"time"
 
 	"corkboard/persist"
-	"corkboard/persist/bolt"
 )
 
-var authT0 = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-
-func authSessionID(s string) []byte {
-	sum := sha256.Sum256([]byte(s))
-	return sum[:]
+// SweepStore is a store that sweeps expired sessions and codes in two
+// passes, as bbolt and PostgreSQL do: pages of expired records are read
+// first, then deleted with a re-check of each, so that a record used or
+// replaced between the passes stays. RunSweeps checks those passes.
+type SweepStore interface {
+	persist.Store
+	// ExpiredSessions lists up to limit (0: all) expired session keys after
+	// the key after, in key order, and the key to go on from (nil at the end).
+	ExpiredSessions(ctx context.Context, idleBefore, createdBefore time.Time, after []byte, limit int) (ids [][]byte, next []byte, err error)
+	// DeleteExpiredSessions deletes those of ids still expired; it returns
+	// how many it deleted.
+	DeleteExpiredSessions(ctx context.Context, ids [][]byte, idleBefore, createdBefore time.Time) (int, error)
+	// ExpiredOTPs is ExpiredSessions for one-time codes.
+	ExpiredOTPs(ctx context.Context, now time.Time, after string, limit int) (emails []string, next string, err error)
+	// DeleteExpiredOTPs is DeleteExpiredSessions for one-time codes.
+	DeleteExpiredOTPs(ctx context.Context, emails []string, now time.Time) (int, error)
 }
 
-// TestAuthSurvivesReopen: codes and sessions are on disk, not in memory.
-func TestAuthSurvivesReopen(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := bolt.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PutOTP(ctx, "a@example.com", persist.OTP{Hash: []byte("h"), ExpiresAt: authT0, Attempts: 2}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateSession(ctx, authSessionID("t"), persist.Session{Email: "a@example.com", CreatedAt: authT0, LastSeen: authT0}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = bolt.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o, err := db.FindOTP(ctx, "a@example.com")
-	if err != nil || o.Attempts != 2 {
-		t.Fatalf("FindOTP after reopen=%+v, %v; want 2 attempts", o, err)
-	}
-	if s, err := db.FindSession(ctx, authSessionID("t")); err != nil || s.Email != "a@example.com" {
-		t.Fatalf("FindSession after reopen=%+v, %v", s, err)
-	}
+// RunSweeps checks a SweepStore's two passes; batch is how many records
+// the store's sweep reads per pass (its SweepBatch), so that a sweep over
+// more than two batches is tested. open returns a fresh store, closed when
+// the test ends.
+func RunSweeps(t *testing.T, open func(t *testing.T) SweepStore, batch int) {
+	t.Run("SweepSessionsManyBatches", func(t *testing.T) { testSweepSessionsManyBatches(t, open, batch) })
+	t.Run("ExpiredSessionsPages", func(t *testing.T) { testExpiredSessionsPages(t, open) })
+	t.Run("DeleteExpiredSessionsRechecks", func(t *testing.T) { testDeleteExpiredSessionsRechecks(t, open) })
+	t.Run("DeleteExpiredOTPsRechecks", func(t *testing.T) { testDeleteExpiredOTPsRechecks(t, open) })
 }
 
-// TestSweepSessionsManyBatches: a sweep over more than two batches removes
+// testSweepSessionsManyBatches: a sweep over more than two batches removes
 // exactly the expired sessions, however they interleave in key order.
-func TestSweepSessionsManyBatches(t *testing.T) {
+func testSweepSessionsManyBatches(t *testing.T, open func(t *testing.T) SweepStore, batch int) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db := open(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
-	const total = 2*bolt.SweepBatch + 101
+	total := 2*batch + 101
 	live := func(i int) bool { return i%3 == 0 }
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -98,11 +87,11 @@ func TestSweepSessionsManyBatches(t *testing.T) {
 	}
 }
 
-// TestExpiredSessionsPages: read passes page through the bucket in key
+// testExpiredSessionsPages: read passes page through the bucket in key
 // order, at most limit records at a time, and together list exactly the
 // expired sessions once — also when each page is deleted before the next
 // is read, as a sweep does.
-func TestExpiredSessionsPages(t *testing.T) {
+func testExpiredSessionsPages(t *testing.T, open func(t *testing.T) SweepStore) {
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
 	const total, limit = 10, 3
@@ -110,7 +99,7 @@ func TestExpiredSessionsPages(t *testing.T) {
 	for _, deleteBetween := range []bool{false, true} {
 		t.Run(fmt.Sprintf("DeleteBetween=%v", deleteBetween), func(t *testing.T) {
 			ctx := context.Background()
-			db, _ := openDB(t)
+			db := open(t)
 			want := map[string]bool{}
 			for i := range total {
 				id := authSessionID(fmt.Sprint("p", i))
@@ -166,11 +155,11 @@ func TestExpiredSessionsPages(t *testing.T) {
 	}
 }
 
-// TestDeleteExpiredSessionsRechecks: what happens to a session between the
+// testDeleteExpiredSessionsRechecks: what happens to a session between the
 // read pass and the delete decides its fate, not what the read pass saw.
-func TestDeleteExpiredSessionsRechecks(t *testing.T) {
+func testDeleteExpiredSessionsRechecks(t *testing.T, open func(t *testing.T) SweepStore) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db := open(t)
 	idleBefore := authT0.Add(-15 * 24 * time.Hour)
 	createdBefore := authT0.Add(-90 * 24 * time.Hour)
 	tests := []struct {
@@ -225,11 +214,11 @@ func TestDeleteExpiredSessionsRechecks(t *testing.T) {
 	}
 }
 
-// TestDeleteExpiredOTPsRechecks: a code sent again between the read pass
+// testDeleteExpiredOTPsRechecks: a code sent again between the read pass
 // and the delete is the new code, and it stays.
-func TestDeleteExpiredOTPsRechecks(t *testing.T) {
+func testDeleteExpiredOTPsRechecks(t *testing.T, open func(t *testing.T) SweepStore) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db := open(t)
 	stale := persist.OTP{Hash: []byte("old"), ExpiresAt: authT0.Add(-time.Minute)}
 	for _, email := range []string{"stale@example.com", "resent@example.com", "used@example.com"} {
 		if err := db.PutOTP(ctx, email, stale); err != nil {
