@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"corkboard/board"
 	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
+	"corkboard/persist/storetest"
 )
 
 // openSyncDB opens a store in a temp folder with a settable clock and claims
@@ -45,71 +44,20 @@ func changes(tb testing.TB, db *bolt.DB, boardID string, since int64) *board.Cha
 	return ch
 }
 
-// seedBoard gives b1 n notes of about 200 bytes, one push of 500 at a time.
-func seedBoard(tb testing.TB, db *bolt.DB, n int) {
-	tb.Helper()
-	for start := 0; start < n; start += board.MaxUpsertedNotes {
-		var ns []board.Note
-		for i := start; i < min(n, start+board.MaxUpsertedNotes); i++ {
-			ns = append(ns, note(fmt.Sprintf("note-%05d", i), strings.Repeat("lorem ipsum ", 16)))
-		}
-		mustPush(tb, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: ns}}, "")
-	}
-}
-
 func BenchmarkApplyPush(b *testing.B) {
 	db, _, _ := openSyncDB(b, "b1")
-	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
-	for b.Loop() {
-		if _, _, err := db.ApplyPush(context.Background(), "b1", p, ""); err != nil {
-			b.Fatal(err)
-		}
-	}
+	storetest.BenchApplyPush(b, db)
 }
 
-// BenchmarkApplyPush100Boards measures one round of 100 boards pushing at
-// once; with group commit a round costs a few fsyncs, not 100.
 func BenchmarkApplyPush100Boards(b *testing.B) {
-	ids := make([]string, 100)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("b%d", i)
-	}
+	ids := storetest.BoardIDs(100)
 	db, _, _ := openSyncDB(b, ids...)
-	p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", strings.Repeat("x", 200))}}}
-	for b.Loop() {
-		var wg sync.WaitGroup
-		for _, id := range ids {
-			wg.Go(func() {
-				if _, _, err := db.ApplyPush(context.Background(), id, p, ""); err != nil {
-					b.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
+	storetest.BenchApplyPushBoards(b, db, ids)
 }
 
 func BenchmarkChangesSince5000Notes(b *testing.B) {
 	db, _, _ := openSyncDB(b, "b1")
-	seedBoard(b, db, 5000)
-	// Ten more single-note pushes, so "recent" means 10 versions back.
-	for i := range 10 {
-		mustPush(b, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note(fmt.Sprintf("note-%05d", i), "edited")}}}, "")
-	}
-	v, _ := db.CurrentVersion(context.Background(), "b1")
-	for _, bc := range []struct {
-		name  string
-		since int64
-	}{{"Since=v-10", v - 10}, {"Since=0", 0}} {
-		b.Run(bc.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := db.ChangesSince(context.Background(), "b1", bc.since); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	storetest.BenchChangesSince5000Notes(b, db)
 }
 
 // crashChildEnv names the data folder when the test binary runs as the
