@@ -28,18 +28,7 @@ func TestTwoNodesOneBoardLive(t *testing.T) {
 	session := loginFromOutbox(t, baseA, dataA, "ada@example.com")
 	do := func(method, url, body string) int {
 		t.Helper()
-		req, err := http.NewRequest(method, url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.AddCookie(session)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return call(t, session, method, url, body)
 	}
 	if status := do("POST", baseA+"/api/boards/b1/access", ""); status != http.StatusOK && status != http.StatusCreated {
 		t.Fatalf("claim on A: %d", status)
@@ -115,18 +104,7 @@ func TestTwoNodesCachesDropAnotherNodesChanges(t *testing.T) {
 	invitee := loginFromOutbox(t, baseB, dataB, "bob@example.com")
 	do := func(session *http.Cookie, method, url, body string) int {
 		t.Helper()
-		req, err := http.NewRequest(method, url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.AddCookie(session)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return call(t, session, method, url, body)
 	}
 	if status := do(owner, "POST", baseA+"/api/boards/b1/access", ""); status != http.StatusOK && status != http.StatusCreated {
 		t.Fatalf("claim on A: %d", status)
@@ -154,4 +132,21 @@ func TestTwoNodesCachesDropAnotherNodesChanges(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// call sends a JSON request with session's cookie and returns the status.
+func call(t *testing.T, session *http.Cookie, method, url, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(session)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
