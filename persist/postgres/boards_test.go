@@ -25,16 +25,3 @@ func TestSecretSurvivesReopen(t *testing.T) {
 		t.Fatalf("secret changed across reopen or wrong size (%d bytes)", len(s1))
 	}
 }
-
-// openDB opens a store on a fresh database and returns it with the DSN (to
-// open the database again, as another node would).
-func openDB(tb testing.TB) (*postgres.Store, string) {
-	tb.Helper()
-	dsn := pgtest.NewDatabase(tb)
-	db, err := postgres.Open(context.Background(), dsn)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db, dsn
-}

@@ -22,15 +22,6 @@ func note(id, content string) board.Note {
 	return board.Note{ID: id, Title: "T " + id, Content: content, X: 1, Y: 2, Color: "yellow", Type: "sticky", UpdatedAt: "2026-11-22T09:00:00Z"}
 }
 
-func mustPush(tb testing.TB, db *postgres.Store, boardID string, p *board.Push, key string) int64 {
-	tb.Helper()
-	v, _, err := db.ApplyPush(context.Background(), boardID, p, key)
-	if err != nil {
-		tb.Fatalf("ApplyPush: %v", err)
-	}
-	return v
-}
-
 func changes(tb testing.TB, db *postgres.Store, boardID string, since int64) *board.Changes {
 	tb.Helper()
 	ch, err := db.ChangesSince(context.Background(), boardID, since)
