@@ -14,6 +14,7 @@ import { Canvas } from './Canvas';
 // The history panel brings in `diff`: it is loaded when first opened.
 const HistoryPanel = lazy(() => import('../history/HistoryPanel'));
 const SnapshotsPanel = lazy(() => import('../history/SnapshotsPanel'));
+const ImportDialog = lazy(() => import('../ai/ImportDialog'));
 
 interface Props {
   boardId: string;
@@ -74,6 +75,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   /** history: the open history panel (a note's, or the board's deleted notes with no noteId). */
   const [history, setHistory] = useState<{ noteId?: string } | null>(null);
   const [snapshots, setSnapshots] = useState(false);
+  const [importing, setImporting] = useState(false);
   const [newName, setNewName] = useState('');
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
   const name = s.name || boardId;
@@ -174,6 +176,11 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         <button type="button" onClick={() => setSnapshots(true)}>
           Snapshots
         </button>
+        {canEdit && (
+          <button type="button" onClick={() => setImporting(true)}>
+            Import document
+          </button>
+        )}
         <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
           Work items ({s.items.size})
         </button>
@@ -236,6 +243,11 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
             onApply={(plan) => void import('../history/restore').then((m) => m.applyPlan(client, plan))}
             onClose={() => setSnapshots(false)}
           />
+        </Suspense>
+      )}
+      {importing && (
+        <Suspense fallback={<p role="status">Loading the importer…</p>}>
+          <ImportDialog client={client} onAdded={announce} onClose={() => setImporting(false)} />
         </Suspense>
       )}
       {sharing && <ShareDialog boardId={boardId} onClose={() => setSharing(false)} />}
