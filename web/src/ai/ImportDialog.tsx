@@ -79,7 +79,8 @@ export default function ImportDialog({ client, onClose, onAdded }: Props) {
     const rows = importedNotes(chosen, client.getSnapshot().notes.values(), () => randomId());
     // One batch: one store write, one push; each note is logged as create_note.
     client.batch(() => rows.forEach((n) => client.upsertNote(n)));
-    onAdded(`Added ${chosen.length} note${chosen.length === 1 ? '' : 's'} from the document.`);
+    // They may land outside the view: say where, and how to see them.
+    onAdded(`Added ${chosen.length} note${chosen.length === 1 ? '' : 's'} from the document, right of the board's other notes. Press 0 to fit the board in view.`);
     onClose();
   }
 
