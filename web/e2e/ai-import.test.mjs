@@ -126,35 +126,91 @@ test('a pasted document becomes the picked notes, and the other user sees them a
   await grace.ctx.close();
 });
 
-test('a tracker generation is previewed, then the picked items are added', { skip }, async () => {
+test('tracker generation in its three modes: previewed, then the picked items added or replaced', { skip }, async () => {
   const { ctx, page } = await userPage('gen@example.com');
-  await createBoard(page, 'Generate board');
-  await page.getByRole('button', { name: /^Work items/ }).click();
-  await page.locator('.tracker').getByRole('button', { name: 'Generate' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Generate work items' });
-  // The next step, stories (the defaults).
+  const id = await createBoard(page, 'Generate board');
+  // An item with the id the regenerate recording names (item-1), pushed as another client would.
+  const pushed = await page.request.post(`${server.url}/api/boards/${id}/sync`, {
+    data: { clientVersion: 0, notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [{ id: 'item-1', key: 'CB-1', type: 'story', summary: 'Log in', status: 'in-progress', updatedAt: new Date().toISOString() }], deleted: [] } },
+  });
+  assert.equal(pushed.status(), 200);
+  await page.getByRole('button', { name: 'Work items (1)' }).click();
+  const tracker = page.locator('.tracker');
+  await tracker.getByRole('button', { name: 'CB-1 Log in: open' }).waitFor();
+  const generate = async () => {
+    await tracker.getByRole('button', { name: 'Generate' }).click();
+    return page.getByRole('dialog', { name: 'Generate work items' });
+  };
+  const isGen = (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/canvas/tracker/generate';
+
+  // 1. The next step: stories (the defaults); one of the two is added.
+  let dialog = await generate();
   assert.equal(await dialog.getByRole('radio', { name: /^The next step/ }).isChecked(), true);
   assert.equal(await dialog.getByLabel('Type of items').inputValue(), 'story');
-  const sent = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/canvas/tracker/generate');
+  let sent = page.waitForRequest(isGen);
   await dialog.getByRole('button', { name: 'Generate', exact: true }).click();
-  const body = JSON.parse((await sent).postData());
+  let body = JSON.parse((await sent).postData());
   assert.equal(body.mode, 'generate_step');
   assert.equal(body.step, 'story');
-  assert.deepEqual(body.items, []);
-
+  assert.deepEqual(body.items, [{ id: 'item-1', key: 'CB-1', type: 'story', summary: 'Log in', status: 'in-progress' }]);
   await dialog.getByRole('heading', { name: '2 proposed items' }).waitFor();
   await dialog.getByText('Recommended next: Generate tasks.').waitFor();
   await dialog.getByText('The stories are ready to be broken down into tasks.').waitFor();
   assert.deepEqual(await seriousViolations(page, '.dialog'), [], 'generation preview');
   await dialog.getByRole('checkbox', { name: /Invite a teammate to a board/ }).uncheck();
   await dialog.getByRole('button', { name: 'Add 1 item' }).click();
-  await dialog.getByRole('status').filter({ hasText: 'Added 1 item: CB-1.' }).waitFor();
+  await dialog.getByRole('status').filter({ hasText: 'Added 1 item: CB-2.' }).waitFor();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  await tracker.getByRole('button', { name: 'CB-2 Sign in with a one-time code: open' }).waitFor();
+  assert.equal(await tracker.getByText('Invite a teammate to a board').count(), 0);
+
+  // 2. Children of CB-2: two tasks under it.
+  dialog = await generate();
+  await dialog.getByRole('radio', { name: /^Children of an item/ }).check();
+  const parentId = await dialog.getByLabel('Item to break down').locator('option', { hasText: 'CB-2' }).getAttribute('value');
+  await dialog.getByLabel('Item to break down').selectOption(parentId);
+  sent = page.waitForRequest(isGen);
+  await dialog.getByRole('button', { name: 'Generate', exact: true }).click();
+  body = JSON.parse((await sent).postData());
+  assert.equal(body.mode, 'generate_children');
+  assert.equal(body.parentId, parentId);
+  await dialog.getByRole('heading', { name: '2 proposed items' }).waitFor();
+  assert.equal(await dialog.getByText('under CB-2').count(), 2);
+  await dialog.getByText('Recommended next: Nothing more to generate.').waitFor();
+  await dialog.getByRole('button', { name: 'Add 2 items' }).click();
+  await dialog.getByRole('status').filter({ hasText: 'Added 2 items: CB-3, CB-4.' }).waitFor();
   await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
 
-  const tracker = page.locator('.tracker');
-  await tracker.getByRole('button', { name: 'CB-1 Sign in with a one-time code: open' }).waitFor();
-  assert.equal(await tracker.getByText('Invite a teammate to a board').count(), 0);
+  // 3. A better version of CB-1, which it replaces in place.
+  dialog = await generate();
+  await dialog.getByRole('radio', { name: /^Better versions of items/ }).check();
+  await dialog.getByRole('checkbox', { name: 'CB-1 Log in' }).check();
+  sent = page.waitForRequest(isGen);
+  await dialog.getByRole('button', { name: 'Generate', exact: true }).click();
+  body = JSON.parse((await sent).postData());
+  assert.equal(body.mode, 'regenerate_items');
+  assert.deepEqual(body.itemIds, ['item-1']);
+  await dialog.getByRole('heading', { name: '1 proposed item' }).waitFor();
+  await dialog.locator('.gen-replaces', { hasText: 'replaces CB-1:' }).locator('del', { hasText: 'Log in' }).waitFor();
+  await dialog.getByRole('button', { name: 'Replace 1 item' }).click();
+  await dialog.getByRole('status').filter({ hasText: 'Replaced 1 item: CB-1.' }).waitFor();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  await tracker.getByRole('button', { name: 'CB-1 Sign in with a one-time e-mail code: open' }).waitFor();
+
   await synced(page);
+  const res = await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`);
+  const items = new Map((await res.json()).trackerItems.map((i) => [i.key, i]));
+  assert.equal(items.size, 4);
+  assert.deepEqual(
+    (({ id, type, status, summary }) => ({ id, type, status, summary }))(items.get('CB-1')),
+    { id: 'item-1', type: 'story', status: 'in-progress', summary: 'Sign in with a one-time e-mail code' },
+    'replaced in place: same id, type and status',
+  );
+  assert.equal(items.get('CB-2').status, 'todo');
+  for (const k of ['CB-3', 'CB-4']) {
+    assert.equal(items.get(k).parentId, parentId, `${k} is a child of CB-2`);
+    assert.equal(items.get(k).type, 'task');
+  }
   await ctx.close();
 });
 
