@@ -250,3 +250,22 @@ test('a document over 100,000 characters is refused before anything is sent', { 
   assert.equal(posts, 0);
   await ctx.close();
 });
+
+test('Cancel stops an import that is still running and keeps the document', { skip }, async () => {
+  const { ctx, page } = await userPage('cancel@example.com');
+  await createBoard(page, 'Cancel board');
+  // The answer never comes: the request stays open until the page drops it.
+  await page.route('**/api/canvas/document-to-notes', () => {});
+  await page.getByRole('button', { name: 'Import document' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import a document' });
+  await dialog.getByLabel('Document text').fill(DOCUMENT);
+  await dialog.getByRole('button', { name: 'Propose notes' }).click();
+  await dialog.getByRole('status').filter({ hasText: 'Reading the document and proposing notes' }).waitFor();
+  const failed = page.waitForEvent('requestfailed', isDocPost);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await failed;
+  await dialog.getByRole('button', { name: 'Propose notes' }).waitFor();
+  assert.equal(await dialog.getByLabel('Document text').inputValue(), DOCUMENT);
+  assert.equal(await dialog.getByRole('alert').count(), 0, 'a cancel is not an error');
+  await ctx.close();
+});
