@@ -79,7 +79,7 @@ export default function TrackerGenerate({ client, items, onClose, initial }: Pro
     const now = client.getSnapshot().items;
     const rows = acceptedItems(chosen, now, () => randomId());
     client.batch(() => rows.forEach((r) => client.upsertItem(r)));
-    const replaced = chosen.filter((c) => c.replaces).length;
+    const replaced = rows.filter((r) => now.has(r.id)).length;
     const added = chosen.length - replaced;
     const parts = [added && `added ${plural(added, 'item')}`, replaced && `replaced ${plural(replaced, 'item')}`].filter(Boolean).join(' and ');
     setPhase({ kind: 'added', message: parts.charAt(0).toUpperCase() + parts.slice(1) + ': ' + rows.map((r) => r.key).join(', ') + '.', next: p.gen.recommendedNextStep.step });

@@ -82,4 +82,20 @@ describe('accepting a generation', () => {
     expect(rows[1]).toMatchObject({ key: 'CB-8', summary: 'Loose', status: 'todo' });
     expect(rows[1]).not.toHaveProperty('parentId');
   });
+  it('against the tracker as it is when added: later edits kept, a deleted item not brought back', () => {
+    const g: TrackerGeneration = {
+      items: [
+        { type: 'story', summary: 'S1 better', description: 'new', parentId: 'e1', replacesId: 's1' },
+        { type: 'story', summary: 'S2 better', description: '', parentId: 'e1', replacesId: 's2' },
+      ],
+      recommendedNextStep: { step: 'done', reason: '' },
+    };
+    const planned = plan(g, items);
+    const now = new Map(items);
+    now.set('s1', { ...items.get('s1')!, status: 'done', version: 4 });
+    now.delete('s2');
+    const rows = acceptedItems(planned, now, () => 'fresh');
+    expect(rows[0]).toMatchObject({ id: 's1', key: 'CB-2', status: 'done', summary: 'S1 better', description: 'new', version: 4 });
+    expect(rows[1]).toEqual({ id: 'fresh', key: 'CB-3', type: 'story', summary: 'S2 better', status: 'todo', parentId: 'e1', updatedAt: '' });
+  });
 });

@@ -140,13 +140,18 @@ export function plan(g: TrackerGeneration, items: ReadonlyMap<string, TrackerIte
  * replacement keeps the replaced item's id, key, status, type and parent
  * (children and links stay attached) and takes the new summary and
  * description. A new item gets a fresh id, the next key, status "todo",
- * the proposed type and parent (when that parent still exists).
+ * the proposed type and parent (when that parent still exists); so does a
+ * replacement whose item was deleted since the preview.
  */
 export function acceptedItems(picked: readonly Planned[], items: ReadonlyMap<string, TrackerItem>, newId: () => string): TrackerItem[] {
-  const fresh = picked.filter((p) => !p.replaces);
-  const keys = nextKeys(items.values(), fresh.length);
+  // items is the tracker now: an item edited since the preview keeps its
+  // edits (status, parent…), and one deleted since is not brought back.
+  const current = (p: Planned) => (p.replaces ? items.get(p.replaces.id) : undefined);
+  const keys = nextKeys(items.values(), picked.filter((p) => !current(p)).length);
   let k = 0;
-  return picked.map(({ proposal: p, replaces }) => {
+  return picked.map((pl) => {
+    const p = pl.proposal;
+    const replaces = current(pl);
     if (replaces) {
       const row: TrackerItem = { ...replaces, summary: p.summary, description: p.description };
       if (!row.description) delete row.description;
