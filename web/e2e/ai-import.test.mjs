@@ -95,8 +95,12 @@ test('a pasted document becomes the picked notes, and the other user sees them a
   });
   const logSent = ada.page.waitForResponse((r) => isLogPost(r.request()));
   await dialog.getByRole('button', { name: 'Add 2 notes' }).click();
-  await dialog.waitFor({ state: 'detached' });
+  // The dialog says what happened, since the grid may be outside the view.
+  await dialog.getByRole('status').filter({ hasText: 'Added 2 notes from the document. Zoom to fit (or the 0 key) shows the whole board.' }).waitFor();
   assert.equal((await logSent).status(), 200);
+  await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+  await dialog.waitFor({ state: 'detached' });
+  await ada.page.getByRole('button', { name: 'Zoom to fit' }).click();
 
   await ada.page.locator('.note', { hasText: 'Goal' }).waitFor();
   await ada.page.locator('.note', { hasText: 'Open question' }).waitFor();

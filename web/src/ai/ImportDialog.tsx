@@ -15,16 +15,14 @@ import './importgen.css';
 interface Props {
   client: SyncClient;
   onClose: () => void;
-  /** onAdded tells the board what happened (its live region). */
-  onAdded: (message: string) => void;
 }
 
-type Phase = { kind: 'edit' } | { kind: 'sending' } | { kind: 'preview'; notes: ProposedNote[]; picked: boolean[] };
+type Phase = { kind: 'edit' } | { kind: 'sending' } | { kind: 'preview'; notes: ProposedNote[]; picked: boolean[] } | { kind: 'added'; count: number; besides: boolean };
 
 const fmt = (n: number) => n.toLocaleString('en');
 
 /** ImportDialog turns a document into notes on the board, after a preview. */
-export default function ImportDialog({ client, onClose, onAdded }: Props) {
+export default function ImportDialog({ client, onClose }: Props) {
   const id = useId();
   const [text, setText] = useState('');
   const [filename, setFilename] = useState('');
@@ -76,18 +74,29 @@ export default function ImportDialog({ client, onClose, onAdded }: Props) {
     const chosen = notes.filter((_, i) => picked[i]);
     if (chosen.length === 0) return;
     // Placed when added, against the board as it is now.
-    const rows = importedNotes(chosen, client.getSnapshot().notes.values(), () => randomId());
+    const existing = client.getSnapshot().notes;
+    const rows = importedNotes(chosen, existing.values(), () => randomId());
     // One batch: one store write, one push; each note is logged as create_note.
     client.batch(() => rows.forEach((n) => client.upsertNote(n)));
-    // They may land outside the view: say where, and how to see them.
-    onAdded(`Added ${chosen.length} note${chosen.length === 1 ? '' : 's'} from the document, right of the board's other notes. Press 0 to fit the board in view.`);
-    onClose();
+    setPhase({ kind: 'added', count: chosen.length, besides: existing.size > 0 });
   }
 
   const sending = phase.kind === 'sending';
   return (
     <Dialog title="Import a document" onClose={onClose} wide>
-      {phase.kind === 'preview' ? (
+      {phase.kind === 'added' ? (
+        <Added
+          count={phase.count}
+          besides={phase.besides}
+          onClose={onClose}
+          onAgain={() => {
+            setText('');
+            setFilename('');
+            setTried(false);
+            setPhase({ kind: 'edit' });
+          }}
+        />
+      ) : phase.kind === 'preview' ? (
         <Preview
           notes={phase.notes}
           picked={phase.picked}
@@ -200,6 +209,27 @@ function Preview({ notes, picked, onPick, onBack, onAdd }: { notes: ProposedNote
         </button>
         <button type="button" onClick={onBack}>
           Back to the document
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** Added says what was added and where: the grid may be outside the view. */
+function Added({ count, besides, onClose, onAgain }: { count: number; besides: boolean; onClose: () => void; onAgain: () => void }) {
+  const close = useRef<HTMLButtonElement>(null);
+  useEffect(() => close.current?.focus(), []);
+  return (
+    <section>
+      <p role="status">
+        Added {count} note{count === 1 ? '' : 's'} from the document{besides ? ", to the right of the board's other notes" : ''}. <em>Zoom to fit</em> (or the 0 key) shows the whole board.
+      </p>
+      <div className="row">
+        <button type="button" className="primary" ref={close} onClick={onClose}>
+          Close
+        </button>
+        <button type="button" onClick={onAgain}>
+          Import another document
         </button>
       </div>
     </section>

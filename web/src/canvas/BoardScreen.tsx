@@ -247,7 +247,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       )}
       {importing && (
         <Suspense fallback={<p role="status">Loading the importer…</p>}>
-          <ImportDialog client={client} onAdded={announce} onClose={() => setImporting(false)} />
+          <ImportDialog client={client} onClose={() => setImporting(false)} />
         </Suspense>
       )}
       {sharing && <ShareDialog boardId={boardId} onClose={() => setSharing(false)} />}
