@@ -271,5 +271,6 @@ test('Cancel stops an import that is still running and keeps the document', { sk
   await dialog.getByRole('button', { name: 'Propose notes' }).waitFor();
   assert.equal(await dialog.getByLabel('Document text').inputValue(), DOCUMENT);
   assert.equal(await dialog.getByRole('alert').count(), 0, 'a cancel is not an error');
+  assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'TEXTAREA', 'the focus goes back to the document');
   await ctx.close();
 });

@@ -37,6 +37,14 @@ export default function ImportDialog({ client, onClose }: Props) {
 
   // Closing the dialog stops a request still running.
   useEffect(() => () => abort.current?.abort(), []);
+  // Back from sending (an answer failed or was cancelled), the Cancel button
+  // the focus was on is gone: the document takes it.
+  const textArea = useRef<HTMLTextAreaElement>(null);
+  const wasSending = useRef(false);
+  useEffect(() => {
+    if (wasSending.current && phase.kind === 'edit') textArea.current?.focus();
+    wasSending.current = phase.kind === 'sending';
+  }, [phase.kind]);
 
   async function pickFile(file: File | undefined) {
     setFileError('');
@@ -123,6 +131,7 @@ export default function ImportDialog({ client, onClose }: Props) {
           <label htmlFor={id + 'text'}>Document text</label>
           <textarea
             id={id + 'text'}
+            ref={textArea}
             data-autofocus
             rows={14}
             value={text}
