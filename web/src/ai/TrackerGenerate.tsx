@@ -48,6 +48,13 @@ export default function TrackerGenerate({ client, items, onClose, initial }: Pro
   const [tried, setTried] = useState(false);
   const abort = useRef<AbortController | null>(null);
   useEffect(() => () => abort.current?.abort(), []);
+  // Back from sending, the Cancel button the focus was on is gone.
+  const submit = useRef<HTMLButtonElement>(null);
+  const wasSending = useRef(false);
+  useEffect(() => {
+    if (wasSending.current && phase.kind === 'form') submit.current?.focus();
+    wasSending.current = phase.kind === 'sending';
+  }, [phase.kind]);
   const problem = formProblem(form, items);
   const set = (p: Partial<GenerateForm>) => setForm((f) => ({ ...f, ...p }));
 
@@ -185,7 +192,7 @@ export default function TrackerGenerate({ client, items, onClose, initial }: Pro
             </div>
           ) : (
             <div className="row">
-              <button type="submit" className="primary">
+              <button type="submit" className="primary" ref={submit}>
                 Generate
               </button>
               <button type="button" onClick={onClose}>
