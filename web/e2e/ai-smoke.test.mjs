@@ -61,3 +61,16 @@ test('note-ai generate-prd streams the recorded PRD from the fake Ollama', { ski
   assert.match(fake.log(), /answered by rule "note-ai-generate-prd"/);
   await ctx.close();
 });
+
+test('a note answer cut mid-stream keeps its text and makes the read fail', { skip: skipAI }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await login(page, server, 'ai-cut@example.com');
+  const boardId = await createBoard(page, 'AI cut');
+  const got = await readStream(page, '/api/canvas/note-ai', { boardId, noteId: 'n1', prompt: 'FAKE-CUT please' });
+  assert.equal(got.status, 200);
+  assert.equal(got.text, 'TITLE: Cut answer\n---\nThe first part arrived');
+  assert.match(got.error, /TypeError/, 'the body read must fail, not end as if complete');
+  assert.match(fake.log(), /answered by rule "note-ai-cut"/);
+  await ctx.close();
+});
