@@ -4,7 +4,9 @@
 // included), records every request, and can misbehave the ways a real
 // Ollama does: an unknown model (404), an error line inside a 200 stream, a
 // stream cut before its done line, and a stream that hangs until the client
-// goes away.
+// goes away. NewServer builds one without a testing.TB, and LoadRules reads
+// a JSON script of rules (the corkboard-fakeollama command's, for the
+// browser tests; docs/ai.md).
 package aitest
 
 import (

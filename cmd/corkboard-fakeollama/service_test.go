@@ -133,7 +133,7 @@ func TestRecordingsThroughService(t *testing.T) {
 		}
 	})
 
-	json := []struct {
+	jsonCases := []struct {
 		name string
 		call func(t *testing.T) (any, error)
 		want string
@@ -166,7 +166,7 @@ func TestRecordingsThroughService(t *testing.T) {
 			return svc.TrackerRewrite(ctx, decode[ai.TrackerRewriteRequest](t, `{"boardId": "b1", "item": {"id": "item-1", "key": "CB-1", "type": "story", "summary": "Login"}, "field": "summary", "instruction": "Be precise"}`))
 		}, `{"rewritten":"Sign in with a one-time code sent by e-mail"}`},
 	}
-	for _, tc := range json {
+	for _, tc := range jsonCases {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := tc.call(t)
 			if err != nil {
