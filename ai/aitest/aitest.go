@@ -70,6 +70,11 @@ type Reply struct {
 	Cut bool
 	// Hang sends the chunks, then waits until the client goes away.
 	Hang bool
+	// Gate, when set, makes the reply wait after its chunks until the
+	// gate of that name is released (Server.Release, or POST
+	// /fake/gates/{name}), and only then cut or finish the answer: a test
+	// sees the chunks arrive before what follows them happens.
+	Gate string
 
 	// Lines are raw NDJSON lines replayed as they are.
 	Lines []string
@@ -151,6 +156,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	calls     []Call
+	gates     map[string]chan struct{}
 	cancelled chan struct{}
 	once      sync.Once
 }
@@ -184,9 +190,38 @@ func NewServer(script Script, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /fake/gates/{name}", func(w http.ResponseWriter, r *http.Request) {
+		s.Release(r.PathValue("name"))
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	})
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
 	return s
+}
+
+// gate returns the channel of the named gate; each release puts one token
+// in it, so a release that comes before the wait is not lost.
+func (s *Server) gate(name string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gates == nil {
+		s.gates = map[string]chan struct{}{}
+	}
+	g, ok := s.gates[name]
+	if !ok {
+		g = make(chan struct{}, 64)
+		s.gates[name] = g
+	}
+	return g
+}
+
+// Release lets one reply waiting at (or next arriving at) the named gate
+// go on.
+func (s *Server) Release(name string) {
+	select {
+	case s.gate(name) <- struct{}{}:
+	default: // 64 releases nobody waited for: a test bug, not worth blocking
+	}
 }
 
 // Close stops the server, waiting for the requests in flight.
@@ -258,6 +293,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			rc.Flush()
 		}
 	case !call.Streamed():
+		if !s.waitGate(r, reply.Gate) {
+			return
+		}
 		if reply.Cut {
 			return
 		}
@@ -277,6 +315,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			m.ToolCalls[0].Function.Index = i
 			line(chunk(req.Model, m))
 		}
+		if !s.waitGate(r, reply.Gate) {
+			return
+		}
 		if !reply.Cut && !reply.Hang && reply.ErrorLine == "" {
 			line(done(req.Model, api.Message{Role: "assistant"}, reply.DoneReason))
 		}
@@ -287,6 +328,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if reply.Hang {
 		<-r.Context().Done()
 		s.once.Do(func() { close(s.cancelled) })
+	}
+}
+
+// waitGate waits at the reply's gate, if any; false when the client went
+// away meanwhile.
+func (s *Server) waitGate(r *http.Request, name string) bool {
+	if name == "" {
+		return true
+	}
+	select {
+	case <-s.gate(name):
+		return true
+	case <-r.Context().Done():
+		return false
 	}
 }
 

@@ -107,3 +107,38 @@ func TestSeq_ExtraCallFails(t *testing.T) {
 		t.Errorf("second call status = %d, want 500", resp.StatusCode)
 	}
 }
+
+// TestServer_GateHoldsTheCut: a gated reply sends its chunks, then waits;
+// only a release (here over HTTP, as the browser tests do) lets the cut
+// happen.
+func TestServer_GateHoldsTheCut(t *testing.T) {
+	fake := aitest.New(t, aitest.Always(aitest.Reply{Text: []string{"part"}, Cut: true, Gate: "g"}))
+	resp, err := http.Post(fake.URL+"/api/chat", "application/json", strings.NewReader(`{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	first, err := rd.ReadString('\n')
+	if err != nil || !strings.Contains(first, `"part"`) {
+		t.Fatalf("first line %q, %v", first, err)
+	}
+	rest := make(chan string, 1)
+	go func() {
+		b, _ := rd.ReadString(0)
+		rest <- b
+	}()
+	select {
+	case b := <-rest:
+		t.Fatalf("the answer went on before the release: %q", b)
+	default:
+	}
+	r, err := http.Post(fake.URL+"/fake/gates/g", "application/json", nil)
+	if err != nil || r.StatusCode != http.StatusOK {
+		t.Fatalf("release: %v %v", r, err)
+	}
+	r.Body.Close()
+	if b := <-rest; b != "" {
+		t.Errorf("after the release the cut answer sent %q, want nothing more", b)
+	}
+}

@@ -67,6 +67,9 @@ type RuleReply struct {
 	ErrorLine string `json:"errorLine,omitempty"`
 	// Cut ends the stream after the chunks, without a done line.
 	Cut bool `json:"cut,omitempty"`
+	// Gate makes the reply wait after its chunks until POST
+	// /fake/gates/{gate} releases it (Reply.Gate).
+	Gate string `json:"gate,omitempty"`
 }
 
 // LoadRules reads a RuleFile and returns the Script it describes. Every
@@ -137,7 +140,7 @@ func (r RuleReply) build(dir string) (Reply, error) {
 		}
 		return Reply{Status: r.Status, Error: r.Error}, nil
 	}
-	out := Reply{Text: r.Text, Thinking: r.Thinking, DoneReason: r.DoneReason, ErrorLine: r.ErrorLine, Cut: r.Cut}
+	out := Reply{Text: r.Text, Thinking: r.Thinking, DoneReason: r.DoneReason, ErrorLine: r.ErrorLine, Cut: r.Cut, Gate: r.Gate}
 	if len(r.JSON) > 0 {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, r.JSON); err != nil {

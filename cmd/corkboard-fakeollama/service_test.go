@@ -127,6 +127,7 @@ func TestRecordingsThroughService(t *testing.T) {
 	}
 	t.Run("NoteAICut", func(t *testing.T) {
 		req := decode[ai.NoteAIRequest](t, `{"boardId": "b1", "noteId": "n1", "prompt": "FAKE-CUT"}`)
+		srv.Release("note-ai-cut") // the rule waits at this gate for the browser tests
 		got := collect(t, func(s ai.Sink) error { return svc.NoteAI(ctx, req, s) })
 		if got.err == nil || got.text != "TITLE: Cut answer\n---\nThe first part arrived" {
 			t.Errorf("%+v", got)

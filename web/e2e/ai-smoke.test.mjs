@@ -67,9 +67,39 @@ test('a note answer cut mid-stream keeps its text and makes the read fail', { sk
   const page = await ctx.newPage();
   await login(page, server, 'ai-cut@example.com');
   const boardId = await createBoard(page, 'AI cut');
-  const got = await readStream(page, '/api/canvas/note-ai', { boardId, noteId: 'n1', prompt: 'FAKE-CUT please' });
+  // The fake holds the answer at its gate after the text: the page reads
+  // all of it before the cut, so what "arrived" is known exactly (a
+  // browser drops bytes it had not handed to the page when the
+  // connection breaks).
+  await page.evaluate(
+    ({ boardId }) => {
+      const out = (window.__cut = { status: 0, text: '', error: '', done: false });
+      void (async () => {
+        try {
+          const res = await fetch('/api/canvas/note-ai', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ boardId, noteId: 'n1', prompt: 'FAKE-CUT please' }) });
+          out.status = res.status;
+          const reader = res.body.getReader();
+          const dec = new TextDecoder();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            out.text += dec.decode(value, { stream: true });
+          }
+        } catch (err) {
+          out.error = String(err);
+        }
+        out.done = true;
+      })();
+    },
+    { boardId },
+  );
+  const partial = 'TITLE: Cut answer\n---\nThe first part arrived';
+  await page.waitForFunction((want) => window.__cut.text === want, partial);
+  await fake.release('note-ai-cut');
+  await page.waitForFunction(() => window.__cut.done);
+  const got = await page.evaluate(() => window.__cut);
   assert.equal(got.status, 200);
-  assert.equal(got.text, 'TITLE: Cut answer\n---\nThe first part arrived');
+  assert.equal(got.text, partial);
   assert.match(got.error, /TypeError/, 'the body read must fail, not end as if complete');
   assert.match(fake.log(), /answered by rule "note-ai-cut"/);
   await ctx.close();

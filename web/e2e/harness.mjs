@@ -60,6 +60,11 @@ export async function startFakeOllama(scriptPath = FAKE_OLLAMA_SCRIPT, models = 
     url,
     /** log is what the fake printed: one line per request naming the rule that answered it. */
     log: () => log,
+    /** release lets a reply waiting at the named gate (a rule's "gate") go on. */
+    async release(gate) {
+      const res = await fetch(`${url}/fake/gates/${encodeURIComponent(gate)}`, { method: 'POST' });
+      if (!res.ok) throw new Error(`fake ollama: release ${gate}: ${res.status}`);
+    },
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGTERM');
