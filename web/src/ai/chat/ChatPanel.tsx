@@ -1,0 +1,411 @@
+// The AI chat on the board (issue 12, "Chat panel" and "The phase-aware
+// assistant"): useChat over /api/canvas/chat or /api/canvas/subagent, the
+// board tools applied as the model calls them, its suggestions as buttons,
+// and the errors and credits a person needs. Loaded lazily by BoardScreen.
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useChat } from '@ai-sdk/react';
+import { DefaultChatTransport, isToolUIPart, getToolName, type UIMessage, type UIMessageChunk } from 'ai';
+import { aiFetch, aiText, parseNoteAnswer } from '../../api/ai';
+import type { Note, Phases } from '../../api/types';
+import type { SyncClient } from '../../sync/client';
+import type { UndoStack } from '../../canvas/undo';
+import { renderMarkdown } from '../../canvas/notes';
+import { randomId } from '../../boards/ids';
+import { AiErrorText } from '../AiErrorText';
+import { creditsChanged, useCredits } from '../credits';
+import { AiTurn, applyToolCall, type AiChange, type ToolResult } from './tools';
+import { buildBoardState, currentPhase } from './context';
+import { parseSuggestions, withoutSuggestionBlock, type Suggestion } from './suggestions';
+import { chatError, cutReason } from './chatError';
+import './chat.css';
+
+export type Mode = 'chat' | 'subagent';
+
+/** MAX_CONTINUATIONS bounds the automatic follow-ups of one turn (each is a request and a credit). */
+export const MAX_CONTINUATIONS = 8;
+/** MAX_SENT_MESSAGES: the server reads only the last 40 messages, so only those are sent. */
+const MAX_SENT_MESSAGES = 40;
+
+interface Props {
+  client: SyncClient;
+  boardId: string;
+  canEdit: boolean;
+  phases?: Phases | null;
+  undo: UndoStack;
+  onClose: () => void;
+}
+
+/**
+ * ChatTransport is the AI SDK's transport with Corkboard's fetch (aiFetch:
+ * the session cookie, and every refused request an AiError with the
+ * server's quota, Retry-After and reason) and without the server's
+ * messageId on `start`: the server makes up a new id for every answer,
+ * which would make useChat append the continuation after a tool call as a
+ * second copy of the message instead of continuing it.
+ */
+class ChatTransport extends DefaultChatTransport<UIMessage> {
+  protected processResponseStream(stream: ReadableStream<Uint8Array<ArrayBufferLike>>): ReadableStream<UIMessageChunk> {
+    return super.processResponseStream(stream).pipeThrough(
+      new TransformStream<UIMessageChunk, UIMessageChunk>({
+        transform(chunk, c) {
+          if (chunk.type === 'start' && chunk.messageId) {
+            const { messageId: _drop, ...rest } = chunk;
+            c.enqueue(rest);
+          } else c.enqueue(chunk);
+        },
+      }),
+    );
+  }
+}
+
+/** textOf is a message's text parts, joined. */
+function textOf(m: UIMessage | undefined): string {
+  return m ? m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';
+}
+
+/** lastStepToolIds are the tool calls of a message's last step. */
+function lastStepTools(m: UIMessage) {
+  const start = m.parts.reduce((at, p, i) => (p.type === 'step-start' ? i : at), -1);
+  return m.parts.slice(start + 1).filter(isToolUIPart);
+}
+
+function creditsLine(u: { used: number; limit: number; plan: string } | undefined): string {
+  if (!u) return '';
+  const left = Math.max(0, u.limit - u.used);
+  return `${left} of ${u.limit} AI credit${u.limit === 1 ? '' : 's'} left this month`;
+}
+
+export default function ChatPanel({ client, boardId, canEdit, phases, undo, onClose }: Props) {
+  const [mode, setMode] = useState<Mode>('chat');
+  const [input, setInput] = useState('');
+  const [expanding, setExpanding] = useState<ReadonlyMap<string, string>>(new Map());
+  const [turns, setTurns] = useState<ReadonlyMap<string, AiChange[]>>(new Map());
+  const [status, setStatusText] = useState('');
+  const credits = useCredits();
+  const ids = { input: useId(), log: useId(), mode: useId() };
+
+  // Refs hold what the transport and the callbacks read at the moment they
+  // run (they are made once; props change).
+  const live = useRef({ canEdit, phases, mode: 'chat' as Mode });
+  live.current.canEdit = canEdit;
+  live.current.phases = phases;
+  const turn = useRef<{ t: AiTurn; mode: Mode; continuations: number; applied: Set<string>; abort: AbortController } | null>(null);
+  const addOutput = useRef<(r: { toolCallId: string; tool: string; result: ToolResult }) => void>(() => {});
+
+  const transport = useMemo(
+    () =>
+      new ChatTransport({
+        api: '/api/canvas/chat',
+        fetch: (url, init) => aiFetch(String(url), init ?? {}),
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body }) => {
+          const m = turn.current?.mode ?? live.current.mode;
+          return {
+            api: m === 'subagent' ? '/api/canvas/subagent' : '/api/canvas/chat',
+            body: {
+              ...body,
+              id,
+              messages: messages.slice(-MAX_SENT_MESSAGES),
+              trigger,
+              messageId,
+              boardId,
+              boardState: buildBoardState(client.getSnapshot()),
+              ...(m === 'subagent' ? { currentPhase: currentPhase(live.current.phases) } : {}),
+            },
+          };
+        },
+      }),
+    [boardId, client],
+  );
+
+  const expand = useCallback(
+    async (note: Note, instruction: string, signal?: AbortSignal) => {
+      const key = note.id;
+      const show = (t: string) => setExpanding((m) => new Map(m).set(key, t));
+      show('');
+      try {
+        const s = client.getSnapshot();
+        const text = await aiText(
+          'note-ai',
+          { boardId, noteId: note.id, prompt: instruction || 'Develop this note further.', noteTitle: note.title, noteContent: note.content, allNotes: buildBoardState(s).notes },
+          (soFar) => show(soFar),
+          { signal },
+        );
+        const a = parseNoteAnswer(text);
+        return { title: a.title, content: a.body };
+      } finally {
+        creditsChanged();
+        setExpanding((m) => {
+          const n = new Map(m);
+          n.delete(key);
+          return n;
+        });
+      }
+    },
+    [boardId, client],
+  );
+
+  const chat = useChat({
+    transport,
+    onToolCall: ({ toolCall }) => {
+      const cur = turn.current;
+      if (!cur || toolCall.dynamic) return;
+      const r = applyToolCall(toolCall, { turn: cur.t, store: client, canEdit: live.current.canEdit, newId: () => randomId(), expand, signal: cur.abort.signal });
+      const done = (result: ToolResult) => {
+        cur.applied.add(toolCall.toolCallId);
+        addOutput.current({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, result });
+        setTurns((m) => new Map(m)); // shows the change list under the message
+      };
+      // Not awaited: useChat runs onToolCall inside its update queue, and
+      // addToolOutput waits for that queue (awaiting it here would deadlock).
+      if (r instanceof Promise) void r.then(done);
+      else done(r);
+    },
+    // A turn goes on by itself once every tool call of the model's last step
+    // has its result, as long as this client applied at least one of them
+    // (a step of only rejected calls waits for the user, docs/ai.md).
+    sendAutomaticallyWhen: ({ messages }) => {
+      const cur = turn.current;
+      const last = messages[messages.length - 1];
+      if (!cur || !last || last.role !== 'assistant') return false;
+      const tools = lastStepTools(last);
+      if (!tools.length || !tools.every((p) => p.state === 'output-available' || p.state === 'output-error')) return false;
+      if (!tools.some((p) => cur.applied.has(p.toolCallId))) return false;
+      if (cur.continuations >= MAX_CONTINUATIONS) return false;
+      cur.continuations++;
+      return true;
+    },
+    onFinish: ({ message, isError }) => {
+      creditsChanged();
+      const cur = turn.current;
+      if (cur && message.role === 'assistant') {
+        setTurns((m) => new Map(m).set(message.id, cur.t.changes));
+        if (!isError && cur.t.changes.length) setStatusText(`The AI made ${cur.t.changes.length} change${cur.t.changes.length === 1 ? '' : 's'} to the board. Undo reverts them in one step.`);
+      }
+    },
+  });
+  const { messages, sendMessage, status: chatStatus, error, stop, addToolOutput, clearError } = chat;
+  addOutput.current = ({ toolCallId, tool, result }) => {
+    if ('output' in result) void addToolOutput({ tool, toolCallId, output: result.output });
+    else void addToolOutput({ tool, toolCallId, state: 'output-error', errorText: result.errorText });
+  };
+
+  const busy = chatStatus === 'submitted' || chatStatus === 'streaming' || expanding.size > 0;
+
+  const send = useCallback(
+    (text: string) => {
+      const t = text.trim();
+      if (!t || busy) return;
+      clearError();
+      turn.current?.abort.abort();
+      turn.current = { t: new AiTurn(client, undo), mode: live.current.mode, continuations: 0, applied: new Set(), abort: new AbortController() };
+      setStatusText('');
+      void sendMessage({ text: t });
+    },
+    [busy, clearError, client, undo, sendMessage],
+  );
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (!input.trim() || busy) return;
+    send(input);
+    setInput('');
+  }
+
+  function stopAll() {
+    turn.current?.abort.abort();
+    void stop();
+  }
+
+  useEffect(() => () => turn.current?.abort.abort(), []);
+
+  const last = messages[messages.length - 1];
+  const lastAssistant = last?.role === 'assistant' ? last : undefined;
+  const shownError = error ? chatError(error, textOf(lastAssistant)) : null;
+  const suggestions: Suggestion[] | null = lastAssistant && !busy ? parseSuggestions(textOf(lastAssistant)) : null;
+  const phase = currentPhase(phases);
+
+  return (
+    <aside className="ai-chat" aria-label="AI assistant">
+      <header className="ai-chat-head">
+        <h2>AI assistant</h2>
+        <button type="button" onClick={onClose} aria-label="Close the AI assistant">
+          ✕
+        </button>
+      </header>
+      <p className="ai-credits muted" role="status" aria-live="polite" data-credits={credits ? credits.limit - credits.used : ''}>
+        {creditsLine(credits)}
+      </p>
+      <fieldset className="ai-mode">
+        <legend className="sr-only">Assistant mode</legend>
+        <label>
+          <input
+            type="radio"
+            name={ids.mode}
+            checked={mode === 'chat'}
+            onChange={() => {
+              setMode('chat');
+              live.current.mode = 'chat';
+            }}
+          />{' '}
+          Board chat
+        </label>
+        <label>
+          <input
+            type="radio"
+            name={ids.mode}
+            checked={mode === 'subagent'}
+            onChange={() => {
+              setMode('subagent');
+              live.current.mode = 'subagent';
+            }}
+          />{' '}
+          Phase coach{phase ? ` (${phase.name})` : ''}
+        </label>
+      </fieldset>
+      {mode === 'subagent' && <p className="muted ai-hint">{phase ? `Suggests what to do next in the "${phase.name}" phase.` : 'This board has no current phase: the coach gives general advice.'}</p>}
+
+      <ol className="ai-log" id={ids.log} aria-label="Conversation" aria-live="polite" aria-busy={busy}>
+        {messages.map((m) => (
+          <li key={m.id} className={`ai-msg ai-${m.role}`} data-role={m.role}>
+            <span className="sr-only">{m.role === 'user' ? 'You:' : 'Assistant:'}</span>
+            <MessageParts message={m} streaming={busy && m === last} expanding={expanding} />
+            {m.role === 'assistant' && <Changes changes={turns.get(m.id) ?? (m === last && turn.current ? turn.current.t.changes : undefined)} />}
+          </li>
+        ))}
+      </ol>
+      {chatStatus === 'submitted' && (
+        <p className="muted" role="status">
+          Thinking…
+        </p>
+      )}
+      {shownError && (
+        <div className="ai-chat-error">
+          <AiErrorText error={shownError} />
+          {cutReason(shownError) && <p className="muted">{cutReason(shownError)}</p>}
+        </div>
+      )}
+      {suggestions && (
+        <div className="ai-suggestions" role="group" aria-label="Suggested next steps">
+          {suggestions.map((s, i) => (
+            <button key={i} type="button" title={s.prompt} onClick={() => send(s.prompt)} disabled={busy}>
+              {s.label}
+            </button>
+          ))}
+        </div>
+      )}
+      <p className="sr-only" role="status" aria-live="polite">
+        {status}
+      </p>
+      {status && <p className="muted ai-turn-status">{status}</p>}
+      <form className="ai-form" onSubmit={submit}>
+        <label htmlFor={ids.input}>{mode === 'subagent' ? 'Ask the phase coach' : 'Ask about this board'}</label>
+        <textarea
+          id={ids.input}
+          value={input}
+          rows={3}
+          maxLength={20000}
+          onChange={(e) => setInput(e.target.value)}
+          onKeyDown={(e) => {
+            e.stopPropagation(); // the canvas's shortcuts (N, Delete…) are not for this field
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
+          }}
+          placeholder={canEdit ? 'e.g. Add a note about the launch checklist' : 'You can ask, but this board is view only: the AI cannot change it for you.'}
+        />
+        <div className="row">
+          {busy ? (
+            <button type="button" onClick={stopAll}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="primary" disabled={!input.trim()}>
+              Send
+            </button>
+          )}
+        </div>
+      </form>
+    </aside>
+  );
+}
+
+function MessageParts({ message, streaming, expanding }: { message: UIMessage; streaming: boolean; expanding: ReadonlyMap<string, string> }) {
+  if (message.role === 'user') return <p className="ai-user-text">{textOf(message)}</p>;
+  const texts = message.parts.filter((p) => p.type === 'text');
+  const lastText = texts[texts.length - 1];
+  return (
+    <>
+      {message.parts.map((p, i) => {
+        if (p.type === 'text') {
+          // The suggestion block is shown as buttons, not as JSON: hide it from the last text part.
+          const text = p === lastText ? withoutSuggestionBlock(p.text, streaming) : p.text;
+          return text.trim() ? <div key={i} className="md ai-text" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} /> : null;
+        }
+        if (isToolUIPart(p)) return <ToolPart key={p.toolCallId} part={p} expanding={expanding} />;
+        return null;
+      })}
+    </>
+  );
+}
+
+const TOOL_LABELS: Record<string, string> = {
+  createNote: 'Creating a note',
+  createPlaceholderNote: 'Creating a placeholder note',
+  updateNote: 'Updating a note',
+  deleteNote: 'Deleting a note',
+  expandNote: 'Expanding a note',
+  summarizeBoard: 'Summary of the board',
+};
+
+function ToolPart({ part, expanding }: { part: Extract<UIMessage['parts'][number], { toolCallId: string }>; expanding: ReadonlyMap<string, string> }) {
+  const name = getToolName(part as Parameters<typeof getToolName>[0]);
+  const label = TOOL_LABELS[name] ?? `Tool ${name}`;
+  const input = (part.input ?? {}) as Record<string, unknown>;
+  if (name === 'summarizeBoard' && part.state !== 'output-error' && typeof input.summary === 'string') {
+    return (
+      <section className="ai-tool ai-summary" aria-label="Summary of the board">
+        <h3>Summary of the board</h3>
+        <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(input.summary) }} />
+      </section>
+    );
+  }
+  if (part.state === 'output-available') {
+    const out = part.output as { message?: string } | undefined;
+    return (
+      <p className="ai-tool ai-tool-done" data-tool={name}>
+        ✓ {out?.message ?? label}
+      </p>
+    );
+  }
+  if (part.state === 'output-error') {
+    return (
+      <p className="ai-tool ai-tool-error" data-tool={name}>
+        ⚠ {label} did not work: {part.errorText}
+      </p>
+    );
+  }
+  const progress = name === 'expandNote' && typeof input.id === 'string' ? expanding.get(input.id) : undefined;
+  return (
+    <div className="ai-tool ai-tool-running" data-tool={name} aria-busy="true">
+      <p>{label}…</p>
+      {progress && <pre className="ai-expand-preview">{parseNoteAnswer(progress).body || progress}</pre>}
+    </div>
+  );
+}
+
+function Changes({ changes }: { changes?: AiChange[] }) {
+  if (!changes?.length) return null;
+  const verb = { created: 'Added', updated: 'Changed', deleted: 'Deleted' } as const;
+  return (
+    <details className="ai-changes" open>
+      <summary>
+        This answer changed {changes.length} note{changes.length === 1 ? '' : 's'} (Undo on the board reverts them all)
+      </summary>
+      <ul>
+        {changes.map((c, i) => (
+          <li key={i}>
+            {verb[c.kind]} “{c.title || 'Untitled'}”
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
