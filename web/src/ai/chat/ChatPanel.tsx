@@ -4,27 +4,20 @@
 // and the errors and credits a person needs. Loaded lazily by BoardScreen.
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport, isToolUIPart, getToolName, type UIMessage, type UIMessageChunk } from 'ai';
-import { aiFetch, aiText, parseNoteAnswer } from '../../api/ai';
+import { isToolUIPart, getToolName, type UIMessage } from 'ai';
+import { aiText, parseNoteAnswer } from '../../api/ai';
 import type { Note, Phases } from '../../api/types';
 import type { SyncClient } from '../../sync/client';
 import type { UndoStack } from '../../canvas/undo';
 import { renderMarkdown } from '../../canvas/notes';
-import { randomId } from '../../boards/ids';
 import { AiErrorText } from '../AiErrorText';
 import { creditsChanged, useCredits } from '../credits';
-import { AiTurn, applyToolCall, type AiChange, type ToolResult } from './tools';
+import type { AiChange } from './tools';
+import { ChatSession, type Mode } from './session';
 import { buildBoardState, currentPhase } from './context';
 import { parseSuggestions, withoutSuggestionBlock, type Suggestion } from './suggestions';
 import { chatError, cutReason } from './chatError';
 import './chat.css';
-
-export type Mode = 'chat' | 'subagent';
-
-/** MAX_CONTINUATIONS bounds the automatic follow-ups of one turn (each is a request and a credit). */
-export const MAX_CONTINUATIONS = 8;
-/** MAX_SENT_MESSAGES: the server reads only the last 40 messages, so only those are sent. */
-const MAX_SENT_MESSAGES = 40;
 
 interface Props {
   client: SyncClient;
@@ -35,38 +28,9 @@ interface Props {
   onClose: () => void;
 }
 
-/**
- * ChatTransport is the AI SDK's transport with Corkboard's fetch (aiFetch:
- * the session cookie, and every refused request an AiError with the
- * server's quota, Retry-After and reason) and without the server's
- * messageId on `start`: the server makes up a new id for every answer,
- * which would make useChat append the continuation after a tool call as a
- * second copy of the message instead of continuing it.
- */
-class ChatTransport extends DefaultChatTransport<UIMessage> {
-  protected processResponseStream(stream: ReadableStream<Uint8Array<ArrayBufferLike>>): ReadableStream<UIMessageChunk> {
-    return super.processResponseStream(stream).pipeThrough(
-      new TransformStream<UIMessageChunk, UIMessageChunk>({
-        transform(chunk, c) {
-          if (chunk.type === 'start' && chunk.messageId) {
-            const { messageId: _drop, ...rest } = chunk;
-            c.enqueue(rest);
-          } else c.enqueue(chunk);
-        },
-      }),
-    );
-  }
-}
-
 /** textOf is a message's text parts, joined. */
 function textOf(m: UIMessage | undefined): string {
   return m ? m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';
-}
-
-/** lastStepToolIds are the tool calls of a message's last step. */
-function lastStepTools(m: UIMessage) {
-  const start = m.parts.reduce((at, p, i) => (p.type === 'step-start' ? i : at), -1);
-  return m.parts.slice(start + 1).filter(isToolUIPart);
 }
 
 function creditsLine(u: { used: number; limit: number; plan: string } | undefined): string {
@@ -84,38 +48,10 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
   const credits = useCredits();
   const ids = { input: useId(), log: useId(), mode: useId() };
 
-  // Refs hold what the transport and the callbacks read at the moment they
-  // run (they are made once; props change).
-  const live = useRef({ canEdit, phases, mode: 'chat' as Mode });
-  live.current.canEdit = canEdit;
-  live.current.phases = phases;
-  const turn = useRef<{ t: AiTurn; mode: Mode; continuations: number; applied: Set<string>; abort: AbortController } | null>(null);
-  const addOutput = useRef<(r: { toolCallId: string; tool: string; result: ToolResult }) => void>(() => {});
-
-  const transport = useMemo(
-    () =>
-      new ChatTransport({
-        api: '/api/canvas/chat',
-        fetch: (url, init) => aiFetch(String(url), init ?? {}),
-        prepareSendMessagesRequest: ({ id, messages, trigger, messageId, body }) => {
-          const m = turn.current?.mode ?? live.current.mode;
-          return {
-            api: m === 'subagent' ? '/api/canvas/subagent' : '/api/canvas/chat',
-            body: {
-              ...body,
-              id,
-              messages: messages.slice(-MAX_SENT_MESSAGES),
-              trigger,
-              messageId,
-              boardId,
-              boardState: buildBoardState(client.getSnapshot()),
-              ...(m === 'subagent' ? { currentPhase: currentPhase(live.current.phases) } : {}),
-            },
-          };
-        },
-      }),
-    [boardId, client],
-  );
+  // The session reads the props through this ref when it runs (it is made once).
+  const live = useRef({ canEdit, phases });
+  live.current = { canEdit, phases };
+  const [, rerender] = useState(0);
 
   const expand = useCallback(
     async (note: Note, instruction: string, signal?: AbortSignal) => {
@@ -123,10 +59,9 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       const show = (t: string) => setExpanding((m) => new Map(m).set(key, t));
       show('');
       try {
-        const s = client.getSnapshot();
         const text = await aiText(
           'note-ai',
-          { boardId, noteId: note.id, prompt: instruction || 'Develop this note further.', noteTitle: note.title, noteContent: note.content, allNotes: buildBoardState(s).notes },
+          { boardId, noteId: note.id, prompt: instruction || 'Develop this note further.', noteTitle: note.title, noteContent: note.content, allNotes: buildBoardState(client.getSnapshot()).notes },
           (soFar) => show(soFar),
           { signal },
         );
@@ -144,50 +79,34 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
     [boardId, client],
   );
 
+  const session = useMemo(
+    () =>
+      new ChatSession({
+        client,
+        boardId,
+        undo,
+        expand,
+        canEdit: () => live.current.canEdit,
+        phases: () => live.current.phases,
+        changed: () => rerender((n) => n + 1),
+      }),
+    [client, boardId, undo, expand],
+  );
+
   const chat = useChat({
-    transport,
-    onToolCall: ({ toolCall }) => {
-      const cur = turn.current;
-      if (!cur || toolCall.dynamic) return;
-      const r = applyToolCall(toolCall, { turn: cur.t, store: client, canEdit: live.current.canEdit, newId: () => randomId(), expand, signal: cur.abort.signal });
-      const done = (result: ToolResult) => {
-        cur.applied.add(toolCall.toolCallId);
-        addOutput.current({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, result });
-        setTurns((m) => new Map(m)); // shows the change list under the message
-      };
-      // Not awaited: useChat runs onToolCall inside its update queue, and
-      // addToolOutput waits for that queue (awaiting it here would deadlock).
-      if (r instanceof Promise) void r.then(done);
-      else done(r);
-    },
-    // A turn goes on by itself once every tool call of the model's last step
-    // has its result, as long as this client applied at least one of them
-    // (a step of only rejected calls waits for the user, docs/ai.md).
-    sendAutomaticallyWhen: ({ messages }) => {
-      const cur = turn.current;
-      const last = messages[messages.length - 1];
-      if (!cur || !last || last.role !== 'assistant') return false;
-      const tools = lastStepTools(last);
-      if (!tools.length || !tools.every((p) => p.state === 'output-available' || p.state === 'output-error')) return false;
-      if (!tools.some((p) => cur.applied.has(p.toolCallId))) return false;
-      if (cur.continuations >= MAX_CONTINUATIONS) return false;
-      cur.continuations++;
-      return true;
-    },
+    transport: session.transport,
+    onToolCall: session.onToolCall,
+    sendAutomaticallyWhen: session.sendAutomaticallyWhen,
     onFinish: ({ message, isError }) => {
-      creditsChanged();
-      const cur = turn.current;
-      if (cur && message.role === 'assistant') {
-        setTurns((m) => new Map(m).set(message.id, cur.t.changes));
-        if (!isError && cur.t.changes.length) setStatusText(`The AI made ${cur.t.changes.length} change${cur.t.changes.length === 1 ? '' : 's'} to the board. Undo reverts them in one step.`);
-      }
+      session.onFinish();
+      const changes = session.changes;
+      if (message.role !== 'assistant') return;
+      setTurns((m) => new Map(m).set(message.id, changes));
+      if (!isError && changes.length) setStatusText(`The AI made ${changes.length} change${changes.length === 1 ? '' : 's'} to the board. Undo reverts them in one step.`);
     },
   });
-  const { messages, sendMessage, status: chatStatus, error, stop, addToolOutput, clearError } = chat;
-  addOutput.current = ({ toolCallId, tool, result }) => {
-    if ('output' in result) void addToolOutput({ tool, toolCallId, output: result.output });
-    else void addToolOutput({ tool, toolCallId, state: 'output-error', errorText: result.errorText });
-  };
+  const { messages, sendMessage, status: chatStatus, error, stop, clearError } = chat;
+  session.bind(chat);
 
   const busy = chatStatus === 'submitted' || chatStatus === 'streaming' || expanding.size > 0;
 
@@ -196,12 +115,11 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       const t = text.trim();
       if (!t || busy) return;
       clearError();
-      turn.current?.abort.abort();
-      turn.current = { t: new AiTurn(client, undo), mode: live.current.mode, continuations: 0, applied: new Set(), abort: new AbortController() };
+      session.startTurn();
       setStatusText('');
       void sendMessage({ text: t });
     },
-    [busy, clearError, client, undo, sendMessage],
+    [busy, clearError, session, sendMessage],
   );
 
   function submit(e: FormEvent) {
@@ -212,11 +130,11 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
   }
 
   function stopAll() {
-    turn.current?.abort.abort();
+    session.stop();
     void stop();
   }
 
-  useEffect(() => () => turn.current?.abort.abort(), []);
+  useEffect(() => () => session.stop(), [session]);
 
   const last = messages[messages.length - 1];
   const lastAssistant = last?.role === 'assistant' ? last : undefined;
@@ -244,7 +162,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
             checked={mode === 'chat'}
             onChange={() => {
               setMode('chat');
-              live.current.mode = 'chat';
+              session.mode = 'chat';
             }}
           />{' '}
           Board chat
@@ -256,7 +174,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
             checked={mode === 'subagent'}
             onChange={() => {
               setMode('subagent');
-              live.current.mode = 'subagent';
+              session.mode = 'subagent';
             }}
           />{' '}
           Phase coach{phase ? ` (${phase.name})` : ''}
@@ -269,7 +187,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
           <li key={m.id} className={`ai-msg ai-${m.role}`} data-role={m.role}>
             <span className="sr-only">{m.role === 'user' ? 'You:' : 'Assistant:'}</span>
             <MessageParts message={m} streaming={busy && m === last} expanding={expanding} />
-            {m.role === 'assistant' && <Changes changes={turns.get(m.id) ?? (m === last && turn.current ? turn.current.t.changes : undefined)} />}
+            {m.role === 'assistant' && <Changes changes={turns.get(m.id) ?? (m === last ? session.changes : undefined)} />}
           </li>
         ))}
       </ol>
