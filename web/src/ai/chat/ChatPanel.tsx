@@ -102,7 +102,11 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       const changes = session.changes;
       if (message.role !== 'assistant') return;
       setTurns((m) => new Map(m).set(message.id, changes));
-      if (!isError && changes.length) setStatusText(`The AI made ${changes.length} change${changes.length === 1 ? '' : 's'} to the board. Undo reverts them in one step.`);
+      // The conversation is not a live region (every streamed word would be
+      // read out): this status says when an answer is complete.
+      if (isError) setStatusText('');
+      else if (changes.length) setStatusText(`The AI made ${changes.length} change${changes.length === 1 ? '' : 's'} to the board. Undo reverts them in one step.`);
+      else setStatusText('The assistant has answered.');
     },
   });
   const { messages, sendMessage, status: chatStatus, error, stop, clearError } = chat;
@@ -182,7 +186,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       </fieldset>
       {mode === 'subagent' && <p className="muted ai-hint">{phase ? `Suggests what to do next in the "${phase.name}" phase.` : 'This board has no current phase: the coach gives general advice.'}</p>}
 
-      <ol className="ai-log" id={ids.log} aria-label="Conversation" aria-live="polite" aria-busy={busy}>
+      <ol className="ai-log" id={ids.log} aria-label="Conversation" aria-busy={busy}>
         {messages.map((m) => (
           <li key={m.id} className={`ai-msg ai-${m.role}`} data-role={m.role}>
             <span className="sr-only">{m.role === 'user' ? 'You:' : 'Assistant:'}</span>
@@ -204,6 +208,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       )}
       {suggestions && (
         <div className="ai-suggestions" role="group" aria-label="Suggested next steps">
+          <span className="muted">Next steps:</span>
           {suggestions.map((s, i) => (
             <button key={i} type="button" title={s.prompt} onClick={() => send(s.prompt)} disabled={busy}>
               {s.label}
@@ -214,7 +219,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       <p className="sr-only" role="status" aria-live="polite">
         {status}
       </p>
-      {status && <p className="muted ai-turn-status">{status}</p>}
+      {status && status !== 'The assistant has answered.' && <p className="muted ai-turn-status">{status}</p>}
       <form className="ai-form" onSubmit={submit}>
         <label htmlFor={ids.input}>{mode === 'subagent' ? 'Ask the phase coach' : 'Ask about this board'}</label>
         <textarea
