@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import { skipAI, startFakeOllama, startServer, launch } from './harness.mjs';
 import { login, createBoard } from './helpers.mjs';
 
@@ -92,6 +93,9 @@ test('a chat adds a note, marked as the AI\'s, live for the other user; Undo rem
   // Two requests (the question, then the answer after the tool): two credits.
   await panel.getByText('98 of 100 AI credits left this month').waitFor();
   await shot(ada.page, 'ai-chat');
+  const axe = await new AxeBuilder({ page: ada.page }).include('.ai-chat').analyze();
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(serious.map((v) => `${v.id}: ${v.help}`), []);
 
   // Grace sees it arrive live, with the mark.
   const graceNote = grace.page.locator('.note', { hasText: 'Launch checklist' });

@@ -10,7 +10,8 @@ import { MemoryStore } from '../../sync/store';
 import { FakeClock, FakeLive, FakeServer, note, settle } from '../../sync/testing';
 import { UndoStack } from '../../canvas/undo';
 import { ChatSession, MAX_CONTINUATIONS } from './session';
-import { chatError } from './chatError';
+import { chatError, cutReason } from './chatError';
+import { aiErrorMessage } from '../errors';
 
 const realFetch = setAiFetch(fetch);
 afterEach(() => void setAiFetch(realFetch));
@@ -170,6 +171,22 @@ describe('ChatSession', () => {
     expect(e.quota).toEqual({ used: 3, limit: 3, plan: 'pro' });
   });
 
+  it('says when to try again after the per-minute limit, and that the model is down on a 503', async () => {
+    const { chat, ask } = await setup();
+    serve(
+      new Response(JSON.stringify({ error: 'Too many AI requests: wait a moment.' }), { status: 429, headers: { 'Retry-After': '12' } }),
+      new Response(JSON.stringify({ error: 'AI model unavailable: cannot reach Ollama.' }), { status: 503 }),
+    );
+    await ask('Hello');
+    const rate = chatError(chat.error, '');
+    expect([rate.kind, rate.retryAfter]).toEqual(['rate', 12]);
+    expect(aiErrorMessage(rate)).toBe('Too many AI requests. Try again in 12 seconds.');
+    await ask('Hello again');
+    const down = chatError(chat.error, '');
+    expect(down.kind).toBe('unavailable');
+    expect(aiErrorMessage(down)).toMatch(/^The local AI model is not available \(cannot reach Ollama\)\./);
+  });
+
   it('keeps the text of an answer cut by an error chunk, and says why', async () => {
     const { chat, ask } = await setup();
     serve(sse([{ type: 'start', messageId: 'm' }, { type: 'start-step' }, ...text('Half an ans'), { type: 'finish-step' }, { type: 'error', errorText: 'The AI model stopped answering.' }]));
@@ -181,6 +198,15 @@ describe('ChatSession', () => {
     expect(e.kind).toBe('cut');
     expect(e.partial).toBe('Half an ans');
     expect(e.message).toBe('The AI model stopped answering.');
+    expect(aiErrorMessage(e)).toBe('The answer was cut off. What arrived is kept.');
+    expect(cutReason(e)).toBe('The AI model stopped answering.');
+  });
+
+  it('reads an error chunk before any text as the failure it names', async () => {
+    const { chat, ask } = await setup();
+    serve(sse([{ type: 'start' }, { type: 'start-step' }, { type: 'finish-step' }, { type: 'error', errorText: 'AI model unavailable: no answer within 2m0s.' }]));
+    await ask('Hello');
+    expect(chatError(chat.error, textOf(chat.messages[1] ?? { parts: [] } as unknown as UIMessage)).kind).toBe('unavailable');
   });
 
   it('keeps the text of an answer whose connection broke', async () => {
@@ -189,6 +215,8 @@ describe('ChatSession', () => {
     await ask('Hello');
     expect(chat.status).toBe('error');
     expect(textOf(chat.messages[1])).toBe('So far');
-    expect(chatError(chat.error, 'So far').kind).toBe('cut');
+    const e = chatError(chat.error, 'So far');
+    expect(e.kind).toBe('cut');
+    expect(cutReason(e)).toBe('The connection to the server broke.');
   });
 });
