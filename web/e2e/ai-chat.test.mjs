@@ -105,6 +105,12 @@ test('a chat adds a note, marked as the AI\'s, live for the other user; Undo rem
   assert.equal(stored.aiEdit, 'created');
   assert.equal(stored.color, 'green');
 
+  // Closing the panel keeps the conversation.
+  await panel.getByRole('button', { name: 'Close the AI assistant' }).click();
+  await panel.waitFor({ state: 'hidden' });
+  await ada.page.getByRole('button', { name: 'AI assistant' }).click();
+  await panel.getByText('I added the note Launch checklist to your board with three steps.').waitFor();
+
   // The board's Undo takes back the whole AI turn, for both of them.
   await ada.page.getByRole('button', { name: 'Undo' }).click();
   await adaNote.waitFor({ state: 'detached' });

@@ -77,7 +77,10 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   /** history: the open history panel (a note's, or the board's deleted notes with no noteId). */
   const [history, setHistory] = useState<{ noteId?: string } | null>(null);
   const [snapshots, setSnapshots] = useState(false);
+  // Once opened, the chat stays mounted (hidden when closed): closing the
+  // panel keeps the conversation, and an answer still applying its changes.
   const [showChat, setShowChat] = useState(false);
+  const [chatOpened, setChatOpened] = useState(false);
   // One undo stack per board, shared by the canvas and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoStack(), [client]);
   const [newName, setNewName] = useState('');
@@ -183,7 +186,14 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
           Work items ({s.items.size})
         </button>
-        <button type="button" aria-pressed={showChat} onClick={() => setShowChat((v) => !v)}>
+        <button
+          type="button"
+          aria-pressed={showChat}
+          onClick={() => {
+            setChatOpened(true);
+            setShowChat((v) => !v);
+          }}
+        >
           AI assistant
         </button>
         {access.isOwner && (
@@ -219,9 +229,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       <div className="board-body">
         <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} />
         {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} />}
-        {showChat && (
+        {chatOpened && (
           <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
-            <ChatPanel client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={() => setShowChat(false)} />
+            <ChatPanel hidden={!showChat} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={() => setShowChat(false)} />
           </Suspense>
         )}
       </div>

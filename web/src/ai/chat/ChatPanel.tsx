@@ -26,6 +26,8 @@ interface Props {
   phases?: Phases | null;
   undo: UndoStack;
   onClose: () => void;
+  /** hidden: the panel is closed but keeps its conversation. */
+  hidden?: boolean;
 }
 
 /** textOf is a message's text parts, joined. */
@@ -39,7 +41,7 @@ function creditsLine(u: { used: number; limit: number; plan: string } | undefine
   return `${left} of ${u.limit} AI credit${u.limit === 1 ? '' : 's'} left this month`;
 }
 
-export default function ChatPanel({ client, boardId, canEdit, phases, undo, onClose }: Props) {
+export default function ChatPanel({ client, boardId, canEdit, phases, undo, onClose, hidden }: Props) {
   const [mode, setMode] = useState<Mode>('chat');
   const [input, setInput] = useState('');
   const [expanding, setExpanding] = useState<ReadonlyMap<string, string>>(new Map());
@@ -140,6 +142,12 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
 
   useEffect(() => () => session.stop(), [session]);
 
+  // Opening the panel puts the cursor in the question field.
+  const field = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (!hidden) field.current?.focus();
+  }, [hidden]);
+
   const last = messages[messages.length - 1];
   const lastAssistant = last?.role === 'assistant' ? last : undefined;
   const shownError = error ? chatError(error, textOf(lastAssistant)) : null;
@@ -147,7 +155,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
   const phase = currentPhase(phases);
 
   return (
-    <aside className="ai-chat" aria-label="AI assistant">
+    <aside className="ai-chat" aria-label="AI assistant" hidden={hidden}>
       <header className="ai-chat-head">
         <h2>AI assistant</h2>
         <button type="button" onClick={onClose} aria-label="Close the AI assistant">
@@ -223,6 +231,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       <form className="ai-form" onSubmit={submit}>
         <label htmlFor={ids.input}>{mode === 'subagent' ? 'Ask the phase coach' : 'Ask about this board'}</label>
         <textarea
+          ref={field}
           id={ids.input}
           value={input}
           rows={3}
