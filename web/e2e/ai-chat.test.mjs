@@ -63,6 +63,18 @@ async function pullNotes(page, srv, boardId) {
   return (await res.json()).notes ?? [];
 }
 
+/** logActions waits until the board's changelog holds want for noteId (entries are sent at once), and returns them. */
+async function logActions(page, srv, boardId, noteId, want) {
+  let got = [];
+  for (let i = 0; i < 100; i++) {
+    const res = await page.request.get(`${srv.url}/api/boards/${boardId}/log?noteId=${noteId}`);
+    got = (await res.json()).entries.map((e) => e.action).sort();
+    if (JSON.stringify(got) === JSON.stringify([...want].sort())) return got;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(got, [...want].sort());
+}
+
 test('a chat adds a note, marked as the AI\'s, live for the other user; Undo removes it for both', { skip: skipAI }, async () => {
   const ada = await userPage(server, 'ada-ai@example.com');
   const boardId = await createBoard(ada.page, 'AI board');
@@ -116,6 +128,8 @@ test('a chat adds a note, marked as the AI\'s, live for the other user; Undo rem
   await adaNote.waitFor({ state: 'detached' });
   await graceNote.waitFor({ state: 'detached', timeout: 15000 });
   assert.equal((await pullNotes(ada.page, server, boardId)).filter((n) => !n.deletedAt).length, 0);
+  // The AI's note and its undoing are in the board's history like any edit.
+  await logActions(ada.page, server, boardId, stored.id, ['create_note', 'delete_note']);
 
   await grace.ctx.close();
   await ada.ctx.close();
