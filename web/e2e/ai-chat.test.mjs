@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { skipAI, startFakeOllama, startServer, launch } from './harness.mjs';
@@ -20,11 +21,16 @@ async function shot(page, name) {
   await page.screenshot({ path: SHOTS + name + '.png' });
 }
 
-let fake, server, quotaServer, browser;
+// This file's own rules (expandNote on a note with a known id), beside the shared ones.
+const CHAT_SCRIPT = fileURLToPath(new URL('./ollama/chat/script.json', import.meta.url));
+
+let fake, chatFake, server, expandServer, quotaServer, browser;
 before(async () => {
   if (skipAI) return;
   fake = await startFakeOllama();
+  chatFake = await startFakeOllama(CHAT_SCRIPT);
   server = await startServer({ ollama: fake.url });
+  expandServer = await startServer({ ollama: chatFake.url });
   // A pro plan with one credit a month: the second request is refused.
   quotaServer = await startServer({ ollama: fake.url, args: ['-plans', 'pro.credits=1'] });
   browser = await launch();
@@ -33,7 +39,9 @@ after(async () => {
   await browser?.close();
   await server?.stop();
   await quotaServer?.stop();
+  await expandServer?.stop();
   await fake?.stop();
+  await chatFake?.stop();
 });
 
 async function userPage(srv, email) {
@@ -193,5 +201,38 @@ test('an answer cut midway keeps what arrived and says so', { skip: skipAI }, as
   assert.equal(await alert.textContent(), 'The answer was cut off. What arrived is kept.');
   assert.equal(await panel.locator('[data-role="assistant"] .ai-text').textContent(), 'Let me look\n');
   await panel.getByText(/model runner has unexpectedly stopped/).waitFor();
+  await ctx.close();
+});
+
+test('expandNote runs note-ai on the note and writes its answer into it; Undo puts the note back', { skip: skipAI }, async () => {
+  const { ctx, page } = await userPage(expandServer, 'expand-ai@example.com');
+  const boardId = await createBoard(page, 'Expand board');
+  // A note with the id the recorded tool call names, pushed as any client would.
+  const push = await page.request.post(`${expandServer.url}/api/boards/${boardId}/sync`, {
+    headers: { 'Idempotency-Key': randomUUID() },
+    data: {
+      clientVersion: 0,
+      notes: { upserted: [{ id: 'login-note', title: 'Login', content: 'We need a login.', x: 0, y: 0, color: 'yellow', type: 'sticky', updatedAt: new Date().toISOString() }], deleted: [] },
+      trackerItems: { upserted: [], deleted: [] },
+    },
+  });
+  assert.equal(push.status(), 200, await push.text());
+  const note = page.locator('[data-note-id="login-note"]');
+  await note.getByText('Login', { exact: true }).waitFor();
+
+  const panel = await openChat(page);
+  await ask(panel, 'Expand the login note');
+  await panel.getByText('The note is now an onboarding checklist.').waitFor();
+  await panel.getByText(/Expanded the note "Onboarding checklist" \(id login-note\)/).waitFor();
+  await note.getByText('Onboarding checklist').waitFor();
+  await note.getByText('Invite your team').waitFor();
+  assert.match(await note.getAttribute('aria-label'), /changed by AI/);
+  // note-ai cost 2 credits, the two chat requests 1 each.
+  await panel.getByText('96 of 100 AI credits left this month').waitFor();
+  assert.match(chatFake.log(), /answered by rule "note-ai-ask"/);
+
+  await page.getByRole('button', { name: 'Undo' }).click();
+  await note.getByText('Login', { exact: true }).waitFor();
+  assert.equal(await note.locator('.note-ai').count(), 0);
   await ctx.close();
 });
