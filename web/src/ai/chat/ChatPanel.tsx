@@ -111,7 +111,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       else setStatusText('The assistant has answered.');
     },
   });
-  const { messages, sendMessage, status: chatStatus, error, stop, clearError } = chat;
+  const { messages, sendMessage, regenerate, status: chatStatus, error, stop, clearError } = chat;
   session.bind(chat);
 
   const busy = chatStatus === 'submitted' || chatStatus === 'streaming' || expanding.size > 0;
@@ -212,6 +212,20 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
         <div className="ai-chat-error">
           <AiErrorText error={shownError} />
           {cutReason(shownError) && <p className="muted">{cutReason(shownError)}</p>}
+          {/* Worth another go: a busy minute, a model that was down, an answer cut short. Not a spent quota or a lost session. */}
+          {['rate', 'unavailable', 'upstream', 'cut', 'offline'].includes(shownError.kind) && last?.role !== undefined && (
+            <button
+              type="button"
+              onClick={() => {
+                clearError();
+                session.startTurn();
+                setStatusText('');
+                void regenerate();
+              }}
+            >
+              Try again
+            </button>
+          )}
         </div>
       )}
       {suggestions && (
