@@ -17,6 +17,7 @@ const HistoryPanel = lazy(() => import('../history/HistoryPanel'));
 const SnapshotsPanel = lazy(() => import('../history/SnapshotsPanel'));
 // The AI chat brings in the AI SDK (docs/web-client.md, "AI"): loaded when first opened.
 const ChatPanel = lazy(() => import('../ai/chat/ChatPanel'));
+const ImportDialog = lazy(() => import('../ai/ImportDialog'));
 
 interface Props {
   boardId: string;
@@ -83,6 +84,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const [chatOpened, setChatOpened] = useState(false);
   // One undo stack per board, shared by the canvas and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoStack(), [client]);
+  const [importing, setImporting] = useState(false);
   const [newName, setNewName] = useState('');
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
   const name = s.name || boardId;
@@ -183,6 +185,11 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         <button type="button" onClick={() => setSnapshots(true)}>
           Snapshots
         </button>
+        {canEdit && (
+          <button type="button" onClick={() => setImporting(true)}>
+            Import document
+          </button>
+        )}
         <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
           Work items ({s.items.size})
         </button>
@@ -260,6 +267,11 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
             onApply={(plan) => void import('../history/restore').then((m) => m.applyPlan(client, plan))}
             onClose={() => setSnapshots(false)}
           />
+        </Suspense>
+      )}
+      {importing && (
+        <Suspense fallback={<p role="status">Loading the importer…</p>}>
+          <ImportDialog client={client} onClose={() => setImporting(false)} />
         </Suspense>
       )}
       {sharing && <ShareDialog boardId={boardId} onClose={() => setSharing(false)} />}

@@ -1,7 +1,10 @@
-import { useId, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useId, useState, type FormEvent } from 'react';
 import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
+
+// The AI's tracker generation, loaded when first opened.
+const TrackerGenerate = lazy(() => import('../ai/TrackerGenerate'));
 
 export const ITEM_TYPES = ['epic', 'story', 'task', 'bug', 'subtask'] as const;
 export const ITEM_STATUSES = ['todo', 'in-progress', 'done'] as const;
@@ -23,6 +26,7 @@ function nextKey(items: Iterable<TrackerItem>): string {
 /** TrackerPanel lists, creates, edits and deletes tracker work items. */
 export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean }) {
   const [editing, setEditing] = useState<TrackerItem | null>(null);
+  const [generating, setGenerating] = useState(false);
   const list = [...items.values()].sort((a, b) => (a.key ?? '').localeCompare(b.key ?? '', undefined, { numeric: true }));
 
   function create() {
@@ -38,7 +42,17 @@ export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; i
             + Item
           </button>
         )}
+        {canEdit && (
+          <button type="button" onClick={() => setGenerating(true)}>
+            Generate
+          </button>
+        )}
       </div>
+      {generating && (
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          <TrackerGenerate client={client} items={items} onClose={() => setGenerating(false)} />
+        </Suspense>
+      )}
       {editing && (
         <ItemForm
           item={editing}
