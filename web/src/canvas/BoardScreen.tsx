@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { emptyState, recover } from '../history/recovery';
 import { useServices } from '../app/services';
 import { Header } from '../app/Header';
@@ -10,10 +10,13 @@ import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
 import { Canvas } from './Canvas';
+import { UndoStack } from './undo';
 
 // The history panel brings in `diff`: it is loaded when first opened.
 const HistoryPanel = lazy(() => import('../history/HistoryPanel'));
 const SnapshotsPanel = lazy(() => import('../history/SnapshotsPanel'));
+// The AI chat brings in the AI SDK (docs/web-client.md, "AI"): loaded when first opened.
+const ChatPanel = lazy(() => import('../ai/chat/ChatPanel'));
 const ImportDialog = lazy(() => import('../ai/ImportDialog'));
 
 interface Props {
@@ -75,6 +78,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   /** history: the open history panel (a note's, or the board's deleted notes with no noteId). */
   const [history, setHistory] = useState<{ noteId?: string } | null>(null);
   const [snapshots, setSnapshots] = useState(false);
+  // Once opened, the chat stays mounted (hidden when closed): closing the
+  // panel keeps the conversation, and an answer still applying its changes.
+  const [showChat, setShowChat] = useState(false);
+  const [chatOpened, setChatOpened] = useState(false);
+  // One undo stack per board, shared by the canvas and the AI chat (an AI turn is one step).
+  const undo = useMemo(() => new UndoStack(), [client]);
   const [importing, setImporting] = useState(false);
   const [newName, setNewName] = useState('');
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
@@ -184,6 +193,16 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
           Work items ({s.items.size})
         </button>
+        <button
+          type="button"
+          aria-pressed={showChat}
+          onClick={() => {
+            setChatOpened(true);
+            setShowChat((v) => !v);
+          }}
+        >
+          AI assistant
+        </button>
         {access.isOwner && (
           <button type="button" onClick={() => setSharing(true)}>
             Share
@@ -215,8 +234,13 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </section>
       )}
       <div className="board-body">
-        <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} />
+        <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} />
         {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} />}
+        {chatOpened && (
+          <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
+            <ChatPanel hidden={!showChat} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={() => setShowChat(false)} />
+          </Suspense>
+        )}
       </div>
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}

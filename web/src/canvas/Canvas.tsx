@@ -12,6 +12,7 @@ import { DetailContext, detailOf } from './detail';
 import { NoteEditor } from './NoteEditor';
 import { Cursors } from './Cursors';
 import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
+import { UndoStack, type UndoEntry } from './undo';
 
 const nodeTypes = { note: NoteNode };
 // Props given to ReactFlow must keep their identity between renders: a new
@@ -33,6 +34,8 @@ interface Props {
   canEdit: boolean;
   ready: boolean;
   onAnnounce: (msg: string) => void;
+  /** undo is the board's undo stack, shared with panels that change notes (the AI chat); the canvas makes its own without it. */
+  undo?: UndoStack;
 }
 
 /**
@@ -84,21 +87,20 @@ export function Canvas(props: Props) {
   );
 }
 
-type Undo = { label: string; run: () => void };
-
 function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory, start }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [dragging, setDragging] = useState<ReadonlyMap<string, XYPosition>>(new Map());
   const [editing, setEditing] = useState<string | null>(null);
-  const undoStack = useRef<Undo[]>([]);
+  const ownUndo = useRef<UndoStack | null>(null);
+  const undoStack = sharedUndo ?? (ownUndo.current ??= new UndoStack());
 
   const select = useCallback((id: string, additive: boolean) => {
     setSelected((s) => (additive ? new Set([...s, id]) : new Set([id])));
@@ -173,10 +175,7 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory,
   const notesRef = useRef(notes);
   notesRef.current = notes;
 
-  const pushUndo = (u: Undo) => {
-    undoStack.current.push(u);
-    if (undoStack.current.length > 100) undoStack.current.shift();
-  };
+  const pushUndo = (u: UndoEntry) => undoStack.push(u);
 
   /** moveNotes commits new positions: one push for the whole drop. */
   const moveNotes = useCallback(
@@ -242,11 +241,11 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory,
   }, [client, onAnnounce]);
 
   const undo = useCallback(() => {
-    const u = undoStack.current.pop();
+    const u = undoStack.pop();
     if (!u) return onAnnounce('Nothing to undo.');
     u.run();
     onAnnounce(`Undid the ${u.label}.`);
-  }, [onAnnounce]);
+  }, [onAnnounce, undoStack]);
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
