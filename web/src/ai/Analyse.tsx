@@ -214,7 +214,9 @@ function SuggestionCard({ n, card: c, anchored, onAsk, onApply, onDiscard, onDis
 function Diff({ before, after }: { before: string; after: string }) {
   if (before === after) return <p className="muted">The rewrite changes nothing.</p>;
   return (
-    <pre className="diff ai-diff" aria-label="Changes: removed text is marked as deleted, added text as inserted">
+    <figure className="ai-diff-figure">
+      <figcaption className="sr-only">Changes: removed text is marked as deleted, added text as inserted.</figcaption>
+      <pre className="diff ai-diff">
       {diffWordsWithSpace(before, after).map((p, i) =>
         p.added ? (
           <ins key={i}>{p.value}</ins>
@@ -224,6 +226,7 @@ function Diff({ before, after }: { before: string; after: string }) {
           <span key={i}>{p.value}</span>
         ),
       )}
-    </pre>
+      </pre>
+    </figure>
   );
 }

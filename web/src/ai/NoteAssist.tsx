@@ -93,13 +93,13 @@ export default function NoteAssist({ source, context, onAccept, onClose }: Props
       )}
       {state?.phase === 'failed' && <AiErrorText error={state.error} />}
       {text && (
-        <div className="ai-preview" id={ids.preview} aria-label="AI draft" aria-busy={streaming}>
+        <section className="ai-preview" id={ids.preview} aria-label="AI draft" aria-busy={streaming}>
           <p className="ai-preview-title">
             <span className="muted">Title: </span>
             <strong>{answer.title || <em>(the note's title stays)</em>}</strong>
           </p>
           <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(answer.body) }} />
-        </div>
+        </section>
       )}
       <div className="row">
         {draft && (

@@ -11,6 +11,7 @@ import { COLORS, TYPES, MAX_CONTENT, MAX_TITLE, codePoints, renderMarkdown } fro
 const NoteAssist = lazy(() => import('../ai/NoteAssist'));
 const SlashMenu = lazy(() => import('../ai/SlashMenu'));
 const Analyse = lazy(() => import('../ai/Analyse'));
+const NoteHints = lazy(() => import('../ai/NoteHints'));
 
 /** AiContext is what the editor's AI parts need beyond the note: without it they are not offered. */
 export interface AiContext {
@@ -165,7 +166,11 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
         <section className="editor-preview" aria-labelledby={ids.preview}>
           <h3 id={ids.preview}>Preview</h3>
           <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(content) }} />
-          {hints && <NoteHints hints={hints} />}
+          {hints && (
+            <Suspense fallback={null}>
+              <NoteHints hints={hints} />
+            </Suspense>
+          )}
         </section>
         <div className="row editor-actions">
           {!readOnly && (
@@ -208,25 +213,5 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
         </Suspense>
       )}
     </Dialog>
-  );
-}
-
-const relation: Record<string, string> = { relates_to: 'relates to', depends_on: 'depends on', blocks: 'blocks', part_of: 'is part of', duplicates: 'duplicates' };
-
-/** NoteHints shows what generate-frontmatter said of an accepted draft; it is not saved. */
-function NoteHints({ hints }: { hints: Frontmatter }) {
-  return (
-    <aside className="note-hints" aria-label="AI notes about this note">
-      <p className="muted">AI summary (not saved): {hints.description}</p>
-      {hints.relationships.length > 0 && (
-        <ul className="plain">
-          {hints.relationships.map((r) => (
-            <li key={r.noteId + r.type}>
-              This note {relation[r.type] ?? r.type} “{r.title || r.noteId}”{r.reason ? ` — ${r.reason}` : ''}
-            </li>
-          ))}
-        </ul>
-      )}
-    </aside>
   );
 }
