@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'fd6b22169b62e3ea';
-const FILES = ["assets/HistoryPanel-Nz4oGaHT.js","assets/SnapshotsPanel-CPUShzHv.js","assets/index-BHrv6dI6.css","assets/index-HUAHTV6E.js"];
+const VERSION = '6e04e698eb69f812';
+const FILES = ["assets/HistoryPanel-BhP9nLrD.js","assets/SnapshotsPanel-CuhMJVhJ.js","assets/index-BHrv6dI6.css","assets/index-BmEz7zAR.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

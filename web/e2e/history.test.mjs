@@ -94,6 +94,8 @@ test('a deleted note is restored from history and comes back live for the other 
 
   await ada.page.getByRole('button', { name: 'Deleted notes' }).click();
   const panel = ada.page.getByRole('dialog', { name: 'Deleted notes' });
+  // The list names the deleted note by its title, not its id.
+  await panel.locator('.history-list li', { hasText: 'Deleted "Lost and found"' }).waitFor();
   await panel.getByRole('button', { name: /^View the version/ }).click();
   await panel.locator('.history-version strong', { hasText: 'keep' }).waitFor();
   assert.deepEqual(await seriousViolations(ada.page), [], 'history panel');

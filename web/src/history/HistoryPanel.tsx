@@ -45,6 +45,9 @@ export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestor
   const [loading, setLoading] = useState(true);
   const [open, setOpen] = useState<{ key: string; note: Note } | null>(null);
   const [status, setStatus] = useState('');
+  // The deleted notes' titles, by log key: a list entry carries only the
+  // note's id, and its snapshot (which has the title) is fetched per entry.
+  const [titles, setTitles] = useState<ReadonlyMap<string, string>>(new Map());
   const filterId = useId();
   const current = noteId ? notes.get(noteId) : undefined;
 
@@ -56,6 +59,7 @@ export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestor
         const r = await api.listLog(boardId, { noteId, action: action || undefined, before, limit: PAGE });
         setEntries((old) => (before ? [...old, ...r.entries] : r.entries));
         setMore(r.entries.length === PAGE);
+        if (!noteId) void loadTitles(r.entries);
       } catch (e) {
         setError((e as Error).message);
       } finally {
@@ -68,6 +72,27 @@ export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestor
     setOpen(null);
     void load();
   }, [load]);
+
+  // loadTitles reads the snapshots of one page of deleted notes (at most
+  // PAGE requests, in parallel) so the list names them; an entry whose read
+  // fails keeps showing its id.
+  async function loadTitles(page: LogInfo[]) {
+    const got = await Promise.all(
+      page.map(async (e) => {
+        try {
+          const n = await api.restoreNote(boardId, e.key);
+          return [e.key, n.title || 'Untitled'] as const;
+        } catch {
+          return null;
+        }
+      }),
+    );
+    setTitles((old) => {
+      const m = new Map(old);
+      for (const g of got) if (g) m.set(g[0], g[1]);
+      return m;
+    });
+  }
 
   async function show(key: string) {
     try {
@@ -118,7 +143,7 @@ export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestor
             return (
               <li key={e.key} className={open?.key === e.key ? 'open' : undefined}>
                 <span>
-                  {actionText[e.action]} {noteId ? '' : `"${e.noteId}" `}
+                  {actionText[e.action]} {noteId ? '' : `"${titles.get(e.key) ?? e.noteId}" `}
                   <time dateTime={e.timestamp}>{new Date(e.timestamp).toLocaleString()}</time>
                 </span>{' '}
                 <button type="button" onClick={() => void show(e.key)} aria-label={`View the version of ${new Date(e.timestamp).toLocaleString()}`}>
