@@ -71,6 +71,13 @@ test('a slash command streams into the note editor, and the accepted draft is sa
 
   const list = dialog.getByRole('listbox', { name: 'AI commands' });
   await list.waitFor();
+  // Escape closes the list, not the editor; a new `/` opens it again.
+  await page.keyboard.press('Escape');
+  await list.waitFor({ state: 'detached' });
+  assert.equal(await dialog.isVisible(), true);
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Backspace');
+  await page.keyboard.type('/gen');
+  await list.waitFor();
   assert.equal(await list.getByRole('option').count(), 7, '"/gen" matches all seven commands');
   assert.equal(await content.getAttribute('aria-controls'), await list.getAttribute('id'));
   const first = list.getByRole('option', { selected: true });
@@ -143,7 +150,15 @@ test('an Ask AI draft that is rejected leaves the note unchanged', { skip }, asy
   await ctx.close();
 });
 
-test('a cut answer keeps what arrived, says so, and may still be accepted', { skip }, async () => {
+// The fake sends the draft's first chunks, then the server aborts the
+// response. Chromium may hand the page the error before the chunks that came
+// just ahead of it (it drops data still in flight when a body fails; Node's
+// fetch always gets them — seen on this machine), and which one it does is up
+// to its scheduling. Both outcomes are checked for what the user must see:
+// the cut said in words, the note untouched until an explicit accept of
+// whatever arrived. That the text read before a cut is kept is unit-tested
+// on real stream bodies (src/ai/noteDraft.test.ts).
+test('a cut answer says so, keeps what arrived, and is saved only when accepted', { skip }, async () => {
   const { ctx, page, id } = await open('cut@example.com', 'Cut board');
   await addNote(page, 'Draft', 'Before');
   await synced(page);
@@ -152,13 +167,23 @@ test('a cut answer keeps what arrived, says so, and may still be accepted', { sk
   const draft = dialog.getByRole('region', { name: 'Ask AI' });
   await draft.getByLabel('What should the AI write in this note?').fill('FAKE-CUT please');
   await draft.getByRole('button', { name: 'Ask' }).click();
-  await draft.getByRole('alert').filter({ hasText: 'The answer was cut off. What arrived is kept.' }).waitFor();
-  assert.match(await draft.getByLabel('AI draft').innerText(), /The first part arrived/);
-  await draft.getByRole('button', { name: 'Accept what arrived' }).click();
-  await draft.waitFor({ state: 'detached' });
-  await synced(page);
-  const saved = await serverNote(page, id, noteId);
-  assert.deepEqual([saved.title, saved.content], ['Cut answer', 'The first part arrived']);
+  const alert = draft.getByRole('alert').filter({ hasText: 'The answer was cut off' });
+  await alert.waitFor();
+  assert.equal(await dialog.getByLabel('Content (Markdown)').inputValue(), 'Before', 'a cut answer changes nothing by itself');
+  if ((await alert.innerText()).includes('What arrived is kept.')) {
+    assert.match(await draft.getByLabel('AI draft').innerText(), /The first part arrived/);
+    assert.equal(await draft.getByRole('button', { name: 'Accept', exact: true }).count(), 0, 'a partial answer is accepted only explicitly');
+    await draft.getByRole('button', { name: 'Accept what arrived' }).click();
+    await draft.waitFor({ state: 'detached' });
+    await synced(page);
+    const saved = await serverNote(page, id, noteId);
+    assert.deepEqual([saved.title, saved.content], ['Cut answer', 'The first part arrived']);
+  } else {
+    assert.equal(await alert.innerText(), 'The answer was cut off before any text arrived. Try again.');
+    assert.equal(await draft.getByRole('button', { name: /^Accept/ }).count(), 0, 'nothing to accept');
+    await synced(page);
+    assert.equal((await serverNote(page, id, noteId)).content, 'Before');
+  }
   await ctx.close();
 });
 
@@ -201,5 +226,38 @@ test('analyse a note: a suggestion is anchored, its rewrite shown as a diff and 
   assert.equal(await dialog.getByLabel('Content (Markdown)').inputValue(), want);
   await synced(page);
   assert.equal((await serverNote(page, id, noteId)).content, want);
+  await ctx.close();
+});
+
+test('analyse a work item: the rewrite of its summary is shown as a diff, then saved', { skip }, async () => {
+  const { ctx, page, id } = await open('item@example.com', 'Item board');
+  await page.getByRole('button', { name: /^Work items/ }).click();
+  const tracker = page.getByRole('complementary', { name: 'Work items' });
+  await tracker.getByRole('button', { name: '+ Item' }).click();
+  const form = tracker.getByRole('form');
+  await form.getByLabel('Summary').fill('Login');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await synced(page);
+  await tracker.getByRole('button', { name: /Login: open$/ }).click();
+  await form.getByRole('button', { name: 'Analyse' }).click();
+  const panel = page.getByRole('dialog', { name: /^Analyse CB-1/ });
+  await panel.getByRole('status').filter({ hasText: '1 suggestion.' }).waitFor();
+  const one = panel.getByRole('listitem', { name: 'Suggestion 1' });
+  await one.getByText('About the whole text.').waitFor();
+
+  const rewrite = page.waitForRequest((r) => r.url().endsWith('/api/canvas/tracker/rewrite'));
+  await one.getByRole('button', { name: 'Add acceptance criteria' }).click();
+  const body = (await rewrite).postDataJSON();
+  assert.equal(body.field, 'summary', 'an item without a description has its summary rewritten');
+  assert.equal(body.item.summary, 'Login');
+  await one.locator('pre.ai-diff ins').first().waitFor();
+  await one.getByRole('button', { name: 'Apply the rewrite' }).click();
+  await panel.getByRole('status').filter({ hasText: 'Suggestion 1 applied and saved.' }).waitFor();
+  await panel.getByRole('button', { name: 'Close' }).first().click();
+  assert.equal(await form.getByLabel('Summary').inputValue(), 'Sign in with a one-time code sent by e-mail');
+  await synced(page);
+  const res = await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`);
+  const items = (await res.json()).trackerItems;
+  assert.deepEqual(items.map((i) => i.summary), ['Sign in with a one-time code sent by e-mail']);
   await ctx.close();
 });
