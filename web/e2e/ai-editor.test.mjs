@@ -138,6 +138,7 @@ test('an Ask AI draft that is rejected leaves the note unchanged', { skip }, asy
   assert.equal(body.noteContent, 'Original text');
   await draft.getByRole('status').filter({ hasText: 'The draft is ready' }).waitFor();
   assert.equal(await draft.getByLabel('AI draft').locator('strong').first().innerText(), 'Onboarding checklist');
+  assert.deepEqual(await seriousViolations(page), [], 'no serious accessibility problem with a draft shown');
 
   await draft.getByRole('button', { name: 'Reject' }).click();
   await draft.waitFor({ state: 'detached' });
