@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AiError, setAiFetch } from '../api/ai';
 import type { Note } from '../api/types';
-import { draftBody, draftNote, draftPath, fetchFrontmatter, streamDraft, type DraftContext, type DraftState } from './noteDraft';
+import { CONTEXT_BUDGET, contextNotes, draftBody, draftNote, draftPath, fetchFrontmatter, streamDraft, type DraftContext, type DraftState } from './noteDraft';
 
 const realFetch = setAiFetch(fetch);
 afterEach(() => void setAiFetch(realFetch));
@@ -121,5 +121,21 @@ describe('fetchFrontmatter', () => {
   it('resolves to undefined on a failure, never rejects', async () => {
     serve([], { status: 429, json: { error: 'quota', used: 10, limit: 10, plan: 'free' } });
     await expect(fetchFrontmatter(ctx, { title: 'T', content: 'C' })).resolves.toBeUndefined();
+  });
+});
+
+describe('contextNotes', () => {
+  const many = (n: number, len: number): Note[] => Array.from({ length: n }, (_, i) => ({ ...other, id: `n${i}`, content: 'é'.repeat(len) }));
+  it('sends small boards whole', () => expect(contextNotes(many(3, 500)).map((n) => n.content.length)).toEqual([500, 500, 500]));
+  it('keeps a very large board within the budget and the 8 MiB body limit', () => {
+    const out = contextNotes(many(2500, 30_000));
+    expect(out).toHaveLength(2000);
+    expect(out.reduce((s, n) => s + n.content.length, 0)).toBeLessThanOrEqual(CONTEXT_BUDGET);
+    expect(new TextEncoder().encode(JSON.stringify(out)).length).toBeLessThan(8 << 20);
+  });
+  it('cuts by code points, never inside a surrogate pair', () => {
+    const out = contextNotes([{ ...other, content: '😀'.repeat(20_000) }]);
+    expect(Array.from(out[0].content)).toHaveLength(12_000);
+    expect(out[0].content.endsWith('😀')).toBe(true);
   });
 });

@@ -33,9 +33,41 @@ export type DraftState =
 export const MAX_CONTEXT_NOTES = 2000;
 const MAX_NOTE_CONTENT = 30_000;
 
-/** boardNote is a note as AI requests carry it (BoardNote in docs/ai.md). */
-export function boardNote(n: Note): { id: string; title: string; content: string; color?: string; type?: string; x?: number; y?: number } {
-  return { id: n.id, title: (n.title ?? '').slice(0, 1000), content: cut(n.content ?? '', MAX_NOTE_CONTENT), color: n.color || undefined, type: n.type || undefined, x: n.x, y: n.y };
+/**
+ * CONTEXT_BUDGET bounds the code points of note contents sent as context:
+ * the routes read at most 8 MiB, a code point is up to 3 bytes of JSON
+ * here (JSON.stringify escapes no letters), and the model sees only a
+ * budget of the board anyway (docs/ai.md: clients may trim contents of
+ * very large boards).
+ */
+export const CONTEXT_BUDGET = 2_000_000;
+/** The most of one context note sent: what note-ai's readNote tool returns of a note. */
+const CONTEXT_NOTE_MAX = 12_000;
+
+/** BoardNote is a note as AI requests carry it (docs/ai.md). */
+export interface BoardNote {
+  id: string;
+  title: string;
+  content: string;
+  color?: string;
+  type?: string;
+  x?: number;
+  y?: number;
+}
+
+/** boardNote is n as AI requests carry it, its content cut to max code points. */
+export function boardNote(n: Note, max = MAX_NOTE_CONTENT): BoardNote {
+  return { id: n.id, title: cut(n.title ?? '', 1000), content: cut(n.content ?? '', max), color: n.color || undefined, type: n.type || undefined, x: n.x, y: n.y };
+}
+
+/**
+ * contextNotes is the board as context: at most 2,000 notes, each content
+ * cut to an equal share of CONTEXT_BUDGET (at most 12,000 code points).
+ */
+export function contextNotes(notes: readonly Note[]): BoardNote[] {
+  const some = notes.slice(0, MAX_CONTEXT_NOTES);
+  const share = Math.min(CONTEXT_NOTE_MAX, Math.floor(CONTEXT_BUDGET / Math.max(some.length, 1)));
+  return some.map((n) => boardNote(n, share));
 }
 
 /** cut shortens s to at most max code points (the server counts code points). */
@@ -57,7 +89,7 @@ export function draftBody(source: DraftSource, ctx: DraftContext) {
     ...(source.kind === 'ask' ? { prompt: source.prompt } : {}),
     noteTitle: ctx.title,
     noteContent: cut(ctx.content, MAX_NOTE_CONTENT),
-    allNotes: ctx.allNotes.slice(0, MAX_CONTEXT_NOTES).map(boardNote),
+    allNotes: contextNotes(ctx.allNotes),
   };
 }
 
@@ -133,7 +165,7 @@ export async function fetchFrontmatter(ctx: DraftContext, note: DraftNote): Prom
       noteId: ctx.noteId,
       title: note.title,
       content: cut(note.content, MAX_NOTE_CONTENT),
-      allNotes: ctx.allNotes.filter((n) => n.id !== ctx.noteId).slice(0, MAX_CONTEXT_NOTES).map(boardNote),
+      allNotes: contextNotes(ctx.allNotes.filter((n) => n.id !== ctx.noteId)),
     });
     return f && typeof f.description === 'string' ? { description: f.description, relationships: Array.isArray(f.relationships) ? f.relationships : [] } : undefined;
   } catch {

@@ -192,7 +192,7 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
             </button>
           )}
           {withAi && (
-            <button type="button" onClick={() => setAnalysing(true)} disabled={!content.trim()}>
+            <button type="button" onClick={() => setAnalysing(true)} disabled={!content.trim() || over}>
               Analyse
             </button>
           )}
