@@ -52,10 +52,10 @@ export default function Analyse({ target: initial, onApply, onClose }: Props) {
     }
   }
 
+  // The analysis starts when the dialog opens, once; closing it abandons the requests.
   useEffect(() => {
     void run();
     return () => abort.current?.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const anchors: (Anchor | null)[] = (cards ?? []).map((c) => (c.state === 'dismissed' || c.state === 'applied' ? null : anchor(target, c.sectionText)));

@@ -39,7 +39,6 @@ export default function NoteAssist({ source, context, onAccept, onClose }: Props
   useEffect(() => {
     if (source.kind === 'command') start(source);
     return () => abort.current?.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   function ask(e: FormEvent) {
