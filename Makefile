@@ -4,6 +4,7 @@ AISDK_DIR := .cache/aisdk
 CHROMIUM  ?= /usr/bin/chromium
 FIREFOX   ?= /usr/bin/firefox-esr
 E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
+FAKEOLLAMA_BIN := $(CURDIR)/.cache/corkboard-fakeollama
 STATICCHECK_VERSION := v0.8.2
 
 .PHONY: all run build pg test test-go test-web deps deps-ai deps-web chromium firefox web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean chaos
@@ -104,7 +105,8 @@ test-web: deps-web chromium firefox pg
 	cd web && npx vitest run
 	$(MAKE) check-web-dist
 	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
-	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) FIREFOX=$(FIREFOX) node --test --test-concurrency=1 e2e/
+	$(GO) build -o $(FAKEOLLAMA_BIN) ./cmd/corkboard-fakeollama
+	cd web && CORKBOARD_BIN=$(E2E_BIN) CORKBOARD_FAKEOLLAMA_BIN=$(FAKEOLLAMA_BIN) CHROMIUM=$(CHROMIUM) FIREFOX=$(FIREFOX) node --test --test-concurrency=1 e2e/
 
 lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -160,4 +162,5 @@ screenshots: web
 # size) in headless Chromium; record the figures in docs/benchmarks.md.
 perf-web: web
 	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
-	cd web && CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node perf/perf.mjs
+	$(GO) build -o $(FAKEOLLAMA_BIN) ./cmd/corkboard-fakeollama
+	cd web && CORKBOARD_BIN=$(E2E_BIN) CORKBOARD_FAKEOLLAMA_BIN=$(FAKEOLLAMA_BIN) CHROMIUM=$(CHROMIUM) node perf/perf.mjs

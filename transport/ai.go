@@ -312,11 +312,13 @@ func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
 	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.Validate, &req.BoardID)
+	ts := newTextStream(w)
 	if err == nil {
-		err = s.ai.NoteAI(r.Context(), req, newTextStream(w))
+		err = s.ai.NoteAI(r.Context(), req, ts)
 	}
 	if err != nil {
 		s.aiFailed(w, r, err)
+		ts.abortIfFailed()
 	}
 }
 
@@ -325,11 +327,13 @@ func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
 	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.ValidateCommand, &req.BoardID)
+	ts := newTextStream(w)
 	if err == nil {
-		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, newTextStream(w))
+		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, ts)
 	}
 	if err != nil {
 		s.aiFailed(w, r, err)
+		ts.abortIfFailed()
 	}
 }
 

@@ -2,8 +2,10 @@ package transport_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +99,9 @@ func goldenCases(t *testing.T) []goldenCase {
 		{"note-ai-heading", "/api/canvas/note-ai", noteAIRequest(aiBoard), aitest.Always(aitest.Text("# Login flow\n\nStep one."))},
 		{"note-ai-error-midstream", "/api/canvas/note-ai", noteAIRequest(aiBoard), aitest.Always(aitest.Reply{Text: []string{"TITLE: A\n---\n", "Body so far"}, ErrorLine: "model crashed"})},
 		{"note-ai-upstream-500", "/api/canvas/note-ai", noteAIRequest(aiBoard), aitest.Always(aitest.Reply{Status: 500, Error: "boom"})},
+		// A command's stream cut before Ollama's done line: the body is cut
+		// too, after the text that arrived.
+		{"note-ai-command-cut", "/api/canvas/note-ai/generate-prd", noteAIRequest(aiBoard), aitest.Always(aitest.Reply{Text: []string{"TITLE: A\n---\n", "Body so far"}, Cut: true})},
 		{"note-ai-empty", "/api/canvas/note-ai", noteAIRequest(aiBoard), aitest.Always(aitest.Text(""))},
 	}
 	// The JSON endpoints, each with its usual answer.
@@ -131,17 +136,28 @@ func TestAIAnswersGolden(t *testing.T) {
 			e.aiIDs.Store(0)
 			before := e.used(ada)
 			served := e.whenServed(tc.path)
-			r := e.post(tc.path, ada, tc.body)
+			res, err := e.srv.Client().Do(e.newRequest(context.Background(), "POST", e.srv.URL+tc.path, ada, tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, readErr := io.ReadAll(res.Body)
+			res.Body.Close()
 			waitFor(t, served, "the handler to return") // refunds happen as it returns
 			var b bytes.Buffer
-			fmt.Fprintf(&b, "status: %d\n", r.status)
+			fmt.Fprintf(&b, "status: %d\n", res.StatusCode)
 			for _, h := range goldenHeaders {
-				if v := r.header.Values(h); len(v) > 0 {
+				if v := res.Header.Values(h); len(v) > 0 {
 					fmt.Fprintf(&b, "%s: %s\n", h, strings.Join(v, ", "))
 				}
 			}
-			fmt.Fprintf(&b, "credits charged: %d\n\n", e.used(ada)-before)
-			b.Write(r.body)
+			fmt.Fprintf(&b, "credits charged: %d\n", e.used(ada)-before)
+			// A cut answer (a text stream failing after its first byte)
+			// says so: the body read fails after what arrived.
+			if readErr != nil {
+				fmt.Fprintf(&b, "body cut: %v\n", readErr)
+			}
+			b.WriteString("\n")
+			b.Write(body)
 
 			file := filepath.Join("testdata", "ai-golden", tc.name+".txt")
 			if *updateGolden {

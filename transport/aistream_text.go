@@ -14,13 +14,20 @@ import (
 // (text/plain; charset=utf-8, read by useCompletion's 'text' protocol): the
 // ai.Sink of note-ai and its commands. Only the text is written, each piece
 // flushed as it comes; reasoning and tool calls have no place in the
-// format, and an answer that fails after it began just ends. Nothing is
-// written before ai.EventStart, so until then the handler can still answer
-// a JSON error. The route's aiWriteDeadlines bounds every write.
+// format. Nothing is written before ai.EventStart, so until then the
+// handler can still answer a JSON error. The route's aiWriteDeadlines
+// bounds every write.
+//
+// The format has no place for an error either, so an answer that fails
+// after it began is cut: the handler calls abortIfFailed, which ends the
+// response without its end (no final chunk over HTTP/1.1, a reset stream
+// over HTTP/2). The client keeps what arrived, and its read fails instead
+// of ending cleanly, so it can tell a cut answer from a complete one.
 type textStream struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	started bool
+	failed  bool
 	err     error
 }
 
@@ -47,6 +54,8 @@ func (t *textStream) Event(_ context.Context, e ai.Event) error {
 			h.Set("X-Content-Type-Options", "nosniff")
 			t.w.WriteHeader(http.StatusOK)
 		}
+	case ai.EventError:
+		t.failed = t.started
 	case ai.EventText:
 		if !t.started {
 			return fmt.Errorf("transport: text stream: %s event before start", e.Kind)
@@ -60,4 +69,22 @@ func (t *textStream) Event(_ context.Context, e ai.Event) error {
 		}
 	}
 	return t.err
+}
+
+// abortIfFailed cuts the response when the answer failed after it began
+// (see textStream); it returns when the answer is complete, was never
+// started (the handler answers a JSON error) or the client is gone.
+// Panicking with http.ErrAbortHandler is how net/http lets a handler abort
+// a response it has begun: the server drops the connection (or resets the
+// HTTP/2 stream) without the terminating chunk and logs no stack trace;
+// recoverPanics passes it on, and the middleware that must run on the way
+// out (the credits gate's refund) does so in defers.
+func (t *textStream) abortIfFailed() {
+	if !t.failed || t.err != nil {
+		return
+	}
+	// What was written is flushed already; flush once more in case a
+	// middleware (compression) still holds some of it.
+	_ = t.rc.Flush()
+	panic(http.ErrAbortHandler)
 }

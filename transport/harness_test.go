@@ -314,8 +314,10 @@ func (e *env) start() {
 	// The handler reports when it has returned (whenServed), so that a test
 	// can look at what a request left behind, such as refunded credits.
 	e.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Deferred: a handler that aborts its answer (http.ErrAbortHandler)
+		// has returned too.
+		defer e.finished(r.URL.Path)
 		inner.ServeHTTP(w, r)
-		e.finished(r.URL.Path)
 	})
 	e.srv = httptest.NewUnstartedServer(e.handler)
 	// net/http's own reports (panics outside the API's recovery) go to the

@@ -4,7 +4,9 @@
 // included), records every request, and can misbehave the ways a real
 // Ollama does: an unknown model (404), an error line inside a 200 stream, a
 // stream cut before its done line, and a stream that hangs until the client
-// goes away.
+// goes away. NewServer builds one without a testing.TB, and LoadRules reads
+// a JSON script of rules (the corkboard-fakeollama command's, for the
+// browser tests; docs/ai.md).
 package aitest
 
 import (
@@ -110,20 +112,33 @@ func Always(r Reply) Script { return func(Call) Reply { return r } }
 // that replays it.
 func Transcript(tb testing.TB, path string) Reply {
 	tb.Helper()
+	r, err := ReadTranscript(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// ReadTranscript is Transcript for code without a testing.TB (the
+// corkboard-fakeollama command).
+func ReadTranscript(path string) (Reply, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		tb.Fatalf("aitest: read transcript: %v", err)
+		return Reply{}, fmt.Errorf("aitest: read transcript: %w", err)
 	}
 	var lines []string
 	for l := range strings.Lines(string(b)) {
 		if l = strings.TrimSpace(l); l != "" {
 			if !json.Valid([]byte(l)) {
-				tb.Fatalf("aitest: %s: invalid JSON line %q", path, l)
+				return Reply{}, fmt.Errorf("aitest: %s: invalid JSON line %q", path, l)
 			}
 			lines = append(lines, l)
 		}
 	}
-	return Reply{Lines: lines}
+	if len(lines) == 0 {
+		return Reply{}, fmt.Errorf("aitest: %s: no lines", path)
+	}
+	return Reply{Lines: lines}, nil
 }
 
 // Server is the fake Ollama. Its URL is the base URL to configure.
@@ -153,6 +168,15 @@ func WithModels(names ...string) Option {
 // closed when the test ends.
 func New(tb testing.TB, script Script, opts ...Option) *Server {
 	tb.Helper()
+	s := NewServer(script, opts...)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewServer starts a fake Ollama on a free port of 127.0.0.1 answering chat
+// requests with script, for code without a testing.TB (the
+// corkboard-fakeollama command); Close stops it.
+func NewServer(script Script, opts ...Option) *Server {
 	s := &Server{models: []string{"qwen3:4b"}, script: script, cancelled: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
@@ -162,9 +186,11 @@ func New(tb testing.TB, script Script, opts ...Option) *Server {
 	mux.HandleFunc("POST /api/chat", s.chat)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
-	tb.Cleanup(s.srv.Close)
 	return s
 }
+
+// Close stops the server, waiting for the requests in flight.
+func (s *Server) Close() { s.srv.Close() }
 
 // Calls returns every chat request received so far.
 func (s *Server) Calls() []Call {

@@ -74,12 +74,13 @@ type Config struct {
 
 	Memory   memoryFlags
 	NodesCfg nodesConfig
+	Many     manyFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -115,6 +116,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.CPUProfileFor, "cpuprofile-for", time.Minute, "-cpuprofile: how long to profile the server, from just after it starts; the tool waits for the profile before stopping the server")
 	cfg.Memory.register(fs)
 	addNodesFlags(fs, &cfg.NodesCfg)
+	addManyFlags(fs, &cfg.Many)
 	return fs
 }
 
@@ -129,8 +131,10 @@ func (cfg *Config) check() error {
 		}
 	case "nodes":
 		return cfg.checkNodes()
+	case "memory-nodes":
+		return cfg.checkMemoryNodes()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory or nodes, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes or memory-nodes, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -183,6 +187,9 @@ func (cfg *Config) check() error {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) == 2 && os.Args[1] == workerArg {
+		os.Exit(workerMain(ctx))
+	}
 	cfg := &Config{}
 	fs := newFlagSet(cfg, os.Stderr)
 	if err := fs.Parse(os.Args[1:]); err != nil {
@@ -237,6 +244,9 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	defer func() { rep.Machine.LoadAvgEnd = loadAverage() }()
 	if cfg.Mode == "nodes" {
 		return rep, runNodes(ctx, cfg, rep, log)
+	}
+	if cfg.Mode == "memory-nodes" {
+		return rep, runMemoryNodes(ctx, cfg, rep, log)
 	}
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID

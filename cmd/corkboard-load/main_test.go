@@ -18,6 +18,10 @@ import (
 var corkboardBin string
 
 func TestMain(m *testing.M) {
+	// The memory-nodes mode starts its workers as this binary again.
+	if len(os.Args) == 2 && os.Args[1] == workerArg {
+		os.Exit(workerMain(context.Background()))
+	}
 	dir, err := os.MkdirTemp("", "corkboard-load-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

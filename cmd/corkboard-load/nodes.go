@@ -289,8 +289,8 @@ func runPgbench(ctx context.Context, bin, script, dsn string, boards, clients in
 }
 
 // spawnNode starts corkboard as node id on store, on a free loopback port
-// and a fresh data folder under parent.
-func spawnNode(ctx context.Context, bin, parent string, keep bool, store, id string) (*spawned, error) {
+// and a fresh data folder under parent, with extra flags after the others.
+func spawnNode(ctx context.Context, bin, parent string, keep bool, store, id string, extra ...string) (*spawned, error) {
 	dir, err := os.MkdirTemp(parent, "corkboard-load-"+id+"-")
 	if err != nil {
 		return nil, err
@@ -303,6 +303,7 @@ func spawnNode(ctx context.Context, bin, parent string, keep bool, store, id str
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	args := append([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port), "-data", filepath.Join(dir, "data"),
 		"-public-url", base, "-store", store, "-node-id", id}, unlimitedLive...)
+	args = append(args, extra...)
 	s := &spawned{name: "corkboard-" + id, cmd: exec.Command(bin, args...), dir: dir, keep: keep, base: base}
 	if err := s.start(ctx, base+"/api/auth/me"); err != nil {
 		s.stop()
@@ -545,22 +546,18 @@ func (c *cluster) fanOut(ctx context.Context, boardID string, rep *Report) (*Fan
 	return out, ctx.Err()
 }
 
-// runNodes is the nodes mode: a fresh database, the pgbench ceiling, the
-// four push phases (1 node and -nodes nodes, one hot board and
-// -push-boards boards), -rounds times, then the fan-out compare.
-func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) error {
-	nc := cfg.NodesCfg
-	prefix := newPrefix()
+// createDB creates the run's database, corkboard_load_<prefix>, from -pg;
+// drop drops it.
+func createDB(ctx context.Context, nc nodesConfig, prefix string, log *slog.Logger) (dsn pgDSNs, drop func(), err error) {
 	db := "corkboard_load_" + prefix
-	dsn, err := pgURLs(nc.PG, db, nc.PoolMaxConns)
-	if err != nil {
-		return err
+	if dsn, err = pgURLs(nc.PG, db, nc.PoolMaxConns); err != nil {
+		return pgDSNs{}, nil, err
 	}
 	if err := psql(ctx, dsn.Admin, "CREATE DATABASE "+db); err != nil {
-		return err
+		return pgDSNs{}, nil, err
 	}
 	log.Info("database created", "db", db)
-	defer func() {
+	return dsn, func() {
 		// A fresh context: the run's may have ended, and the database must go.
 		// Tried for a minute: PostgreSQL may be restarting (it refuses
 		// connections while it shuts down and recovers).
@@ -579,7 +576,20 @@ func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) e
 			case <-time.After(2 * time.Second):
 			}
 		}
-	}()
+	}, nil
+}
+
+// runNodes is the nodes mode: a fresh database, the pgbench ceiling, the
+// four push phases (1 node and -nodes nodes, one hot board and
+// -push-boards boards), -rounds times, then the fan-out compare.
+func runNodes(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger) error {
+	nc := cfg.NodesCfg
+	prefix := newPrefix()
+	dsn, dropDB, err := createDB(ctx, nc, prefix, log)
+	if err != nil {
+		return err
+	}
+	defer dropDB()
 
 	c := &cluster{cfg: cfg, store: dsn.Node, log: log}
 	defer c.shrink(0)

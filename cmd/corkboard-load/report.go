@@ -24,6 +24,8 @@ type Report struct {
 	LongPoll *LongPollResult `json:"longPoll,omitempty"`
 	// Nodes is several nodes on PostgreSQL against pgbench (nodes).
 	Nodes *NodesResult `json:"nodes,omitempty"`
+	// MemoryNodes is idle connections held by several nodes (memory-nodes).
+	MemoryNodes *MemoryNodesReport `json:"memoryNodes,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -229,6 +231,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if rep.Memory != nil {
 		printMemory(w, rep.Memory)
+	}
+	if rep.MemoryNodes != nil {
+		printMemoryNodes(w, rep.MemoryNodes)
 	}
 }
 

@@ -6,7 +6,8 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
@@ -19,6 +20,54 @@ export const skip = !existsSync(CHROMIUM)
   : !BIN || !existsSync(BIN)
     ? 'CORKBOARD_BIN is not a built corkboard binary (make test builds it)'
     : false;
+
+export const FAKE_OLLAMA_BIN = process.env.CORKBOARD_FAKEOLLAMA_BIN || '';
+/** FAKE_OLLAMA_SCRIPT is the script whose rules answer every AI feature (docs/ai.md). */
+export const FAKE_OLLAMA_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'ollama', 'script.json');
+/** skipAI is a reason to skip the AI e2e tests (they need the fake Ollama too), or false. */
+export const skipAI =
+  skip ||
+  (!FAKE_OLLAMA_BIN || !existsSync(FAKE_OLLAMA_BIN)
+    ? 'CORKBOARD_FAKEOLLAMA_BIN is not a built corkboard-fakeollama binary (make test-web builds it into .cache/corkboard-fakeollama)'
+    : false);
+
+/**
+ * startFakeOllama runs the fake Ollama (cmd/corkboard-fakeollama) with the
+ * given script of rules; it resolves once the fake listens, to {url, log(),
+ * stop()}. Pass url to startServer as opts.ollama.
+ */
+export async function startFakeOllama(scriptPath = FAKE_OLLAMA_SCRIPT, models = 'qwen3:4b') {
+  const proc = spawn(FAKE_OLLAMA_BIN, ['-script', scriptPath, '-models', models], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  proc.stdout.on('data', (b) => (log += b));
+  proc.stderr.on('data', (b) => (log += b));
+  const url = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('fake ollama did not start:\n' + log)), 15000);
+    const check = () => {
+      const m = log.match(/fake ollama listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout.on('data', check);
+    proc.once('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`fake ollama exited ${code}:\n${log}`));
+    });
+  });
+  return {
+    url,
+    /** log is what the fake printed: one line per request naming the rule that answered it. */
+    log: () => log,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        await new Promise((r) => proc.once('exit', r));
+      }
+    },
+  };
+}
 
 export const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 /** skipFirefox is a reason to skip the Firefox e2e tests, or false. */
@@ -41,14 +90,15 @@ function freePort() {
 
 /**
  * startServer runs corkboard on a fresh data folder and a free port (or on
- * opts.data and opts.port, to restart a server), with opts.args added;
+ * opts.data and opts.port, to restart a server), with opts.args added and
+ * Ollama at opts.ollama (default: a closed port, so AI routes answer 503);
  * stop() ends it and deletes the data folder unless told to keep it.
  */
 export async function startServer(opts = {}) {
   const data = opts.data || mkdtempSync(join(tmpdir(), 'corkboard-e2e-'));
   const port = opts.port || (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', 'http://127.0.0.1:9', ...(opts.args || [])], {
+  const proc = spawn(BIN, ['-addr', `127.0.0.1:${port}`, '-data', data, '-public-url', url, '-snapshot-interval', '0', '-ollama', opts.ollama || 'http://127.0.0.1:9', ...(opts.args || [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
