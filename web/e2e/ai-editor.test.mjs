@@ -223,7 +223,9 @@ test('analyse a note: a suggestion is anchored, its rewrite shown as a diff and 
   await one.getByRole('button', { name: 'Apply the rewrite' }).click();
   await panel.getByRole('status').filter({ hasText: 'Suggestion 1 applied and saved.' }).waitFor();
   const want = 'We need a login.\nUsers sign in with a one-time code sent to their e-mail address; the code expires after 10 minutes.';
-  await panel.getByRole('button', { name: 'Close' }).first().click();
+  await page.keyboard.press('Escape');
+  await panel.waitFor({ state: 'detached' });
+  assert.equal(await dialog.isVisible(), true, 'Escape closes the analysis, not the editor under it');
   assert.equal(await dialog.getByLabel('Content (Markdown)').inputValue(), want);
   await synced(page);
   assert.equal((await serverNote(page, id, noteId)).content, want);

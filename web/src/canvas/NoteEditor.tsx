@@ -95,6 +95,7 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
   }
 
   return (
+    <>
     <Dialog title={readOnly ? 'Note' : 'Edit note'} onClose={onClose} wide>
       <form onSubmit={save} className="editor">
         <div className="editor-fields">
@@ -203,15 +204,18 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
           <NoteAssist key={assist.n} source={assist.source} context={context} onAccept={accept} onClose={() => setAssist(null)} />
         </Suspense>
       )}
-      {withAi && analysing && (
-        <Suspense fallback={<p role="status">Loading the analysis…</p>}>
-          <Analyse
-            target={{ kind: 'note', boardId: ai!.boardId, noteId: note.id, title, content }}
-            onApply={(_f: Field, value: string) => commit(latest.current.title, value)}
-            onClose={() => setAnalysing(false)}
-          />
-        </Suspense>
-      )}
     </Dialog>
+    {/* Beside the editor's dialog, not inside it: Escape (the dialog's
+        cancel event) would otherwise close the editor with the analysis. */}
+    {withAi && analysing && (
+      <Suspense fallback={<p role="status">Loading the analysis…</p>}>
+        <Analyse
+          target={{ kind: 'note', boardId: ai!.boardId, noteId: note.id, title, content }}
+          onApply={(_f: Field, value: string) => commit(latest.current.title, value)}
+          onClose={() => setAnalysing(false)}
+        />
+      </Suspense>
+    )}
+    </>
   );
 }
