@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '6e04e698eb69f812';
-const FILES = ["assets/HistoryPanel-BhP9nLrD.js","assets/SnapshotsPanel-CuhMJVhJ.js","assets/index-BHrv6dI6.css","assets/index-BmEz7zAR.js"];
+const VERSION = '3cf5d3f9d844d924';
+const FILES = ["assets/AiErrorText-0na_mfrd.js","assets/Analyse-BXHKq3OW.js","assets/ChatPanel-2py9rg4z.js","assets/ChatPanel-CKr0VgHu.css","assets/HistoryPanel-DgkoJSfb.js","assets/ImportDialog-BxxqYZqB.js","assets/NoteAssist-77Elto3p.js","assets/NoteHints-COrhq-Of.js","assets/SlashMenu-nd_eH3lA.js","assets/SnapshotsPanel-B-S3NxIV.js","assets/TrackerGenerate-BWp2qDAb.js","assets/ai-Max89Ff5.js","assets/importgen-5h5WC9Tp.css","assets/index-BTFeKLrq.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -308,6 +308,8 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory,
   const onNodeDoubleClick = useCallback((_: unknown, n: NoteFlowNode) => setEditing(n.id), []);
   const clearSelection = useCallback(() => setSelected(new Set()), []);
   const editingNote = editing ? notes.get(editing) : undefined;
+  // The editor's AI parts read the board's notes when they ask (as context for the model).
+  const aiContext = useMemo(() => ({ boardId: client.boardId, allNotes: () => [...notesRef.current.values()] }), [client]);
 
   return (
     <div className={`canvas detail-${detail}`} ref={wrapper} onPointerMove={onPointerMove}>
@@ -370,6 +372,7 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory,
         <NoteEditor
           note={editingNote}
           readOnly={!canEdit}
+          ai={aiContext}
           onClose={() => setEditing(null)}
           onHistory={
             onNoteHistory

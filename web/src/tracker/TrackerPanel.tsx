@@ -3,8 +3,9 @@ import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 
-// The AI's tracker generation, loaded when first opened.
+// The AI parts, loaded when first opened: the board opens without them.
 const TrackerGenerate = lazy(() => import('../ai/TrackerGenerate'));
+const Analyse = lazy(() => import('../ai/Analyse'));
 
 export const ITEM_TYPES = ['epic', 'story', 'task', 'bug', 'subtask'] as const;
 export const ITEM_STATUSES = ['todo', 'in-progress', 'done'] as const;
@@ -58,6 +59,8 @@ export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; i
           item={editing}
           items={items}
           readOnly={!canEdit}
+          boardId={client.boardId}
+          onApply={(i) => client.upsertItem(i)}
           onSave={(i) => {
             client.upsertItem(i);
             setEditing(null);
@@ -88,8 +91,9 @@ export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; i
   );
 }
 
-function ItemForm({ item, items, readOnly, onSave, onCancel }: { item: TrackerItem; items: ReadonlyMap<string, TrackerItem>; readOnly: boolean; onSave: (i: TrackerItem) => void; onCancel: () => void }) {
+function ItemForm({ item, items, readOnly, boardId, onApply, onSave, onCancel }: { item: TrackerItem; items: ReadonlyMap<string, TrackerItem>; readOnly: boolean; boardId: string; onApply: (i: TrackerItem) => void; onSave: (i: TrackerItem) => void; onCancel: () => void }) {
   const [v, setV] = useState(item);
+  const [analysing, setAnalysing] = useState(false);
   const id = useId();
   const set = (k: keyof TrackerItem) => (e: { target: { value: string } }) => setV({ ...v, [k]: e.target.value });
   const types = (ITEM_TYPES as readonly string[]).includes(v.type) ? ITEM_TYPES : [...ITEM_TYPES, v.type];
@@ -145,7 +149,26 @@ function ItemForm({ item, items, readOnly, onSave, onCancel }: { item: TrackerIt
         <button type="button" onClick={onCancel}>
           {readOnly ? 'Close' : 'Cancel'}
         </button>
+        {!readOnly && (
+          <button type="button" onClick={() => setAnalysing(true)} disabled={!v.summary.trim() && !v.description?.trim()}>
+            Analyse
+          </button>
+        )}
       </div>
+      {analysing && (
+        <Suspense fallback={<p role="status">Loading the analysis…</p>}>
+          <Analyse
+            target={{ kind: 'item', boardId, item: { ...item, ...v }, parent: v.parentId ? items.get(v.parentId) : undefined }}
+            // An applied rewrite is saved at once (pushed like any edit); the form shows it.
+            onApply={(field, value) => {
+              const next = { ...v, [field]: value };
+              setV(next);
+              onApply({ ...item, ...next });
+            }}
+            onClose={() => setAnalysing(false)}
+          />
+        </Suspense>
+      )}
     </form>
   );
 }
