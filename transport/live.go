@@ -109,7 +109,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	// (livepoll_linux.go), an idle connection keeps no goroutine at all:
 	// the poller starts one when the client sends something. Elsewhere
 	// (or over TLS) the connection keeps one goroutine, its reader
-	// (docs/architecture.md, "Idle connections").
+	// (docs/architecture.md, "No goroutine per idle connection").
 	if p := sharedPoller(); p != nil && lc.rd.raw != nil {
 		lc.poller = p
 		p.register(lc)

@@ -371,10 +371,11 @@ func (h *hijackGuard) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 // net/http's 4 KiB each (most connections are idle, and 50,000 of them
 // would hold 400 MB in these alone): reads of client messages go through
 // liveReadBuffer (a payload longer than it is read straight into the
-// message), and the library writes only control frames, at most 127 bytes
+// message; with the poller, most reads copy what it read ahead, so a small
+// buffer costs no system calls), and the library writes only control frames, at most 127 bytes
 // each, which must reach guardedConn in one Write.
 const (
-	liveReadBuffer  = 512
+	liveReadBuffer  = 128
 	liveWriteBuffer = 128
 )
 
