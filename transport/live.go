@@ -100,6 +100,13 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	// and coder/websocket then registers nothing on it per read.
 	ctx := context.WithValue(context.Background(), ctxState, &requestState{email: a.Email})
 	lc.ctx = ctx
+	// The poller entry is made before open starts the writer and the
+	// keeper, either of which may finish the connection from then on.
+	p := sharedPoller()
+	if p != nil && lc.rd.raw != nil {
+		lc.poller = p
+		p.register(lc)
+	}
 	if !lc.open(ctx, since, a.CanEdit) {
 		lc.finish()
 		return
@@ -110,9 +117,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	// the poller starts one when the client sends something. Elsewhere
 	// (or over TLS) the connection keeps one goroutine, its reader
 	// (docs/architecture.md, "No goroutine per idle connection").
-	if p := sharedPoller(); p != nil && lc.rd.raw != nil {
-		lc.poller = p
-		p.register(lc)
+	if lc.poller != nil {
 		lc.readBurst() // what came with the upgrade, then the socket is armed
 		return
 	}
