@@ -77,7 +77,8 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	}
 	lc := &liveConn{s: s, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
 	lc.out = newSocketWriter(s.liveQueueSize(), lc.writerEnded)
-	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: lc.out}, r, &websocket.AcceptOptions{
+	lc.rd = &filterConn{f: pongFilter{ponged: &lc.ponged}}
+	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: lc.out, rd: lc.rd}, r, &websocket.AcceptOptions{
 		OriginPatterns: s.liveOriginPatterns(),
 		OnPongReceived: lc.pongReceived,
 	})
@@ -98,14 +99,60 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	// It is never cancelled: the connection ends by its socket closing,
 	// and coder/websocket then registers nothing on it per read.
 	ctx := context.WithValue(context.Background(), ctxState, &requestState{email: a.Email})
+	lc.ctx = ctx
+	// The poller entry is made before open starts the writer and the
+	// keeper, either of which may finish the connection from then on.
+	p := sharedPoller()
+	if p != nil && lc.rd.raw != nil {
+		lc.poller = p
+		p.register(lc)
+	}
 	if !lc.open(ctx, since, a.CanEdit) {
 		lc.finish()
 		return
 	}
 	// The handler returns and net/http lets go of the request, its buffers
-	// and its goroutine's stack; the connection keeps one goroutine, its
-	// reader (docs/architecture.md, "One goroutine per idle connection").
+	// and its goroutine's stack. Where the process has a poller
+	// (livepoll_linux.go), an idle connection keeps no goroutine at all:
+	// the poller starts one when the client sends something. Elsewhere
+	// (or over TLS) the connection keeps one goroutine, its reader
+	// (docs/architecture.md, "No goroutine per idle connection").
+	if lc.poller != nil {
+		lc.readBurst() // what came with the upgrade, then the socket is armed
+		return
+	}
 	go lc.serve(ctx)
+}
+
+// readBurst runs when the connection's socket has something to read (the
+// poller's event, or right after opening): it reads what is there without
+// waiting, hands each whole message to the library's Read and handles it,
+// and arms the socket again once nothing whole is left. The client's pongs
+// never reach the library (filterConn), so an answered ping costs no
+// goroutine beyond this burst.
+func (lc *liveConn) readBurst() {
+	for {
+		read, ok := lc.rd.pollRead(lc.readNB)
+		if !ok {
+			// The library is reading: that is its close handshake, and
+			// whoever closes finishes the connection.
+			return
+		}
+		if !read {
+			if !lc.poller.arm(lc) {
+				lc.finish() // the socket is closed already
+			}
+			return
+		}
+		lc.rd.reading()
+		_, data, err := lc.conn.Read(lc.ctx)
+		if err != nil {
+			lc.finish()
+			return
+		}
+		lc.rd.messageRead()
+		lc.handle(lc.ctx, data)
+	}
 }
 
 // open joins the room and writes hello and the catch-up; false when the
@@ -197,9 +244,16 @@ func (lc *liveConn) serve(ctx context.Context) {
 
 // finish ends the connection: the writer stops (later messages are
 // ignored), the subscriber leaves, and the socket, the lease, the session
-// watch and the keeper's entry are let go. Called once, by the goroutine
-// that opened or served the connection.
+// watch, the keeper's and the poller's entries are let go. Whoever saw the
+// connection end calls it (its reader, the writer that closed it, the
+// keeper that cut it); only the first call does anything.
 func (lc *liveConn) finish() {
+	if !lc.finished.CompareAndSwap(false, true) {
+		return
+	}
+	if lc.poller != nil {
+		lc.poller.forget(lc)
+	}
 	lc.out.stop()
 	lc.s.liveKeeper.remove(lc)
 	if lc.sub != nil {
@@ -277,6 +331,14 @@ type liveConn struct {
 	token   string // the session cookie the socket was opened with
 	watch   *auth.SessionWatch
 	lease   *hub.Lease
+	// rd is the socket's read side as the library sees it (pongs taken
+	// out); with a poller, ctx is the connection's context for the reads
+	// each burst makes, and pollToken its poller's token.
+	rd        *filterConn
+	ctx       context.Context
+	poller    *livePoller
+	pollToken uint64
+	finished  atomic.Bool
 
 	// The keeper's, under its lock: the index in its list, when the next
 	// ping is due, when the unanswered ping went out (zero: none), and
@@ -300,10 +362,12 @@ func (lc *liveConn) pongReceived(context.Context, []byte) { lc.ponged.Store(true
 func (lc *liveConn) writerEnded(err error) {
 	if err != nil {
 		lc.conn.CloseNow()
-		return
+	} else {
+		code, reason := lc.sub.CloseStatus()
+		lc.conn.Close(websocket.StatusCode(code), reason)
 	}
-	code, reason := lc.sub.CloseStatus()
-	lc.conn.Close(websocket.StatusCode(code), reason)
+	// Without a reader goroutine nobody else would see the socket closed.
+	lc.finish()
 }
 
 // typePing and typePong are the application-level keepalive, an extension
@@ -327,40 +391,46 @@ type clientMessage struct {
 	Y              *float64        `json:"y"`
 }
 
-// readLoop handles client messages until the connection ends.
+// readLoop handles client messages until the connection ends (the
+// connection's goroutine where there is no poller).
 func (lc *liveConn) readLoop(ctx context.Context) {
 	for {
 		_, data, err := lc.conn.Read(ctx)
 		if err != nil {
 			return
 		}
-		var m clientMessage
-		if err := decodeBytes(data, func(d *jsondec.Decoder) error { return decodeClientMessage(d, &m) }); err != nil {
-			lc.sendError(ctx, "", err)
-			continue
+		lc.handle(ctx, data)
+	}
+}
+
+// handle handles one client message.
+func (lc *liveConn) handle(ctx context.Context, data []byte) {
+	var m clientMessage
+	if err := decodeBytes(data, func(d *jsondec.Decoder) error { return decodeClientMessage(d, &m) }); err != nil {
+		lc.sendError(ctx, "", err)
+		return
+	}
+	switch m.Type {
+	case rooms.TypePush:
+		lc.sendError(ctx, m.ID, lc.push(ctx, &m))
+	case rooms.TypePointer:
+		if m.X == nil || m.Y == nil {
+			lc.sendError(ctx, m.ID, board.FieldErrorf("x", "A pointer message needs x and y."))
+			return
 		}
-		switch m.Type {
-		case rooms.TypePush:
-			lc.sendError(ctx, m.ID, lc.push(ctx, &m))
-		case rooms.TypePointer:
-			if m.X == nil || m.Y == nil {
-				lc.sendError(ctx, m.ID, board.FieldErrorf("x", "A pointer message needs x and y."))
-				continue
-			}
-			lc.sendError(ctx, m.ID, lc.sub.Pointer(*m.X, *m.Y))
-		case typePing:
-			if len(m.ID) > maxLiveMsgID {
-				lc.sendError(ctx, "", board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID))
-				continue
-			}
-			pong, _ := json.Marshal(struct { // two strings: cannot fail
-				Type string `json:"type"`
-				ID   string `json:"id,omitempty"`
-			}{typePong, m.ID})
-			lc.sub.Enqueue(rooms.NewMessage(pong))
-		default:
-			lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q or %q.", rooms.TypePush, rooms.TypePointer, typePing))
+		lc.sendError(ctx, m.ID, lc.sub.Pointer(*m.X, *m.Y))
+	case typePing:
+		if len(m.ID) > maxLiveMsgID {
+			lc.sendError(ctx, "", board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID))
+			return
 		}
+		pong, _ := json.Marshal(struct { // two strings: cannot fail
+			Type string `json:"type"`
+			ID   string `json:"id,omitempty"`
+		}{typePong, m.ID})
+		lc.sub.Enqueue(rooms.NewMessage(pong))
+	default:
+		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q or %q.", rooms.TypePush, rooms.TypePointer, typePing))
 	}
 }
 

@@ -102,7 +102,10 @@ func (k *liveKeeper) run() {
 		// Closing a socket may wait (for the library's goroutines): not
 		// under the lock, and not on the keeper's goroutine.
 		for i, lc := range dead {
-			go lc.conn.CloseNow()
+			go func() {
+				lc.conn.CloseNow()
+				lc.finish() // a connection without a reader goroutine
+			}()
 			dead[i] = nil
 		}
 		dead = dead[:0]

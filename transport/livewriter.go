@@ -5,12 +5,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"corkboard/rooms"
@@ -361,7 +360,8 @@ func textFrame(p []byte) []byte {
 // underneath.
 type hijackGuard struct {
 	http.ResponseWriter
-	w *socketWriter
+	w  *socketWriter
+	rd *filterConn
 }
 
 // Unwrap lets http.ResponseController reach the writer underneath.
@@ -371,33 +371,42 @@ func (h *hijackGuard) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 // net/http's 4 KiB each (most connections are idle, and 50,000 of them
 // would hold 400 MB in these alone): reads of client messages go through
 // liveReadBuffer (a payload longer than it is read straight into the
-// message), and the library writes only control frames, at most 127 bytes
+// message; with the poller, most reads copy what it read ahead, so a small
+// buffer costs no system calls), and the library writes only control frames, at most 127 bytes
 // each, which must reach guardedConn in one Write.
 const (
-	liveReadBuffer  = 512
+	liveReadBuffer  = 128
 	liveWriteBuffer = 128
 )
 
 // Hijack implements http.Hijacker. It hands coder/websocket small buffers
 // of its own, so that net/http's (and the request) are freed when the
-// handler returns.
+// handler returns, and a read side that takes the client's pongs out
+// (filterConn).
 func (h *hijackGuard) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
 	g := h.w.attach(c)
+	g.rd = h.rd
 	// net/http has flushed the 101 answer. A client may already have sent
-	// frames after its request, which net/http has read ahead: they must
-	// be in the new reader's buffer, where coder/websocket looks for them.
+	// frames after its request, which net/http has read ahead: they come
+	// first, through the filter like the rest.
 	n := brw.Reader.Buffered()
 	ahead, _ := brw.Reader.Peek(n)
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(ahead)), g), max(liveReadBuffer, n))
-	if _, err := br.Peek(n); err != nil {
-		c.Close()
-		return nil, nil, fmt.Errorf("live: keep what the client sent ahead: %w", err)
+	h.rd.src = c
+	if len(ahead) > 0 {
+		h.rd.ahead = h.rd.f.filter(bytes.Clone(ahead))
 	}
-	return g, bufio.NewReadWriter(br, bufio.NewWriterSize(g, liveWriteBuffer)), nil
+	if sc, ok := c.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			h.rd.raw = raw
+		}
+	}
+	// The library reads through g (it resets the reader onto the
+	// connection it is given), and so through the filter.
+	return g, bufio.NewReadWriter(bufio.NewReaderSize(g, liveReadBuffer), bufio.NewWriterSize(g, liveWriteBuffer)), nil
 }
 
 // attach makes c the writer's connection and returns the connection
@@ -414,10 +423,19 @@ func (w *socketWriter) attach(c net.Conn) *guardedConn {
 // one Write (they are at most 127 bytes), and data goes
 // through socketWriter; its write buffer is liveWriteBuffer bytes, room for
 // the largest. Anything else would be written in pieces between which the
-// room's frames could land, so it is refused.
+// room's frames could land, so it is refused. Its reads take the client's
+// pongs out (filterConn).
 type guardedConn struct {
 	net.Conn
-	w *socketWriter
+	w  *socketWriter
+	rd *filterConn // reads go through it
+}
+
+func (g *guardedConn) Read(p []byte) (int, error) {
+	if g.rd == nil {
+		return g.Conn.Read(p)
+	}
+	return g.rd.Read(p)
 }
 
 func (g *guardedConn) Write(p []byte) (int, error) {

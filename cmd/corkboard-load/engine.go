@@ -62,6 +62,10 @@ type receiver struct {
 
 	closeCode int
 	err       error
+	// connected: the handshake succeeded; ended: the read loop ended
+	// before the run did (err says how).
+	connected bool
+	ended     bool
 }
 
 // Workload is one live run's shape.
@@ -195,7 +199,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	keepSeen := int64(len(e.sentNs))*int64(wl.Conns) <= 1<<31
 	sem := make(chan struct{}, max(wl.DialConcurrency, 1))
 	var dials sync.WaitGroup
-	var connected atomic.Int64
+	var connected, cutOff atomic.Int64
 	for i := range recvs {
 		r := &receiver{e: e, room: i % wl.Boards}
 		if keepSeen {
@@ -206,6 +210,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 		case sem <- struct{}{}:
 		case <-connectCtx.Done():
 			r.err = connectCtx.Err()
+			cutOff.Add(1)
 			continue
 		}
 		dials.Add(1)
@@ -217,9 +222,16 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 			cancel()
 			if err != nil {
 				r.err = err
+				if connectCtx.Err() != nil {
+					// Not the server refusing: the tool's bound on the
+					// whole connect phase (-connect-timeout) ran out.
+					cutOff.Add(1)
+					return
+				}
 				e.error(fmt.Errorf("connect: %w", err))
 				return
 			}
+			r.connected = true
 			connected.Add(1)
 			loops.Add(1)
 			go func() {
@@ -231,6 +243,10 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	dials.Wait()
 	cancelConnect()
 	res.Connected = int(connected.Load())
+	res.ConnectCutOff = cutOff.Load()
+	if res.ConnectCutOff > 0 {
+		res.ConnectTimeoutS = wl.ConnectTimeout.Seconds()
+	}
 	res.ConnectS = time.Since(connectStart).Seconds()
 
 	writers := make([]pusher, wl.Writers)
@@ -279,10 +295,14 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	writeEnd := time.Now()
 
 	// Drain: every push answered and every subscriber has what it should.
+	// Only connected subscribers count: one the connect phase never
+	// reached is reported as cut off, not as missing deliveries.
 	expected := func() int64 {
 		var n int64
 		for _, r := range recvs {
-			n += e.ackedBy[r.room].Load()
+			if r.connected {
+				n += e.ackedBy[r.room].Load()
+			}
 		}
 		return n
 	}
@@ -312,6 +332,17 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 		res.Duplicates += r.dup.Load()
 		if r.closeCode == closeResync {
 			res.Drops++
+		}
+		// A subscriber the server cut (or that failed) is counted by how
+		// it ended, so a missing delivery is never silent.
+		if r.connected && r.ended {
+			if res.EndedEarly == nil {
+				res.EndedEarly = map[string]int64{}
+			}
+			res.EndedEarly[endReason(r)]++
+		}
+		if r.connected && r.got.Load() == 0 && e.ackedBy[r.room].Load() > 0 {
+			res.NoDelivery++
 		}
 	}
 	res.PushesSent = e.sent.Load()
@@ -430,7 +461,24 @@ func (r *receiver) endErr(ctx context.Context, err error) error {
 		return nil
 	}
 	r.closeCode = int(websocket.CloseStatus(err))
+	r.ended = true
 	return err
+}
+
+// endReason names how a subscriber ended early: its close code, or the
+// error when the server sent none (the socket was cut).
+func endReason(r *receiver) string {
+	if r.closeCode > 0 {
+		return fmt.Sprintf("close %d", r.closeCode)
+	}
+	if r.err == nil {
+		return "ended"
+	}
+	msg := r.err.Error()
+	if len(msg) > 120 {
+		msg = msg[:120]
+	}
+	return "no close frame: " + msg
 }
 
 // readLoop is a subscriber's read loop on conn, for a relay's DialReceiver:

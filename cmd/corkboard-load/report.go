@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,6 +68,17 @@ type RunResult struct {
 	Missing    int64 `json:"missing"`
 	Duplicates int64 `json:"duplicates"`
 	Drops      int64 `json:"drops4008"`
+	// EndedEarly counts the connected subscribers whose connection ended
+	// before the run did, by close code (or error when there was none);
+	// NoDelivery the connected subscribers that received no push of their
+	// board at all.
+	EndedEarly map[string]int64 `json:"subscribersEndedEarly,omitempty"`
+	NoDelivery int64            `json:"subscribersWithoutDelivery,omitempty"`
+	// ConnectCutOff counts the subscribers not connected because the
+	// connect phase's bound (-connect-timeout, ConnectTimeoutS) ran out:
+	// a limit of the tool's, not a refusal by the server.
+	ConnectCutOff   int64   `json:"connectCutOff,omitempty"`
+	ConnectTimeoutS float64 `json:"connectTimeoutSeconds,omitempty"`
 
 	Requests     int64   `json:"requests,omitempty"`
 	RequestsPerS float64 `json:"requestsPerSecond,omitempty"`
@@ -206,6 +219,15 @@ func printTable(w io.Writer, rep *Report) {
 		}
 		for _, s := range r.ErrorSamples {
 			fmt.Fprintf(w, "%s: error: %s\n", r.Name, s)
+		}
+		if r.ConnectCutOff > 0 {
+			fmt.Fprintf(w, "%s: %s: %d subscribers not connected: the connect phase ran out (-connect-timeout %gs); not counted as errors\n", r.Name, r.Target, r.ConnectCutOff, r.ConnectTimeoutS)
+		}
+		if r.NoDelivery > 0 {
+			fmt.Fprintf(w, "%s: %s: %d connected subscribers received no push\n", r.Name, r.Target, r.NoDelivery)
+		}
+		for _, why := range slices.Sorted(maps.Keys(r.EndedEarly)) {
+			fmt.Fprintf(w, "%s: %s: %d subscribers ended before the run: %s\n", r.Name, r.Target, r.EndedEarly[why], why)
 		}
 	}
 	if p := rep.Pull; p != nil {

@@ -1,0 +1,241 @@
+package transport
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// pongFilter sits between a live connection's socket and coder/websocket's
+// read buffer. It takes the client's pong frames (answers to the keeper's
+// pings) out of the byte stream and reports them itself, and it counts the
+// complete frames it lets through. Both are what lets an idle connection
+// wait without a goroutine (livepoll_linux.go): the keeper's ping is
+// answered every 30 s, and a reader the library handed a pong would take
+// it and then block waiting for a message, holding its goroutine for as
+// long as the client stays quiet. With the pong gone and the frames
+// counted, the poller calls the library's Read only when a whole message
+// (or a close, or the end of the stream) is there to be read.
+//
+// It parses the client's frames (RFC 6455 section 5.2) as they pass, byte
+// by byte across reads: the header's two bytes, the extended length, the
+// mask, then the payload, which it skips. It does not check what it passes
+// on: the library does, and fails the connection on a malformed frame.
+type pongFilter struct {
+	// ponged is set for each complete pong frame taken out.
+	ponged *atomic.Bool
+
+	// Parser state: hdr holds the header bytes of the current frame so
+	// far (up to 14); need is how many header bytes the frame has, once
+	// known; left is its payload still to come.
+	hdr  [14]byte
+	nhdr int
+	need int
+	left uint64
+	drop bool // the current frame is a pong: its bytes are not passed on
+
+	// messages counts the data messages whose last frame has been passed
+	// on whole; others the close and ping frames passed on whole; partial
+	// is whether the bytes passed on end inside a frame, or inside a
+	// message whose last frame has not come yet.
+	messages  uint64
+	others    uint64
+	inMessage bool
+}
+
+// filter takes the pong frames out of p in place and returns what is left.
+func (f *pongFilter) filter(p []byte) []byte {
+	out := p[:0]
+	for i := 0; i < len(p); {
+		if f.nhdr < 2 || f.nhdr < f.need {
+			b := p[i]
+			i++
+			f.hdr[f.nhdr] = b
+			f.nhdr++
+			if f.nhdr == 1 {
+				f.drop = b&0x0f == 0xA // opcode pong
+			}
+			if !f.drop {
+				out = append(out, b)
+			}
+			if f.nhdr == 2 {
+				f.need = 2
+				switch f.hdr[1] & 0x7f {
+				case 126:
+					f.need += 2
+				case 127:
+					f.need += 8
+				}
+				if f.hdr[1]&0x80 != 0 {
+					f.need += 4 // the mask key
+				}
+			}
+			if f.nhdr >= 2 && f.nhdr == f.need {
+				f.left = f.payloadLength()
+				if f.left == 0 {
+					f.frameEnded()
+				}
+			}
+			continue
+		}
+		// Inside the payload.
+		n := uint64(len(p) - i)
+		if n > f.left {
+			n = f.left
+		}
+		if !f.drop {
+			out = append(out, p[i:i+int(n)]...)
+		}
+		i += int(n)
+		f.left -= n
+		if f.left == 0 {
+			f.frameEnded()
+		}
+	}
+	return out
+}
+
+func (f *pongFilter) payloadLength() uint64 {
+	switch n := f.hdr[1] & 0x7f; n {
+	case 126:
+		return uint64(f.hdr[2])<<8 | uint64(f.hdr[3])
+	case 127:
+		var v uint64
+		for _, b := range f.hdr[2:10] {
+			v = v<<8 | uint64(b)
+		}
+		return v
+	default:
+		return uint64(n)
+	}
+}
+
+// frameEnded is the end of the current frame's bytes.
+func (f *pongFilter) frameEnded() {
+	fin, opcode := f.hdr[0]&0x80 != 0, f.hdr[0]&0x0f
+	switch {
+	case f.drop:
+		if f.ponged != nil {
+			f.ponged.Store(true)
+		}
+	case opcode >= 0x8: // close, ping (or a reserved control opcode)
+		f.others++
+	case fin:
+		f.messages++
+		f.inMessage = false
+	default:
+		f.inMessage = true
+	}
+	f.nhdr, f.need, f.left, f.drop = 0, 0, 0, false
+}
+
+// partial reports whether the bytes passed on end inside a frame or a
+// message.
+func (f *pongFilter) partial() bool {
+	return f.nhdr > 0 || f.inMessage
+}
+
+// filterConn is the read side of a live connection as coder/websocket
+// sees it: the socket's bytes, pongs taken out, behind what net/http had
+// read ahead of the upgrade (also filtered). Reads take rmu, so that the
+// poller's own non-blocking read (pollRead) and the library's reads keep
+// the stream in order.
+type filterConn struct {
+	rmu sync.Mutex
+	src io.Reader // the socket
+	// raw is the socket's descriptor for the poller's reads and waits; nil
+	// when it has none of its own (TLS, net.Pipe): the connection then
+	// keeps a reader goroutine.
+	raw   syscall.RawConn
+	f     pongFilter
+	ahead []byte // filtered bytes read but not yet handed to the library
+	err   error  // the socket's error seen by pollRead, handed on after ahead
+	// consumed is how many messages the library's Read returned, and
+	// othersSeen how many close and ping frames had been passed on when it
+	// was last called: the poller calls Read again only for more.
+	consumed   uint64
+	othersSeen uint64
+}
+
+// errWouldBlock is readNB's answer when the socket holds nothing more.
+var errWouldBlock = errors.New("live: nothing to read yet")
+
+// Read implements io.Reader for the library's bufio.Reader.
+func (c *filterConn) Read(p []byte) (int, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if len(c.ahead) > 0 {
+		n := copy(p, c.ahead)
+		c.ahead = c.ahead[n:]
+		if len(c.ahead) == 0 {
+			c.ahead = nil
+		}
+		return n, nil
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	for {
+		n, err := c.src.Read(p)
+		kept := len(c.f.filter(p[:n]))
+		if kept > 0 || err != nil {
+			return kept, err
+		}
+		// Only pongs came: read on, the library wants bytes.
+	}
+}
+
+// readAheadMax bounds what pollRead keeps for the library: past it, the
+// library reads (and applies its message limit) even if no message is
+// complete yet.
+const readAheadMax = 4096
+
+// pollRead is the poller's look at the connection when its socket became
+// readable: it reads what the socket holds without waiting (readNB) and
+// reports whether the library's Read is to be called: a whole message, a
+// close or ping frame, the stream's end or an error is waiting, or more
+// than readAheadMax bytes are. ok is false when the library is reading
+// already (its close handshake, which then ends the connection).
+func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) {
+	if !c.rmu.TryLock() {
+		return false, false
+	}
+	defer c.rmu.Unlock()
+	if c.err == nil && len(c.ahead) < readAheadMax {
+		var buf [512]byte
+		for len(c.ahead) < readAheadMax {
+			n, err := readNB(buf[:])
+			if n > 0 {
+				c.ahead = append(c.ahead, c.f.filter(buf[:n])...)
+			}
+			if err != nil {
+				if err != errWouldBlock {
+					c.err = err
+				}
+				break
+			}
+			if n == 0 {
+				c.err = io.EOF
+				break
+			}
+		}
+	}
+	return c.err != nil || c.f.messages > c.consumed || c.f.others > c.othersSeen || len(c.ahead) >= readAheadMax, true
+}
+
+// reading is called before the library's Read: the close and ping frames
+// passed on so far will be handled by it.
+func (c *filterConn) reading() {
+	c.rmu.Lock()
+	c.othersSeen = c.f.others
+	c.rmu.Unlock()
+}
+
+// messageRead is called when the library's Read returned a message.
+func (c *filterConn) messageRead() {
+	c.rmu.Lock()
+	c.consumed++
+	c.rmu.Unlock()
+}
