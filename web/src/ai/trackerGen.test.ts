@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Note, TrackerItem } from '../api/types';
-import { acceptedItems, formProblem, generateRequest, nextKeys, plan, type GenerateForm, type TrackerGeneration } from './trackerGen';
+import { acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type TrackerGeneration } from './trackerGen';
 
 const item = (id: string, key: string, extra: Partial<TrackerItem> = {}): TrackerItem => ({ id, key, type: 'story', summary: `${key} summary`, updatedAt: '2026-11-01T00:00:00Z', version: 3, ...extra });
 const items = new Map([
@@ -40,13 +40,6 @@ describe('generateRequest', () => {
     expect(formProblem(form({ mode: 'regenerate_items', itemIds: Array(21).fill('s1') }), items)).toBe('Choose at most 20 items to regenerate.');
     expect(formProblem(form({ instruction: '😀'.repeat(10_000) }), items)).toBe('');
     expect(formProblem(form({ instruction: '😀'.repeat(10_001) }), items)).toBe('The instruction may have at most 10,000 characters.');
-  });
-});
-
-describe('nextKeys', () => {
-  it('continues after the largest key, CB-1 on an empty tracker', () => {
-    expect(nextKeys(items.values(), 3)).toEqual(['CB-8', 'CB-9', 'CB-10']);
-    expect(nextKeys([], 2)).toEqual(['CB-1', 'CB-2']);
   });
 });
 

@@ -2,6 +2,7 @@
 // answer becomes tracker items. docs/web-client.md, "AI (issue 12)" →
 // "Tracker generation", holds the decisions.
 import type { Note, TrackerItem } from '../api/types';
+import { nextKeys } from '../tracker/keys';
 
 export type GenerateMode = 'generate_step' | 'generate_children' | 'regenerate_items';
 export type Step = 'epic' | 'story' | 'task';
@@ -94,20 +95,6 @@ export function generateRequest(boardId: string, f: GenerateForm, items: Readonl
   if (f.context.trim()) body.context = f.context.trim();
   if (f.count > 0) body.count = Math.min(MAX_GENERATED, Math.floor(f.count));
   return body;
-}
-
-/** nextKeys proposes n keys after the largest PREFIX-n of items (CB-1 on an empty tracker), as the tracker's "+ Item" does. */
-export function nextKeys(items: Iterable<TrackerItem>, n: number): string[] {
-  let prefix = 'CB';
-  let max = 0;
-  for (const i of items) {
-    const m = /^([A-Za-z]+)-(\d+)$/.exec(i.key ?? '');
-    if (m && Number(m[2]) > max) {
-      max = Number(m[2]);
-      prefix = m[1];
-    }
-  }
-  return Array.from({ length: n }, (_, k) => `${prefix}-${max + 1 + k}`);
 }
 
 /** Planned is one proposal with what accepting it does. */
