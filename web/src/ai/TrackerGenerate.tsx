@@ -8,7 +8,7 @@ import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { AiErrorText } from './AiErrorText';
-import { MAX_GENERATED, STEPS, STEP_LABELS, acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type GenerateMode, type Planned, type Step, type TrackerGeneration } from './trackerGen';
+import { MAX_GENERATED, STEPS, actionLabel, plural, STEP_LABELS, acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type GenerateMode, type Planned, type Step, type TrackerGeneration } from './trackerGen';
 import { useAiRequest, useFocusAfterSending } from './useAiRequest';
 import './importgen.css';
 
@@ -29,15 +29,6 @@ const MODES: { mode: GenerateMode; label: string; hint: string }[] = [
 ];
 
 const label = (i: TrackerItem) => `${i.key} ${i.summary || '(no summary)'}`;
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-
-/** actionLabel names the add button: "Add 3 items", "Replace 2 items", "Replace 1 and add 2 items". */
-export function actionLabel(added: number, replaced: number): string {
-  if (replaced === 0) return `Add ${plural(added, 'item')}`;
-  if (added === 0) return `Replace ${plural(replaced, 'item')}`;
-  return `Replace ${replaced} and add ${plural(added, 'item')}`;
-}
-
 /** TrackerGenerate asks the AI for work items and adds the ones the user picks. */
 export default function TrackerGenerate({ client, items, onClose, initial }: Props) {
   const id = useId();

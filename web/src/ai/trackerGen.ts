@@ -139,3 +139,13 @@ export const STEP_LABELS: Record<string, string> = {
   task: 'Generate tasks',
   done: 'Nothing more to generate',
 };
+
+/** plural is n and the word w, with an s unless n is 1: "1 item", "3 items". */
+export const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+
+/** actionLabel names the add button: "Add 3 items", "Replace 2 items", "Replace 1 and add 2 items". */
+export function actionLabel(added: number, replaced: number): string {
+  if (replaced === 0) return `Add ${plural(added, 'item')}`;
+  if (added === 0) return `Replace ${plural(replaced, 'item')}`;
+  return `Replace ${replaced} and add ${plural(added, 'item')}`;
+}
