@@ -187,6 +187,26 @@ export function withServerAndBrowser(ready) {
   });
 }
 
+// withAIServerAndBrowser is withServerAndBrowser for the AI tests: it also
+// starts the fake Ollama with the rules of scriptPath, before a server that
+// asks it (unless the AI suite is skipped), and stops it last; ready
+// receives {fake, server, browser} once they are up.
+export function withAIServerAndBrowser(ready, scriptPath = FAKE_OLLAMA_SCRIPT) {
+  let fake, server, browser;
+  before(async () => {
+    if (skipAI) return;
+    fake = await startFakeOllama(scriptPath);
+    server = await startServer({ ollama: fake.url });
+    browser = await launch();
+    ready({ fake, server, browser });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await fake?.stop();
+  });
+}
+
 /**
  * launchFirefox starts Debian's Firefox ESR headless through puppeteer-core
  * (WebDriver BiDi). playwright-core cannot drive it: its Firefox wants
