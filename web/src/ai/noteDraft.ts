@@ -106,6 +106,21 @@ export async function streamDraft(source: DraftSource, ctx: DraftContext, onStat
   return last;
 }
 
+/**
+ * expandNote is the chat's expandNote tool: the same note-ai request as
+ * "Ask AI" in the editor, with onText told the text so far, resolving to
+ * the answer's title and body. The credits are read again afterwards.
+ */
+export async function expandNote(boardId: string, note: Note, prompt: string, allNotes: readonly Note[], onText: (soFar: string) => void, signal?: AbortSignal): Promise<DraftNote> {
+  const ctx: DraftContext = { boardId, noteId: note.id, title: note.title, content: note.content, allNotes };
+  try {
+    const a = parseNoteAnswer(await aiText('note-ai', draftBody({ kind: 'ask', prompt }, ctx), onText, { signal }));
+    return { title: a.title, content: a.body };
+  } finally {
+    creditsChanged();
+  }
+}
+
 /** A draft as it would be saved. */
 export interface DraftNote {
   title: string;
