@@ -8,7 +8,8 @@ import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { AiErrorText } from './AiErrorText';
-import { MAX_GENERATED, STEPS, actionLabel, plural, STEP_LABELS, acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type GenerateMode, type Planned, type Step, type TrackerGeneration } from './trackerGen';
+import { plural } from './errors';
+import { MAX_GENERATED, STEPS, actionLabel, STEP_LABELS, acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type GenerateMode, type Planned, type Step, type TrackerGeneration } from './trackerGen';
 import { useAiRequest, useFocusAfterSending } from './useAiRequest';
 import './importgen.css';
 

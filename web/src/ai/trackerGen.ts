@@ -4,6 +4,7 @@
 import type { Note, TrackerItem } from '../api/types';
 import { nextKeys } from '../tracker/keys';
 import { boardItem, cut } from './boardContext';
+import { plural } from './errors';
 
 export type GenerateMode = 'generate_step' | 'generate_children' | 'regenerate_items';
 export type Step = 'epic' | 'story' | 'task';
@@ -139,9 +140,6 @@ export const STEP_LABELS: Record<string, string> = {
   task: 'Generate tasks',
   done: 'Nothing more to generate',
 };
-
-/** plural is n and the word w, with an s unless n is 1: "1 item", "3 items". */
-export const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 /** actionLabel names the add button: "Add 3 items", "Replace 2 items", "Replace 1 and add 2 items". */
 export function actionLabel(added: number, replaced: number): string {
