@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
@@ -164,10 +163,7 @@ func TestSplitWorkers(t *testing.T) {
 }
 
 func TestMemoryNodesFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	testModeFlags(t, "memory-nodes", []flagCase{
 		{[]string{"-spawn-corkboard", "cb", "-nodes", "3", "-conns", "50000"}, ""},
 		{[]string{"-spawn-corkboard", "cb", "-nodes", "1", "-conns", "5000", "-store", "postgres://postgres@127.0.0.1/x"}, ""},
 		{[]string{"-conns", "5000"}, "-spawn-corkboard"},
@@ -177,20 +173,7 @@ func TestMemoryNodesFlags(t *testing.T) {
 		{[]string{"-spawn-corkboard", "cb", "-per-board", "0"}, "-per-board"},
 		{[]string{"-spawn-corkboard", "cb", "-store", "postgres://db.example/x"}, "-store"},
 		{[]string{"-spawn-corkboard", "cb", "-pg", "postgres://db.example/x"}, "only a loopback PostgreSQL"},
-	} {
-		cfg := &Config{}
-		fs := newFlagSet(cfg, io.Discard)
-		if err := fs.Parse(append([]string{"-mode", "memory-nodes"}, tc.args...)); err != nil {
-			t.Fatalf("%v: parse: %v", tc.args, err)
-		}
-		err := cfg.check()
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%v: %v", tc.args, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%v: error %v, want one with %q", tc.args, err, tc.want)
-		}
-	}
+	})
 }
 
 // A worker against the real server: its lines, read back with apply, say

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"io"
 	"strings"
 	"testing"
 )
 
 func TestNodesFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string // "" for accepted, else part of the error
-	}{
+	testModeFlags(t, "nodes", []flagCase{
 		{[]string{"-spawn-corkboard", "cb"}, ""},
 		{[]string{"-spawn-corkboard", "cb", "-nodes", "16", "-rounds", "10", "-push-boards", "2", "-nodes-part", "fanout"}, ""},
 		{nil, "-spawn-corkboard"},
@@ -24,20 +20,7 @@ func TestNodesFlags(t *testing.T) {
 		{[]string{"-spawn-corkboard", "cb", "-rate", "0"}, "-rate"},
 		{[]string{"-spawn-corkboard", "cb", "-pg", "postgres://postgres@db.example/postgres"}, "only a loopback PostgreSQL"},
 		{[]string{"-spawn-corkboard", "cb", "-pg", "mysql://127.0.0.1/x"}, "postgres://"},
-	} {
-		cfg := &Config{}
-		fs := newFlagSet(cfg, io.Discard)
-		if err := fs.Parse(append([]string{"-mode", "nodes"}, tc.args...)); err != nil {
-			t.Fatalf("%v: parse: %v", tc.args, err)
-		}
-		err := cfg.check()
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%v: %v", tc.args, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%v: error %v, want one with %q", tc.args, err, tc.want)
-		}
-	}
+	})
 }
 
 func TestPgURLs(t *testing.T) {

@@ -2,29 +2,19 @@
 // (issue 12)": Ask AI and slash commands, Analyse and rewrite), against the
 // real binary and the fake Ollama as a process, answering with the
 // recordings of web/e2e/ollama/editor/script.json.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
-import { launch, skipAI, startFakeOllama, startServer } from './harness.mjs';
+import { skipAI, withAIServerAndBrowser } from './harness.mjs';
 import { login, createBoard, addNote, synced } from './helpers.mjs';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'ollama', 'editor', 'script.json');
 const skip = skipAI;
 
 let fake, server, browser;
-before(async () => {
-  if (skip) return;
-  fake = await startFakeOllama(SCRIPT);
-  server = await startServer({ ollama: fake.url });
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.stop();
-});
+withAIServerAndBrowser((up) => ({ fake, server, browser } = up), SCRIPT);
 
 /** open logs a new user in (on the pro plan: the free plan allows 5 AI requests a minute) on a new board. */
 async function open(email, boardName) {

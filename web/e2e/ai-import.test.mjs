@@ -1,24 +1,14 @@
 // End-to-end tests of "Import a document" and tracker generation
 // (docs/web-client.md, "AI (issue 12)"), against the real binary and the
 // fake Ollama (cmd/corkboard-fakeollama) replaying web/e2e/ollama/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
-import { launch, skipAI, startFakeOllama, startServer } from './harness.mjs';
-import { login, createBoard, synced } from './helpers.mjs';
+import { skipAI, withAIServerAndBrowser } from './harness.mjs';
+import { login, createBoard, synced, invite } from './helpers.mjs';
 
-let server, browser, ollama;
-before(async () => {
-  if (skipAI) return;
-  ollama = await startFakeOllama();
-  server = await startServer({ ollama: ollama.url });
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await ollama?.stop();
-});
+let server, browser;
+withAIServerAndBrowser((up) => ({ server, browser } = up));
 
 const skip = skipAI;
 
@@ -45,12 +35,7 @@ const DOCUMENT = '# Beta plan\n\nWe launch the beta to ten teams by March. 🚀\
 test('a pasted document becomes the picked notes, and the other user sees them arrive live', { skip }, async () => {
   const ada = await userPage('ada-imp@example.com');
   const id = await createBoard(ada.page, 'Import board');
-  await ada.page.getByRole('button', { name: 'Share' }).click();
-  const share = ada.page.getByRole('dialog', { name: 'Share this board' });
-  await share.getByLabel('E-mail address to invite').fill('grace-imp@example.com');
-  await share.getByRole('button', { name: 'Invite' }).click();
-  await share.getByText('grace-imp@example.com can now open this board.').waitFor();
-  await share.getByRole('button', { name: 'Close' }).click();
+  await invite(ada.page, 'grace-imp@example.com');
 
   // Grace has the board open before the import: the notes must come to her live.
   const grace = await userPage('grace-imp@example.com');

@@ -2,23 +2,13 @@
 // to the fake Ollama process (cmd/corkboard-fakeollama) replaying the
 // recordings of web/e2e/ollama/, and a logged-in page reads a streamed
 // answer the way the note editor does.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skipAI, startFakeOllama, startServer, launch } from './harness.mjs';
+import { skipAI, withAIServerAndBrowser } from './harness.mjs';
 import { login, createBoard } from './helpers.mjs';
 
 let fake, server, browser;
-before(async () => {
-  if (skipAI) return;
-  fake = await startFakeOllama();
-  server = await startServer({ ollama: fake.url });
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.stop();
-});
+withAIServerAndBrowser((up) => ({ fake, server, browser } = up));
 
 // readStream posts body to path from the page and reads the answer chunk by
 // chunk; a read that fails (a cut answer) is reported, with what arrived.

@@ -60,6 +60,24 @@ export async function startFakeOllama(scriptPath = FAKE_OLLAMA_SCRIPT, models = 
     url,
     /** log is what the fake printed: one line per request naming the rule that answered it. */
     log: () => log,
+    /** answered resolves once the rule named rule has answered n requests in all, as the fake prints them. */
+    answered(rule, n) {
+      const count = () => log.split(`answered by rule "${rule}"`).length - 1;
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => done(new Error(`fake ollama: rule ${rule} answered ${count()} times, not ${n}:\n${log}`)), 15000);
+        const check = () => count() >= n && done();
+        const done = (err) => {
+          clearTimeout(t);
+          proc.stdout.off('data', check);
+          proc.stderr.off('data', check);
+          if (err) reject(err);
+          else resolve();
+        };
+        proc.stdout.on('data', check);
+        proc.stderr.on('data', check);
+        check();
+      });
+    },
     /** release lets a reply waiting at the named gate (a rule's "gate") go on. */
     async release(gate) {
       const res = await fetch(`${url}/fake/gates/${encodeURIComponent(gate)}`, { method: 'POST' });
@@ -184,6 +202,26 @@ export function withServerAndBrowser(ready) {
   after(async () => {
     await browser?.close();
     await server?.stop();
+  });
+}
+
+// withAIServerAndBrowser is withServerAndBrowser for the AI tests: it also
+// starts the fake Ollama with the rules of scriptPath, before a server that
+// asks it (unless the AI suite is skipped), and stops it last; ready
+// receives {fake, server, browser} once they are up.
+export function withAIServerAndBrowser(ready, scriptPath = FAKE_OLLAMA_SCRIPT) {
+  let fake, server, browser;
+  before(async () => {
+    if (skipAI) return;
+    fake = await startFakeOllama(scriptPath);
+    server = await startServer({ ollama: fake.url });
+    browser = await launch();
+    ready({ fake, server, browser });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await fake?.stop();
   });
 }
 

@@ -40,3 +40,13 @@ export async function addNote(page, title, content = '') {
 export async function synced(page) {
   await page.locator('[data-pending="0"]').waitFor();
 }
+
+/** invite shares the open board with email through the Share dialog, then closes the dialog. */
+export async function invite(page, email) {
+  await page.getByRole('button', { name: 'Share' }).click();
+  const share = page.getByRole('dialog', { name: 'Share this board' });
+  await share.getByLabel('E-mail address to invite').fill(email);
+  await share.getByRole('button', { name: 'Invite' }).click();
+  await share.getByText(`${email} can now open this board.`).waitFor();
+  await share.getByRole('button', { name: 'Close' }).click();
+}

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced } from './helpers.mjs';
+import { login, createBoard, addNote, synced, invite } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -72,12 +72,7 @@ test('a deleted note is restored from history and comes back live for the other 
   const ada = await userPage('ada-h@example.com');
   const id = await createBoard(ada.page, 'Restore board');
   server.setPlan('grace-h@example.com', 'pro');
-  await ada.page.getByRole('button', { name: 'Share' }).click();
-  const share = ada.page.getByRole('dialog', { name: 'Share this board' });
-  await share.getByLabel('E-mail address to invite').fill('grace-h@example.com');
-  await share.getByRole('button', { name: 'Invite' }).click();
-  await share.getByText('grace-h@example.com can now open this board.').waitFor();
-  await share.getByRole('button', { name: 'Close' }).click();
+  await invite(ada.page, 'grace-h@example.com');
 
   const logged = ada.page.waitForResponse((r) => isLogPost(r.request()));
   await addNote(ada.page, 'Lost and found', '- **keep** this');

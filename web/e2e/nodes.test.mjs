@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { skip as skipBrowser, startServer, launch, BIN } from './harness.mjs';
-import { login, createBoard, addNote } from './helpers.mjs';
+import { login, createBoard, addNote, invite } from './helpers.mjs';
 
 const DSN = process.env.CORKBOARD_TEST_PG_DSN || 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable';
 const skip = skipBrowser || (process.env.CORKBOARD_TEST_PG === 'skip' ? 'CORKBOARD_TEST_PG=skip' : false);
@@ -49,12 +49,7 @@ test('two people on two nodes see each other\'s notes and pointers live', { skip
   const id = await createBoard(ada.page, 'Across nodes');
   // The plan is set in the shared database, as docs/scale-out.md says.
   execFileSync(BIN, ['plan', 'set', '-store', store, 'grace@example.com', 'pro'], { stdio: 'pipe' });
-  await ada.page.getByRole('button', { name: 'Share' }).click();
-  const share = ada.page.getByRole('dialog', { name: 'Share this board' });
-  await share.getByLabel('E-mail address to invite').fill('grace@example.com');
-  await share.getByRole('button', { name: 'Invite' }).click();
-  await share.getByText('grace@example.com can now open this board.').waitFor();
-  await share.getByRole('button', { name: 'Close' }).click();
+  await invite(ada.page, 'grace@example.com');
 
   // Grace logs in on node B (her code is in B's outbox) and opens the board there.
   const grace = await userPage(nodeB, 'grace@example.com');

@@ -25,6 +25,7 @@ type Card = Suggestion & {
 
 const fieldName: Record<Field, string> = { content: 'Content', summary: 'Summary', description: 'Description' };
 
+/** Analyse shows the AI's suggestions for a note or work item and applies the rewrites the user accepts. */
 export default function Analyse({ target: initial, onApply, onClose }: Props) {
   const [target, setTarget] = useState(initial);
   const [cards, setCards] = useState<Card[] | null>(null);

@@ -8,8 +8,8 @@ import type { SyncClient } from '../sync/client';
 import { background, renderMarkdown } from '../canvas/notes';
 import { randomId } from '../boards/ids';
 import { AiErrorText } from './AiErrorText';
-import { creditsChanged } from './credits';
 import { FILE_TYPES, MAX_DOCUMENT, documentLength, documentProblem, documentRequest, excerpt, importedNotes, noteColor, noteType, readDocument, type DocumentNotes, type ProposedNote } from './importDoc';
+import { useAiRequest, useFocusAfterSending } from './useAiRequest';
 import './importgen.css';
 
 interface Props {
@@ -27,24 +27,16 @@ export default function ImportDialog({ client, onClose }: Props) {
   const [text, setText] = useState('');
   const [filename, setFilename] = useState('');
   const [phase, setPhase] = useState<Phase>({ kind: 'edit' });
-  const [error, setError] = useState<unknown>(null);
   const [fileError, setFileError] = useState('');
   const [tried, setTried] = useState(false);
-  const abort = useRef<AbortController | null>(null);
+  const { send: sendRequest, cancel, error } = useAiRequest();
   const length = useMemo(() => documentLength(text), [text]);
   const problem = documentProblem(text, length);
   const over = length > MAX_DOCUMENT;
 
-  // Closing the dialog stops a request still running.
-  useEffect(() => () => abort.current?.abort(), []);
-  // Back from sending (an answer failed or was cancelled), the Cancel button
-  // the focus was on is gone: the document takes it.
+  // Back from sending, the document takes the focus.
   const textArea = useRef<HTMLTextAreaElement>(null);
-  const wasSending = useRef(false);
-  useEffect(() => {
-    if (wasSending.current && phase.kind === 'edit') textArea.current?.focus();
-    wasSending.current = phase.kind === 'sending';
-  }, [phase.kind]);
+  useFocusAfterSending(textArea, phase.kind === 'sending', phase.kind === 'edit');
 
   async function pickFile(file: File | undefined) {
     setFileError('');
@@ -60,22 +52,13 @@ export default function ImportDialog({ client, onClose }: Props) {
   async function send() {
     setTried(true);
     if (problem) return; // refused here: nothing is sent, nothing is charged
-    setError(null);
-    const ac = new AbortController();
-    abort.current = ac;
     setPhase({ kind: 'sending' });
-    try {
-      const ans = await aiJson<DocumentNotes>('document-to-notes', documentRequest(text, filename, client.boardId), { signal: ac.signal });
-      const notes = (ans.notes ?? []).filter((n) => n && typeof n.title === 'string' && typeof n.content === 'string');
-      setPhase({ kind: 'preview', notes, picked: notes.map(() => true) });
-    } catch (e) {
-      // The text stays in the dialog: nothing the user wrote is lost.
-      setPhase({ kind: 'edit' });
-      if (!ac.signal.aborted) setError(e);
-    } finally {
-      abort.current = null;
-      creditsChanged();
-    }
+    const notes = await sendRequest(async (signal) => {
+      const ans = await aiJson<DocumentNotes>('document-to-notes', documentRequest(text, filename, client.boardId), { signal });
+      return (ans.notes ?? []).filter((n) => n && typeof n.title === 'string' && typeof n.content === 'string');
+    });
+    // On a failure the text stays in the dialog: nothing the user wrote is lost.
+    setPhase(notes ? { kind: 'preview', notes, picked: notes.map(() => true) } : { kind: 'edit' });
   }
 
   function add(notes: ProposedNote[], picked: boolean[]) {
@@ -154,7 +137,7 @@ export default function ImportDialog({ client, onClose }: Props) {
               <p role="status" aria-live="polite" className="import-progress">
                 <span className="spinner" aria-hidden="true" /> Reading the document and proposing notes… this can take a minute.
               </p>
-              <button type="button" onClick={() => abort.current?.abort()}>
+              <button type="button" onClick={cancel}>
                 Cancel
               </button>
             </div>

@@ -22,6 +22,7 @@ interface Props {
 
 const MAX_PROMPT = 10_000;
 
+/** NoteAssist streams an AI draft of the note into a preview the user accepts or rejects. */
 export default function NoteAssist({ source, context, onAccept, onClose }: Props) {
   const [prompt, setPrompt] = useState(source.kind === 'ask' ? source.prompt : '');
   const [state, setState] = useState<DraftState | null>(null);
@@ -73,8 +74,9 @@ export default function NoteAssist({ source, context, onAccept, onClose }: Props
             autoFocus
             onChange={(e) => setPrompt(e.target.value)}
             onKeyDown={(e) => {
-              // Enter asks, Shift+Enter is a new line: the prompt is a short request.
-              if (e.key === 'Enter' && !e.shiftKey) ask(e);
+              // Enter asks, Shift+Enter is a new line: the prompt is a short
+              // request. Enter that ends an input method's composition is not a send.
+              if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) ask(e);
             }}
           />
           <button type="submit" className="primary" disabled={!prompt.trim() || streaming}>

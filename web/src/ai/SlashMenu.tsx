@@ -20,6 +20,7 @@ interface Props {
   keys: MutableRefObject<((e: KeyboardEvent) => boolean) | null>;
 }
 
+/** SlashMenu lists the slash commands matching what follows the `/`, for the editor's textarea to pick from. */
 export default function SlashMenu({ id, query, onPick, onDismiss, onActive, keys }: Props) {
   const matches = filterCommands(query, NOTE_COMMANDS);
   const [active, setActive] = useState(0);

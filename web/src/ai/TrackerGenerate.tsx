@@ -8,8 +8,9 @@ import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { AiErrorText } from './AiErrorText';
-import { creditsChanged } from './credits';
-import { MAX_GENERATED, STEPS, STEP_LABELS, acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type GenerateMode, type Planned, type Step, type TrackerGeneration } from './trackerGen';
+import { plural } from './errors';
+import { MAX_GENERATED, STEPS, actionLabel, STEP_LABELS, acceptedItems, formProblem, generateRequest, plan, type GenerateForm, type GenerateMode, type Planned, type Step, type TrackerGeneration } from './trackerGen';
+import { useAiRequest, useFocusAfterSending } from './useAiRequest';
 import './importgen.css';
 
 interface Props {
@@ -29,54 +30,34 @@ const MODES: { mode: GenerateMode; label: string; hint: string }[] = [
 ];
 
 const label = (i: TrackerItem) => `${i.key} ${i.summary || '(no summary)'}`;
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-
-/** actionLabel names the add button: "Add 3 items", "Replace 2 items", "Replace 1 and add 2 items". */
-export function actionLabel(added: number, replaced: number): string {
-  if (replaced === 0) return `Add ${plural(added, 'item')}`;
-  if (added === 0) return `Replace ${plural(replaced, 'item')}`;
-  return `Replace ${replaced} and add ${plural(added, 'item')}`;
-}
-
 /** TrackerGenerate asks the AI for work items and adds the ones the user picks. */
 export default function TrackerGenerate({ client, items, onClose, initial }: Props) {
   const id = useId();
   const sorted = [...items.values()].sort((a, b) => (a.key ?? '').localeCompare(b.key ?? '', undefined, { numeric: true }));
   const [form, setForm] = useState<GenerateForm>({ mode: 'generate_step', step: 'story', parentId: sorted[0]?.id ?? '', itemIds: [], instruction: '', context: '', count: 0, ...initial });
   const [phase, setPhase] = useState<Phase>({ kind: 'form' });
-  const [error, setError] = useState<unknown>(null);
   const [tried, setTried] = useState(false);
-  const abort = useRef<AbortController | null>(null);
-  useEffect(() => () => abort.current?.abort(), []);
-  // Back from sending, the Cancel button the focus was on is gone.
+  const { send, cancel, error } = useAiRequest();
+  // Back from sending, the submit button takes the focus.
   const submit = useRef<HTMLButtonElement>(null);
-  const wasSending = useRef(false);
-  useEffect(() => {
-    if (wasSending.current && phase.kind === 'form') submit.current?.focus();
-    wasSending.current = phase.kind === 'sending';
-  }, [phase.kind]);
+  useFocusAfterSending(submit, phase.kind === 'sending', phase.kind === 'form');
   const problem = formProblem(form, items);
   const set = (p: Partial<GenerateForm>) => setForm((f) => ({ ...f, ...p }));
 
   async function generate() {
     setTried(true);
     if (problem) return;
-    setError(null);
-    const ac = new AbortController();
-    abort.current = ac;
     setPhase({ kind: 'sending', started: Date.now() });
-    try {
-      const gen = await aiJson<TrackerGeneration>('tracker/generate', generateRequest(client.boardId, form, items, client.getSnapshot().notes), { signal: ac.signal });
-      const g: TrackerGeneration = { items: gen.items ?? [], recommendedNextStep: gen.recommendedNextStep ?? { step: 'done', reason: '' } };
-      const planned = plan(g, items);
-      setPhase({ kind: 'preview', gen: g, planned, picked: planned.map(() => true) });
-    } catch (e) {
+    const g = await send(async (signal) => {
+      const gen = await aiJson<TrackerGeneration>('tracker/generate', generateRequest(client.boardId, form, items, client.getSnapshot().notes), { signal });
+      return { items: gen.items ?? [], recommendedNextStep: gen.recommendedNextStep ?? { step: 'done', reason: '' } } satisfies TrackerGeneration;
+    });
+    if (!g) {
       setPhase({ kind: 'form' }); // the form keeps what the user wrote
-      if (!ac.signal.aborted) setError(e);
-    } finally {
-      abort.current = null;
-      creditsChanged();
+      return;
     }
+    const planned = plan(g, items);
+    setPhase({ kind: 'preview', gen: g, planned, picked: planned.map(() => true) });
   }
 
   function add(p: Extract<Phase, { kind: 'preview' }>) {
@@ -186,7 +167,7 @@ export default function TrackerGenerate({ client, items, onClose, initial }: Pro
           {phase.kind === 'sending' ? (
             <div className="row">
               <Progress started={phase.started} />
-              <button type="button" onClick={() => abort.current?.abort()}>
+              <button type="button" onClick={cancel}>
                 Cancel
               </button>
             </div>

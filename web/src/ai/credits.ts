@@ -43,8 +43,8 @@ function subscribe(l: () => void): () => void {
   return () => listeners.delete(l);
 }
 
-/** currentCredits is the last usage read, if any (for tests and messages). */
-export function currentCredits(): Usage | undefined {
+/** currentCredits is the last usage read, if any: useCredits' snapshot. */
+function currentCredits(): Usage | undefined {
   return usage;
 }
 
@@ -55,13 +55,4 @@ export function useCredits(): Usage | undefined {
     if (stale) void refresh();
   }, []);
   return u;
-}
-
-/** resetCreditsForTest forgets everything (tests only). */
-export function resetCreditsForTest(): void {
-  usage = undefined;
-  generation = 0;
-  inFlight = false;
-  stale = true;
-  listeners.clear();
 }

@@ -5,7 +5,8 @@
 import { ApiError } from '../api/api';
 import { AiError } from '../api/ai';
 
-const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+/** plural is n and the word for it: "1 credit", "3 credits" (many when the plural is not one + s). */
+export const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 
 function resetText(resetsAt?: string): string {
   if (!resetsAt) return '';

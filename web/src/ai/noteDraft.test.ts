@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AiError, setAiFetch } from '../api/ai';
 import type { Note } from '../api/types';
-import { CONTEXT_BUDGET, contextNotes, draftBody, draftNote, draftPath, fetchFrontmatter, streamDraft, type DraftContext, type DraftState } from './noteDraft';
+import { CONTEXT_BUDGET, contextNotes, draftBody, draftNote, draftPath, expandNote, fetchFrontmatter, streamDraft, type DraftContext, type DraftState } from './noteDraft';
 
 const realFetch = setAiFetch(fetch);
 afterEach(() => void setAiFetch(realFetch));
@@ -101,6 +101,19 @@ describe('streamDraft', () => {
     serve([], { status: 400, json: { error: 'Unknown command "generate-poem".', field: 'command', commands } });
     const end = await streamDraft({ kind: 'command', command: 'generate-poem' }, ctx, () => {}, new AbortController().signal);
     expect((end as { error: AiError }).error.commands).toEqual(commands);
+  });
+});
+
+describe('expandNote', () => {
+  it('is the editor\'s Ask AI request, and resolves to the answer\'s title and body', async () => {
+    const calls = serve(['TITLE: Login v2\n---\n', 'Codes by e-mail.']);
+    const seen: string[] = [];
+    const note: Note = { ...other, id: 'n1', title: 'Login', content: 'We need a login.' };
+    const got = await expandNote('b1', note, 'More detail', [note, other], (t) => seen.push(t));
+    expect(got).toEqual({ title: 'Login v2', content: 'Codes by e-mail.' });
+    expect(seen.at(-1)).toBe('TITLE: Login v2\n---\nCodes by e-mail.');
+    expect(calls[0].url).toBe('/api/canvas/note-ai');
+    expect(calls[0].body).toEqual(draftBody({ kind: 'ask', prompt: 'More detail' }, { boardId: 'b1', noteId: 'n1', title: 'Login', content: 'We need a login.', allNotes: [note, other] }));
   });
 });
 

@@ -4,6 +4,7 @@
 // panel renders the DraftState that streamDraft reports.
 import { aiJson, aiText, parseNoteAnswer, AiError } from '../api/ai';
 import type { Note } from '../api/types';
+import { boardNote, cut, MAX_CONTEXT_NOTES, type BoardNote } from './boardContext';
 import { creditsChanged } from './credits';
 
 /** What the draft was asked for. */
@@ -29,8 +30,6 @@ export type DraftState =
   | { phase: 'stopped'; text: string }
   | { phase: 'failed'; text: string; error: unknown };
 
-/** MAX_CONTEXT_NOTES is the server's bound on allNotes (docs/ai.md). */
-export const MAX_CONTEXT_NOTES = 2000;
 const MAX_NOTE_CONTENT = 30_000;
 
 /**
@@ -44,22 +43,6 @@ export const CONTEXT_BUDGET = 2_000_000;
 /** The most of one context note sent: what note-ai's readNote tool returns of a note. */
 const CONTEXT_NOTE_MAX = 12_000;
 
-/** BoardNote is a note as AI requests carry it (docs/ai.md). */
-export interface BoardNote {
-  id: string;
-  title: string;
-  content: string;
-  color?: string;
-  type?: string;
-  x?: number;
-  y?: number;
-}
-
-/** boardNote is n as AI requests carry it, its content cut to max code points. */
-export function boardNote(n: Note, max = MAX_NOTE_CONTENT): BoardNote {
-  return { id: n.id, title: cut(n.title ?? '', 1000), content: cut(n.content ?? '', max), color: n.color || undefined, type: n.type || undefined, x: n.x, y: n.y };
-}
-
 /**
  * contextNotes is the board as context: at most 2,000 notes, each content
  * cut to an equal share of CONTEXT_BUDGET (at most 12,000 code points).
@@ -68,12 +51,6 @@ export function contextNotes(notes: readonly Note[]): BoardNote[] {
   const some = notes.slice(0, MAX_CONTEXT_NOTES);
   const share = Math.min(CONTEXT_NOTE_MAX, Math.floor(CONTEXT_BUDGET / Math.max(some.length, 1)));
   return some.map((n) => boardNote(n, share));
-}
-
-/** cut shortens s to at most max code points (the server counts code points). */
-function cut(s: string, max: number): string {
-  if (s.length <= max) return s;
-  return Array.from(s).slice(0, max).join('');
 }
 
 /** draftPath is the route a source asks. */
@@ -127,6 +104,21 @@ export async function streamDraft(source: DraftSource, ctx: DraftContext, onStat
     creditsChanged();
   }
   return last;
+}
+
+/**
+ * expandNote is the chat's expandNote tool: the same note-ai request as
+ * "Ask AI" in the editor, with onText told the text so far, resolving to
+ * the answer's title and body. The credits are read again afterwards.
+ */
+export async function expandNote(boardId: string, note: Note, prompt: string, allNotes: readonly Note[], onText: (soFar: string) => void, signal?: AbortSignal): Promise<DraftNote> {
+  const ctx: DraftContext = { boardId, noteId: note.id, title: note.title, content: note.content, allNotes };
+  try {
+    const a = parseNoteAnswer(await aiText('note-ai', draftBody({ kind: 'ask', prompt }, ctx), onText, { signal }));
+    return { title: a.title, content: a.body };
+  } finally {
+    creditsChanged();
+  }
 }
 
 /** A draft as it would be saved. */

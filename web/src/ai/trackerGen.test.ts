@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Note, TrackerItem } from '../api/types';
-import { acceptedItems, formProblem, generateRequest, nextKeys, plan, type GenerateForm, type TrackerGeneration } from './trackerGen';
+import { acceptedItems, actionLabel, formProblem, generateRequest, plan, type GenerateForm, type TrackerGeneration } from './trackerGen';
 
 const item = (id: string, key: string, extra: Partial<TrackerItem> = {}): TrackerItem => ({ id, key, type: 'story', summary: `${key} summary`, updatedAt: '2026-11-01T00:00:00Z', version: 3, ...extra });
 const items = new Map([
@@ -40,13 +40,6 @@ describe('generateRequest', () => {
     expect(formProblem(form({ mode: 'regenerate_items', itemIds: Array(21).fill('s1') }), items)).toBe('Choose at most 20 items to regenerate.');
     expect(formProblem(form({ instruction: '😀'.repeat(10_000) }), items)).toBe('');
     expect(formProblem(form({ instruction: '😀'.repeat(10_001) }), items)).toBe('The instruction may have at most 10,000 characters.');
-  });
-});
-
-describe('nextKeys', () => {
-  it('continues after the largest key, CB-1 on an empty tracker', () => {
-    expect(nextKeys(items.values(), 3)).toEqual(['CB-8', 'CB-9', 'CB-10']);
-    expect(nextKeys([], 2)).toEqual(['CB-1', 'CB-2']);
   });
 });
 
@@ -97,5 +90,14 @@ describe('accepting a generation', () => {
     const rows = acceptedItems(planned, now, () => 'fresh');
     expect(rows[0]).toMatchObject({ id: 's1', key: 'CB-2', status: 'done', summary: 'S1 better', description: 'new', version: 4 });
     expect(rows[1]).toEqual({ id: 'fresh', key: 'CB-3', type: 'story', summary: 'S2 better', status: 'todo', parentId: 'e1', updatedAt: '' });
+  });
+});
+
+describe('actionLabel', () => {
+  it('names what accepting does, in the plural only for several items', () => {
+    expect(actionLabel(1, 0)).toBe('Add 1 item');
+    expect(actionLabel(3, 0)).toBe('Add 3 items');
+    expect(actionLabel(0, 2)).toBe('Replace 2 items');
+    expect(actionLabel(2, 1)).toBe('Replace 1 and add 2 items');
   });
 });

@@ -2,6 +2,9 @@
 // answer becomes tracker items. docs/web-client.md, "AI (issue 12)" →
 // "Tracker generation", holds the decisions.
 import type { Note, TrackerItem } from '../api/types';
+import { nextKeys } from '../tracker/keys';
+import { boardItem, cut } from './boardContext';
+import { plural } from './errors';
 
 export type GenerateMode = 'generate_step' | 'generate_children' | 'regenerate_items';
 export type Step = 'epic' | 'story' | 'task';
@@ -43,17 +46,6 @@ export interface TrackerGeneration {
 const CONTEXT_NOTES = 100;
 const NOTE_CHARS = 800;
 
-function clip(s: string, max: number): string {
-  let n = 0;
-  let i = 0;
-  for (const ch of s) {
-    if (n === max) return s.slice(0, i);
-    n++;
-    i += ch.length;
-  }
-  return s;
-}
-
 /** formProblem is why the form cannot be sent, or ''. */
 export function formProblem(f: GenerateForm, items: ReadonlyMap<string, TrackerItem>): string {
   if (f.mode === 'generate_children' && !items.has(f.parentId)) return 'Choose the item to break down.';
@@ -66,26 +58,17 @@ export function formProblem(f: GenerateForm, items: ReadonlyMap<string, TrackerI
   return '';
 }
 
-/** contextItem is an item as sent: its public fields, without versions and timestamps. */
-function contextItem(i: TrackerItem) {
-  const out: Record<string, string> = { id: i.id, key: i.key, type: i.type, summary: i.summary };
-  if (i.description) out.description = i.description;
-  if (i.status) out.status = i.status;
-  if (i.parentId) out.parentId = i.parentId;
-  return out;
-}
-
 /** generateRequest builds tracker/generate's body for the form. */
 export function generateRequest(boardId: string, f: GenerateForm, items: ReadonlyMap<string, TrackerItem>, notes: ReadonlyMap<string, Note>) {
   const body: Record<string, unknown> = {
     boardId,
     mode: f.mode,
-    items: [...items.values()].map(contextItem),
+    items: [...items.values()].map((i) => boardItem(i)),
     notes: [...notes.values()]
       .filter((n) => !n.deletedAt)
       .sort((a, b) => a.y - b.y || a.x - b.x)
       .slice(0, CONTEXT_NOTES)
-      .map((n) => ({ id: n.id, title: n.title, content: clip(n.content, NOTE_CHARS), color: n.color, type: n.type })),
+      .map((n) => ({ id: n.id, title: n.title, content: cut(n.content, NOTE_CHARS), color: n.color, type: n.type })),
   };
   if (f.mode === 'generate_step') body.step = f.step;
   if (f.mode === 'generate_children') body.parentId = f.parentId;
@@ -94,20 +77,6 @@ export function generateRequest(boardId: string, f: GenerateForm, items: Readonl
   if (f.context.trim()) body.context = f.context.trim();
   if (f.count > 0) body.count = Math.min(MAX_GENERATED, Math.floor(f.count));
   return body;
-}
-
-/** nextKeys proposes n keys after the largest PREFIX-n of items (CB-1 on an empty tracker), as the tracker's "+ Item" does. */
-export function nextKeys(items: Iterable<TrackerItem>, n: number): string[] {
-  let prefix = 'CB';
-  let max = 0;
-  for (const i of items) {
-    const m = /^([A-Za-z]+)-(\d+)$/.exec(i.key ?? '');
-    if (m && Number(m[2]) > max) {
-      max = Number(m[2]);
-      prefix = m[1];
-    }
-  }
-  return Array.from({ length: n }, (_, k) => `${prefix}-${max + 1 + k}`);
 }
 
 /** Planned is one proposal with what accepting it does. */
@@ -171,3 +140,10 @@ export const STEP_LABELS: Record<string, string> = {
   task: 'Generate tasks',
   done: 'Nothing more to generate',
 };
+
+/** actionLabel names the add button: "Add 3 items", "Replace 2 items", "Replace 1 and add 2 items". */
+export function actionLabel(added: number, replaced: number): string {
+  if (replaced === 0) return `Add ${plural(added, 'item')}`;
+  if (added === 0) return `Replace ${plural(replaced, 'item')}`;
+  return `Replace ${replaced} and add ${plural(added, 'item')}`;
+}

@@ -61,11 +61,8 @@ function isQuota(v: unknown): v is Quota {
   return !!q && typeof q.used === 'number' && typeof q.limit === 'number' && typeof q.plan === 'string';
 }
 
-/**
- * aiErrorFrom turns a non-2xx answer into an AiError. Exported for the chat
- * transport, whose fetch useChat calls.
- */
-export async function aiErrorFrom(res: Response): Promise<AiError> {
+/** aiErrorFrom turns a non-2xx answer into an AiError. */
+async function aiErrorFrom(res: Response): Promise<AiError> {
   const text = await res.text().catch(() => '');
   let body: { error?: unknown; field?: unknown; commands?: unknown } & Partial<Quota> = {};
   try {

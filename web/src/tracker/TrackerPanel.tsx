@@ -2,6 +2,7 @@ import { lazy, Suspense, useId, useState, type FormEvent } from 'react';
 import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
+import { nextKeys } from './keys';
 
 // The AI parts, loaded when first opened: the board opens without them.
 const TrackerGenerate = lazy(() => import('../ai/TrackerGenerate'));
@@ -10,20 +11,6 @@ const Analyse = lazy(() => import('../ai/Analyse'));
 export const ITEM_TYPES = ['epic', 'story', 'task', 'bug', 'subtask'] as const;
 export const ITEM_STATUSES = ['todo', 'in-progress', 'done'] as const;
 
-/** nextKey proposes the next key: the largest PREFIX-n plus one. */
-function nextKey(items: Iterable<TrackerItem>): string {
-  let prefix = 'CB';
-  let max = 0;
-  for (const i of items) {
-    const m = /^([A-Za-z]+)-(\d+)$/.exec(i.key ?? '');
-    if (m && Number(m[2]) > max) {
-      max = Number(m[2]);
-      prefix = m[1];
-    }
-  }
-  return `${prefix}-${max + 1}`;
-}
-
 /** TrackerPanel lists, creates, edits and deletes tracker work items. */
 export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean }) {
   const [editing, setEditing] = useState<TrackerItem | null>(null);
@@ -31,7 +18,7 @@ export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; i
   const list = [...items.values()].sort((a, b) => (a.key ?? '').localeCompare(b.key ?? '', undefined, { numeric: true }));
 
   function create() {
-    setEditing({ id: randomId(), key: nextKey(items.values()), type: 'task', summary: '', status: 'todo', updatedAt: '' });
+    setEditing({ id: randomId(), key: nextKeys(items.values(), 1)[0], type: 'task', summary: '', status: 'todo', updatedAt: '' });
   }
 
   return (

@@ -5,16 +5,17 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useChat } from '@ai-sdk/react';
 import { isToolUIPart, getToolName, type UIMessage } from 'ai';
-import { aiText, parseNoteAnswer } from '../../api/ai';
+import { parseNoteAnswer } from '../../api/ai';
 import type { Note, Phases } from '../../api/types';
 import type { SyncClient } from '../../sync/client';
 import type { UndoStack } from '../../canvas/undo';
 import { renderMarkdown } from '../../canvas/notes';
 import { AiErrorText } from '../AiErrorText';
-import { creditsChanged, useCredits } from '../credits';
+import { useCredits } from '../credits';
+import { expandNote } from '../noteDraft';
 import type { AiChange } from './tools';
 import { ChatSession, type Mode } from './session';
-import { buildBoardState, currentPhase } from './context';
+import { currentPhase } from './context';
 import { parseSuggestions, withoutSuggestionBlock, type Suggestion } from './suggestions';
 import { chatError, cutReason } from './chatError';
 import './chat.css';
@@ -41,6 +42,7 @@ function creditsLine(u: { used: number; limit: number; plan: string } | undefine
   return `${left} of ${u.limit} AI credit${u.limit === 1 ? '' : 's'} left this month`;
 }
 
+/** ChatPanel is the board's AI assistant: a conversation whose answers may change the board. */
 export default function ChatPanel({ client, boardId, canEdit, phases, undo, onClose, hidden }: Props) {
   const [mode, setMode] = useState<Mode>('chat');
   const [input, setInput] = useState('');
@@ -61,16 +63,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       const show = (t: string) => setExpanding((m) => new Map(m).set(key, t));
       show('');
       try {
-        const text = await aiText(
-          'note-ai',
-          { boardId, noteId: note.id, prompt: instruction || 'Develop this note further.', noteTitle: note.title, noteContent: note.content, allNotes: buildBoardState(client.getSnapshot()).notes },
-          (soFar) => show(soFar),
-          { signal },
-        );
-        const a = parseNoteAnswer(text);
-        return { title: a.title, content: a.body };
+        return await expandNote(boardId, note, instruction || 'Develop this note further.', [...client.getSnapshot().notes.values()], show, signal);
       } finally {
-        creditsChanged();
         setExpanding((m) => {
           const n = new Map(m);
           n.delete(key);

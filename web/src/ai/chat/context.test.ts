@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Note, TrackerItem } from '../../api/types';
 import { note } from '../../sync/testing';
-import { buildBoardState, currentPhase, cut, CONTEXT_CHARS, MAX_CONTEXT_NOTES } from './context';
+import { cut, MAX_CONTEXT_NOTES } from '../boardContext';
+import { buildBoardState, currentPhase, CONTEXT_CHARS } from './context';
 
 const map = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
 

@@ -2,9 +2,9 @@
 // subagent — ChatRequest"): the board as context, trimmed to what the
 // server uses, and the board's current phase for the subagent.
 import type { Note, Phase, Phases, TrackerItem } from '../../api/types';
+import { boardItem, boardNote, cut, MAX_CONTEXT_NOTES, type BoardItem, type BoardNote } from '../boardContext';
 
-/** The server's limits on boardState (docs/ai.md). */
-export const MAX_CONTEXT_NOTES = 2000;
+/** The server's limit on boardState's work items (docs/ai.md); MAX_CONTEXT_NOTES bounds its notes. */
 export const MAX_CONTEXT_ITEMS = 2000;
 /**
  * CONTEXT_CHARS is how much of a note's content (and an item's
@@ -13,27 +13,10 @@ export const MAX_CONTEXT_ITEMS = 2000;
  */
 export const CONTEXT_CHARS = 600;
 
-export interface BoardNote {
-  id: string;
-  title: string;
-  content: string;
-  color?: string;
-  type?: string;
-  x?: number;
-  y?: number;
-}
-
 export interface BoardState {
   name?: string;
   notes: BoardNote[];
-  trackerItems?: Pick<TrackerItem, 'id' | 'key' | 'type' | 'summary' | 'description' | 'status' | 'parentId'>[];
-}
-
-/** cut keeps the first n code points of s (the server counts code points). */
-export function cut(s: string, n: number): string {
-  if (s.length <= n) return s;
-  const cps = Array.from(s);
-  return cps.length <= n ? s : cps.slice(0, n).join('');
+  trackerItems?: BoardItem[];
 }
 
 const newestFirst = <T extends { updatedAt: string }>(a: T, b: T) => (Date.parse(b.updatedAt) || 0) - (Date.parse(a.updatedAt) || 0);
@@ -49,25 +32,9 @@ export function buildBoardState(s: { name: string; notes: ReadonlyMap<string, No
   if (notes.length > MAX_CONTEXT_NOTES) notes = notes.sort(newestFirst).slice(0, MAX_CONTEXT_NOTES);
   let items = [...s.items.values()];
   if (items.length > MAX_CONTEXT_ITEMS) items = items.sort(newestFirst).slice(0, MAX_CONTEXT_ITEMS);
-  const out: BoardState = {
-    notes: notes.map((n) => {
-      const b: BoardNote = { id: n.id, title: cut(n.title ?? '', 1000), content: cut(n.content ?? '', CONTEXT_CHARS) };
-      if (n.color) b.color = n.color;
-      if (n.type) b.type = n.type;
-      if (Number.isFinite(n.x)) b.x = n.x;
-      if (Number.isFinite(n.y)) b.y = n.y;
-      return b;
-    }),
-  };
+  const out: BoardState = { notes: notes.map((n) => boardNote(n, CONTEXT_CHARS)) };
   if (s.name) out.name = s.name;
-  if (items.length)
-    out.trackerItems = items.map((i) => {
-      const t: NonNullable<BoardState['trackerItems']>[number] = { id: i.id, key: i.key, type: i.type, summary: i.summary };
-      if (i.description) t.description = cut(i.description, CONTEXT_CHARS);
-      if (i.status) t.status = i.status;
-      if (i.parentId) t.parentId = i.parentId;
-      return t;
-    });
+  if (items.length) out.trackerItems = items.map((i) => boardItem(i, CONTEXT_CHARS));
   return out;
 }
 
