@@ -179,11 +179,26 @@ func TestWaitConcurrent(t *testing.T) {
 	const waiters, pushes = 40, 10
 	var wg sync.WaitGroup
 	var answered atomic.Int32
+	// The pushes start once every waiter has made its first wait, so each
+	// odd waiter is answered at least once.
+	var started sync.WaitGroup
+	started.Add(waiters)
 	for i := range waiters {
 		wg.Go(func() {
+			first := true
 			for {
 				since := r.Version()
+				if since == pushes {
+					// Every push is in: a wait now would never be
+					// answered (this waiter's last answer came before the
+					// last push, or it arrived late).
+					return
+				}
 				w, err := r.Wait(context.Background(), rooms.WaitFor{Since: since, Email: "a@example.com"})
+				if first {
+					started.Done()
+					first = false
+				}
 				if err != nil {
 					t.Error(err)
 					return
@@ -204,6 +219,7 @@ func TestWaitConcurrent(t *testing.T) {
 			}
 		})
 	}
+	started.Wait()
 	for i := range pushes {
 		if _, _, err := r.Push(context.Background(), onePush("n", fmt.Sprint(i)), ""); err != nil {
 			t.Fatal(err)
