@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '3cf5d3f9d844d924';
-const FILES = ["assets/AiErrorText-0na_mfrd.js","assets/Analyse-BXHKq3OW.js","assets/ChatPanel-2py9rg4z.js","assets/ChatPanel-CKr0VgHu.css","assets/HistoryPanel-DgkoJSfb.js","assets/ImportDialog-BxxqYZqB.js","assets/NoteAssist-77Elto3p.js","assets/NoteHints-COrhq-Of.js","assets/SlashMenu-nd_eH3lA.js","assets/SnapshotsPanel-B-S3NxIV.js","assets/TrackerGenerate-BWp2qDAb.js","assets/ai-Max89Ff5.js","assets/importgen-5h5WC9Tp.css","assets/index-BTFeKLrq.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js"];
+const VERSION = 'e5602ddb698fb577';
+const FILES = ["assets/AiErrorText-DP9q7gVQ.js","assets/Analyse-B2jLDCrg.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-G7BX4Pwe.js","assets/HistoryPanel-CvRbWzZU.js","assets/ImportDialog-Bgx7_S5n.js","assets/NoteAssist-DFtuN6OR.js","assets/NoteHints-DoSQiUdC.js","assets/SlashMenu-BG3WIwi_.js","assets/SnapshotsPanel-0tUotJZ3.js","assets/TrackerGenerate-C6a8IJzE.js","assets/ai-D76oa3sH.js","assets/boardContext-wEqqqWzB.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DTelU0V8.js","assets/index-DwQ2riZu.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-fgPdVUy9.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
