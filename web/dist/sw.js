@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'e5602ddb698fb577';
-const FILES = ["assets/AiErrorText-DP9q7gVQ.js","assets/Analyse-B2jLDCrg.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-G7BX4Pwe.js","assets/HistoryPanel-CvRbWzZU.js","assets/ImportDialog-Bgx7_S5n.js","assets/NoteAssist-DFtuN6OR.js","assets/NoteHints-DoSQiUdC.js","assets/SlashMenu-BG3WIwi_.js","assets/SnapshotsPanel-0tUotJZ3.js","assets/TrackerGenerate-C6a8IJzE.js","assets/ai-D76oa3sH.js","assets/boardContext-wEqqqWzB.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DTelU0V8.js","assets/index-DwQ2riZu.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-fgPdVUy9.js"];
+const VERSION = '342f6433a143a95a';
+const FILES = ["assets/AiErrorText-DU1jt6qQ.js","assets/Analyse-l-RJFW9e.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-CxjAs48Z.js","assets/HistoryPanel-B2kkAbYx.js","assets/ImportDialog-BsGhFAuF.js","assets/NoteAssist-DTpB-Eao.js","assets/NoteHints-DB-2U9Is.js","assets/SlashMenu-ulzxDq6W.js","assets/SnapshotsPanel-BHXDfAhE.js","assets/TrackerGenerate-BBSzy-JV.js","assets/ai-CQ5f2CB3.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BAr4mDb4.js","assets/index-BL2TBIfw.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Wpf3iTy3.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

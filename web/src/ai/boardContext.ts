@@ -23,8 +23,14 @@ export type BoardItem = Pick<TrackerItem, 'id' | 'key' | 'type' | 'summary' | 'd
 /** cut keeps the first n code points of s (the server counts code points). */
 export function cut(s: string, n: number): string {
   if (s.length <= n) return s;
-  const cps = Array.from(s);
-  return cps.length <= n ? s : cps.slice(0, n).join('');
+  // Walk only as far as the n-th code point: a large board cuts thousands
+  // of long notes per request, and splitting each whole string is slow.
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return s.slice(0, i);
 }
 
 /**
