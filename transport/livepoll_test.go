@@ -441,7 +441,10 @@ func keeperRuns() bool {
 // goroutines then.
 func goroutineBaseline(tb testing.TB, keeper bool) int {
 	tb.Helper()
-	eventually(tb, func() string { n, _ := liveGoroutines(); return fmt.Sprintf("%d live goroutines, keeper %t", n, keeperRuns()) },
+	eventually(tb, func() string {
+		n, _ := liveGoroutines()
+		return fmt.Sprintf("%d live goroutines, keeper %t", n, keeperRuns())
+	},
 		func() bool { n, _ := liveGoroutines(); return n == 0 && keeperRuns() == keeper })
 	return runtime.NumGoroutine()
 }
@@ -669,7 +672,9 @@ func TestLivePollCloseRace(t *testing.T) {
 		eventually(t, func() string { return fmt.Sprintf("room %s has %d subscribers", id, room.Subscribers()) },
 			func() bool { return room.Subscribers() == 0 })
 	}
-	eventually(t, func() string { return fmt.Sprintf("the poller holds %d connections", transport.LivePolledForTest(e.api)) },
+	eventually(t, func() string {
+		return fmt.Sprintf("the poller holds %d connections", transport.LivePolledForTest(e.api))
+	},
 		func() bool { return transport.LivePolledForTest(e.api) == 0 })
 	waitGoroutines(t, baseline)
 
