@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,10 +120,11 @@ func mustMarshal(v any) []byte {
 // liveScript is what a client sends: its bytes, and what it must be
 // answered (acks and pongs, each in order) and leave on the board.
 type liveScript struct {
-	stream []byte
-	pushes []string
-	pings  []string
-	notes  map[string]string
+	stream  []byte
+	pushes  []string
+	pings   []string
+	notes   map[string]string
+	wsPings []string // the WebSocket pings' payloads, which pongs echo
 }
 
 // newLiveScript is pushes whose frames have every length encoding and
@@ -130,9 +132,18 @@ type liveScript struct {
 // four frames, with pings among them. big adds a push of about 90 KB (a
 // 64-bit frame length); pongs puts unsolicited client pongs before the
 // first message, between messages and between the fragments of a message
-// (RFC 6455 section 5.5.3 allows them anywhere a control frame may be).
-func newLiveScript(prefix string, big, pongs bool) liveScript {
+// (RFC 6455 section 5.5.3 allows them anywhere a control frame may be);
+// wsPings puts WebSocket pings (which the library answers) between
+// messages, between fragments and after the last message.
+func newLiveScript(prefix string, big, pongs, wsPings bool) liveScript {
 	s := liveScript{notes: map[string]string{}}
+	wsPing := func() {
+		if wsPings {
+			p := fmt.Sprintf("wp%d", len(s.wsPings))
+			s.stream = append(s.stream, clientFrame(true, opPing, []byte(p))...)
+			s.wsPings = append(s.wsPings, p)
+		}
+	}
 	pongN := 0
 	pong := func() {
 		if pongs {
@@ -145,6 +156,9 @@ func newLiveScript(prefix string, big, pongs bool) liveScript {
 		for i, f := range textFrames(payload, parts) {
 			if i > 0 {
 				pong()
+				if i == 2 {
+					wsPing()
+				}
 			}
 			s.stream = append(s.stream, f...)
 		}
@@ -160,6 +174,9 @@ func newLiveScript(prefix string, big, pongs bool) liveScript {
 		s.notes[noteID] = content
 		if i%2 == 1 {
 			pong()
+		}
+		if i%4 == 0 {
+			wsPing()
 		}
 		if i%3 == 2 {
 			id := fmt.Sprintf("%s-ping%d", prefix, i)
@@ -181,13 +198,15 @@ func newLiveScript(prefix string, big, pongs bool) liveScript {
 	id := prefix + "-last"
 	message(pingJSON(id), 1)
 	s.pings = append(s.pings, id)
+	wsPing()
 	return s
 }
 
 // rawLive is the client side of a live connection over plain TCP.
 type rawLive struct {
-	conn *net.TCPConn
-	br   *bufio.Reader
+	conn  *net.TCPConn
+	br    *bufio.Reader
+	pongs []string // the payloads of the server's pongs, in order
 }
 
 // serverClosed is the server's close frame.
@@ -315,6 +334,7 @@ func (r *rawLive) next() (liveMsg, error) {
 				return liveMsg{}, err
 			}
 		case opPong:
+			r.pongs = append(r.pongs, string(payload))
 		default:
 			msg = append(msg, payload...)
 			if fin {
@@ -534,7 +554,8 @@ func newRand(t *testing.T) *mrand.Rand {
 // TestLivePollSplitAndCoalesced: however the client's frames fall into
 // TCP writes (a byte at a time, at random sizes, all in one write, split
 // at every byte boundary), fragmented or not, every push is acked once and
-// in order, every ping ponged, and the board holds every push.
+// in order, every ping ponged (the protocol's, and WebSocket pings between
+// and after messages), and the board holds every push.
 func TestLivePollSplitAndCoalesced(t *testing.T) {
 	e := newPollEnv(t)
 	owner := e.login("owner@example.com")
@@ -543,12 +564,17 @@ func TestLivePollSplitAndCoalesced(t *testing.T) {
 			id := "split-" + strings.ToLower(w.name)
 			e.claimAs(owner, id)
 			r := e.rawConnect(t, owner, id)
-			s := newLiveScript(id, w.big, false)
+			s := newLiveScript(id, w.big, false, true)
 			if err := r.writeSizes(s.stream, w.sizes(len(s.stream))); err != nil {
 				t.Fatal(err)
 			}
 			if err := r.answers(s.pushes, s.pings); err != nil {
 				t.Fatal(err)
+			}
+			// The last ping came after the last message: answered by the
+			// time the pong to answers' own ping message comes.
+			if !slices.Equal(r.pongs, s.wsPings) {
+				t.Fatalf("WebSocket pongs %q, want %q", r.pongs, s.wsPings)
 			}
 			e.wantNotes(t, owner, id, s.notes)
 		})
@@ -592,7 +618,7 @@ func TestLivePollPongsInterleaved(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			baseline := goroutineBaseline(t, true)
 			r := e.rawConnect(t, owner, "pongs")
-			s := newLiveScript("pongs-"+strings.ToLower(w.name), w.big, true)
+			s := newLiveScript("pongs-"+strings.ToLower(w.name), w.big, true, false)
 			if err := r.writeSizes(s.stream, w.sizes(len(s.stream))); err != nil {
 				t.Fatal(err)
 			}
