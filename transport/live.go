@@ -144,7 +144,6 @@ func (lc *liveConn) readBurst() {
 			}
 			return
 		}
-		lc.rd.reading()
 		_, data, err := lc.conn.Read(lc.ctx)
 		if err != nil {
 			lc.finish()

@@ -43,6 +43,11 @@ type pongFilter struct {
 	messages  uint64
 	others    uint64
 	inMessage bool
+	// othersAt holds, for each message passed on whole that the library
+	// has not returned yet, others when its last frame ended: the close
+	// and ping frames the library will have handled once its Read returns
+	// that message. Those after it wait for another Read.
+	othersAt []uint64
 }
 
 // filter takes the pong frames out of p in place and returns what is left.
@@ -124,6 +129,7 @@ func (f *pongFilter) frameEnded() {
 		f.others++
 	case fin:
 		f.messages++
+		f.othersAt = append(f.othersAt, f.others)
 		f.inMessage = false
 	default:
 		f.inMessage = true
@@ -153,8 +159,8 @@ type filterConn struct {
 	ahead []byte // filtered bytes read but not yet handed to the library
 	err   error  // the socket's error seen by pollRead, handed on after ahead
 	// consumed is how many messages the library's Read returned, and
-	// othersSeen how many close and ping frames had been passed on when it
-	// was last called: the poller calls Read again only for more.
+	// othersSeen how many close and ping frames came before the last of
+	// them: the poller calls Read again only for more.
 	consumed   uint64
 	othersSeen uint64
 }
@@ -225,17 +231,21 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 	return c.err != nil || c.f.messages > c.consumed || c.f.others > c.othersSeen || len(c.ahead) >= readAheadMax, true
 }
 
-// reading is called before the library's Read: the close and ping frames
-// passed on so far will be handled by it.
-func (c *filterConn) reading() {
-	c.rmu.Lock()
-	c.othersSeen = c.f.others
-	c.rmu.Unlock()
-}
-
-// messageRead is called when the library's Read returned a message.
+// messageRead is called when the library's Read returned a message: it
+// has handled the close and ping frames that came before the message's
+// last frame, and none after it. (Taking every frame passed on as handled
+// when Read was called left a close frame that came in the same read as
+// a push unanswered until the client sent something more: a client that
+// waits for the server's close waited forever; TestLivePollCloseRace.)
 func (c *filterConn) messageRead() {
 	c.rmu.Lock()
 	c.consumed++
+	if len(c.f.othersAt) > 0 {
+		c.othersSeen = c.f.othersAt[0]
+		c.f.othersAt = c.f.othersAt[1:]
+		if len(c.f.othersAt) == 0 {
+			c.f.othersAt = nil // an idle connection keeps no array
+		}
+	}
 	c.rmu.Unlock()
 }

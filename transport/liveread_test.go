@@ -86,3 +86,45 @@ func TestPongFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterConnControlAfterMessage: after the library's Read returned a
+// message, the poller calls Read again for a close or ping frame that came
+// after that message's last frame (the library has not handled it), and
+// not for one that came before it (the library has). A close read in the
+// same burst as a push used to wait for the client's next bytes.
+func TestFilterConnControlAfterMessage(t *testing.T) {
+	msg := clientFrame(true, 0x1, []byte(`{"type":"ping"}`))
+	closing := clientFrame(true, 0x8, []byte{0x03, 0xe8})
+	ping := clientFrame(true, 0x9, nil)
+	for _, tt := range []struct {
+		name     string
+		stream   []byte
+		readMore bool // after the message was read
+	}{
+		{"CloseAfter", bytes.Join([][]byte{msg, closing}, nil), true},
+		{"PingAfter", bytes.Join([][]byte{msg, ping}, nil), true},
+		{"PingBefore", bytes.Join([][]byte{ping, msg}, nil), false},
+		{"PingBetweenFragments", bytes.Join([][]byte{clientFrame(false, 0x1, []byte("a")), ping, clientFrame(true, 0x0, []byte("b"))}, nil), false},
+		{"MessageOnly", msg, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rest := tt.stream
+			readNB := func(p []byte) (int, error) {
+				if len(rest) == 0 {
+					return 0, errWouldBlock
+				}
+				n := copy(p, rest)
+				rest = rest[n:]
+				return n, nil
+			}
+			c := &filterConn{}
+			if read, ok := c.pollRead(readNB); !read || !ok {
+				t.Fatalf("pollRead = %t, %t before the message was read, want true, true", read, ok)
+			}
+			c.messageRead() // the library's Read returned the message
+			if read, ok := c.pollRead(readNB); read != tt.readMore || !ok {
+				t.Fatalf("pollRead = %t, %t after the message was read, want %t, true", read, ok, tt.readMore)
+			}
+		})
+	}
+}
