@@ -67,6 +67,11 @@ type Note struct {
 	UpdatedAt string  `json:"updatedAt"`
 	Version   int64   `json:"version"`
 	DeletedAt *string `json:"deletedAt"`
+	// BaseVersion is the version of the server copy a pushed edit started
+	// from: with it the push is merged into the stored row (MergeNote), 0
+	// replaces the row. It comes only in pushes and is never stored or
+	// sent.
+	BaseVersion int64 `json:"-"`
 	// Extra holds the fields a client sent that are none of the above, in
 	// the order sent; MarshalJSON writes them after the note's own.
 	Extra []Field `json:"-"`
@@ -86,6 +91,8 @@ type TrackerItem struct {
 	UpdatedAt   string  `json:"updatedAt"`
 	Version     int64   `json:"version"`
 	DeletedAt   *string `json:"deletedAt"`
+	// BaseVersion is as Note's: merge with it, replace without.
+	BaseVersion int64 `json:"-"`
 	// Extra holds the fields a client sent that are none of the above
 	// (priority, assignee, labels …), in the order sent.
 	Extra []Field `json:"-"`

@@ -32,11 +32,12 @@ type Field struct {
 	Value json.RawMessage
 }
 
-// NoteFields are the JSON names of Note's own fields.
-var NoteFields = []string{"id", "title", "content", "x", "y", "color", "type", "updatedAt", "version", "deletedAt"}
+// NoteFields are the JSON names of Note's own fields (baseVersion is read
+// from pushes only, and is never an extra field).
+var NoteFields = []string{"id", "title", "content", "x", "y", "color", "type", "updatedAt", "version", "deletedAt", "baseVersion"}
 
 // ItemFields are the JSON names of TrackerItem's own fields.
-var ItemFields = []string{"id", "key", "type", "summary", "description", "status", "parentId", "updatedAt", "version", "deletedAt"}
+var ItemFields = []string{"id", "key", "type", "summary", "description", "status", "parentId", "updatedAt", "version", "deletedAt", "baseVersion"}
 
 // ShadowsField reports whether an extra field called name would be taken
 // for one of known: the same name, or the same but for case (encoding/json

@@ -142,6 +142,9 @@ func (n *Note) Validate(path string) error {
 	if err := ValidateTimestamp(path+".updatedAt", n.UpdatedAt); err != nil {
 		return err
 	}
+	if err := checkBaseVersion(path, n.BaseVersion); err != nil {
+		return err
+	}
 	return validateExtra(path, NoteFields, n.Extra)
 }
 
@@ -168,7 +171,17 @@ func (it *TrackerItem) Validate(path string) error {
 	if err := ValidateTimestamp(path+".updatedAt", it.UpdatedAt); err != nil {
 		return err
 	}
+	if err := checkBaseVersion(path, it.BaseVersion); err != nil {
+		return err
+	}
 	return validateExtra(path, ItemFields, it.Extra)
+}
+
+func checkBaseVersion(path string, v int64) error {
+	if v < 0 {
+		return FieldErrorf(path+".baseVersion", "%s.baseVersion must be a non-negative integer.", path)
+	}
+	return nil
 }
 
 func validateIDs(path string, ids []string) error {

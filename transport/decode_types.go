@@ -131,6 +131,8 @@ func decodeNote(d *jsondec.Decoder, n *board.Note, extra bool) error {
 			return d.Int64(&n.Version)
 		case "deletedAt":
 			return decodeOptionalString(d, &n.DeletedAt)
+		case "baseVersion":
+			return decodeBaseVersion(d, &n.BaseVersion)
 		}
 		if !extra {
 			return d.Skip()
@@ -163,12 +165,24 @@ func decodeItem(d *jsondec.Decoder, it *board.TrackerItem, extra bool) error {
 			return d.Int64(&it.Version)
 		case "deletedAt":
 			return decodeOptionalString(d, &it.DeletedAt)
+		case "baseVersion":
+			return decodeBaseVersion(d, &it.BaseVersion)
 		}
 		if !extra {
 			return d.Skip()
 		}
 		return decodeExtra(d, key, board.ItemFields, &it.Extra)
 	})
+}
+
+// decodeBaseVersion reads a row's baseVersion (docs/sync.md, "How a push
+// is merged"); null is taken as absent, like a row without it.
+func decodeBaseVersion(d *jsondec.Decoder, dst *int64) error {
+	if d.Null() {
+		*dst = 0
+		return nil
+	}
+	return d.Int64(dst)
 }
 
 func decodeOptionalString(d *jsondec.Decoder, dst **string) error {

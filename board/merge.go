@@ -1,0 +1,374 @@
+package board
+
+import (
+	"bytes"
+	"strings"
+)
+
+// A push that carries baseVersion on a row asks for a merge instead of a
+// replace: the row is the client's edit (mine) of the server copy it had at
+// baseVersion (base), and the server merges it into what was committed
+// since (theirs). docs/sync.md, "How a push is merged", is the contract;
+// testdata/merge/vectors.json holds the golden vectors that this file and
+// the browser's web/src/sync/merge.ts must both pass.
+
+// MergeNote merges mine, an edit of base, into theirs, the row as committed
+// since base. A field mine did not change keeps theirs; a field only mine
+// changed takes mine; x and y move together as one position; color, type
+// and each extra field are one value each, and mine (the later push) wins
+// when both changed one. title and content merge line by line (MergeText).
+// overlap reports that both sides changed the same lines of a text field,
+// so that some of theirs was overwritten by mine. The ID, version and
+// deletedAt of the result are theirs; updatedAt is mine.
+func MergeNote(base, theirs, mine Note) (merged Note, overlap bool) {
+	merged = theirs
+	merged.UpdatedAt = mine.UpdatedAt
+	merged.BaseVersion = 0
+	if mine.X != base.X || mine.Y != base.Y {
+		merged.X, merged.Y = mine.X, mine.Y
+	}
+	merged.Color = mergeValue(base.Color, theirs.Color, mine.Color)
+	merged.Type = mergeValue(base.Type, theirs.Type, mine.Type)
+	var o1, o2 bool
+	merged.Title, o1 = MergeText(base.Title, theirs.Title, mine.Title)
+	merged.Content, o2 = MergeText(base.Content, theirs.Content, mine.Content)
+	merged.Extra = mergeExtra(base.Extra, theirs.Extra, mine.Extra)
+	return merged, o1 || o2
+}
+
+// MergeItem merges a tracker item the way MergeNote merges a note: key,
+// type, status, parentId and each extra field are one value each; summary
+// and description merge line by line.
+func MergeItem(base, theirs, mine TrackerItem) (merged TrackerItem, overlap bool) {
+	merged = theirs
+	merged.UpdatedAt = mine.UpdatedAt
+	merged.BaseVersion = 0
+	merged.Key = mergeValue(base.Key, theirs.Key, mine.Key)
+	merged.Type = mergeValue(base.Type, theirs.Type, mine.Type)
+	merged.Status = mergeValue(base.Status, theirs.Status, mine.Status)
+	merged.ParentID = mergeValue(base.ParentID, theirs.ParentID, mine.ParentID)
+	var o1, o2 bool
+	merged.Summary, o1 = MergeText(base.Summary, theirs.Summary, mine.Summary)
+	merged.Description, o2 = MergeText(base.Description, theirs.Description, mine.Description)
+	merged.Extra = mergeExtra(base.Extra, theirs.Extra, mine.Extra)
+	return merged, o1 || o2
+}
+
+// mergeValue is the rule for a field that is one value: mine when mine
+// changed it, else theirs.
+func mergeValue[T comparable](base, theirs, mine T) T {
+	if mine != base {
+		return mine
+	}
+	return theirs
+}
+
+// mergeExtra merges extra fields one by one, each as one value (a field
+// absent on a side is that side's value too, so a field mine removed is
+// removed and one theirs added is kept). The result lists mine's fields in
+// mine's order, then theirs' other fields in theirs' order.
+func mergeExtra(base, theirs, mine []Field) []Field {
+	if len(base) == 0 && len(theirs) == 0 {
+		return mine
+	}
+	find := func(fs []Field, name string) (json []byte, ok bool) {
+		for _, f := range fs {
+			if f.Name == name {
+				return f.Value, true
+			}
+		}
+		return nil, false
+	}
+	same := func(a []byte, aok bool, b []byte, bok bool) bool {
+		return aok == bok && bytes.Equal(a, b)
+	}
+	var out []Field
+	take := func(name string) {
+		b, bok := find(base, name)
+		t, tok := find(theirs, name)
+		m, mok := find(mine, name)
+		v, ok := m, mok
+		if same(m, mok, b, bok) {
+			v, ok = t, tok
+		}
+		if ok {
+			out = append(out, Field{Name: name, Value: v})
+		}
+	}
+	for _, f := range mine {
+		take(f.Name)
+	}
+	for _, f := range theirs {
+		if _, ok := find(mine, f.Name); !ok {
+			take(f.Name)
+		}
+	}
+	return out
+}
+
+// MergeText merges mine, an edit of base, into theirs line by line (a
+// three-way merge, diff3). Changes to different lines both survive. Where
+// both sides changed the same stretch of lines and it has as many lines in
+// base, theirs and mine, the lines are merged one by one, so neighbouring
+// edits (two ticks in a checklist) both survive; otherwise mine wins the
+// stretch and overlap is true. Two insertions at the same place with no
+// base lines between are both kept, theirs first (one that already holds
+// the other is taken alone, so merging the same edit twice adds nothing).
+// Lines are compared whole, line break included ("\r\n" is not "\n").
+//
+// A merge is idempotent: merging mine again into the result gives the
+// result. diff3 alone is not where lines repeat or move (a second diff can
+// align an insertion with another copy of a line), so a result that would
+// change when merged again is not taken: mine wins the whole text and
+// overlap is true, which loses nothing (theirs goes to the changelog).
+func MergeText(base, theirs, mine string) (merged string, overlap bool) {
+	merged, overlap = diff3(base, theirs, mine)
+	if merged == theirs || merged == mine {
+		return merged, overlap
+	}
+	if again, _ := diff3(base, merged, mine); again != merged {
+		return mine, true
+	}
+	return merged, overlap
+}
+
+// diff3 is the three-way merge of MergeText without its idempotence check.
+func diff3(base, theirs, mine string) (merged string, overlap bool) {
+	if theirs == base || mine == theirs {
+		return mine, false
+	}
+	if mine == base {
+		return theirs, false
+	}
+	b, t, m := splitLines(base), splitLines(theirs), splitLines(mine)
+	mt := matchLines(b, t)
+	mm := matchLines(b, m)
+
+	var out []string
+	i, ti, mi := 0, 0, 0
+	for {
+		// The next base line kept by both sides ends the unstable stretch.
+		j := i
+		for j < len(b) && (mt[j] < 0 || mm[j] < 0) {
+			j++
+		}
+		tEnd, mEnd := len(t), len(m)
+		if j < len(b) {
+			tEnd, mEnd = mt[j], mm[j]
+		}
+		lines, o := mergeChunk(b[i:j], t[ti:tEnd], m[mi:mEnd])
+		out = append(out, lines...)
+		overlap = overlap || o
+		if j == len(b) {
+			break
+		}
+		out = append(out, b[j])
+		i, ti, mi = j+1, mt[j]+1, mm[j]+1
+	}
+	return joinLines(out), overlap
+}
+
+// mergeChunk resolves one unstable stretch: base lines b that theirs
+// replaced with t and mine with m.
+func mergeChunk(b, t, m []string) ([]string, bool) {
+	switch {
+	case equalLines(t, b):
+		return m, false
+	case equalLines(m, b), equalLines(t, m):
+		return t, false
+	case len(b) == 0:
+		// Both inserted at the same place: keep both, unless one holds the
+		// other already.
+		if containsRun(t, m) {
+			return t, false
+		}
+		if containsRun(m, t) {
+			return m, false
+		}
+		out := make([]string, 0, len(t)+len(m))
+		return append(append(out, t...), m...), false
+	case len(t) == len(b) && len(m) == len(b):
+		out := make([]string, len(b))
+		overlap := false
+		for k := range b {
+			switch {
+			case m[k] == b[k]:
+				out[k] = t[k]
+			case t[k] == b[k] || t[k] == m[k]:
+				out[k] = m[k]
+			default:
+				out[k] = m[k]
+				overlap = true
+			}
+		}
+		return out, overlap
+	}
+	return m, true
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsRun reports whether sub appears in s as consecutive lines.
+func containsRun(s, sub []string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if equalLines(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitLines cuts s into lines that each end with "\n", as if s had one
+// more "\n" at its end: "a\nb" is ["a\n", "b\n"] and "a\nb\n" is ["a\n",
+// "b\n", "\n"]. So a text that does not end with a line break can grow
+// lines below its last one without changing it, and every text has one
+// list of lines: "" has none.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s+"\n", "\n")
+	return lines[:len(lines)-1] // SplitAfter leaves "" after the last "\n"
+}
+
+// joinLines is the inverse of splitLines.
+func joinLines(lines []string) string {
+	return strings.TrimSuffix(strings.Join(lines, ""), "\n")
+}
+
+// MaxDiffWork bounds the work of one line diff (steps of Myers' algorithm,
+// diagonals tried plus lines matched along them). Past it the lines between
+// the common start and end count as all changed, which is always safe (the
+// merge then takes one side's stretch whole) and keeps a hostile push from
+// costing more than a bounded time per row. web/src/sync/merge.ts uses the
+// same bound and the same steps, so the two merges agree even there.
+const MaxDiffWork = 1_000_000
+
+// matchLines returns, for every line of a, the index of the line of b it is
+// matched with in a shortest edit script (Myers, "An O(ND) Difference
+// Algorithm"), or -1 for a line b does not keep. Lines are matched in
+// order. Where a line could match one of several equal lines, it is
+// matched with the last (the search runs from the ends of a and b), so
+// that lines inserted before a repeated line are seen as insertions the
+// same way on both sides of a merge, and merging an edit that is already
+// in theirs adds nothing.
+func matchLines(a, b []string) []int {
+	ra, rb := reversed(a), reversed(b)
+	rm := matchFromStart(ra, rb)
+	match := make([]int, len(a))
+	for i, j := range rm {
+		if j >= 0 {
+			j = len(b) - 1 - j
+		}
+		match[len(a)-1-i] = j
+	}
+	return match
+}
+
+func reversed(s []string) []string {
+	r := make([]string, len(s))
+	for i, v := range s {
+		r[len(s)-1-i] = v
+	}
+	return r
+}
+
+// matchFromStart is matchLines without the reversal: equal lines match as
+// early as they can. The common start is matched without search.
+func matchFromStart(a, b []string) []int {
+	match := make([]int, len(a))
+	for i := range match {
+		match[i] = -1
+	}
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		match[pre] = pre
+		pre++
+	}
+	x0, n := pre, len(a)-pre
+	y0, m := pre, len(b)-pre
+	if n == 0 || m == 0 {
+		return match
+	}
+
+	// v[k+off] is the furthest x on diagonal k; trace[d] keeps v's
+	// diagonals -d..d after step d for the walk back.
+	off := n + m + 1
+	v := make([]int, 2*off+1)
+	var trace [][]int32
+	work := 0
+	found := false
+	d := 0
+	for ; d <= n+m && !found; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[k-1+off] < v[k+1+off] {
+				x = v[k+1+off]
+			} else {
+				x = v[k-1+off] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x0+x] == b[y0+y] {
+				x++
+				y++
+				work++
+			}
+			v[k+off] = x
+			work++
+			if x >= n && y >= m {
+				found = true
+				break
+			}
+		}
+		snap := make([]int32, 2*d+1)
+		for i := range snap {
+			snap[i] = int32(v[off-d+i])
+		}
+		trace = append(trace, snap)
+		if !found && work > MaxDiffWork {
+			return match
+		}
+	}
+
+	// Walk back from (n, m), matching the lines along each snake.
+	x, y := n, m
+	for d := len(trace) - 1; d > 0; d-- {
+		prev := trace[d-1] // diagonals -(d-1)..d-1 at index k+d-1
+		k := x - y
+		var pk int
+		if k == -d || k != d && prev[k-1+d-1] < prev[k+1+d-1] {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := int(prev[pk+d-1])
+		py := px - pk
+		// The snake after the edit step: from the edit's end to (x, y).
+		sx := px
+		if pk == k-1 {
+			sx = px + 1
+		}
+		for x > sx && y > sx-k {
+			x--
+			y--
+			match[x0+x] = y0 + y
+		}
+		x, y = px, py
+	}
+	for x > 0 && y > 0 {
+		x--
+		y--
+		match[x0+x] = y0 + y
+	}
+	return match
+}
