@@ -29,6 +29,8 @@ type node struct {
 	addr string
 	data string
 	args []string
+	// metrics is the address of its -metrics-addr (GET /metrics).
+	metrics string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -46,8 +48,14 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// newNode prepares node i on the PostgreSQL database dsn, or on a bbolt
+// file of its own in its data folder when dsn is "".
 func newNode(i int, bin, work, dsn string, nodePoll time.Duration) (*node, error) {
 	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -55,14 +63,18 @@ func newNode(i int, bin, work, dsn string, nodePoll time.Duration) (*node, error
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, fmt.Errorf("node %d: %w", i, err)
 	}
-	return &node{i: i, bin: bin, addr: addr, data: data, args: []string{
-		"-addr", addr, "-data", data, "-store", dsn,
+	args := []string{
+		"-addr", addr, "-data", data, "-metrics-addr", metrics,
 		"-node-id", fmt.Sprintf("chaos%d", i), "-node-poll", nodePoll.String(),
 		// Every client logs in from 127.0.0.1 at the start.
 		"-otp-ip-limit", "10000/1m", "-otp-email-limit", "100/1m",
 		"-otp-verify-ip-limit", "10000/1m", "-otp-verify-email-limit", "100/1m",
 		"-cache-ttl", "1s", "-shutdown-grace", "2s",
-	}}, nil
+	}
+	if dsn != "" {
+		args = append(args, "-store", dsn)
+	}
+	return &node{i: i, bin: bin, addr: addr, data: data, args: args, metrics: metrics}, nil
 }
 
 func (n *node) base() string { return "http://" + n.addr }

@@ -23,8 +23,15 @@ func main() {
 
 func run() int {
 	cfg := Config{Out: os.Stdout}
-	var admin string
+	var admin, workload, backend string
 	var keep bool
+	var conv ConvergeConfig
+	flag.StringVar(&workload, "workload", "pushes", "pushes: new notes from many pushers, checked against PostgreSQL; converge: clients editing a few notes together, checked for convergence and lost lines (docs/chaos.md)")
+	flag.StringVar(&backend, "backend", "pg", "converge: pg (-nodes nodes on one fresh database) or bolt (one node on a bbolt file)")
+	flag.IntVar(&conv.Live, "live", 4, "converge: live clients (WebSocket)")
+	flag.IntVar(&conv.REST, "rest", 3, "converge: REST clients (push and pull)")
+	flag.IntVar(&conv.Notes, "notes", 4, "converge: the notes the owner writes first, which stay (the clients create and delete a few more)")
+	flag.IntVar(&conv.Ops, "ops", 0, "converge: operations per client (0: until -duration is over)")
 	flag.StringVar(&cfg.Corkboard, "corkboard", "", "the corkboard binary (default: go build corkboard/cmd/corkboard, from inside the module)")
 	flag.StringVar(&admin, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "an administrative PostgreSQL connection: the run creates a fresh database of its own there and drops it at the end")
 	flag.BoolVar(&keep, "keep", false, "keep the database and the nodes' folders after the run")
@@ -34,7 +41,7 @@ func run() int {
 	flag.IntVar(&cfg.Pushers, "pushers", 30, "pushing clients (REST)")
 	flag.IntVar(&cfg.Watchers, "watchers", 10, "live watchers (WebSocket)")
 	flag.DurationVar(&cfg.Duration, "duration", 5*time.Minute, "how long clients push and faults go on")
-	flag.DurationVar(&cfg.FaultEvery, "fault-every", 5*time.Second, "mean pause between faults")
+	flag.DurationVar(&cfg.FaultEvery, "fault-every", 5*time.Second, "mean pause between faults (converge: between kill -9s; 0 for none)")
 	flag.DurationVar(&cfg.StopMin, "stop-min", 10*time.Second, "shortest SIGSTOP")
 	flag.DurationVar(&cfg.StopMax, "stop-max", 15*time.Second, "longest SIGSTOP")
 	flag.BoolVar(&cfg.PGRestart, "pg-restart", false, "restart PostgreSQL too (pg_ctlcluster, needs root; affects everything else using that server)")
@@ -44,6 +51,14 @@ func run() int {
 	flag.Parse()
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()
+	}
+	if workload != "pushes" && workload != "converge" {
+		fmt.Fprintf(os.Stderr, "corkboard-chaos: -workload %q: pushes or converge\n", workload)
+		return 2
+	}
+	if workload == "converge" && backend != "pg" && backend != "bolt" {
+		fmt.Fprintf(os.Stderr, "corkboard-chaos: -backend %q: pg or bolt\n", backend)
+		return 2
 	}
 	if cfg.PGRestart && os.Geteuid() != 0 {
 		fmt.Fprintln(os.Stderr, "corkboard-chaos: -pg-restart needs root (pg_ctlcluster)")
@@ -70,6 +85,39 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "corkboard-chaos:", err)
 			return 2
 		}
+	}
+	if workload == "converge" {
+		conv.Corkboard, conv.Work, conv.Seed, conv.Out = cfg.Corkboard, work, cfg.Seed, os.Stdout
+		conv.Nodes, conv.Duration, conv.KillEvery = cfg.Nodes, cfg.Duration, cfg.FaultEvery
+		conv.NodePoll, conv.Converge = cfg.NodePoll, cfg.Converge
+		if backend == "pg" {
+			dsn, drop, err := createDatabase(ctx, admin, fmt.Sprintf("corkboard_converge_%d", cfg.Seed%1_000_000_000))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "corkboard-chaos:", err)
+				return 2
+			}
+			if keep {
+				fmt.Printf("converge: database %s is kept\n", dsn)
+			} else {
+				defer drop()
+			}
+			conv.DSN = dsn
+		}
+		if keep {
+			fmt.Printf("converge: folder %s is kept\n", work)
+		}
+		res, err := RunConverge(ctx, conv)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "corkboard-chaos:", err)
+			return 2
+		}
+		fmt.Println(res.Summary)
+		fmt.Print(res.Details)
+		if len(res.Violations) > 0 {
+			fmt.Printf("converge: %d violations; replay the same choices with -seed %d\n", len(res.Violations), cfg.Seed)
+			return 1
+		}
+		return 0
 	}
 	dsn, drop, err := createDatabase(ctx, admin, fmt.Sprintf("corkboard_chaos_%d", cfg.Seed%1_000_000_000))
 	if err != nil {
