@@ -64,6 +64,7 @@ const (
 	kindJoin       = "j"
 	kindLeave      = "l"
 	kindPointer    = "p"
+	kindEditing    = "d"
 	kindWho        = "w"
 	kindKick       = "x"
 	kindInvalidate = "i"
@@ -193,6 +194,8 @@ func (n *nodes) Presence(boardID string, p rooms.Note) {
 		nt.K = kindLeave
 	case rooms.NoteWho:
 		nt = note{K: kindWho, Board: boardID}
+	case rooms.NoteEditing:
+		nt.K, nt.Key = kindEditing, p.NoteID
 	case rooms.NotePointer:
 		nt.K, nt.X, nt.Y = kindPointer, p.X, p.Y
 		n.mu.Lock()
@@ -357,10 +360,10 @@ func (n *nodes) receive(payload []byte) {
 			if r := n.h.existing(nt.Board); r != nil {
 				r.Advance(nt.V, false)
 			}
-		case kindJoin, kindLeave, kindPointer:
+		case kindJoin, kindLeave, kindPointer, kindEditing:
 			if r := n.h.existing(nt.Board); r != nil {
-				kind := map[string]rooms.NoteKind{kindJoin: rooms.NoteJoin, kindLeave: rooms.NoteLeave, kindPointer: rooms.NotePointer}[nt.K]
-				r.Remote(rooms.Note{Kind: kind, Node: env.Node, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y})
+				kind := map[string]rooms.NoteKind{kindJoin: rooms.NoteJoin, kindLeave: rooms.NoteLeave, kindPointer: rooms.NotePointer, kindEditing: rooms.NoteEditing}[nt.K]
+				r.Remote(rooms.Note{Kind: kind, Node: env.Node, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
 			}
 		case kindWho:
 			if r := n.h.existing(nt.Board); r != nil && r.Subscribers() > 0 {

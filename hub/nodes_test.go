@@ -66,6 +66,7 @@ type liveMsg struct {
 	Reset         bool    `json:"reset"`
 	X             float64 `json:"x"`
 	Y             float64 `json:"y"`
+	NoteID        string  `json:"noteId"`
 	Notes         []struct {
 		ID string `json:"id"`
 	} `json:"notes"`
@@ -303,6 +304,28 @@ func TestPresenceCrossesNodes(t *testing.T) {
 	}
 	if m := next(t, qb, rooms.TypePointer, rooms.TypeLeave); m.Type != rooms.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
 		t.Fatalf("bob saw %+v, want ann's pointer at 12.5,-3", m)
+	}
+	// Who is editing which note crosses too, and a late joiner on the
+	// other node finds it in its hello.
+	if err := sa.Editing("n7"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, rooms.TypeEditing, rooms.TypeLeave); m.Type != rooms.TypeEditing || m.ID != "ca" || m.NoteID != "n7" {
+		t.Fatalf("bob saw %+v, want ann editing n7", m)
+	}
+	sd, wd, err := cl.hubs[1].Subscribe(ctx, "b1", "cd", "dan@example.com", roomstest.NewQueue(256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(wd.Present, func(p rooms.Presence) bool { return p.ID == "ca" }); i < 0 || wd.Present[i].Editing != "n7" {
+		t.Fatalf("dan's hello on node B lists %+v, want ann editing n7", wd.Present)
+	}
+	sd.Leave()
+	if m := next(t, qb, rooms.TypeJoin); m.ID != "cd" {
+		t.Fatalf("bob saw %+v join, want dan", m)
+	}
+	if m := next(t, qb, rooms.TypeLeave); m.ID != "cd" {
+		t.Fatalf("bob saw %+v leave, want dan", m)
 	}
 	sa.Leave()
 	if m := next(t, qb, rooms.TypeLeave, rooms.TypeJoin); m.Type != rooms.TypeLeave || m.ID != "ca" {

@@ -38,6 +38,9 @@ const (
 	// NoteWho asks the other nodes' rooms to announce their connections
 	// (sent when a room gets its first local subscriber).
 	NoteWho
+	// NoteEditing is a connection opening (NoteID) or closing ("") a
+	// note's editor.
+	NoteEditing
 )
 
 // Note is a presence note: a connection on some node joined, left or moved
@@ -48,6 +51,8 @@ type Note struct {
 	Node     string
 	Presence Presence
 	X, Y     float64
+	// NoteID is the note of a NoteEditing.
+	NoteID string
 }
 
 // MaxRemotePresence bounds the connections of other nodes a room keeps
@@ -56,8 +61,16 @@ type Note struct {
 const MaxRemotePresence = 10_000
 
 type remotePresence struct {
-	Presence
-	node string
+	Presence // with Editing, for the hello's list
+	node     string
+}
+
+// presence is p as join, leave and pointer messages carry it: without the
+// note it is editing.
+func (p remotePresence) presence() Presence {
+	q := p.Presence
+	q.Editing = ""
+	return q
 }
 
 // confirm records that the store (or a note) confirmed the room's version
@@ -231,6 +244,15 @@ func (r *Room) Remote(n Note) {
 			if n.Kind == NotePointer {
 				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
 			}
+		case NoteEditing:
+			if !known {
+				if len(r.remote) >= MaxRemotePresence {
+					return
+				}
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+			}
+			r.remote[id] = remotePresence{Presence: Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
+			r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
 		case NoteLeave:
 			if known {
 				delete(r.remote, id)
@@ -247,7 +269,7 @@ func (r *Room) ForgetNode(node string) {
 		for id, p := range r.remote {
 			if p.node == node {
 				delete(r.remote, id)
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.Presence}), nil)
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.presence()}), nil)
 			}
 		}
 	})
@@ -259,6 +281,9 @@ func (r *Room) Reannounce() {
 	r.onLoop(func() {
 		for _, s := range r.subs {
 			r.relay(Note{Kind: NoteJoin, Presence: s.presence()})
+			if s.editing != "" {
+				r.relay(Note{Kind: NoteEditing, Presence: s.presence(), NoteID: s.editing})
+			}
 		}
 	})
 }

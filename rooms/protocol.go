@@ -34,6 +34,9 @@ const (
 	TypeLeave   = "leave"
 	TypePointer = "pointer"
 	TypePush    = "push"
+	// TypeEditing says which note a connection has open in its editor
+	// ("" for none): sent by a client, relayed to the others.
+	TypeEditing = "editing"
 )
 
 // Presence is one connection on a board: who it is and its colour.
@@ -42,6 +45,9 @@ type Presence struct {
 	ID    string `json:"id"`
 	Email string `json:"email"`
 	Color string `json:"color"`
+	// Editing is the note the connection has open in its editor, in the
+	// hello's list of who is here; omitted when none.
+	Editing string `json:"editing,omitempty"`
 }
 
 // You is the hello message's description of the receiving connection.
@@ -99,6 +105,14 @@ type PointerMessage struct {
 	Presence
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
+}
+
+// EditingMessage is a connection opening a note's editor (NoteID) or
+// closing it (NoteID ""), relayed to the others.
+type EditingMessage struct {
+	Type string `json:"type"`
+	Presence
+	NoteID string `json:"noteId"`
 }
 
 // EncodeChanges encodes a changes message.

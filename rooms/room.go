@@ -136,6 +136,11 @@ type pointerReq struct {
 	x, y float64
 }
 
+type editReq struct {
+	sub    *Subscriber
+	noteID string
+}
+
 type leaveReq struct {
 	sub  *Subscriber
 	done chan struct{}
@@ -178,6 +183,7 @@ type Room struct {
 	joinC    chan joinReq
 	leaveC   chan leaveReq
 	pointerC chan pointerReq
+	editC    chan editReq
 	kickC    chan kickReq
 	idleC    chan idleReq
 	waitC    chan *Waiter
@@ -231,6 +237,7 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		joinC:    make(chan joinReq),
 		leaveC:   make(chan leaveReq),
 		pointerC: make(chan pointerReq),
+		editC:    make(chan editReq),
 		kickC:    make(chan kickReq),
 		idleC:    make(chan idleReq),
 		waitC:    make(chan *Waiter),
@@ -466,6 +473,12 @@ func (r *Room) loop() {
 				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
 				r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
 			}
+		case req := <-r.editC:
+			if r.has(req.sub) && req.sub.editing != req.noteID {
+				req.sub.editing = req.noteID
+				r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
+				r.relay(Note{Kind: NoteEditing, Presence: req.sub.presence(), NoteID: req.noteID})
+			}
 		case f := <-r.nodeC:
 			f()
 		case req := <-r.kickC:
@@ -666,6 +679,7 @@ func (r *Room) join(req joinReq) {
 	w := Welcome{ServerVersion: r.version.Load(), Present: make([]Presence, len(present))}
 	for i, s := range present {
 		w.Present[i] = s.presence()
+		w.Present[i].Editing = s.editing
 	}
 	w.Present = append(w.Present, r.remotePresent()...)
 	first := len(r.subs) == 0
