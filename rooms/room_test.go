@@ -770,6 +770,7 @@ func (m *memStore) BoardState(context.Context, string) (*board.State, error) {
 }
 func (m *memStore) PruneTombstones(context.Context, time.Time) (int, error)      { return 0, nil }
 func (m *memStore) SweepIdempotencyKeys(context.Context, time.Time) (int, error) { return 0, nil }
+func (m *memStore) PruneRevisions(context.Context, time.Time, int) (int, error)  { return 0, nil }
 
 // BenchmarkFanOut1000 is one single-note push reaching 1,000 subscribers,
 // each a channel drained by its own goroutine: the room's own cost. Fan-out
