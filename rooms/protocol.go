@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 
 	"corkboard/board"
+	"corkboard/persist"
 )
 
 // Close codes a subscriber is dropped with (WebSocket close codes; see
@@ -72,6 +73,32 @@ type ChangesMessage struct {
 	From  string `json:"from,omitempty"`
 	Since int64  `json:"since"`
 	*board.Changes
+	// Events tells what the push's merges overwrote (docs/live-protocol.md,
+	// "changes"); left out when nothing.
+	Events []Event `json:"events,omitempty"`
+}
+
+// Event is a persist.MergeEvent on the wire: a merge of row ID replaced
+// something the change at Version had committed (an overlap of lines, or a
+// deletion the edit undid); LogKey is the changelog entry holding it.
+type Event struct {
+	Kind    string `json:"kind"`
+	Table   string `json:"table"`
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+	LogKey  string `json:"logKey,omitempty"`
+}
+
+// wireEvents converts a push's merge events; nil when none.
+func wireEvents(evs []persist.MergeEvent) []Event {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]Event, len(evs))
+	for i, e := range evs {
+		out[i] = Event{Kind: e.Kind, Table: e.Table, ID: e.ID, Version: e.Version, LogKey: e.LogKey}
+	}
+	return out
 }
 
 // Ack answers a push made over the live channel.
@@ -118,6 +145,12 @@ type EditingMessage struct {
 // EncodeChanges encodes a changes message.
 func EncodeChanges(ch *board.Changes, since int64, from string) ([]byte, error) {
 	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: since, Changes: ch})
+}
+
+// encodePushChanges encodes the changes message of one applied push, with
+// what its merges overwrote.
+func encodePushChanges(a persist.Applied, from string) ([]byte, error) {
+	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: a.Version - 1, Changes: a.Changes, Events: wireEvents(a.Events)})
 }
 
 // mustEncode encodes messages the room builds from its own values, which

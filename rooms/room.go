@@ -582,6 +582,9 @@ func (r *Room) commit(batch []*pushReq, base int64) {
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
 	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
 	if c.err == nil {
+		observeMerges(r.opts.Observer, c.applied)
+	}
+	if c.err == nil {
 		r.bridgeGap(c)
 		c.msgs = make([]*Message, len(batch))
 		// Encoded once here, off the loop, and shared by every subscriber;
@@ -606,7 +609,7 @@ func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
 	if req.origin != nil {
 		from = req.origin.id
 	}
-	msg, err := EncodeChanges(a.Changes, a.Version-1, from)
+	msg, err := encodePushChanges(a, from)
 	if err != nil {
 		r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
 		return nil
@@ -648,7 +651,13 @@ func (r *Room) finishCommit(c *commit) {
 				msg = r.encodeChange(req, a)
 			}
 			if msg != nil {
-				r.broadcast(msg, req.origin)
+				// A merged push's rows are not what its connection sent:
+				// it gets them too, before its ack.
+				skip := req.origin
+				if a.Merged > 0 {
+					skip = nil
+				}
+				r.broadcast(msg, skip)
 			}
 		}
 		if req.origin != nil {

@@ -45,6 +45,7 @@ type liveMsg struct {
 	Error         string              `json:"error"`
 	Field         string              `json:"field"`
 	NoteID        string              `json:"noteId"`
+	Events        []rooms.Event       `json:"events"`
 }
 
 // dial opens the live channel; query is "" or "?since=N".
