@@ -224,6 +224,8 @@ export class SyncClient {
     // A push interrupted by a reload is sent again as the same push, with
     // the same key, so the server applies it at most once.
     this.queue.load(cached.pending);
+    this.queue.rebase([], this.server); // edits whose wait is over (see load)
+    this.persistQueue();
     this.book = new MarkBook(saved);
     this.localState = cached.version > 0 || cached.notes.length > 0 || cached.items.length > 0 || cached.pending.length > 0;
     this.loaded = true;

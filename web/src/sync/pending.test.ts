@@ -262,6 +262,20 @@ describe('PendingQueue: edits on top of a push on its way', () => {
   });
 });
 
+describe('PendingQueue: loading', () => {
+  it('does not wait for a push that is gone (a page closed between two writes)', () => {
+    const { q, copy, shown } = setup();
+    copy.notes.set('n1', { ...note('n1', { color: 'yellow' }), version: 1 });
+    copy.version = 1;
+    // Edit 1 (color: pink) was pushed as version 2 and deleted; edit 2 was made on top of it.
+    q.load([{ seq: 2, kind: 'note', id: 'n1', op: 'upsert', at: AT, row: note('n1', { color: 'pink', title: 'later' }), base: note('n1', { color: 'pink' }), afterSeq: 1 }]);
+    expect(q.nextBatch(newKey)).toBeNull();
+    copy.put(q, 2, note('n1', { color: 'pink' }));
+    expect(shown('n1')).toMatchObject({ color: 'pink', title: 'later' });
+    expect(q.nextBatch(newKey)!.edits[0]).toMatchObject({ baseVersion: 2, row: { color: 'pink', title: 'later' } });
+  });
+});
+
 describe('PendingQueue: batches and refusals', () => {
   it('sends an interrupted batch again first, with its key', () => {
     const { q, edit, send } = setup();

@@ -95,6 +95,19 @@ export class PendingQueue {
   load(edits: readonly PendingEdit[]): void {
     this.edits = [...edits].sort((a, b) => a.seq - b.seq);
     this.nextSeq = this.edits.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
+    // A page closed between the two writes of an answer (the pushed edits
+    // deleted, the one on top not yet told their version) leaves an edit
+    // waiting for a push that is gone: it is merged onto the copy at the
+    // next rows instead. Safe: what the push changed is in its base and
+    // not in the copy, and the server merges it back in.
+    const seqs = new Set(this.edits.map((e) => e.seq));
+    for (const e of this.edits) {
+      if (e.afterSeq !== undefined && !seqs.has(e.afterSeq)) {
+        delete e.afterSeq;
+        e.afterVersion = 0;
+        this.dirty(e);
+      }
+    }
   }
 
   /** size counts the unsent edits (refused ones included). */
