@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '342f6433a143a95a';
-const FILES = ["assets/AiErrorText-DU1jt6qQ.js","assets/Analyse-l-RJFW9e.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-CxjAs48Z.js","assets/HistoryPanel-B2kkAbYx.js","assets/ImportDialog-BsGhFAuF.js","assets/NoteAssist-DTpB-Eao.js","assets/NoteHints-DB-2U9Is.js","assets/SlashMenu-ulzxDq6W.js","assets/SnapshotsPanel-BHXDfAhE.js","assets/TrackerGenerate-BBSzy-JV.js","assets/ai-CQ5f2CB3.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BAr4mDb4.js","assets/index-BL2TBIfw.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Wpf3iTy3.js"];
+const VERSION = '8e305559cb433533';
+const FILES = ["assets/AiErrorText-CeI7TExQ.js","assets/Analyse-CcEhNGGJ.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jJzjTHu9.js","assets/HistoryPanel-F1nkl5pu.js","assets/ImportDialog-C0odtpmS.js","assets/NoteAssist-pHbL-3NA.js","assets/NoteHints-POy3i5pn.js","assets/SlashMenu-N6jztTlV.js","assets/SnapshotsPanel-CS-ejP--.js","assets/TrackerGenerate-D0LLOA8p.js","assets/ai-BRj_9V7c.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-CMsKc8tv.js","assets/index-DhpRaab4.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-C4miVDBW.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
