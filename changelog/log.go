@@ -12,11 +12,13 @@ import (
 	"corkboard/persist"
 )
 
-// Actions of changelog entries (spec: changelog entry).
+// Actions of changelog entries (spec: changelog entry). The store appends
+// update_note and delete_note entries of its own when a merge overwrites
+// something (persist.ActionUpdateNote): the names are the same.
 const (
 	ActionCreateNote  = "create_note"
-	ActionUpdateNote  = "update_note"
-	ActionDeleteNote  = "delete_note"
+	ActionUpdateNote  = persist.ActionUpdateNote
+	ActionDeleteNote  = persist.ActionDeleteNote
 	ActionRenameBoard = "rename_board"
 )
 

@@ -1,7 +1,7 @@
 // Package hub is the registry of live rooms: it starts a board's room on
-// first use, stops rooms that have been idle, sweeps old tombstones and
-// idempotency keys, and shuts every room down (closing their sockets with
-// going-away) on Close.
+// first use, stops rooms that have been idle, sweeps old tombstones,
+// revisions and idempotency keys, and shuts every room down (closing their
+// sockets with going-away) on Close.
 //
 // With several nodes on one store (Options.Bus, nodes.go), the hub is where
 // a room learns of versions committed elsewhere, of connections on other
@@ -370,13 +370,21 @@ func (h *Hub) stopIdle(cutoff time.Time, pick func(boardID string) bool) int {
 	return n
 }
 
-// Sweep forgets tombstones older than TombstoneRetention (unless it is
-// negative) and idempotency keys older than IdempotencyRetention, as of now.
+// Sweep forgets tombstones older than TombstoneRetention and the revisions
+// (the bases of merges) superseded before then beyond the newest
+// persist.KeepRevisions of each row (neither when the retention is
+// negative: a client may come back with an edit as old as the deletions a
+// pull still reports), and idempotency keys older than
+// IdempotencyRetention, as of now.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) error {
-	t := 0
+	t, r := 0, 0
 	if h.opts.TombstoneRetention > 0 {
+		cutoff := now.Add(-h.opts.TombstoneRetention)
 		var err error
-		if t, err = h.store.PruneTombstones(ctx, now.Add(-h.opts.TombstoneRetention)); err != nil {
+		if t, err = h.store.PruneTombstones(ctx, cutoff); err != nil {
+			return err
+		}
+		if r, err = h.store.PruneRevisions(ctx, cutoff, persist.KeepRevisions); err != nil {
 			return err
 		}
 	}
@@ -384,8 +392,8 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if t > 0 || k > 0 {
-		h.log.InfoContext(ctx, "sync sweep", slog.Int("tombstones", t), slog.Int("idempotencyKeys", k))
+	if t > 0 || r > 0 || k > 0 {
+		h.log.InfoContext(ctx, "sync sweep", slog.Int("tombstones", t), slog.Int("revisions", r), slog.Int("idempotencyKeys", k))
 	}
 	return nil
 }

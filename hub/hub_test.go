@@ -10,6 +10,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/hub"
+	"corkboard/persist"
 	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
@@ -187,6 +188,41 @@ func TestSweepPrunesTombstones(t *testing.T) {
 	// The key was swept too: the same key applies again.
 	if v, replayed, _ := h.Push(ctx, "b1", onePush("a"), "key"); v != 4 || replayed {
 		t.Fatalf("key after sweep: v=%d replayed=%v, want 4 applied", v, replayed)
+	}
+}
+
+// TestSweepPrunesRevisions: the sweep forgets revisions older than the
+// tombstone retention past a row's newest persist.KeepRevisions, so a push
+// whose base is that old falls back to replacing the row; with a negative
+// retention it keeps them all, as it keeps the tombstones.
+func TestSweepPrunesRevisions(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		retention time.Duration
+		fallbacks int
+	}{{"Default", 0, 1}, {"KeepForever", -1, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, c, _ := persisttest.Open(t, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), "b1")
+			h := hub.New(db, hub.Options{Now: c.Now, SweepEvery: -1, TombstoneRetention: tc.retention})
+			t.Cleanup(func() { h.Close(context.Background()) })
+			ctx := context.Background()
+			// Versions 1..KeepRevisions+2 of note a: one revision more than
+			// the sweep keeps.
+			for i := range persist.KeepRevisions + 2 {
+				p := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "a", Content: fmt.Sprint(i)}}}}
+				if _, _, err := h.Push(ctx, "b1", p, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.Advance(31 * 24 * time.Hour)
+			if err := h.Sweep(ctx, c.Now()); err != nil {
+				t.Fatal(err)
+			}
+			res, err := db.ApplyPushes(ctx, "b1", []persist.PushInput{{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "a", Content: "mine", BaseVersion: 1}}}}}})
+			if err != nil || res[0].Err != nil || res[0].Fallbacks != tc.fallbacks || res[0].Merged != 1-tc.fallbacks {
+				t.Fatalf("push on base 1 after the sweep: %+v, %v; want %d fallbacks", res, err, tc.fallbacks)
+			}
+		})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/persist/persisttest"
@@ -59,13 +60,15 @@ func startCluster(tb testing.TB, store persist.SyncStore, c *persisttest.Clock, 
 
 // liveMsg is what a test looks at in a live message.
 type liveMsg struct {
-	Type          string  `json:"type"`
-	ID            string  `json:"id"`
-	Since         int64   `json:"since"`
-	ServerVersion int64   `json:"serverVersion"`
-	Reset         bool    `json:"reset"`
-	X             float64 `json:"x"`
-	Y             float64 `json:"y"`
+	Type          string        `json:"type"`
+	ID            string        `json:"id"`
+	Since         int64         `json:"since"`
+	ServerVersion int64         `json:"serverVersion"`
+	Reset         bool          `json:"reset"`
+	X             float64       `json:"x"`
+	Y             float64       `json:"y"`
+	NoteID        string        `json:"noteId"`
+	Events        []rooms.Event `json:"events"`
 	Notes         []struct {
 		ID string `json:"id"`
 	} `json:"notes"`
@@ -147,6 +150,32 @@ func TestPushesOnBothNodesReachEverySubscriber(t *testing.T) {
 		if len(seen) != 2*each {
 			t.Fatalf("node %d: subscriber saw %d notes, want %d", i, len(seen), 2*each)
 		}
+	}
+}
+
+// TestMergeEventsCrossNodes: what a merge on one node overwrote is told to
+// the subscribers of the other node too (the rows reach them through the
+// catch-up, the events in a message of their own).
+func TestMergeEventsCrossNodes(t *testing.T) {
+	cl := newCluster(t, 2, "b1")
+	ctx := context.Background()
+	q := roomstest.NewQueue(256)
+	s, _, err := cl.hubs[1].Subscribe(ctx, "b1", "cb", "bob@example.com", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Leave()
+	edit := func(content string, base int64) *board.Push {
+		return &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n1", Content: content, BaseVersion: base}}}}
+	}
+	for _, p := range []*board.Push{edit("a\nb", 0), edit("A\nb", 1), edit("X\nb", 1)} {
+		if _, _, err := cl.hubs[0].Push(ctx, "b1", p, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := next(t, q, rooms.TypeEvents)
+	if len(m.Events) != 1 || m.Events[0].Kind != "overlap" || m.Events[0].ID != "n1" || m.Events[0].Version != 2 || m.Events[0].LogKey == "" {
+		t.Fatalf("bob on node B got events %+v, want the overlap with version 2", m.Events)
 	}
 }
 
@@ -303,6 +332,28 @@ func TestPresenceCrossesNodes(t *testing.T) {
 	}
 	if m := next(t, qb, rooms.TypePointer, rooms.TypeLeave); m.Type != rooms.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
 		t.Fatalf("bob saw %+v, want ann's pointer at 12.5,-3", m)
+	}
+	// Who is editing which note crosses too, and a late joiner on the
+	// other node finds it in its hello.
+	if err := sa.Editing("n7"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, rooms.TypeEditing, rooms.TypeLeave); m.Type != rooms.TypeEditing || m.ID != "ca" || m.NoteID != "n7" {
+		t.Fatalf("bob saw %+v, want ann editing n7", m)
+	}
+	sd, wd, err := cl.hubs[1].Subscribe(ctx, "b1", "cd", "dan@example.com", roomstest.NewQueue(256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(wd.Present, func(p rooms.Presence) bool { return p.ID == "ca" }); i < 0 || wd.Present[i].Editing != "n7" {
+		t.Fatalf("dan's hello on node B lists %+v, want ann editing n7", wd.Present)
+	}
+	sd.Leave()
+	if m := next(t, qb, rooms.TypeJoin); m.ID != "cd" {
+		t.Fatalf("bob saw %+v join, want dan", m)
+	}
+	if m := next(t, qb, rooms.TypeLeave); m.ID != "cd" {
+		t.Fatalf("bob saw %+v leave, want dan", m)
 	}
 	sa.Leave()
 	if m := next(t, qb, rooms.TypeLeave, rooms.TypeJoin); m.Type != rooms.TypeLeave || m.ID != "ca" {

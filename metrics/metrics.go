@@ -63,6 +63,10 @@ type Metrics struct {
 	aiTokens     *prometheus.CounterVec
 	storeErrPush prometheus.Counter
 	storeErrPull prometheus.Counter
+	mergeRows    prometheus.Counter
+	mergeFall    prometheus.Counter
+	mergeOverlap prometheus.Counter
+	mergeRevived prometheus.Counter
 }
 
 // New registers every collector, the Go runtime's and the process's
@@ -95,7 +99,11 @@ func New(g Gauges) *Metrics {
 	m.aiTokens = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_ai_tokens_total", Help: "Tokens the model reported, by AI feature and kind (prompt or completion)."}, []string{"feature", "kind"})
 	storeErrs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_store_errors_total", Help: "Store calls of the rooms that failed with an internal error, by operation."}, []string{"op"})
 	m.storeErrPush, m.storeErrPull = storeErrs.WithLabelValues("push"), storeErrs.WithLabelValues("pull")
-	for _, c := range []prometheus.Collector{m.pushes, m.commit, m.commitBatch, pulls, m.pullStore, m.drops, m.aiRequests, m.aiErrors, m.aiTokens, storeErrs} {
+	merges := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_merged_rows_total", Help: "Pushed rows with a baseVersion: merged into what was committed since their base (merged), or replaced whole because their base was no longer kept (fallback)."}, []string{"result"})
+	m.mergeRows, m.mergeFall = merges.WithLabelValues("merged"), merges.WithLabelValues("fallback")
+	events := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corkboard_merge_events_total", Help: "What merges overwrote: overlap (both sides changed the same lines; the other side's text went to the changelog) or revived (an edit brought back a row deleted since its base)."}, []string{"kind"})
+	m.mergeOverlap, m.mergeRevived = events.WithLabelValues("overlap"), events.WithLabelValues("revived")
+	for _, c := range []prometheus.Collector{m.pushes, m.commit, m.commitBatch, pulls, m.pullStore, m.drops, m.aiRequests, m.aiErrors, m.aiTokens, storeErrs, merges, events} {
 		f(c)
 	}
 	return m
@@ -118,6 +126,14 @@ func (m *Metrics) Committed(pushes int, took time.Duration, err error) {
 	m.pushes.Add(float64(pushes))
 	m.commit.Observe(took.Seconds())
 	m.commitBatch.Observe(float64(pushes))
+}
+
+// Merged counts what merges did (rooms.Observer).
+func (m *Metrics) Merged(rows, fallbacks, overlaps, revived int) {
+	m.mergeRows.Add(float64(rows))
+	m.mergeFall.Add(float64(fallbacks))
+	m.mergeOverlap.Add(float64(overlaps))
+	m.mergeRevived.Add(float64(revived))
 }
 
 // Pulled records a pull's latency (rooms.Observer).

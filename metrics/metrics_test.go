@@ -123,6 +123,33 @@ func TestRoomReports(t *testing.T) {
 	want(t, got, `corkboard_store_errors_total{op="push"}`, 0)
 }
 
+// Merges are counted: rows merged and replaced whole for want of their
+// base, and what the merges overwrote (overlaps, revivals).
+func TestMergeReports(t *testing.T) {
+	db, _, _ := persisttest.Open(t, t0, "b1")
+	m := metrics.New(metrics.Gauges{})
+	r := start(t, db, m)
+	push := func(notes []board.Note, deleted ...string) {
+		t.Helper()
+		if _, _, err := r.Push(context.Background(), &board.Push{Notes: board.NoteChanges{Upserted: notes, Deleted: deleted}}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push([]board.Note{{ID: "n1", Content: "a\nb"}})                         // v1
+	push([]board.Note{{ID: "n1", Content: "A\nb", BaseVersion: 1}})         // v2: nothing since its base, written as sent
+	push([]board.Note{{ID: "n1", Content: "a\nB", BaseVersion: 1}})         // v3: merged, "A\nB"
+	push([]board.Note{{ID: "n1", Content: "X\nb", BaseVersion: 1}})         // v4: merged, line 1 overlaps
+	push(nil, "n1")                                                         // v5
+	push([]board.Note{{ID: "n1", Content: "X\nB!", BaseVersion: 4}})        // v6: merged, revived
+	push([]board.Note{{ID: "n2", Content: "new"}})                          // v7
+	push([]board.Note{{ID: "n2", Content: "no base kept", BaseVersion: 2}}) // v8: n2 did not exist at 2
+	got := samples(t, m)
+	want(t, got, `corkboard_merged_rows_total{result="merged"}`, 3)
+	want(t, got, `corkboard_merged_rows_total{result="fallback"}`, 1)
+	want(t, got, `corkboard_merge_events_total{kind="overlap"}`, 1)
+	want(t, got, `corkboard_merge_events_total{kind="revived"}`, 1)
+}
+
 // A store that fails counts as store errors; an answer a caller acts on
 // (a negative since is EINVALID, never reaching the store) does not.
 func TestStoreErrors(t *testing.T) {

@@ -48,10 +48,82 @@ type SyncStore interface {
 	// SweepIdempotencyKeys forgets keys recorded strictly before cutoff,
 	// after which a push repeating one applies again; it returns how many.
 	SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int, error)
+	// PruneRevisions forgets the revisions (superseded states of rows, the
+	// bases of merges) superseded (by the store's clock) strictly before
+	// cutoff, except the newest keep revisions of each row, and returns how
+	// many it forgot. A push whose baseVersion names a forgotten state
+	// falls back to the whole-row rule. It reads an index, not every
+	// revision: a revision it kept for keep is looked at again only once
+	// its row has a newer one.
+	PruneRevisions(ctx context.Context, cutoff time.Time, keep int) (int, error)
 }
+
+// KeepRevisions is how many revisions of each row the sweep keeps however
+// old they are: with the tombstone retention (30 days by default) as the
+// cutoff, a merge finds its base when the base is at most that old or
+// among the row's last KeepRevisions states, whichever reaches further.
+const KeepRevisions = 100
 
 // MaxIdempotencyKeyLen is the longest Idempotency-Key accepted, in bytes.
 const MaxIdempotencyKeyLen = 128
+
+// Merging (docs/sync.md, "How a push is merged"): an upserted row with a
+// baseVersion of 1 or more is the client's edit of the row as it was at
+// that version. When the row changed since, the store merges the edit into
+// the current row (board.MergeNote, board.MergeItem) against that earlier
+// state, which it keeps as a revision: every push that overwrites or
+// deletes a row keeps the state it replaced (the row's JSON as stored, or
+// its tombstone), in the push's own transaction, until PruneRevisions
+// forgets it. A row without baseVersion (or 0) replaces the stored one
+// whole, as it always did.
+//
+// What a merge overwrites is not lost: when both sides changed the same
+// lines of a note, the store appends an update_note changelog entry
+// holding the note as it was (theirs) in the push's transaction; when an
+// edit brings back a note deleted since its base, a delete_note entry
+// holding the note as it was when deleted. Tracker items have no
+// changelog: what a merge overwrote in an item stays in the revisions only.
+
+// Kinds of MergeEvent.
+const (
+	// MergeOverlap: both sides changed the same lines of a text field, and
+	// the push's lines won.
+	MergeOverlap = "overlap"
+	// MergeRevived: the row was deleted since the push's base, and the
+	// merged edit brought it back to life.
+	MergeRevived = "revived"
+)
+
+// Tables of MergeEvent.
+const (
+	MergeTableNote = "note"
+	MergeTableItem = "item"
+)
+
+// Changelog actions the store itself appends when a merge overwrites
+// something (the changelog package's names for the same actions).
+const (
+	ActionUpdateNote = "update_note"
+	ActionDeleteNote = "delete_note"
+)
+
+// MergeEvent tells that a merge of one row replaced something another
+// push had committed: lines of theirs (an overlap) or a deletion (a
+// revival). A revived note whose merge also overlapped has both events,
+// and both name the one delete_note entry, which holds the note whole.
+type MergeEvent struct {
+	// Kind is MergeOverlap or MergeRevived.
+	Kind string
+	// Table is MergeTableNote or MergeTableItem.
+	Table string
+	ID    string
+	// Version is the version of the change that lost: theirs' version for
+	// an overlap, the deletion's version for a revival.
+	Version int64
+	// LogKey is the changelog entry that holds what was lost ("" for
+	// items, which have no changelog).
+	LogKey string
+}
 
 // PushInput is one validated-or-not push waiting to be applied, with the
 // client's idempotency key ("" for none).
@@ -76,4 +148,13 @@ type Applied struct {
 	// Err is the push's own failure (EINVALID); the other pushes of the same
 	// call are unaffected.
 	Err error
+	// Merged counts the rows of the push merged against their base (a
+	// revival included).
+	Merged int
+	// Fallbacks counts the rows with a baseVersion whose base the store no
+	// longer had (forgotten, or a tombstone): they replaced the row whole.
+	Fallbacks int
+	// Events lists what the push's merges overwrote, in the order of the
+	// push's rows (notes, then items); nil when nothing was.
+	Events []MergeEvent
 }

@@ -38,6 +38,12 @@ const (
 	// NoteWho asks the other nodes' rooms to announce their connections
 	// (sent when a room gets its first local subscriber).
 	NoteWho
+	// NoteEditing is a connection opening (NoteID) or closing ("") a
+	// note's editor.
+	NoteEditing
+	// NoteEvent is a merge event of a push this node applied, for the
+	// subscribers on the others (Event; no Presence).
+	NoteEvent
 )
 
 // Note is a presence note: a connection on some node joined, left or moved
@@ -48,6 +54,10 @@ type Note struct {
 	Node     string
 	Presence Presence
 	X, Y     float64
+	// NoteID is the note of a NoteEditing.
+	NoteID string
+	// Event is the event of a NoteEvent.
+	Event Event
 }
 
 // MaxRemotePresence bounds the connections of other nodes a room keeps
@@ -56,8 +66,16 @@ type Note struct {
 const MaxRemotePresence = 10_000
 
 type remotePresence struct {
-	Presence
-	node string
+	Presence // with Editing, for the hello's list
+	node     string
+}
+
+// presence is p as join, leave and pointer messages carry it: without the
+// note it is editing.
+func (p remotePresence) presence() Presence {
+	q := p.Presence
+	q.Editing = ""
+	return q
 }
 
 // confirm records that the store (or a note) confirmed the room's version
@@ -212,6 +230,12 @@ func (r *Room) finishCatchUp(c *commit) int64 {
 // Remote takes a presence note from another node: the room's subscribers
 // see the connection join, leave or point as if it were here.
 func (r *Room) Remote(n Note) {
+	if n.Kind == NoteEvent {
+		r.onLoop(func() {
+			r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: []Event{n.Event}}), nil)
+		})
+		return
+	}
 	r.onLoop(func() {
 		id := n.Presence.ID
 		p := Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
@@ -231,6 +255,15 @@ func (r *Room) Remote(n Note) {
 			if n.Kind == NotePointer {
 				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
 			}
+		case NoteEditing:
+			if !known {
+				if len(r.remote) >= MaxRemotePresence {
+					return
+				}
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+			}
+			r.remote[id] = remotePresence{Presence: Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
+			r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
 		case NoteLeave:
 			if known {
 				delete(r.remote, id)
@@ -247,7 +280,7 @@ func (r *Room) ForgetNode(node string) {
 		for id, p := range r.remote {
 			if p.node == node {
 				delete(r.remote, id)
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.Presence}), nil)
+				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.presence()}), nil)
 			}
 		}
 	})
@@ -259,6 +292,9 @@ func (r *Room) Reannounce() {
 	r.onLoop(func() {
 		for _, s := range r.subs {
 			r.relay(Note{Kind: NoteJoin, Presence: s.presence()})
+			if s.editing != "" {
+				r.relay(Note{Kind: NoteEditing, Presence: s.presence(), NoteID: s.editing})
+			}
 		}
 	})
 }

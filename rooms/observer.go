@@ -1,6 +1,10 @@
 package rooms
 
-import "time"
+import (
+	"time"
+
+	"corkboard/persist"
+)
 
 // Observer is told what rooms do, for metrics. cmd/corkboard hands one to
 // every room through Options.Observer; rooms know nothing of how it counts.
@@ -19,6 +23,32 @@ type Observer interface {
 	// SubscriberDropped reports a subscriber dropped because its queue was
 	// full (CloseResync, 4008).
 	SubscriberDropped()
+	// Merged reports what one store call's merges did (docs/sync.md, "How
+	// a push is merged"): rows merged against their base, rows whose base
+	// was no longer kept (replaced whole), overlaps of lines and revived
+	// rows. Called only when one of them is not zero.
+	Merged(rows, fallbacks, overlaps, revived int)
+}
+
+// observeMerges adds up the merges of one store call's pushes and reports
+// them.
+func observeMerges(o Observer, applied []persist.Applied) {
+	var rows, fallbacks, overlaps, revived int
+	for _, a := range applied {
+		rows += a.Merged
+		fallbacks += a.Fallbacks
+		for _, e := range a.Events {
+			switch e.Kind {
+			case persist.MergeOverlap:
+				overlaps++
+			case persist.MergeRevived:
+				revived++
+			}
+		}
+	}
+	if rows+fallbacks+overlaps+revived > 0 {
+		o.Merged(rows, fallbacks, overlaps, revived)
+	}
 }
 
 // nopObserver is the Observer of a room that was given none.
@@ -27,3 +57,4 @@ type nopObserver struct{}
 func (nopObserver) Committed(int, time.Duration, error) {}
 func (nopObserver) Pulled(time.Duration, bool, error)   {}
 func (nopObserver) SubscriberDropped()                  {}
+func (nopObserver) Merged(int, int, int, int)           {}

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 
 	"corkboard/board"
+	"corkboard/persist"
 )
 
 // Close codes a subscriber is dropped with (WebSocket close codes; see
@@ -34,6 +35,12 @@ const (
 	TypeLeave   = "leave"
 	TypePointer = "pointer"
 	TypePush    = "push"
+	// TypeEditing says which note a connection has open in its editor
+	// ("" for none): sent by a client, relayed to the others.
+	TypeEditing = "editing"
+	// TypeEvents carries the merge events of a push applied on another
+	// node (on the node that applied it they ride in its changes message).
+	TypeEvents = "events"
 )
 
 // Presence is one connection on a board: who it is and its colour.
@@ -42,6 +49,9 @@ type Presence struct {
 	ID    string `json:"id"`
 	Email string `json:"email"`
 	Color string `json:"color"`
+	// Editing is the note the connection has open in its editor, in the
+	// hello's list of who is here; omitted when none.
+	Editing string `json:"editing,omitempty"`
 }
 
 // You is the hello message's description of the receiving connection.
@@ -66,6 +76,38 @@ type ChangesMessage struct {
 	From  string `json:"from,omitempty"`
 	Since int64  `json:"since"`
 	*board.Changes
+	// Events tells what the push's merges overwrote (docs/live-protocol.md,
+	// "changes"); left out when nothing.
+	Events []Event `json:"events,omitempty"`
+}
+
+// Event is a persist.MergeEvent on the wire: a merge of row ID replaced
+// something the change at Version had committed (an overlap of lines, or a
+// deletion the edit undid); LogKey is the changelog entry holding it.
+type Event struct {
+	Kind    string `json:"kind"`
+	Table   string `json:"table"`
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+	LogKey  string `json:"logKey,omitempty"`
+}
+
+// EventsMessage is TypeEvents: merge events of a push another node applied.
+type EventsMessage struct {
+	Type   string  `json:"type"`
+	Events []Event `json:"events"`
+}
+
+// wireEvents converts a push's merge events; nil when none.
+func wireEvents(evs []persist.MergeEvent) []Event {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]Event, len(evs))
+	for i, e := range evs {
+		out[i] = Event{Kind: e.Kind, Table: e.Table, ID: e.ID, Version: e.Version, LogKey: e.LogKey}
+	}
+	return out
 }
 
 // Ack answers a push made over the live channel.
@@ -101,9 +143,23 @@ type PointerMessage struct {
 	Y float64 `json:"y"`
 }
 
+// EditingMessage is a connection opening a note's editor (NoteID) or
+// closing it (NoteID ""), relayed to the others.
+type EditingMessage struct {
+	Type string `json:"type"`
+	Presence
+	NoteID string `json:"noteId"`
+}
+
 // EncodeChanges encodes a changes message.
 func EncodeChanges(ch *board.Changes, since int64, from string) ([]byte, error) {
 	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: since, Changes: ch})
+}
+
+// encodePushChanges encodes the changes message of one applied push, with
+// what its merges overwrote.
+func encodePushChanges(a persist.Applied, from string) ([]byte, error) {
+	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: a.Version - 1, Changes: a.Changes, Events: wireEvents(a.Events)})
 }
 
 // mustEncode encodes messages the room builds from its own values, which

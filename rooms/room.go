@@ -136,6 +136,11 @@ type pointerReq struct {
 	x, y float64
 }
 
+type editReq struct {
+	sub    *Subscriber
+	noteID string
+}
+
 type leaveReq struct {
 	sub  *Subscriber
 	done chan struct{}
@@ -178,6 +183,7 @@ type Room struct {
 	joinC    chan joinReq
 	leaveC   chan leaveReq
 	pointerC chan pointerReq
+	editC    chan editReq
 	kickC    chan kickReq
 	idleC    chan idleReq
 	waitC    chan *Waiter
@@ -231,6 +237,7 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		joinC:    make(chan joinReq),
 		leaveC:   make(chan leaveReq),
 		pointerC: make(chan pointerReq),
+		editC:    make(chan editReq),
 		kickC:    make(chan kickReq),
 		idleC:    make(chan idleReq),
 		waitC:    make(chan *Waiter),
@@ -466,6 +473,12 @@ func (r *Room) loop() {
 				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
 				r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
 			}
+		case req := <-r.editC:
+			if r.has(req.sub) && req.sub.editing != req.noteID {
+				req.sub.editing = req.noteID
+				r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
+				r.relay(Note{Kind: NoteEditing, Presence: req.sub.presence(), NoteID: req.noteID})
+			}
 		case f := <-r.nodeC:
 			f()
 		case req := <-r.kickC:
@@ -569,6 +582,9 @@ func (r *Room) commit(batch []*pushReq, base int64) {
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
 	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
 	if c.err == nil {
+		observeMerges(r.opts.Observer, c.applied)
+	}
+	if c.err == nil {
 		r.bridgeGap(c)
 		c.msgs = make([]*Message, len(batch))
 		// Encoded once here, off the loop, and shared by every subscriber;
@@ -593,7 +609,7 @@ func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
 	if req.origin != nil {
 		from = req.origin.id
 	}
-	msg, err := EncodeChanges(a.Changes, a.Version-1, from)
+	msg, err := encodePushChanges(a, from)
 	if err != nil {
 		r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
 		return nil
@@ -630,12 +646,31 @@ func (r *Room) finishCommit(c *commit) {
 		} else if newer {
 			r.version.Store(a.Version)
 		}
+		eventsSent := false
 		if msg := c.msgs[i]; newer && c.catchUp == nil && (msg != nil || len(r.subs) > 0) {
 			if msg == nil {
 				msg = r.encodeChange(req, a)
 			}
 			if msg != nil {
-				r.broadcast(msg, req.origin)
+				// A merged push's rows are not what its connection sent:
+				// it gets them too, before its ack.
+				skip := req.origin
+				if a.Merged > 0 {
+					skip = nil
+				}
+				r.broadcast(msg, skip)
+				eventsSent = true
+			}
+		}
+		if evs := wireEvents(a.Events); len(evs) > 0 {
+			// Where the push's own changes message did not go out (a
+			// catch-up from another node's commit carried its rows), the
+			// events go alone; the other nodes' subscribers get them alone.
+			if !eventsSent {
+				r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: evs}), nil)
+			}
+			for _, e := range evs {
+				r.relay(Note{Kind: NoteEvent, Event: e})
 			}
 		}
 		if req.origin != nil {
@@ -666,6 +701,7 @@ func (r *Room) join(req joinReq) {
 	w := Welcome{ServerVersion: r.version.Load(), Present: make([]Presence, len(present))}
 	for i, s := range present {
 		w.Present[i] = s.presence()
+		w.Present[i].Editing = s.editing
 	}
 	w.Present = append(w.Present, r.remotePresent()...)
 	first := len(r.subs) == 0

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -100,6 +102,7 @@ type msg struct {
 	Color         string       `json:"color"`
 	X             float64      `json:"x"`
 	Y             float64      `json:"y"`
+	NoteID        string       `json:"noteId"`
 }
 
 // next returns the subscriber's next message, failing after waitFor.
@@ -559,6 +562,53 @@ func TestPresence(t *testing.T) {
 	}
 }
 
+// TestEditing: who has which note open in the editor reaches the others,
+// joins late in the hello, and ends with the editor or the connection.
+func TestEditing(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	a, _ := subscribe(t, r, "A", "a@example.com")
+	b, _ := subscribe(t, r, "B", "b@example.com")
+	nextOf(t, a, rooms.TypeJoin)
+	if err := a.Editing("n1"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, b); m.Type != rooms.TypeEditing || m.ID != "A" || m.Email != "a@example.com" || m.Color != a.Color() || m.NoteID != "n1" {
+		t.Fatalf("B got %+v, want A editing n1", m)
+	}
+	// The same state again tells nobody; closing the editor does.
+	if err := a.Editing("n1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Editing("n2"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, a); m.Type != rooms.TypeEditing || m.ID != "B" || m.NoteID != "n2" {
+		t.Fatalf("A got %+v, want B editing n2 (and nothing for its own repeat)", m)
+	}
+	_, wc := subscribe(t, r, "C", "c@example.com")
+	want := []rooms.Presence{
+		{ID: "A", Email: "a@example.com", Color: a.Color(), Editing: "n1"},
+		{ID: "B", Email: "b@example.com", Color: b.Color(), Editing: "n2"},
+	}
+	if !reflect.DeepEqual(wc.Present, want) {
+		t.Fatalf("C's hello lists %+v, want %+v", wc.Present, want)
+	}
+	if err := a.Editing(""); err != nil {
+		t.Fatal(err)
+	}
+	if m := nextOf(t, b, rooms.TypeEditing); m.ID != "A" || m.NoteID != "" {
+		t.Fatalf("B got %+v, want A's editor closed", m)
+	}
+	if err := a.Editing(strings.Repeat("x", board.MaxIDLen+1)); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("a note ID of %d bytes: err=%v, want EINVALID", board.MaxIDLen+1, err)
+	}
+	b.Leave()
+	_, wd := subscribe(t, r, "D", "d@example.com")
+	if len(wd.Present) != 2 || wd.Present[0].Editing != "" || wd.Present[1].ID != "C" {
+		t.Fatalf("D's hello lists %+v, want A (no longer editing) and C: B's editing ended with B", wd.Present)
+	}
+}
+
 func TestPointerThrottle(t *testing.T) {
 	t.Run("Coalesced", func(t *testing.T) {
 		c := newClock()
@@ -720,6 +770,7 @@ func (m *memStore) BoardState(context.Context, string) (*board.State, error) {
 }
 func (m *memStore) PruneTombstones(context.Context, time.Time) (int, error)      { return 0, nil }
 func (m *memStore) SweepIdempotencyKeys(context.Context, time.Time) (int, error) { return 0, nil }
+func (m *memStore) PruneRevisions(context.Context, time.Time, int) (int, error)  { return 0, nil }
 
 // BenchmarkFanOut1000 is one single-note push reaching 1,000 subscribers,
 // each a channel drained by its own goroutine: the room's own cost. Fan-out

@@ -35,6 +35,8 @@ type Subscriber struct {
 	code      int    // written before done is closed
 	reason    string // written before done is closed
 
+	editing string // the note open in the connection's editor; owned by the room's loop
+
 	mu          sync.Mutex // guards the pointer throttle
 	left        bool
 	lastPointer time.Time
@@ -56,6 +58,21 @@ func (s *Subscriber) Room() *Room { return s.room }
 
 func (s *Subscriber) presence() Presence {
 	return Presence{ID: s.id, Email: s.email, Color: s.color}
+}
+
+// Editing tells the others that the connection opened the editor of note
+// noteID, or closed it ("" ). The state ends when the connection leaves.
+// EINVALID for an ID longer than board.MaxIDLen.
+func (s *Subscriber) Editing(noteID string) error {
+	if len(noteID) > board.MaxIDLen {
+		return board.FieldErrorf("noteId", "noteId must be at most %d characters.", board.MaxIDLen)
+	}
+	select {
+	case s.room.editC <- editReq{sub: s, noteID: noteID}:
+	case <-s.room.done:
+	case <-s.done:
+	}
+	return nil
 }
 
 // Done is closed when the subscriber has been dropped (or has left); its

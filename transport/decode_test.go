@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -184,5 +185,50 @@ func TestBodyLimitFromHeader(t *testing.T) {
 				t.Fatalf("status %d, want 413", res.StatusCode)
 			}
 		})
+	}
+}
+
+// TestDecodeBaseVersion: a row's baseVersion is read as the merge's base,
+// never kept as an extra field, and refused naming it when it is not a
+// non-negative integer.
+func TestDecodeBaseVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		row   string
+		want  int64
+		field string
+	}{
+		{"OK", `{"id":"n1","baseVersion":7}`, 7, ""},
+		{"Null", `{"id":"n1","baseVersion":null}`, 0, ""},
+		{"Zero", `{"id":"n1","baseVersion":0}`, 0, ""},
+		{"ErrNegative", `{"id":"n1","baseVersion":-1}`, 0, "notes.upserted[0].baseVersion"},
+		{"ErrString", `{"id":"n1","baseVersion":"7"}`, 0, "notes.upserted[0].baseVersion"},
+		{"ErrFraction", `{"id":"n1","baseVersion":7.5}`, 0, "notes.upserted[0].baseVersion"},
+		{"ErrShadow", `{"id":"n1","BaseVersion":7}`, 0, "notes.upserted[0].BaseVersion"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := transport.DecodePushForTest(strings.NewReader(`{"notes":{"upserted":[` + tc.row + `]}}`))
+			if err == nil {
+				err = p.Validate()
+			}
+			if tc.field != "" {
+				var be *board.Error
+				if !errors.As(err, &be) || be.Field != tc.field {
+					t.Fatalf("err=%v, want a refusal naming %s", err, tc.field)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := p.Notes.Upserted[0]; n.BaseVersion != tc.want || len(n.Extra) != 0 {
+				t.Fatalf("note %+v, want baseVersion %d and no extra field", n, tc.want)
+			}
+		})
+	}
+	// Items read it the same way.
+	p, err := transport.DecodePushForTest(strings.NewReader(`{"trackerItems":{"upserted":[{"id":"i1","baseVersion":3}]}}`))
+	if err != nil || p.TrackerItems.Upserted[0].BaseVersion != 3 || len(p.TrackerItems.Upserted[0].Extra) != 0 {
+		t.Fatalf("item %+v err=%v, want baseVersion 3", p.TrackerItems.Upserted, err)
 	}
 }

@@ -333,6 +333,14 @@ func decodeClientMessage(d *jsondec.Decoder, m *clientMessage) error {
 			return decodeOptionalFloat(d, &m.X)
 		case "y":
 			return decodeOptionalFloat(d, &m.Y)
+		case "noteId":
+			if d.Null() {
+				m.NoteID = nil
+				return nil
+			}
+			var s string
+			m.NoteID = &s
+			return d.String(m.NoteID)
 		}
 		return unknownField(d)
 	})

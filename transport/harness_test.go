@@ -256,6 +256,7 @@ func (e *env) start() {
 	if err != nil {
 		e.tb.Fatal(err)
 	}
+	db.SetNoteRenderer(changelog.RenderNote) // as cmd/corkboard wires it
 	var now func() time.Time
 	if e.clock != nil {
 		db.Now = e.clock.Now

@@ -388,6 +388,7 @@ type clientMessage struct {
 	IdempotencyKey string          `json:"idempotencyKey"`
 	X              *float64        `json:"x"`
 	Y              *float64        `json:"y"`
+	NoteID         *string         `json:"noteId"`
 }
 
 // readLoop handles client messages until the connection ends (the
@@ -418,6 +419,12 @@ func (lc *liveConn) handle(ctx context.Context, data []byte) {
 			return
 		}
 		lc.sendError(ctx, m.ID, lc.sub.Pointer(*m.X, *m.Y))
+	case rooms.TypeEditing:
+		if m.NoteID == nil {
+			lc.sendError(ctx, m.ID, board.FieldErrorf("noteId", "An editing message needs noteId (\"\" when the editor closed)."))
+			return
+		}
+		lc.sendError(ctx, m.ID, lc.sub.Editing(*m.NoteID))
 	case typePing:
 		if len(m.ID) > maxLiveMsgID {
 			lc.sendError(ctx, "", board.FieldErrorf("id", "id must be at most %d characters.", maxLiveMsgID))
@@ -429,7 +436,7 @@ func (lc *liveConn) handle(ctx context.Context, data []byte) {
 		}{typePong, m.ID})
 		lc.sub.Enqueue(rooms.NewMessage(pong))
 	default:
-		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q or %q.", rooms.TypePush, rooms.TypePointer, typePing))
+		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q, %q or %q.", rooms.TypePush, rooms.TypePointer, rooms.TypeEditing, typePing))
 	}
 }
 

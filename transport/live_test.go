@@ -44,6 +44,8 @@ type liveMsg struct {
 	Status        int                 `json:"status"`
 	Error         string              `json:"error"`
 	Field         string              `json:"field"`
+	NoteID        string              `json:"noteId"`
+	Events        []rooms.Event       `json:"events"`
 }
 
 // dial opens the live channel; query is "" or "?since=N".
@@ -191,6 +193,38 @@ func TestLiveEndToEnd(t *testing.T) {
 			t.Fatalf("bob got %+v, want alice's pointer", m)
 		}
 	})
+	t.Run("Editing", func(t *testing.T) {
+		send(t, ca, map[string]any{"type": "editing", "noteId": "n1"})
+		if m := read(t, cb); m.Type != rooms.TypeEditing || m.ID != ha.You.ID || m.Email != "alice@example.com" || m.Color != ha.You.Color || m.NoteID != "n1" {
+			t.Fatalf("bob got %+v, want alice editing n1", m)
+		}
+		cc, hc := e.connect(bob, "b1", "")
+		if len(hc.Present) != 2 || hc.Present[0].ID != ha.You.ID || hc.Present[0].Editing != "n1" || hc.Present[1].Editing != "" {
+			t.Fatalf("a late joiner's hello present=%+v, want alice editing n1", hc.Present)
+		}
+		send(t, ca, map[string]any{"type": "editing", "noteId": ""})
+		for _, c := range []*websocket.Conn{cb, cc} {
+			for {
+				m := read(t, c)
+				if m.Type == rooms.TypeJoin {
+					continue // bob's second connection joining
+				}
+				if m.Type != rooms.TypeEditing || m.ID != ha.You.ID || m.NoteID != "" {
+					t.Fatalf("got %+v, want alice's editor closed", m)
+				}
+				break
+			}
+		}
+		if m := read(t, ca); m.Type != rooms.TypeJoin || m.ID != hc.You.ID {
+			t.Fatalf("alice got %+v, want only the join of bob's second connection", m)
+		}
+		cc.Close(websocket.StatusNormalClosure, "")
+		for _, c := range []*websocket.Conn{ca, cb} {
+			if m := read(t, c); m.Type != rooms.TypeLeave || m.ID != hc.You.ID {
+				t.Fatalf("got %+v, want the leave of bob's second connection", m)
+			}
+		}
+	})
 	t.Run("Errors", func(t *testing.T) {
 		many := make([]board.Note, board.MaxUpsertedNotes+1)
 		for i := range many {
@@ -208,6 +242,8 @@ func TestLiveEndToEnd(t *testing.T) {
 			{"UnknownType", []byte(`{"type":"shout","id":"e1"}`), 400, "type"},
 			{"UnknownField", []byte(`{"type":"push","id":"e1","pushh":{}}`), 400, "pushh"},
 			{"PointerNaN", []byte(`{"type":"pointer","id":"e1","x":1e999,"y":0}`), 400, "x"},
+			{"EditingWithoutNote", []byte(`{"type":"editing","id":"e1"}`), 400, "noteId"},
+			{"EditingNoteIDTooLong", []byte(`{"type":"editing","id":"e1","noteId":"` + strings.Repeat("n", board.MaxIDLen+1) + `"}`), 400, "noteId"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				send(t, ca, tc.msg)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"corkboard/board"
+	"corkboard/changelog"
 	"corkboard/persist"
 	"corkboard/persist/bolt"
 	"corkboard/persist/postgres"
@@ -15,6 +17,7 @@ import (
 // closableStore is the whole store the server runs on.
 type closableStore interface {
 	persist.Store
+	SetNoteRenderer(render func(board.Note) []byte)
 	Close() error
 }
 
@@ -24,10 +27,22 @@ var (
 	_ closableStore = (*postgres.Store)(nil)
 )
 
-// openStore opens the store -store names: the bbolt file under -data when
+// openStore opens the store -store names (see openBackend) and gives it
+// the changelog's note renderer, with which a push logs what its merge
+// overwrote (persist cannot import changelog).
+func openStore(ctx context.Context, cfg *Config) (closableStore, string, error) {
+	s, where, err := openBackend(ctx, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	s.SetNoteRenderer(changelog.RenderNote)
+	return s, where, nil
+}
+
+// openBackend opens the store -store names: the bbolt file under -data when
 // it is empty, PostgreSQL for a postgres:// or postgresql:// URL. It also
 // returns where the data lives, for the log (without a password).
-func openStore(ctx context.Context, cfg *Config) (closableStore, string, error) {
+func openBackend(ctx context.Context, cfg *Config) (closableStore, string, error) {
 	switch {
 	case cfg.Store == "":
 		db, err := bolt.Open(cfg.DataDir)

@@ -209,42 +209,58 @@ func (db *DB) AppendLog(ctx context.Context, boardID string, entries []persist.N
 	var out []persist.LogEntry
 	err := db.batch(ctx, func(tx *bbolt.Tx) error {
 		// Batch may run this more than once: start from a clean slate.
-		out = make([]persist.LogEntry, 0, len(entries))
+		var err error
+		if out, err = appendLogTx(tx, boardID, db.now(), entries); err != nil {
+			return err
+		}
+		if current == nil {
+			return nil
+		}
 		cb, _, err := changelogBucket(tx, boardID, true)
 		if err != nil {
 			return err
 		}
-		now := db.now()
-		for _, e := range entries {
-			stamp, err := cb.nextStamp(now)
-			if err != nil {
-				return err
-			}
-			key := persist.LogKeyPrefix + stamp + "-" + persist.LogKeyID(e.NoteID)
-			rec, err := encodeEntry(entryMeta{NoteID: e.NoteID, Action: e.Action, Timestamp: stamp}, e.Content)
-			if err != nil {
-				return fmt.Errorf("encode entry %s: %w", key, err)
-			}
-			if err := cb.entries.Put([]byte(key), rec); err != nil {
-				return err
-			}
-			if e.NoteID != "" {
-				if err := cb.byNote.Put(append(noteIndexPrefix(e.NoteID), key...), []byte(e.Action)); err != nil {
-					return err
-				}
-			}
-			if err := cb.byAction.Put(append(actionIndexPrefix(e.Action), key...), nil); err != nil {
-				return err
-			}
-			out = append(out, persist.LogEntry{Key: key, NoteID: e.NoteID, Action: e.Action, Timestamp: stamp})
-		}
-		if current != nil {
-			return cb.putCurrent(current)
-		}
-		return nil
+		return cb.putCurrent(current)
 	})
 	if err != nil {
 		return nil, clWrap(err, "append %d changelog entries to board %s", len(entries), boardID)
+	}
+	return out, nil
+}
+
+// appendLogTx stores entries in the board's changelog inside tx, stamped
+// from now: AppendLog's writing of entries (keys, stamps, the note and
+// action indexes), which a push shares when it logs what a merge
+// overwrote. It returns the stored entries without content; ENOTFOUND for
+// an unclaimed board.
+func appendLogTx(tx *bbolt.Tx, boardID string, now time.Time, entries []persist.NewLogEntry) ([]persist.LogEntry, error) {
+	out := make([]persist.LogEntry, 0, len(entries))
+	cb, _, err := changelogBucket(tx, boardID, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		stamp, err := cb.nextStamp(now)
+		if err != nil {
+			return nil, err
+		}
+		key := persist.LogKeyPrefix + stamp + "-" + persist.LogKeyID(e.NoteID)
+		rec, err := encodeEntry(entryMeta{NoteID: e.NoteID, Action: e.Action, Timestamp: stamp}, e.Content)
+		if err != nil {
+			return nil, fmt.Errorf("encode entry %s: %w", key, err)
+		}
+		if err := cb.entries.Put([]byte(key), rec); err != nil {
+			return nil, err
+		}
+		if e.NoteID != "" {
+			if err := cb.byNote.Put(append(noteIndexPrefix(e.NoteID), key...), []byte(e.Action)); err != nil {
+				return nil, err
+			}
+		}
+		if err := cb.byAction.Put(append(actionIndexPrefix(e.Action), key...), nil); err != nil {
+			return nil, err
+		}
+		out = append(out, persist.LogEntry{Key: key, NoteID: e.NoteID, Action: e.Action, Timestamp: stamp})
 	}
 	return out, nil
 }

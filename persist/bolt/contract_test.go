@@ -4,13 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/changelog"
 	"corkboard/persist"
 	"corkboard/persist/bolt"
 	"corkboard/persist/storetest"
 )
 
 // TestContract runs the storage contract on a bbolt file in a fresh
-// temporary folder.
+// temporary folder, wired with the changelog's note renderer as the server
+// wires it.
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) persist.Store {
 		db, err := bolt.Open(t.TempDir())
@@ -18,6 +20,7 @@ func TestContract(t *testing.T) {
 			t.Fatalf("bolt.Open: %v", err)
 		}
 		db.Now = now
+		db.SetNoteRenderer(changelog.RenderNote)
 		t.Cleanup(func() { db.Close() })
 		return db
 	})
@@ -34,6 +37,7 @@ func TestDurable(t *testing.T) {
 				return nil, err
 			}
 			db.Now = now
+			db.SetNoteRenderer(changelog.RenderNote)
 			return db, nil
 		}
 	})

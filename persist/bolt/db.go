@@ -57,8 +57,21 @@ type DB struct {
 	// batchers counts batch calls in flight (waiting or committing).
 	batchers atomic.Int32
 
+	// renderNote renders the note a merge overwrote for the changelog
+	// (SetNoteRenderer).
+	renderNote func(board.Note) []byte
+
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
+}
+
+// SetNoteRenderer gives the store the renderer of note snapshots
+// (changelog.RenderNote; persist cannot import changelog, which imports
+// it). A push whose merge overwrites part of a note logs the note with it,
+// and fails with an internal error when none was set. Call it before the
+// store is used, as for Now.
+func (db *DB) SetNoteRenderer(render func(board.Note) []byte) {
+	db.renderNote = render
 }
 
 // Open opens (creating when needed) the bbolt file in dir. It fails within

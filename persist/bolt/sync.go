@@ -12,6 +12,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/internal/rowmerge"
 )
 
 // Layout of a board's rows: bucketBoardRows / <boardID> / one of these.
@@ -24,6 +25,9 @@ var (
 	subKeys         = []byte("k")  // idempotency key → be64(version) ‖ be64(recorded ns)
 	subKeyTimes     = []byte("kt") // be64(recorded ns) ‖ key → nil
 	subMeta         = []byte("m")  // metaHorizon → be64(version)
+	// Revisions: the states pushes superseded, the bases of merges.
+	subRevisions     = []byte("r")  // kind ‖ be16(len(ID)) ‖ ID ‖ be64(version) → be64(superseded ns) ‖ state
+	subRevisionTimes = []byte("rt") // be64(superseded ns) ‖ revision key → nil (PruneRevisions' index)
 
 	metaHorizon = []byte("horizon")
 )
@@ -52,6 +56,31 @@ func versionKey(version int64, id string) []byte {
 	return append(k, id...)
 }
 
+// revPrefix starts the keys of every revision of one row. The ID's length
+// comes first, so that no other ID's revisions share the prefix.
+func revPrefix(kind byte, id string) []byte {
+	k := make([]byte, 3, 3+len(id)+8)
+	k[0] = kind
+	binary.BigEndian.PutUint16(k[1:3], uint16(len(id)))
+	return append(k, id...)
+}
+
+// revKey is the key of the row's revision at version: revisions of a row
+// sort by version.
+func revKey(kind byte, id string, version int64) []byte {
+	return binary.BigEndian.AppendUint64(revPrefix(kind, id), uint64(version))
+}
+
+// revRowPrefix is the row part of a revision key (its prefix).
+func revRowPrefix(key []byte) []byte { return key[:len(key)-8] }
+
+// revTimeKey is a revision's entry in the sweep index: the time it was
+// superseded (the first 8 bytes of its value), then its key.
+func revTimeKey(key, val []byte) []byte {
+	tk := make([]byte, 0, 8+len(key))
+	return append(append(tk, val[:8]...), key...)
+}
+
 func tombKey(ns int64, kind byte, id string) []byte {
 	k := make([]byte, 9, 9+len(id))
 	binary.BigEndian.PutUint64(k, uint64(ns))
@@ -60,9 +89,12 @@ func tombKey(ns int64, kind byte, id string) []byte {
 }
 
 // table is one kind of row (notes or items) of one board, with its version
-// index, inside a write or read transaction.
+// index and revisions, inside a write or read transaction. revs and
+// revTimes are nil in a read of a board no push has written to since
+// revisions came in.
 type table struct {
 	rows, byVersion, tombs *bbolt.Bucket
+	revs, revTimes         *bbolt.Bucket
 	kind                   byte
 }
 
@@ -78,7 +110,7 @@ func rowsBucket(tx *bbolt.Tx, boardID string, create bool) (*bbolt.Bucket, error
 	if err != nil {
 		return nil, fmt.Errorf("create rows bucket of board %s: %w", boardID, err)
 	}
-	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subTombstones, subKeys, subKeyTimes, subMeta} {
+	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subTombstones, subKeys, subKeyTimes, subMeta, subRevisions, subRevisionTimes} {
 		if _, err := b.CreateBucketIfNotExists(name); err != nil {
 			return nil, fmt.Errorf("create %s bucket of board %s: %w", name, boardID, err)
 		}
@@ -87,11 +119,13 @@ func rowsBucket(tx *bbolt.Tx, boardID string, create bool) (*bbolt.Bucket, error
 }
 
 func notesTable(rb *bbolt.Bucket) table {
-	return table{rows: rb.Bucket(subNotes), byVersion: rb.Bucket(subNoteVersions), tombs: rb.Bucket(subTombstones), kind: kindNote}
+	return table{rows: rb.Bucket(subNotes), byVersion: rb.Bucket(subNoteVersions), tombs: rb.Bucket(subTombstones),
+		revs: rb.Bucket(subRevisions), revTimes: rb.Bucket(subRevisionTimes), kind: kindNote}
 }
 
 func itemsTable(rb *bbolt.Bucket) table {
-	return table{rows: rb.Bucket(subItems), byVersion: rb.Bucket(subItemVersions), tombs: rb.Bucket(subTombstones), kind: kindItem}
+	return table{rows: rb.Bucket(subItems), byVersion: rb.Bucket(subItemVersions), tombs: rb.Bucket(subTombstones),
+		revs: rb.Bucket(subRevisions), revTimes: rb.Bucket(subRevisionTimes), kind: kindItem}
 }
 
 // forget removes the index entries of the row currently stored under id
@@ -115,9 +149,123 @@ func (t table) forget(id string, old []byte) (wasLive bool, err error) {
 	return true, nil
 }
 
-// put stores a live row (its JSON) at version.
-func (t table) put(id string, version int64, js []byte) error {
+// supersede keeps old, the state stored under id that a push at version
+// replaces, as a revision superseded now. A state the same push wrote (at
+// version itself: a row upserted, then deleted) was never committed and is
+// not kept.
+func (t table) supersede(id string, old []byte, version int64, now time.Time) error {
+	oldVersion := int64(binary.BigEndian.Uint64(old[1:9]))
+	if oldVersion >= version {
+		return nil
+	}
+	key := revKey(t.kind, id, oldVersion)
+	val := make([]byte, 9, 9+len(old)-9)
+	binary.BigEndian.PutUint64(val[:8], uint64(now.UnixNano()))
+	val[8] = old[0]
+	if old[0] == rowLive {
+		val = append(val, old[9:]...)
+	}
+	if err := t.revs.Put(key, val); err != nil {
+		return err
+	}
+	if err := t.revTimes.Put(revTimeKey(key, val), nil); err != nil {
+		return err
+	}
+	// A sweep takes a revision it keeps only for the count (among the
+	// row's newest) off its index, so as not to read it again every hour.
+	// With one more revision the row's oldest may now be past the count:
+	// it goes back on the index, and the next sweep looks at the row.
+	prefix := revRowPrefix(key)
+	k, v := t.revs.Cursor().Seek(prefix)
+	if k != nil && bytes.HasPrefix(k, prefix) && !bytes.Equal(k, key) {
+		if tk := revTimeKey(k, v); t.revTimes.Get(tk) == nil {
+			return t.revTimes.Put(tk, nil)
+		}
+	}
+	return nil
+}
+
+// revisionBelow returns the newest revision of id below version, nil when
+// there is none. Its Data is valid until the transaction ends.
+func (t table) revisionBelow(id string, version int64) *rowmerge.State {
+	if t.revs == nil {
+		return nil
+	}
+	prefix := revPrefix(t.kind, id)
+	c := t.revs.Cursor()
+	k, v := c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(version)))
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	if k == nil || !bytes.HasPrefix(k, prefix) || len(v) < 9 {
+		return nil
+	}
+	st := &rowmerge.State{Version: int64(binary.BigEndian.Uint64(k[len(prefix):]))}
+	if v[8] == rowLive {
+		st.Data = v[9:]
+	}
+	return st
+}
+
+// history returns what rowmerge needs for an upsert of id with
+// baseVersion: the stored row (nil when there is none), its base and, for
+// a tombstone, its last live state. Data is valid until the transaction
+// ends.
+func (t table) history(id string, baseVersion int64) (cur, base, lastLive *rowmerge.State) {
+	if baseVersion < 1 {
+		return nil, nil, nil
+	}
+	old := t.rows.Get([]byte(id))
+	if len(old) < 9 {
+		return nil, nil, nil
+	}
+	cur = &rowmerge.State{Version: int64(binary.BigEndian.Uint64(old[1:9]))}
+	if old[0] == rowLive {
+		cur.Data = old[9:]
+	}
+	if rowmerge.NeedsBase(baseVersion, cur) {
+		base = t.revisionBelow(id, baseVersion+1)
+	}
+	if rowmerge.NeedsLastLive(baseVersion, cur) {
+		lastLive = t.revisionBelow(id, cur.Version)
+	}
+	return cur, base, lastLive
+}
+
+// dropRevisions forgets every revision of id (its tombstone was pruned:
+// with no stored row, no push merges against them, and a row created
+// later under the same ID must not find them).
+func (t table) dropRevisions(id string) error {
+	if t.revs == nil {
+		return nil
+	}
+	prefix := revPrefix(t.kind, id)
+	var keys, times [][]byte
+	c := t.revs.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+		times = append(times, revTimeKey(k, v))
+	}
+	for i := range keys {
+		if err := t.revs.Delete(keys[i]); err != nil {
+			return err
+		}
+		if err := t.revTimes.Delete(times[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put stores a live row (its JSON) at version, keeping the state it
+// replaces as a revision superseded now.
+func (t table) put(id string, version int64, js []byte, now time.Time) error {
 	if old := t.rows.Get([]byte(id)); old != nil {
+		if err := t.supersede(id, old, version, now); err != nil {
+			return err
+		}
 		if _, err := t.forget(id, old); err != nil {
 			return err
 		}
@@ -139,6 +287,9 @@ func (t table) remove(id string, version int64, now time.Time) (bool, error) {
 	old := t.rows.Get([]byte(id))
 	if old == nil || old[0] != rowLive {
 		return false, nil
+	}
+	if err := t.supersede(id, old, version, now); err != nil {
+		return false, err
 	}
 	if _, err := t.forget(id, old); err != nil {
 		return false, err
@@ -218,8 +369,12 @@ func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idem
 // (empty, or deleting only IDs that are not live) writes nothing but its
 // idempotency key and answers the current version without Changes. Within
 // a push, upserts are applied before deletions: a note both upserted and
-// deleted ends deleted; an upsert of a deleted note brings it back. A push that fails validation gets its own EINVALID entry
-// and writes nothing. See SyncStore for the errors.
+// deleted ends deleted; an upsert of a deleted note brings it back. A row
+// with a baseVersion is merged into what was committed since (rowmerge);
+// every state a push overwrites or deletes is kept as a revision, and what
+// a merge overwrote in a note is logged, all in the same transaction. A
+// push that fails validation gets its own EINVALID entry and writes
+// nothing. See SyncStore for the errors.
 func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.PushInput) ([]persist.Applied, error) {
 	out := make([]persist.Applied, len(pushes))
 	valid := make([]bool, len(pushes))
@@ -273,14 +428,14 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.
 				out[i] = persist.Applied{Version: b.Version}
 				continue
 			}
-			ch, err := applyOne(rb, b, in.Push, now)
+			ch, tally, err := db.applyOne(tx, rb, b, in.Push, now)
 			if err != nil {
 				return fmt.Errorf("apply push to board %s: %w", boardID, err)
 			}
 			if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
 				return err
 			}
-			out[i] = persist.Applied{Version: b.Version, Changes: ch}
+			out[i] = persist.Applied{Version: b.Version, Changes: ch, Merged: tally.Merged, Fallbacks: tally.Fallbacks, Events: tally.Events}
 			dirty = true
 		}
 		if !dirty {
@@ -328,8 +483,10 @@ func recordKey(rb *bbolt.Bucket, key string, version int64, now time.Time) error
 }
 
 // applyOne writes one non-empty push at b.Version+1, moving b (not yet
-// stored) to that version, and returns what it changed.
-func applyOne(rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time) (*board.Changes, error) {
+// stored) to that version, and returns what it changed and what its merges
+// did. Rows with a baseVersion are merged (rowmerge); what a merge
+// overwrote in a note goes to the board's changelog in this transaction.
+func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time) (*board.Changes, *rowmerge.Tally, error) {
 	b.Version++
 	v := b.Version
 	stamp := now.Format(time.RFC3339Nano)
@@ -342,38 +499,43 @@ func applyOne(rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time) (*
 	}
 	ch := &board.Changes{
 		Board:                 b.Header(),
-		Notes:                 make([]board.Note, 0, len(p.Notes.Upserted)),
+		Notes:                 lastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }),
 		DeletedNoteIDs:        []string{},
-		TrackerItems:          make([]board.TrackerItem, 0, len(p.TrackerItems.Upserted)),
+		TrackerItems:          lastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }),
 		DeletedTrackerItemIDs: []string{},
 		ServerVersion:         v,
 	}
+	tally := &rowmerge.Tally{}
 
 	notes := notesTable(rb)
-	noteAt := make(map[string]int, len(p.Notes.Upserted)) // ID → index in ch.Notes
-	for _, n := range p.Notes.Upserted {
-		n.Version, n.DeletedAt = v, nil
-		if n.UpdatedAt == "" {
-			n.UpdatedAt = stamp
+	for i := range ch.Notes {
+		mine := ch.Notes[i]
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
 		}
+		cur, base, lastLive := notes.history(mine.ID, mine.BaseVersion)
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeNote)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		if err := tally.AddNote(res, db.renderNote); err != nil {
+			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		n := res.Row
+		n.Version, n.DeletedAt, n.BaseVersion = v, nil, 0
 		js, err := json.Marshal(&n)
 		if err != nil {
-			return nil, fmt.Errorf("encode note %q: %w", n.ID, err)
+			return nil, nil, fmt.Errorf("encode note %q: %w", n.ID, err)
 		}
-		if err := notes.put(n.ID, v, js); err != nil {
-			return nil, fmt.Errorf("write note %q: %w", n.ID, err)
+		if err := notes.put(n.ID, v, js, now); err != nil {
+			return nil, nil, fmt.Errorf("write note %q: %w", n.ID, err)
 		}
-		if i, ok := noteAt[n.ID]; ok {
-			ch.Notes[i] = n // the last copy in the push wins
-		} else {
-			noteAt[n.ID] = len(ch.Notes)
-			ch.Notes = append(ch.Notes, n)
-		}
+		ch.Notes[i] = n
 	}
 	for _, id := range p.Notes.Deleted {
 		ok, err := notes.remove(id, v, now)
 		if err != nil {
-			return nil, fmt.Errorf("delete note %q: %w", id, err)
+			return nil, nil, fmt.Errorf("delete note %q: %w", id, err)
 		}
 		if ok {
 			ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, id)
@@ -381,45 +543,73 @@ func applyOne(rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time) (*
 	}
 
 	items := itemsTable(rb)
-	itemAt := make(map[string]int, len(p.TrackerItems.Upserted))
-	for _, it := range p.TrackerItems.Upserted {
-		it.Version, it.DeletedAt = v, nil
-		if it.UpdatedAt == "" {
-			it.UpdatedAt = stamp
+	for i := range ch.TrackerItems {
+		mine := ch.TrackerItems[i]
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
 		}
+		cur, base, lastLive := items.history(mine.ID, mine.BaseVersion)
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeItem)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge item %q: %w", mine.ID, err)
+		}
+		tally.AddItem(res)
+		it := res.Row
+		it.Version, it.DeletedAt, it.BaseVersion = v, nil, 0
 		js, err := json.Marshal(&it)
 		if err != nil {
-			return nil, fmt.Errorf("encode item %q: %w", it.ID, err)
+			return nil, nil, fmt.Errorf("encode item %q: %w", it.ID, err)
 		}
-		if err := items.put(it.ID, v, js); err != nil {
-			return nil, fmt.Errorf("write item %q: %w", it.ID, err)
+		if err := items.put(it.ID, v, js, now); err != nil {
+			return nil, nil, fmt.Errorf("write item %q: %w", it.ID, err)
 		}
-		if i, ok := itemAt[it.ID]; ok {
-			ch.TrackerItems[i] = it
-		} else {
-			itemAt[it.ID] = len(ch.TrackerItems)
-			ch.TrackerItems = append(ch.TrackerItems, it)
-		}
+		ch.TrackerItems[i] = it
 	}
 	for _, id := range p.TrackerItems.Deleted {
 		ok, err := items.remove(id, v, now)
 		if err != nil {
-			return nil, fmt.Errorf("delete item %q: %w", id, err)
+			return nil, nil, fmt.Errorf("delete item %q: %w", id, err)
 		}
 		if ok {
 			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, id)
 		}
 	}
 
+	if len(tally.Entries) > 0 {
+		logged, err := appendLogTx(tx, b.ID, now, tally.Entries)
+		if err != nil {
+			return nil, nil, fmt.Errorf("log what a merge overwrote: %w", err)
+		}
+		if err := tally.Logged(logged); err != nil {
+			return nil, nil, err
+		}
+	}
+
 	// Rows upserted and then deleted in the same push end deleted: they
 	// leave the change's upserted lists.
-	if len(ch.DeletedNoteIDs) > 0 && len(noteAt) > 0 {
+	if len(ch.DeletedNoteIDs) > 0 && len(ch.Notes) > 0 {
 		ch.Notes = dropDeleted(ch.Notes, ch.DeletedNoteIDs, func(n *board.Note) string { return n.ID })
 	}
-	if len(ch.DeletedTrackerItemIDs) > 0 && len(itemAt) > 0 {
+	if len(ch.DeletedTrackerItemIDs) > 0 && len(ch.TrackerItems) > 0 {
 		ch.TrackerItems = dropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
 	}
-	return ch, nil
+	return ch, tally, nil
+}
+
+// lastCopies returns rows with one copy of each ID: the last one sent, at
+// the place of the first (the last copy in a push wins).
+func lastCopies[T any](rows []T, id func(*T) string) []T {
+	out := make([]T, 0, len(rows))
+	at := make(map[string]int, len(rows))
+	for i := range rows {
+		if j, ok := at[id(&rows[i])]; ok {
+			out[j] = rows[i]
+			continue
+		}
+		at[id(&rows[i])] = len(out)
+		out = append(out, rows[i])
+	}
+	return out
 }
 
 func dropDeleted[T any](rows []T, deleted []string, id func(*T) string) []T {
@@ -630,7 +820,10 @@ func (db *DB) sweepBoards(ctx context.Context, index, end []byte, fn func(rb *bb
 
 // PruneTombstones forgets the deletions recorded before cutoff. Each board's
 // horizon rises to the highest version it forgot; a later pull from below
-// the horizon gets the full state with reset set (see SyncStore).
+// the horizon gets the full state with reset set (see SyncStore). A row
+// whose tombstone goes loses its revisions with it: with no stored row a
+// push is written as sent, and a row created later under the same ID must
+// not merge against another row's past.
 func (db *DB) PruneTombstones(ctx context.Context, cutoff time.Time) (int, error) {
 	end := be64(uint64(cutoff.UnixNano()))
 	return db.sweepBoards(ctx, subTombstones, end, func(rb *bbolt.Bucket) (int, error) {
@@ -658,6 +851,9 @@ func (db *DB) PruneTombstones(ctx context.Context, cutoff time.Time) (int, error
 				return pruned, err
 			}
 			if err := t.rows.Delete([]byte(id)); err != nil {
+				return pruned, err
+			}
+			if err := t.dropRevisions(id); err != nil {
 				return pruned, err
 			}
 			pruned++
@@ -688,5 +884,69 @@ func (db *DB) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int, 
 			}
 		}
 		return len(old), nil
+	})
+}
+
+// PruneRevisions forgets the revisions superseded before cutoff, except the
+// newest keep of each row (see SyncStore). It reads the time index up to
+// cutoff, and walks the revisions of each row found there newest first.
+// A revision kept for the count leaves the index, so that the next sweeps
+// do not read it again; it comes back on it when its row gets a newer
+// revision (table.supersede), which is the only way it can pass the count.
+func (db *DB) PruneRevisions(ctx context.Context, cutoff time.Time, keep int) (int, error) {
+	keep = max(keep, 0)
+	end := be64(uint64(cutoff.UnixNano()))
+	return db.sweepBoards(ctx, subRevisionTimes, end, func(rb *bbolt.Bucket) (int, error) {
+		revs, times := rb.Bucket(subRevisions), rb.Bucket(subRevisionTimes)
+		var rows [][]byte
+		seen := map[string]bool{}
+		c := times.Cursor()
+		for k, _ := c.First(); k != nil && bytes.Compare(k[:8], end) < 0; k, _ = c.Next() {
+			if row := revRowPrefix(k[8:]); !seen[string(row)] {
+				seen[string(row)] = true
+				rows = append(rows, bytes.Clone(row))
+			}
+		}
+		pruned := 0
+		for _, row := range rows {
+			var forget, park [][]byte // revision keys, time keys
+			rc := revs.Cursor()
+			upper := append(bytes.Clone(row), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+			k, v := rc.Seek(upper)
+			if k == nil {
+				k, v = rc.Last()
+			} else {
+				k, v = rc.Prev()
+			}
+			for rank := 1; k != nil && bytes.HasPrefix(k, row); k, v = rc.Prev() {
+				if len(v) < 9 {
+					return pruned, fmt.Errorf("revision %q is %d bytes, too short", k, len(v))
+				}
+				if bytes.Compare(v[:8], end) < 0 {
+					if rank > keep {
+						forget = append(forget, bytes.Clone(k))
+					} else {
+						park = append(park, revTimeKey(k, v))
+					}
+				}
+				rank++
+			}
+			for _, k := range forget {
+				tk := revTimeKey(k, revs.Get(k))
+				if err := revs.Delete(k); err != nil {
+					return pruned, err
+				}
+				if err := times.Delete(tk); err != nil {
+					return pruned, err
+				}
+				pruned++
+			}
+			for _, tk := range park {
+				if err := times.Delete(tk); err != nil {
+					return pruned, err
+				}
+			}
+		}
+		return pruned, nil
 	})
 }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
+
+	bbolt "go.etcd.io/bbolt"
 
 	"corkboard/board"
 	"corkboard/persist/bolt"
@@ -154,4 +157,46 @@ func crashChild(dir string) {
 		fmt.Printf("ack %s %d\n", id, v) // stdout is unbuffered: printed means acknowledged
 	}
 	os.Exit(0)
+}
+
+// TestDeletingABoardsRowsDeletesItsRevisions: a board's revisions live in
+// nested buckets of its rows bucket (board_rows/<id>/r and rt), so removing
+// that bucket, as removing a board would, removes them and nothing of
+// another board's.
+func TestDeletingABoardsRowsDeletesItsRevisions(t *testing.T) {
+	ctx := context.Background()
+	db, _, dir := openSyncDB(t, "b1", "b2")
+	for _, id := range []string{"b1", "b2"} {
+		for i := range 3 {
+			mustPush(t, db, id, &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", fmt.Sprint(i))}}}, "")
+		}
+	}
+	db.Close()
+	bdb, err := bbolt.Open(filepath.Join(dir, bolt.FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = bdb.Update(func(tx *bbolt.Tx) error {
+		rows := tx.Bucket([]byte("board_rows"))
+		for _, id := range []string{"b1", "b2"} {
+			for _, sub := range []string{"r", "rt"} {
+				if n := rows.Bucket([]byte(id)).Bucket([]byte(sub)).Stats().KeyN; n != 2 {
+					return fmt.Errorf("board_rows/%s/%s holds %d keys, want 2", id, sub, n)
+				}
+			}
+		}
+		return rows.DeleteBucket([]byte("b1"))
+	})
+	bdb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err = bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n, err := db.PruneRevisions(ctx, time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), 0); err != nil || n != 2 {
+		t.Fatalf("PruneRevisions of everything = %d, %v; want b2's 2 alone", n, err)
+	}
 }

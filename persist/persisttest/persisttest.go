@@ -1,5 +1,6 @@
 // Package persisttest helps tests that need real storage: a bbolt store in a
-// temporary folder and a settable clock to drive it.
+// temporary folder, wired as the server wires it (with the changelog's note
+// renderer), and a settable clock to drive it.
 package persisttest
 
 import (
@@ -7,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/changelog"
 	"corkboard/persist/bolt"
 	"corkboard/persist/storetest"
 )
@@ -34,6 +36,7 @@ func Open(tb testing.TB, start time.Time, boards ...string) (*bolt.DB, *Clock, s
 	tb.Cleanup(func() { db.Close() })
 	clock := NewClock(start)
 	db.Now = clock.Now
+	db.SetNoteRenderer(changelog.RenderNote)
 	for _, id := range boards {
 		if _, err := db.ClaimBoard(context.Background(), id, Owner); err != nil {
 			tb.Fatalf("ClaimBoard(%s): %v", id, err)

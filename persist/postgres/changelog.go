@@ -81,36 +81,9 @@ func (s *Store) AppendLog(ctx context.Context, boardID string, entries []persist
 	defer cancel()
 	var out []persist.LogEntry
 	err := s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
-		out = make([]persist.LogEntry, 0, len(entries))
-		stamp, err := lockChangelog(ctx, tx, boardID)
-		if err != nil {
+		var err error
+		if out, err = appendLogTx(ctx, tx, boardID, s.now(), entries); err != nil {
 			return err
-		}
-		now := s.now()
-		keys := make([]string, len(entries))
-		notes := make([]string, len(entries))
-		actions := make([]string, len(entries))
-		stamps := make([]string, len(entries))
-		contents := make([][]byte, len(entries))
-		for i, e := range entries {
-			stamp = nextStamp(stamp, now)
-			keys[i] = persist.LogKeyPrefix + stamp + "-" + persist.LogKeyID(e.NoteID)
-			notes[i], actions[i], stamps[i], contents[i] = e.NoteID, e.Action, stamp, e.Content
-			if contents[i] == nil {
-				contents[i] = []byte{}
-			}
-			out = append(out, persist.LogEntry{Key: keys[i], NoteID: e.NoteID, Action: e.Action, Timestamp: stamp})
-		}
-		if len(entries) > 0 {
-			if _, err := tx.Exec(ctx, `INSERT INTO changelog_entries (board_id, key, note_id, action, stamp, content)
-				SELECT $1, u.key, u.note_id, u.action, u.stamp, u.content
-				FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) AS u(key, note_id, action, stamp, content)`,
-				boardID, keys, notes, actions, stamps, contents); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, "UPDATE changelog_state SET stamp = $2 WHERE board_id = $1", boardID, stamp); err != nil {
-				return err
-			}
 		}
 		if current != nil {
 			return putCurrent(ctx, tx, boardID, current)
@@ -119,6 +92,46 @@ func (s *Store) AppendLog(ctx context.Context, boardID string, entries []persist
 	})
 	if err != nil {
 		return nil, wrap(err, "append %d changelog entries to board %s", len(entries), boardID)
+	}
+	return out, nil
+}
+
+// appendLogTx stores entries in the board's changelog inside tx, stamped
+// from now: AppendLog's writing of entries (the changelog state's lock and
+// stamps, the keys, one INSERT), which a push shares when it logs what a
+// merge overwrote. It returns the stored entries without content;
+// ENOTFOUND for an unclaimed board.
+func appendLogTx(ctx context.Context, tx pgx.Tx, boardID string, now time.Time, entries []persist.NewLogEntry) ([]persist.LogEntry, error) {
+	out := make([]persist.LogEntry, 0, len(entries))
+	stamp, err := lockChangelog(ctx, tx, boardID)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(entries))
+	notes := make([]string, len(entries))
+	actions := make([]string, len(entries))
+	stamps := make([]string, len(entries))
+	contents := make([][]byte, len(entries))
+	for i, e := range entries {
+		stamp = nextStamp(stamp, now)
+		keys[i] = persist.LogKeyPrefix + stamp + "-" + persist.LogKeyID(e.NoteID)
+		notes[i], actions[i], stamps[i], contents[i] = e.NoteID, e.Action, stamp, e.Content
+		if contents[i] == nil {
+			contents[i] = []byte{}
+		}
+		out = append(out, persist.LogEntry{Key: keys[i], NoteID: e.NoteID, Action: e.Action, Timestamp: stamp})
+	}
+	if len(entries) == 0 {
+		return out, nil
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO changelog_entries (board_id, key, note_id, action, stamp, content)
+		SELECT $1, u.key, u.note_id, u.action, u.stamp, u.content
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) AS u(key, note_id, action, stamp, content)`,
+		boardID, keys, notes, actions, stamps, contents); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, "UPDATE changelog_state SET stamp = $2 WHERE board_id = $1", boardID, stamp); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -5,13 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/changelog"
 	"corkboard/persist"
 	"corkboard/persist/postgres"
 	"corkboard/persist/postgres/pgtest"
 	"corkboard/persist/storetest"
 )
 
-// TestContract runs the storage contract on a fresh database per test.
+// TestContract runs the storage contract on a fresh database per test,
+// with the changelog's note renderer wired as the server wires it.
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) persist.Store {
 		s, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
@@ -19,6 +21,7 @@ func TestContract(t *testing.T) {
 			t.Fatalf("postgres.Open: %v", err)
 		}
 		s.Now = now
+		s.SetNoteRenderer(changelog.RenderNote)
 		t.Cleanup(func() { s.Close() })
 		return s
 	})
@@ -38,6 +41,7 @@ func TestDurable(t *testing.T) {
 				return nil, err
 			}
 			s.Now = now
+			s.SetNoteRenderer(changelog.RenderNote)
 			return s, nil
 		}
 	})

@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"corkboard/board"
+	"corkboard/changelog"
+	"corkboard/persist"
 	"corkboard/persist/postgres"
 	"corkboard/persist/postgres/pgtest"
 )
@@ -182,5 +186,113 @@ func TestSessionSettings(t *testing.T) {
 		if got != value {
 			t.Errorf("%s = %s, want %s", name, got, value)
 		}
+	}
+}
+
+// TestTwoNodesMergeEveryEdit: clients editing different lines of one note
+// from the same base push through two nodes at once. The board's row lock
+// orders them, each merge reads the rows and revisions the one before it
+// committed, and so every edit is in the note at the end, none overwritten.
+func TestTwoNodesMergeEveryEdit(t *testing.T) {
+	const lines, nodes = 20, 2
+	ctx := context.Background()
+	first, _, dsn := pgtest.Open(t, pgtest.T0, "b1")
+	second, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	second.SetNoteRenderer(changelog.RenderNote)
+	stores := []*postgres.Store{first, second}
+	text := func(edit func(i int) string) string {
+		var b strings.Builder
+		for i := range lines {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(edit(i))
+		}
+		return b.String()
+	}
+	base := note("a", text(func(i int) string { return fmt.Sprint("line ", i) }))
+	if _, _, err := first.ApplyPush(ctx, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{base}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var merged atomic.Int64
+	var wg sync.WaitGroup
+	for i := range lines {
+		wg.Go(func() {
+			n := base
+			n.BaseVersion = 1
+			n.Content = text(func(j int) string {
+				if j == i {
+					return fmt.Sprint("LINE ", j)
+				}
+				return fmt.Sprint("line ", j)
+			})
+			res, err := stores[i%nodes].ApplyPushes(ctx, "b1", []persist.PushInput{{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{n}}}}})
+			if err != nil || res[0].Err != nil || len(res[0].Events) != 0 {
+				t.Errorf("edit of line %d: %+v, %v; want applied without overlap", i, res, err)
+				return
+			}
+			merged.Add(int64(res[0].Merged))
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	want := text(func(i int) string { return fmt.Sprint("LINE ", i) })
+	for _, s := range stores {
+		if ch := changes(t, s, "b1", 0); len(ch.Notes) != 1 || ch.Notes[0].Content != want || ch.ServerVersion != lines+1 {
+			t.Fatalf("note after the edits: %+v, want every line edited at version %d", ch.Notes, lines+1)
+		}
+	}
+	// The first edit to commit found nothing committed since its base.
+	if got := merged.Load(); got != lines-1 {
+		t.Fatalf("%d edits merged, want %d", got, lines-1)
+	}
+}
+
+// TestDeletingABoardDeletesItsRevisions: the store never deletes a board,
+// but an operator may, and a board's revisions go with it (and with each
+// of its rows), without touching another board's.
+func TestDeletingABoardDeletesItsRevisions(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := pgtest.Open(t, pgtest.T0, "b1", "b2")
+	for _, id := range []string{"b1", "b2"} {
+		for i := range 3 {
+			if _, _, err := s.ApplyPush(ctx, id, &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("a", fmt.Sprint(i))}}}, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	count := func(boardID string) int {
+		t.Helper()
+		var n int
+		if err := s.Pool().QueryRow(ctx, "SELECT count(*) FROM board_revisions WHERE board_id = $1", boardID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count("b1") != 2 || count("b2") != 2 {
+		t.Fatalf("revisions b1=%d b2=%d, want 2 each", count("b1"), count("b2"))
+	}
+	// Everything else that refers to the board first, then the board.
+	for _, sql := range []string{
+		"DELETE FROM board_members WHERE board_id = $1",
+		"DELETE FROM idempotency_keys WHERE board_id = $1",
+		"DELETE FROM changelog_entries WHERE board_id = $1",
+		"DELETE FROM changelog_state WHERE board_id = $1",
+		"DELETE FROM snapshots WHERE board_id = $1",
+		"DELETE FROM board_rows WHERE board_id = $1",
+		"DELETE FROM boards WHERE id = $1",
+	} {
+		if _, err := s.Pool().Exec(ctx, sql, "b1"); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if count("b1") != 0 || count("b2") != 2 {
+		t.Fatalf("after deleting b1: revisions b1=%d b2=%d, want 0 and 2", count("b1"), count("b2"))
 	}
 }

@@ -62,6 +62,10 @@ type Store struct {
 	secret  []byte
 	timeout time.Duration
 
+	// renderNote renders the note a merge overwrote for the changelog
+	// (SetNoteRenderer).
+	renderNote func(board.Note) []byte
+
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
 }
@@ -114,6 +118,15 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 func (s *Store) Secret() []byte { return s.secret }
 
 func (s *Store) now() time.Time { return s.Now().UTC() }
+
+// SetNoteRenderer gives the store the renderer of note snapshots
+// (changelog.RenderNote; persist cannot import changelog, which imports
+// it). A push whose merge overwrites part of a note logs the note with it,
+// and fails with an internal error when none was set. Call it before the
+// store is used, as for Now.
+func (s *Store) SetNoteRenderer(render func(board.Note) []byte) {
+	s.renderNote = render
+}
 
 // migration is one embedded SQL file: NNNN_name.sql.
 type migration struct {

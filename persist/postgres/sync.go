@@ -12,6 +12,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/persist/internal/rowmerge"
 )
 
 var _ persist.SyncStore = (*Store)(nil)
@@ -35,8 +36,9 @@ func (s *Store) ApplyPush(ctx context.Context, boardID string, p *board.Push, id
 
 // ApplyPushes applies pushes to one board, in order, in one transaction
 // (see persist.SyncStore). The transaction first locks the board's row, so
-// pushes to one board from any node apply one after the other; each push
-// that changes something bumps the version with one UPDATE … RETURNING.
+// pushes to one board from any node apply one after the other (and merge
+// against the same states); each push that changes something bumps the
+// version with one UPDATE … RETURNING.
 // A transient failure (serialization, deadlock, a connection lost before
 // COMMIT) runs the whole transaction again.
 func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persist.PushInput) ([]persist.Applied, error) {
@@ -95,11 +97,11 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 				out[i] = persist.Applied{Version: b.Version}
 				continue
 			}
-			ch, err := applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now)
+			ch, tally, err := s.applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now)
 			if err != nil {
 				return err
 			}
-			out[i] = persist.Applied{Version: b.Version, Changes: ch}
+			out[i] = persist.Applied{Version: b.Version, Changes: ch, Merged: tally.Merged, Fallbacks: tally.Fallbacks, Events: tally.Events}
 		}
 		return nil
 	})
@@ -151,12 +153,17 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 }
 
 // applyOne writes one push that changes something, with its idempotency
-// key, and returns what it changed. The statements go in one pipelined
-// batch (one round trip while the board's row is locked): the version bump
-// (UPDATE … RETURNING), the rows at the new version, the deletions, the key.
-// The new version is known before the bump answers, since this transaction
-// holds the board's lock; the bump's answer is checked against it.
-func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time) (*board.Changes, error) {
+// key, and returns what it changed and what its merges did. The writes go
+// in one pipelined batch (one round trip while the board's row lock is
+// held): the version bump (UPDATE … RETURNING), the rows at the new
+// version (each statement keeping the states it replaces as revisions),
+// the deletions, the key. The new version is known before the bump
+// answers, since this transaction holds the board's lock; the bump's
+// answer is checked against it. A push with rows to merge first reads
+// their history (one more round trip, after the lock, so that every node
+// merges against the same states), and one whose merges overwrote part of
+// a note then logs it in the same transaction.
+func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time) (*board.Changes, *rowmerge.Tally, error) {
 	stamp := now.Format(time.RFC3339Nano)
 	updatedAt := stamp
 	var name *string
@@ -169,33 +176,44 @@ func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key
 	v := b.Version + 1
 
 	// The last copy of an ID in the push wins, at the place of its first.
-	notes := make([]board.Note, 0, len(p.Notes.Upserted))
-	noteAt := make(map[string]int, len(p.Notes.Upserted))
-	for _, n := range p.Notes.Upserted {
-		n.Version, n.DeletedAt = v, nil
-		if n.UpdatedAt == "" {
-			n.UpdatedAt = stamp
-		}
-		if i, ok := noteAt[n.ID]; ok {
-			notes[i] = n
-		} else {
-			noteAt[n.ID] = len(notes)
-			notes = append(notes, n)
+	notes := lastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID })
+	items := lastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID })
+	for i := range notes {
+		if notes[i].UpdatedAt == "" {
+			notes[i].UpdatedAt = stamp
 		}
 	}
-	items := make([]board.TrackerItem, 0, len(p.TrackerItems.Upserted))
-	itemAt := make(map[string]int, len(p.TrackerItems.Upserted))
-	for _, it := range p.TrackerItems.Upserted {
-		it.Version, it.DeletedAt = v, nil
-		if it.UpdatedAt == "" {
-			it.UpdatedAt = stamp
+	for i := range items {
+		if items[i].UpdatedAt == "" {
+			items[i].UpdatedAt = stamp
 		}
-		if i, ok := itemAt[it.ID]; ok {
-			items[i] = it
-		} else {
-			itemAt[it.ID] = len(items)
-			items = append(items, it)
+	}
+	hist, err := readHistory(ctx, tx, b.ID, notes, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	tally := &rowmerge.Tally{}
+	for i, mine := range notes {
+		h := hist[historyKey{kindNote, mine.ID}]
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, h.cur, h.base, h.lastLive, board.MergeNote)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
 		}
+		if err := tally.AddNote(res, s.renderNote); err != nil {
+			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		notes[i] = res.Row
+		notes[i].Version, notes[i].DeletedAt, notes[i].BaseVersion = v, nil, 0
+	}
+	for i, mine := range items {
+		h := hist[historyKey{kindItem, mine.ID}]
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, h.cur, h.base, h.lastLive, board.MergeItem)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge item %q: %w", mine.ID, err)
+		}
+		tally.AddItem(res)
+		items[i] = res.Row
+		items[i].Version, items[i].DeletedAt, items[i].BaseVersion = v, nil, 0
 	}
 
 	batch := &pgx.Batch{}
@@ -207,31 +225,40 @@ func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key
 		}
 		return nil
 	})
-	if err := queueUpsert(batch, b.ID, kindNote, v, notes, func(n *board.Note) string { return n.ID }); err != nil {
-		return nil, err
+	if err := queueUpsert(batch, b.ID, kindNote, v, now, notes, func(n *board.Note) string { return n.ID }); err != nil {
+		return nil, nil, err
 	}
-	if err := queueUpsert(batch, b.ID, kindItem, v, items, func(it *board.TrackerItem) string { return it.ID }); err != nil {
-		return nil, err
+	if err := queueUpsert(batch, b.ID, kindItem, v, now, items, func(it *board.TrackerItem) string { return it.ID }); err != nil {
+		return nil, nil, err
 	}
 	deletedNotes, deletedItems := []string{}, []string{}
 	queueDelete(batch, b.ID, kindNote, v, now, p.Notes.Deleted, &deletedNotes)
 	queueDelete(batch, b.ID, kindItem, v, now, p.TrackerItems.Deleted, &deletedItems)
 	queueKey(batch, b.ID, key, v, now)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if got != v {
 		// Only possible if something wrote the board without its lock.
-		return nil, fmt.Errorf("board %s moved to version %d, want %d", b.ID, got, v)
+		return nil, nil, fmt.Errorf("board %s moved to version %d, want %d", b.ID, got, v)
 	}
 	b.Version = v
+	if len(tally.Entries) > 0 {
+		logged, err := appendLogTx(ctx, tx, b.ID, now, tally.Entries)
+		if err != nil {
+			return nil, nil, fmt.Errorf("log what a merge overwrote: %w", err)
+		}
+		if err := tally.Logged(logged); err != nil {
+			return nil, nil, err
+		}
+	}
 
 	// Rows upserted and then deleted in the same push end deleted: they
 	// leave the change's upserted lists.
-	if len(deletedNotes) > 0 && len(noteAt) > 0 {
+	if len(deletedNotes) > 0 && len(notes) > 0 {
 		notes = dropDeleted(notes, deletedNotes, func(n *board.Note) string { return n.ID })
 	}
-	if len(deletedItems) > 0 && len(itemAt) > 0 {
+	if len(deletedItems) > 0 && len(items) > 0 {
 		items = dropDeleted(items, deletedItems, func(it *board.TrackerItem) string { return it.ID })
 	}
 	return &board.Changes{
@@ -241,12 +268,105 @@ func applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key
 		TrackerItems:          items,
 		DeletedTrackerItemIDs: deletedItems,
 		ServerVersion:         v,
-	}, nil
+	}, tally, nil
 }
 
+// lastCopies returns rows with one copy of each ID: the last one sent, at
+// the place of the first.
+func lastCopies[T any](rows []T, id func(*T) string) []T {
+	out := make([]T, 0, len(rows))
+	at := make(map[string]int, len(rows))
+	for i := range rows {
+		if j, ok := at[id(&rows[i])]; ok {
+			out[j] = rows[i]
+			continue
+		}
+		at[id(&rows[i])] = len(out)
+		out = append(out, rows[i])
+	}
+	return out
+}
+
+// historyKey names one row of a board.
+type historyKey struct{ kind, id string }
+
+// history is what rowmerge needs to know of one row (see rowmerge.Resolve).
+type history struct {
+	cur, base, lastLive *rowmerge.State
+}
+
+// readHistory reads, in one query, the stored states the rows with a
+// baseVersion need: the current row, and when it changed since the base,
+// the base (the newest revision at or below baseVersion) and, for a
+// tombstone, the last live state (the newest revision below it). Rows
+// without a baseVersion are not read (nil map when there are none).
+func readHistory(ctx context.Context, tx pgx.Tx, boardID string, notes []board.Note, items []board.TrackerItem) (map[historyKey]history, error) {
+	var kinds, ids []string
+	var bases []int64
+	for _, n := range notes {
+		if n.BaseVersion >= 1 {
+			kinds, ids, bases = append(kinds, kindNote), append(ids, n.ID), append(bases, n.BaseVersion)
+		}
+	}
+	for _, it := range items {
+		if it.BaseVersion >= 1 {
+			kinds, ids, bases = append(kinds, kindItem), append(ids, it.ID), append(bases, it.BaseVersion)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT u.kind, u.id, r.version, r.data, bv.version, bv.data, lv.version, lv.data
+		FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(kind, id, base)
+		JOIN board_rows r ON r.board_id = $1 AND r.kind = u.kind AND r.id = u.id
+		LEFT JOIN LATERAL (SELECT v.version, v.data FROM board_revisions v
+			WHERE r.version > u.base AND v.board_id = $1 AND v.kind = u.kind AND v.id = u.id AND v.version <= u.base
+			ORDER BY v.version DESC LIMIT 1) bv ON true
+		LEFT JOIN LATERAL (SELECT v.version, v.data FROM board_revisions v
+			WHERE r.version > u.base AND r.deleted_ns IS NOT NULL
+				AND v.board_id = $1 AND v.kind = u.kind AND v.id = u.id AND v.version < r.version
+			ORDER BY v.version DESC LIMIT 1) lv ON true`,
+		boardID, kinds, ids, bases)
+	if err != nil {
+		return nil, fmt.Errorf("read history of merged rows: %w", err)
+	}
+	out := make(map[historyKey]history, len(ids))
+	var k historyKey
+	var curVersion int64
+	var curData, baseData, lastData []byte
+	var baseVersion, lastVersion *int64
+	_, err = pgx.ForEachRow(rows, []any{&k.kind, &k.id, &curVersion, &curData, &baseVersion, &baseData, &lastVersion, &lastData}, func() error {
+		h := history{cur: &rowmerge.State{Version: curVersion, Data: curData}}
+		if baseVersion != nil {
+			h.base = &rowmerge.State{Version: *baseVersion, Data: baseData}
+		}
+		if lastVersion != nil {
+			h.lastLive = &rowmerge.State{Version: *lastVersion, Data: lastData}
+		}
+		out[k] = h
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read history of merged rows: %w", err)
+	}
+	return out, nil
+}
+
+// unparkSQL is the part of a statement that writes revisions (from its CTE
+// old: id, version) which puts the oldest revision of each such row back
+// in the sweep's index if a sweep parked it (see PruneRevisions): with one
+// more revision it may now be past the count.
+const unparkSQL = `unparked AS (
+		UPDATE board_revisions v SET parked = false FROM old
+		WHERE old.version < $3 AND v.board_id = $1 AND v.kind = $2 AND v.id = old.id AND v.parked
+			AND v.version = (SELECT min(w.version) FROM board_revisions w WHERE w.board_id = $1 AND w.kind = $2 AND w.id = old.id)
+	)`
+
 // queueUpsert queues the write of rows (unique IDs) live at version, in one
-// statement.
-func queueUpsert[T any](batch *pgx.Batch, boardID, kind string, version int64, rows []T, id func(*T) string) error {
+// statement, which keeps the states it replaces as revisions superseded
+// now. A state this push wrote itself (at version) was never committed and
+// is not kept.
+func queueUpsert[T any](batch *pgx.Batch, boardID, kind string, version int64, now time.Time, rows []T, id func(*T) string) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -260,22 +380,44 @@ func queueUpsert[T any](batch *pgx.Batch, boardID, kind string, version int64, r
 		}
 		data[i] = js
 	}
-	batch.Queue(`INSERT INTO board_rows (board_id, kind, id, version, data, deleted_ns)
-		SELECT $1, $2, u.id, $3, u.data, NULL FROM unnest($4::text[], $5::bytea[]) AS u(id, data)
+	// Every part of the statement sees the table as it was before it, so
+	// old holds the states the INSERT replaces.
+	batch.Queue(`WITH u AS (SELECT * FROM unnest($4::text[], $5::bytea[]) AS u(id, data)),
+		old AS (
+			SELECT r.id, r.version, r.data FROM board_rows r JOIN u ON r.id = u.id
+			WHERE r.board_id = $1 AND r.kind = $2 AND r.version < $3
+		),
+		kept AS (
+			INSERT INTO board_revisions (board_id, kind, id, version, data, superseded_ns)
+			SELECT $1, $2, id, version, data, $6 FROM old
+		),
+		`+unparkSQL+`
+		INSERT INTO board_rows (board_id, kind, id, version, data, deleted_ns)
+		SELECT $1, $2, u.id, $3, u.data, NULL FROM u
 		ON CONFLICT (board_id, kind, id) DO UPDATE SET version = excluded.version, data = excluded.data, deleted_ns = NULL`,
-		boardID, kind, version, ids, data).Exec(func(pgconn.CommandTag) error { return nil })
+		boardID, kind, version, ids, data, nanos(now)).Exec(func(pgconn.CommandTag) error { return nil })
 	return nil
 }
 
 // queueDelete queues turning the live rows among ids into tombstones at
-// version; *out receives the IDs it deleted, in the order of ids (unknown
-// or already deleted IDs are skipped).
+// version, keeping each live state as a revision (unless this push wrote
+// it); *out receives the IDs it deleted, in the order of ids (unknown or
+// already deleted IDs are skipped).
 func queueDelete(batch *pgx.Batch, boardID, kind string, version int64, now time.Time, ids []string, out *[]string) {
 	if len(ids) == 0 {
 		return
 	}
-	batch.Queue(`UPDATE board_rows SET version = $3, data = NULL, deleted_ns = $4
-		WHERE board_id = $1 AND kind = $2 AND id = ANY($5) AND deleted_ns IS NULL RETURNING id`,
+	batch.Queue(`WITH old AS (
+			SELECT id, version, data FROM board_rows
+			WHERE board_id = $1 AND kind = $2 AND id = ANY($5) AND deleted_ns IS NULL
+		),
+		kept AS (
+			INSERT INTO board_revisions (board_id, kind, id, version, data, superseded_ns)
+			SELECT $1, $2, id, version, data, $4 FROM old WHERE version < $3
+		),
+		`+unparkSQL+`
+		UPDATE board_rows r SET version = $3, data = NULL, deleted_ns = $4
+		FROM old WHERE r.board_id = $1 AND r.kind = $2 AND r.id = old.id RETURNING r.id`,
 		boardID, kind, version, nanos(now), ids).Query(func(rows pgx.Rows) error {
 		gone, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
@@ -494,6 +636,77 @@ func (s *Store) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 		}
 		total += int(tag.RowsAffected())
 		if tag.RowsAffected() < SweepBatch {
+			return total, nil
+		}
+	}
+}
+
+// PruneRevisions forgets the revisions superseded before cutoff, except the
+// newest keep of each row (see persist.SyncStore). Each step reads at most
+// SweepBatch due revisions from board_revisions_due (oldest first), locks
+// their boards (in ID order, as a push takes one: no deadlock with pushes
+// or another node's sweep) so that no push adds a revision to their rows
+// meanwhile, and then, in one statement per step, ranks every revision of
+// those rows, deletes the old ones past keep and parks the old ones within
+// it: a parked revision leaves the index until its row gets a newer
+// revision (the push unparks the row's oldest), since only that can move
+// it past the count.
+func (s *Store) PruneRevisions(ctx context.Context, cutoff time.Time, keep int) (int, error) {
+	ctx, cancel := s.call(ctx)
+	defer cancel()
+	keep = max(keep, 0)
+	end := nanos(cutoff)
+	total := 0
+	for {
+		seen, n := 0, 0
+		err := s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
+			seen, n = 0, 0
+			rows, err := tx.Query(ctx, `SELECT board_id, kind, id FROM board_revisions
+				WHERE NOT parked AND superseded_ns < $1 ORDER BY superseded_ns LIMIT $2`, end, SweepBatch)
+			if err != nil {
+				return err
+			}
+			var boards, kinds, ids []string
+			var b, k, id string
+			if _, err := pgx.ForEachRow(rows, []any{&b, &k, &id}, func() error {
+				boards, kinds, ids = append(boards, b), append(kinds, k), append(ids, id)
+				return nil
+			}); err != nil {
+				return err
+			}
+			seen = len(ids)
+			if seen == 0 {
+				return nil
+			}
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM boards WHERE id = ANY($1) ORDER BY id FOR UPDATE`, boards); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, `WITH c AS (
+					SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS c(board_id, kind, id)
+				),
+				ranked AS (
+					SELECT v.board_id, v.kind, v.id, v.version, v.superseded_ns,
+						row_number() OVER (PARTITION BY v.board_id, v.kind, v.id ORDER BY v.version DESC) AS rank
+					FROM board_revisions v JOIN c ON v.board_id = c.board_id AND v.kind = c.kind AND v.id = c.id
+				),
+				gone AS (
+					DELETE FROM board_revisions v USING ranked r
+					WHERE v.board_id = r.board_id AND v.kind = r.kind AND v.id = r.id AND v.version = r.version
+						AND r.rank > $5 AND r.superseded_ns < $4
+					RETURNING 1
+				),
+				parked AS (
+					UPDATE board_revisions v SET parked = true FROM ranked r
+					WHERE v.board_id = r.board_id AND v.kind = r.kind AND v.id = r.id AND v.version = r.version
+						AND r.rank <= $5 AND r.superseded_ns < $4 AND NOT v.parked
+				)
+				SELECT count(*) FROM gone`, boards, kinds, ids, end, keep).Scan(&n)
+		})
+		if err != nil {
+			return total, wrap(err, "prune revisions")
+		}
+		total += n
+		if seen < SweepBatch {
 			return total, nil
 		}
 	}

@@ -75,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Auth", func(t *testing.T) { runAuth(t, open) })
 	t.Run("Usage", func(t *testing.T) { runUsage(t, open) })
 	t.Run("Sync", func(t *testing.T) { runSync(t, open) })
+	t.Run("Merge", func(t *testing.T) { runMerge(t, open) })
 	t.Run("Changelog", func(t *testing.T) { runChangelog(t, open) })
 	t.Run("Cancelled", func(t *testing.T) { runCancelled(t, open) })
 	t.Run("Ping", func(t *testing.T) { runPing(t, open) })

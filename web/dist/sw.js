@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '342f6433a143a95a';
-const FILES = ["assets/AiErrorText-DU1jt6qQ.js","assets/Analyse-l-RJFW9e.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-CxjAs48Z.js","assets/HistoryPanel-B2kkAbYx.js","assets/ImportDialog-BsGhFAuF.js","assets/NoteAssist-DTpB-Eao.js","assets/NoteHints-DB-2U9Is.js","assets/SlashMenu-ulzxDq6W.js","assets/SnapshotsPanel-BHXDfAhE.js","assets/TrackerGenerate-BBSzy-JV.js","assets/ai-CQ5f2CB3.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BAr4mDb4.js","assets/index-BL2TBIfw.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Wpf3iTy3.js"];
+const VERSION = 'e3be751471824de1';
+const FILES = ["assets/AiErrorText-DCpit3B9.js","assets/Analyse-ztPtq4A-.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jjXT8IPV.js","assets/HistoryPanel-BpyBD02n.js","assets/ImportDialog-CKMnU6rZ.js","assets/NoteAssist-Vr2p8baz.js","assets/NoteHints-DQxLf6zN.js","assets/SlashMenu-CqVB4ycx.js","assets/SnapshotsPanel-CDEl_H_U.js","assets/TrackerGenerate-vSv_HZa4.js","assets/ai-Q49p-dAy.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-D0QHdzBV.js","assets/index-CRcdMxh9.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-D9oDfIY6.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"corkboard/changelog"
 	"corkboard/persist/postgres"
 	"corkboard/persist/storetest"
 )
@@ -98,7 +99,8 @@ func withDatabase(dsn, name string) (string, error) {
 // Owner owns the boards Open claims.
 const Owner = "owner@example.com"
 
-// Open opens a store on a fresh database (see NewDatabase) whose clock
+// Open opens a store on a fresh database (see NewDatabase), wired as the
+// server wires it (with the changelog's note renderer), whose clock
 // stands still at start until the test moves it, claims boards for
 // Owner, and closes the store when the test ends. It returns the
 // store, its clock and the database's DSN (to open it again, as another
@@ -113,6 +115,7 @@ func Open(tb testing.TB, start time.Time, boards ...string) (*postgres.Store, *s
 	tb.Cleanup(func() { s.Close() })
 	clock := storetest.NewClock(start)
 	s.Now = clock.Now
+	s.SetNoteRenderer(changelog.RenderNote)
 	for _, id := range boards {
 		if _, err := s.ClaimBoard(context.Background(), id, Owner); err != nil {
 			tb.Fatalf("ClaimBoard(%s): %v", id, err)

@@ -24,7 +24,7 @@ export class ApiError extends Error {
 
 type Fetch = typeof fetch;
 
-async function request<T>(f: Fetch, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, asText = false): Promise<T> {
+async function request<T>(f: Fetch, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, asText = false, onAnswer?: (res: Response) => void): Promise<T> {
   let res: Response;
   try {
     res = await f(path, {
@@ -36,6 +36,7 @@ async function request<T>(f: Fetch, method: string, path: string, body?: unknown
   } catch (e) {
     throw new ApiError(0, 'The server cannot be reached. Check your connection.');
   }
+  onAnswer?.(res);
   let data: unknown = undefined;
   const text = await res.text().catch(() => '');
   if (asText && res.ok) return text as T;
@@ -74,8 +75,14 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     uninvite: (id: string, email: string) => request<{ ok: true; removed: boolean; invitedEmails: string[] }>(f, 'DELETE', `${b(id)}/invite`, { email }),
 
     pull: (id: string, since: number) => request<Changes>(f, 'GET', `${b(id)}/sync?since=${since}`),
-    push: (id: string, body: PushBody, idempotencyKey: string) =>
-      request<{ serverVersion: number }>(f, 'POST', `${b(id)}/sync`, body, { 'Idempotency-Key': idempotencyKey }),
+    /** push answers replayed: true when the key had been applied before (Idempotent-Replayed). */
+    push: async (id: string, body: PushBody, idempotencyKey: string): Promise<{ serverVersion: number; replayed?: boolean }> => {
+      let replayed = false;
+      const answer = await request<{ serverVersion: number }>(f, 'POST', `${b(id)}/sync`, body, { 'Idempotency-Key': idempotencyKey }, false, (res) => {
+        replayed = res.ok && res.headers.get('Idempotent-Replayed') === 'true';
+      });
+      return replayed ? { ...answer, replayed } : answer;
+    },
 
     // Changelog and snapshots (docs/changelog.md).
     postLog: (id: string, entries: LogEntry[]) => request<{ ok: true; keys: string[] }>(f, 'POST', `${b(id)}/log`, { entries }),

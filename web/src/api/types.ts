@@ -14,6 +14,11 @@ export interface Note {
   updatedAt: string;
   version?: number;
   deletedAt?: string | null;
+  /**
+   * baseVersion is sent in pushes only: the version of the server copy the
+   * edit started from, so the server merges the row instead of replacing it.
+   */
+  baseVersion?: number;
   [extra: string]: unknown;
 }
 
@@ -29,6 +34,8 @@ export interface TrackerItem {
   updatedAt: string;
   version?: number;
   deletedAt?: string | null;
+  /** baseVersion is sent in pushes only, as Note's. */
+  baseVersion?: number;
   [extra: string]: unknown;
 }
 
@@ -96,15 +103,34 @@ export interface Peer {
   color: string;
 }
 
+/**
+ * LiveEvent is something a merge did to an earlier change, carried by a
+ * live `changes` message (`events`). version is the version of that earlier
+ * change: `overlap`, its lines were overwritten by the change in this
+ * message (the lost text is in the changelog entry logKey); `revived`, the
+ * note it deleted was brought back (by someone's offline edit).
+ */
+export interface LiveEvent {
+  kind: 'overlap' | 'revived';
+  table: 'note' | 'item';
+  id: string;
+  version: number;
+  logKey?: string;
+}
+
 /** Server → client live messages. */
 export type LiveMessage =
-  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: Peer[] }
-  | ({ type: 'changes'; from?: string } & Changes)
+  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: (Peer & { editing?: string })[] }
+  | ({ type: 'changes'; from?: string; events?: LiveEvent[] } & Changes)
+  /** Events of a push applied on another node (its rows come as changes). */
+  | { type: 'events'; events: LiveEvent[] }
   | { type: 'ack'; id: string; serverVersion: number; replayed?: boolean }
   | { type: 'error'; id?: string; status: number; error: string; field?: string }
   | ({ type: 'join' } & Peer)
   | ({ type: 'leave' } & Peer)
   | ({ type: 'pointer'; x: number; y: number } & Peer)
+  /** Another connection opened (noteId) or closed ("") a note's editor. */
+  | ({ type: 'editing'; noteId: string } & Peer)
   | { type: 'pong'; id?: string };
 
 /** GET /api/config. */

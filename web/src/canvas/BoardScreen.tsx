@@ -234,7 +234,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </section>
       )}
       <div className="board-body">
-        <Canvas client={client} notes={s.notes} peers={s.peers} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} />
         {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} />}
         {chatOpened && (
           <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { Note } from '../api/types';
-import type { Presence, SyncClient } from '../sync/client';
+import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { NoteNode, type NoteFlowNode, type NoteNodeData } from './NoteNode';
 import { DetailContext, detailOf } from './detail';
@@ -30,7 +30,6 @@ interface Props {
   onNoteHistory?: (id: string) => void;
   client: SyncClient;
   notes: ReadonlyMap<string, Note>;
-  peers: ReadonlyMap<string, Presence>;
   canEdit: boolean;
   ready: boolean;
   onAnnounce: (msg: string) => void;
@@ -92,7 +91,7 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
@@ -300,7 +299,7 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory,
   const onPointerMove = useCallback(
     (e: React.PointerEvent) => {
       const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY }, { snapToGrid: false });
-      client.sendPointer(Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10);
+      client.presence.sendPointer(Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10);
     },
     [client, rf],
   );
@@ -365,7 +364,7 @@ function CanvasInner({ client, notes, peers, canEdit, onAnnounce, onNoteHistory,
           {/* The minimap draws every note again (an SVG rect each): past a few
               hundred notes it costs more than it shows. */}
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
-          <Cursors peers={peers} />
+          <Cursors presence={client.presence} />
         </ReactFlow>
       </DetailContext.Provider>
       {editingNote && (

@@ -1,11 +1,16 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ViewportPortal } from '@xyflow/react';
-import type { Presence } from '../sync/client';
+import type { Presence, PresenceStore } from '../sync/presence';
 
 type Shown = Presence & { leaving?: boolean };
 
-/** Cursors draws other people's pointers with their names; a leaver fades out. */
-export function Cursors({ peers }: { peers: ReadonlyMap<string, Presence> }) {
+/**
+ * Cursors draws other people's pointers with their names; a leaver fades
+ * out. It subscribes to presence itself, so a moving pointer re-renders the
+ * cursors and not the board.
+ */
+export function Cursors({ presence }: { presence: PresenceStore }) {
+  const { peers } = useSyncExternalStore(presence.onChange, presence.getSnapshot);
   const [shown, setShown] = useState<Map<string, Shown>>(new Map());
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
 

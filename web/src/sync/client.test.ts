@@ -159,24 +159,29 @@ describe('SyncClient', () => {
     expect(client.getSnapshot().pending).toBe(0);
   });
 
-  it('rebases on a pull: a newer server row wins, a newer local edit stays', async () => {
+  it('rebases on a pull by merging: what others changed and what I changed both survive', async () => {
     const { server, client, clock } = setup();
+    server.apply({ notes: { upserted: [note('n1', { title: 'Plan', content: 'one\ntwo\nthree', color: 'yellow' })], deleted: [] } });
     await client.start();
     server.offline = true;
-    client.upsertNote(note('old', { title: 'mine, early' }));
-    clock.advance(60_000);
-    client.upsertNote(note('new', { title: 'mine, late' }));
+    const shown = client.getSnapshot().notes.get('n1')!;
+    client.upsertNote({ ...shown, content: 'one\ntwo\nTHREE', color: 'pink' });
     await settle();
-    // Meanwhile someone else edited both, between our two edits.
-    const between = new Date(clock.now() - 30_000).toISOString();
+    // Meanwhile someone else moved the note and edited another line.
     server.offline = false;
-    server.apply({ notes: { upserted: [note('old', { title: 'theirs', updatedAt: between }), note('new', { title: 'theirs', updatedAt: between })], deleted: [] } });
-    server.failPush = [httpError(503)]; // keep our edits unsent for the pull
-    await client.pull();
+    server.apply({ notes: { upserted: [note('n1', { title: 'Plan', content: 'ONE\ntwo\nthree', color: 'yellow', x: 100 })], deleted: [] } });
+    await client.pull(); // before the retry of our push
     const s = client.getSnapshot();
-    expect(s.notes.get('old')?.title).toBe('theirs');
-    expect(s.notes.get('new')?.title).toBe('mine, late');
+    expect(s.notes.get('n1')).toMatchObject({ content: 'ONE\ntwo\nTHREE', color: 'pink', x: 100 });
     expect(s.pending).toBe(1);
+    // The merged edit sits on the new row: it goes with that row's version,
+    // as the same push (same key) as before.
+    clock.advance(clock.nextDelay!);
+    await settle();
+    expect(server.pushes).toHaveLength(2);
+    expect(server.pushes[1].key).toBe(server.pushes[0].key);
+    expect(server.pushes[1].body.notes.upserted[0]).toMatchObject({ content: 'ONE\ntwo\nTHREE', baseVersion: 2 });
+    expect(server.rows.get('n1')).toMatchObject({ content: 'ONE\ntwo\nTHREE', color: 'pink', x: 100 });
   });
 
   it('replaces its copy on a reset and keeps unsent edits', async () => {
@@ -268,29 +273,234 @@ describe('SyncClient', () => {
     expect(client.getSnapshot().rejected).toHaveLength(2);
   });
 
-  it('sends pointers at most every 50 ms, the latest position last', async () => {
-    const { client, clock, live } = setup();
+});
+
+/** deferred is a promise resolved by hand. */
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('SyncClient merging', () => {
+  it('pushes each edit with the version of the server copy it was made on', async () => {
+    const { server, client } = setup();
+    server.apply({ notes: { upserted: [note('n1')], deleted: [] } });
     await client.start();
-    client.sendPointer(1, 1);
-    client.sendPointer(2, 2);
-    clock.advance(0);
-    client.sendPointer(3, 3);
-    client.sendPointer(4, 4);
-    clock.advance(49);
-    expect(live.sent).toEqual([{ type: 'pointer', x: 2, y: 2 }]);
-    clock.advance(1);
-    expect(live.sent.at(-1)).toEqual({ type: 'pointer', x: 4, y: 4 });
+    client.batch(() => {
+      client.upsertNote({ ...client.getSnapshot().notes.get('n1')!, title: 'edited' });
+      client.upsertNote(note('n2'));
+    });
+    await settle();
+    const [n1, n2] = server.pushes[0].body.notes.upserted;
+    expect(n1).toMatchObject({ id: 'n1', title: 'edited', baseVersion: 1 });
+    expect(n1.version).toBeUndefined();
+    expect(n2.baseVersion).toBeUndefined();
   });
 
-  it('tracks who is here', async () => {
+  it('loses no edit when two people edit the same note at once', async () => {
+    const server = new FakeServer();
+    server.apply({ notes: { upserted: [note('n1', { content: '- [ ] milk\n- [ ] eggs\n- [ ] bread' })], deleted: [] } });
+    const a = setup({ server });
+    const b = setup({ server });
+    await a.client.start();
+    await b.client.start();
+    // Neither hears of the other's edit before pushing (no live messages).
+    a.client.upsertNote({ ...a.client.getSnapshot().notes.get('n1')!, content: '- [x] milk\n- [ ] eggs\n- [ ] bread' });
+    await settle();
+    b.client.upsertNote({ ...b.client.getSnapshot().notes.get('n1')!, content: '- [ ] milk\n- [ ] eggs\n- [x] bread', color: 'blue' });
+    await settle();
+    expect(server.rows.get('n1')).toMatchObject({ content: '- [x] milk\n- [ ] eggs\n- [x] bread', color: 'blue', version: 3 });
+    // b's answer (3) was not its version + 1: it pulled the merged row.
+    expect(b.client.getSnapshot().notes.get('n1')).toMatchObject({ content: '- [x] milk\n- [ ] eggs\n- [x] bread', color: 'blue' });
+    await a.client.pull();
+    expect(a.client.getSnapshot().notes.get('n1')?.content).toBe(server.rows.get('n1')?.content);
+  });
+
+  it('shows a push on its way merged onto a newer row, and computes the row the server stores', async () => {
+    const { server, client, live } = setup();
+    server.apply({ notes: { upserted: [note('n1', { title: 'T', content: 'a\nb\nc' })], deleted: [] } });
+    await client.start();
+    const answer = deferred<void>();
+    const realPush = server.push.bind(server);
+    server.push = async (id, body, key) => {
+      await answer.promise;
+      return realPush(id, body, key);
+    };
+    client.upsertNote({ ...client.getSnapshot().notes.get('n1')!, content: 'A\nb\nc' });
+    await settle();
+    // Someone else's change arrives while ours is on its way.
+    server.apply({ notes: { upserted: [{ ...server.rows.get('n1')!, content: 'a\nb\nC', x: 40, baseVersion: 1 }], deleted: [] } });
+    live.emit(server.liveChanges());
+    expect(client.getSnapshot().notes.get('n1')).toMatchObject({ content: 'A\nb\nC', x: 40 }); // no flicker back to "a"
+    const shown: string[] = [];
+    client.onChange(() => shown.push(client.getSnapshot().notes.get('n1')!.content));
+    answer.resolve();
+    await settle();
+    // Our push became version 3 right after 2: the client merged it as the server did, without a pull.
+    expect(client.getSnapshot().version).toBe(3);
+    expect(server.pulls).toEqual([0]);
+    const { updatedAt: _u, ...stored } = server.rows.get('n1')!;
+    expect(client.getSnapshot().notes.get('n1')).toMatchObject(stored);
+    expect(shown.every((c) => c === 'A\nb\nC')).toBe(true);
+  });
+
+  it('holds an edit made on top of a push on its way until that push lands', async () => {
+    const { server, client } = setup();
+    server.apply({ notes: { upserted: [note('n1', { color: 'yellow' })], deleted: [] } });
+    await client.start();
+    const answer = deferred<void>();
+    const realPush = server.push.bind(server);
+    server.push = async (id, body, key) => {
+      await answer.promise;
+      return realPush(id, body, key);
+    };
+    client.upsertNote({ ...client.getSnapshot().notes.get('n1')!, color: 'pink' });
+    await settle();
+    client.upsertNote({ ...client.getSnapshot().notes.get('n1')!, color: 'yellow' }); // undone at once
+    expect(client.getSnapshot().notes.get('n1')?.color).toBe('yellow');
+    answer.resolve();
+    await settle();
+    expect(server.pushes.map((p) => p.body.notes.upserted[0])).toMatchObject([
+      { color: 'pink', baseVersion: 1 },
+      { color: 'yellow', baseVersion: 2 },
+    ]);
+    expect(server.rows.get('n1')?.color).toBe('yellow');
+    expect(client.getSnapshot().notes.get('n1')?.color).toBe('yellow');
+  });
+
+  it('keeps an edit of a note deleted by someone else, and revives it', async () => {
+    const { server, client, clock } = setup();
+    server.apply({ notes: { upserted: [note('n1')], deleted: [] } });
+    await client.start();
+    server.offline = true;
+    client.upsertNote({ ...client.getSnapshot().notes.get('n1')!, title: 'still needed' });
+    await settle();
+    server.offline = false;
+    server.apply({ notes: { upserted: [], deleted: ['n1'] } });
+    await client.pull(); // before the retry of our push
+    expect(client.getSnapshot().notes.get('n1')?.title).toBe('still needed');
+    clock.advance(clock.nextDelay!);
+    await settle();
+    expect(server.rows.get('n1')?.title).toBe('still needed');
+    expect(server.events.get(3)).toEqual([{ kind: 'revived', table: 'note', id: 'n1', version: 2 }]);
+  });
+
+  it('pulls after a replayed answer instead of taking its rows as stored', async () => {
+    const { server, client, live } = setup();
+    await client.start();
+    const realPush = server.push.bind(server);
+    let lose = true;
+    server.push = async (id, body, key) => {
+      const r = await realPush(id, body, key);
+      if (lose) {
+        lose = false;
+        throw httpError(0, 'network');
+      }
+      return r;
+    };
+    client.upsertNote(note('n1', { title: 'once' }));
+    await settle();
+    live.status('online'); // pushes again at once, before any pull
+    await settle();
+    expect(server.pushes).toHaveLength(2);
+    expect(server.pulls).toEqual([0, 0]);
+    expect(client.getSnapshot()).toMatchObject({ version: 1, pending: 0 });
+  });
+});
+
+describe('SyncClient marks', () => {
+  it('marks an overlap of my change, keeps it across a reload, until dismissed', async () => {
+    const store = new MemoryStore();
+    const server = new FakeServer();
+    server.apply({ notes: { upserted: [note('n1', { content: 'plan' })], deleted: [] } });
+    const a = setup({ server, store });
+    await a.client.start();
+    a.client.upsertNote({ ...a.client.getSnapshot().notes.get('n1')!, content: 'my plan' });
+    await settle();
+    expect(server.version).toBe(2);
+    // Someone offline since version 1 rewrote the same line: mine (2) loses it.
+    server.apply({ notes: { upserted: [note('n1', { content: 'their plan', baseVersion: 1 })], deleted: [] } });
+    a.live.emit(server.liveChanges());
+    const want = [{ table: 'note', id: 'n1', kind: 'overlap', version: 2, logKey: 'log/2-n1' }];
+    expect(a.client.marks()).toEqual(want);
+    expect(a.client.getSnapshot().marks).toEqual(want);
+    await a.client.whenIdle();
+    a.client.close();
+
+    const b = setup({ server, store });
+    await b.client.start();
+    expect(b.client.marks()).toEqual(want);
+    b.client.dismissMark('n1');
+    expect(b.client.getSnapshot().marks).toEqual([]);
+    await b.client.whenIdle();
+    expect((await store.getValue<{ marks: unknown[] }>('marks:b1'))?.marks).toEqual([]);
+  });
+
+  it('marks a note I deleted that someone’s offline edit revived, and not the changes of others', async () => {
+    const { server, client, live } = setup();
+    server.apply({ notes: { upserted: [note('n1'), note('n2')], deleted: [] } });
+    await client.start();
+    client.deleteNote('n1');
+    await settle();
+    server.apply({ notes: { upserted: [note('n1', { title: 'offline edit', baseVersion: 1 })], deleted: [] } });
+    live.emit({ ...server.liveChanges(), events: [...server.events.get(3)!, { kind: 'overlap', table: 'note', id: 'n2', version: 1, logKey: 'x' }] });
+    expect(client.marks()).toEqual([{ table: 'note', id: 'n1', kind: 'revived', version: 2 }]);
+    expect(client.getSnapshot().notes.get('n1')?.title).toBe('offline edit');
+  });
+
+  it('takes the events of a push another node applied from a message of their own', async () => {
+    const { server, client, live } = setup();
+    server.apply({ notes: { upserted: [note('n1')], deleted: [] } });
+    await client.start();
+    client.deleteNote('n1');
+    await settle();
+    live.emit({ type: 'events', events: [{ kind: 'revived', table: 'note', id: 'n1', version: 2, logKey: 'log/k' }, { kind: 'overlap', table: 'note', id: 'n9', version: 1 }] });
+    expect(client.marks()).toEqual([{ table: 'note', id: 'n1', kind: 'revived', version: 2, logKey: 'log/k' }]);
+  });
+});
+
+describe('SyncClient notifications', () => {
+  it('tells React at most once per frame, and not about pointers', async () => {
+    const due: (() => void)[] = [];
+    const frame = (cb: () => void) => void due.push(cb);
+    const server = new FakeServer();
+    const live = new FakeLive();
+    const client = new SyncClient({ boardId: 'b1', transport: server, store: new MemoryStore(), live, clock: new FakeClock(), newKey: () => `key-${++keyN}`, frame });
+    await client.start();
+    due.splice(0).forEach((cb) => cb());
+    let board = 0;
+    let presence = 0;
+    client.onChange(() => board++);
+    client.presence.onChange(() => presence++);
+    for (let v = 1; v <= 5; v++) live.emit({ type: 'changes', since: v - 1, notes: [{ ...note(`n${v}`), version: v }], serverVersion: v });
+    client.upsertNote(note('mine'));
+    expect(board).toBe(0);
+    due.splice(0).forEach((cb) => cb());
+    expect(board).toBe(1);
+    expect(client.getSnapshot().notes.size).toBe(6);
+    live.emit({ type: 'hello', serverVersion: 6, you: { id: 'me', email: 'a@x', color: '#111', canEdit: true }, present: [{ id: 'p', email: 'b@x', color: '#222' }] });
+    due.splice(0).forEach((cb) => cb());
+    board = presence = 0;
+    for (let i = 0; i < 30; i++) live.emit({ type: 'pointer', id: 'p', email: 'b@x', color: '#222', x: i, y: i });
+    due.splice(0).forEach((cb) => cb());
+    expect(presence).toBe(1);
+    expect(board).toBe(0);
+    expect(client.presence.getSnapshot().peers.get('p')?.x).toBe(29);
+    expect(client.getSnapshot().canEdit).toBe(true);
+    client.close();
+  });
+
+  it('announces my editor over the live channel, again after a reconnect', async () => {
     const { client, live } = setup();
     await client.start();
-    live.emit({ type: 'hello', serverVersion: 0, you: { id: 'me', email: 'a@x', color: '#111', canEdit: true }, present: [{ id: 'p', email: 'b@x', color: '#222' }] });
-    live.emit({ type: 'pointer', id: 'p', email: 'b@x', color: '#222', x: 5, y: 6 });
-    expect(client.getSnapshot().peers.get('p')?.x).toBe(5);
-    live.emit({ type: 'leave', id: 'p', email: 'b@x', color: '#222' });
-    expect(client.getSnapshot().peers.size).toBe(0);
-    expect(client.getSnapshot().canEdit).toBe(true);
+    client.presence.setEditing('n1');
+    expect(live.sent).toEqual([{ type: 'editing', noteId: 'n1' }]);
+    live.emit({ type: 'hello', serverVersion: 0, you: { id: 'me2', email: 'a@x', color: '#111', canEdit: true }, present: [{ id: 'p', email: 'b@x', color: '#222', editing: 'n2' }] });
+    expect(live.sent).toEqual([{ type: 'editing', noteId: 'n1' }, { type: 'editing', noteId: 'n1' }]);
+    expect(client.presence.editorsOf('n2')).toEqual([{ id: 'p', email: 'b@x', color: '#222' }]);
+    live.status('offline');
+    expect(client.presence.editorsOf('n2')).toEqual([]);
   });
 });
 
@@ -355,6 +565,34 @@ describe('SyncClient on IndexedDB', () => {
     const cached = await store.load('b1');
     expect(cached.pending).toHaveLength(0);
     expect(cached.version).toBe(3); // two pushes: the interrupted one, then the delete
+    b.client.close();
+    store.close();
+  });
+
+  it('keeps the base of an offline edit across a reload, and merges with it', async () => {
+    const store = await IdbStore.open('base-reload-test');
+    const server = new FakeServer();
+    server.apply({ notes: { upserted: [note('n1', { content: 'a\nb\nc' })], deleted: [] } });
+    const a = setup({ store, server });
+    await a.client.start();
+    server.offline = true;
+    a.client.upsertNote({ ...a.client.getSnapshot().notes.get('n1')!, content: 'a\nb\nC' });
+    await settle();
+    await a.client.whenIdle();
+    a.client.close();
+    const [kept] = (await store.load('b1')).pending;
+    expect(kept).toMatchObject({ base: { content: 'a\nb\nc', version: 1 }, baseVersion: 1 });
+
+    // Meanwhile, someone else changes another line.
+    server.offline = false;
+    server.apply({ notes: { upserted: [{ ...server.rows.get('n1')!, content: 'A\nb\nc' }], deleted: [] } });
+    const b = setup({ store, server });
+    await b.client.start();
+    await settle();
+    await b.client.whenIdle();
+    expect(server.rows.get('n1')?.content).toBe('A\nb\nC');
+    expect(b.client.getSnapshot()).toMatchObject({ pending: 0, version: 3 });
+    expect(b.client.getSnapshot().notes.get('n1')?.content).toBe('A\nb\nC');
     b.client.close();
     store.close();
   });

@@ -1,23 +1,38 @@
-// SyncClient: one board's local copy, its queue of unsent edits, and the
-// conversation with the server (pull, push, live changes). Plain TypeScript:
-// React reads getSnapshot() and calls the edit methods.
+// SyncClient: one board's local copy and the conversation with the server
+// (pull, push, live changes). Plain TypeScript: React reads getSnapshot()
+// and calls the edit methods. The rules live in small pure modules:
+// pending.ts (the queue of unsent edits, merged on top of the server copy),
+// merge.ts (the merge, shared with the server through golden vectors),
+// presence.ts (peers, pointers, who is editing: a store of its own),
+// marks.ts (what merges did to my changes).
 //
 // Model: the server copy (rows as the server last said, at `version`) plus
-// an ordered queue of pending edits on top. What the user sees is the server
-// copy with the pending edits applied. Rebase rule (docs/web-client.md): a
-// row from the server replaces the server copy; an unsent local edit of the
-// same row stays on top unless the server row is newer (its updatedAt is
-// later than the edit's time), in which case the local edit is dropped. A
-// server deletion does not drop a pending upsert: the edit brings the row
-// back, as the server does for an upsert of a deleted id.
-import type { BoardMeta, Changes, Note, Peer, PushBody, TrackerItem, LiveMessage } from '../api/types';
+// the queue of unsent edits on top. What the user sees for a row is the
+// server row with its unsent edits merged on top (docs/web-client.md, "The
+// merge rule").
+import type { BoardMeta, Changes, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
 import { backoffDelay } from './backoff';
-import type { LocalStore, PendingEdit, Rejection, ServerPatch } from './store';
+import { MarkBook, type Mark, type SavedMarks, type Table } from './marks';
+import type { Row } from './merge';
+import { Notifier, type FrameScheduler } from './notify';
+import { PendingQueue, strip, type Batch, type NewEdit, type RowKind, type ServerCopy } from './pending';
+import { PresenceStore } from './presence';
+import type { LocalStore, PendingEdit } from './store';
+
+export { MAX_DELETES, MAX_UPSERTS } from './pending';
+export type { Mark } from './marks';
+export type { Presence, PresenceState } from './presence';
+
+/** PushAnswer is the answer to a push: replayed when its idempotency key had been applied before. */
+export interface PushAnswer {
+  serverVersion: number;
+  replayed?: boolean;
+}
 
 /** The server as the sync client sees it (the API module, or a fake). */
 export interface SyncTransport {
   pull(boardId: string, since: number): Promise<Changes>;
-  push(boardId: string, body: PushBody, idempotencyKey: string): Promise<{ serverVersion: number }>;
+  push(boardId: string, body: PushBody, idempotencyKey: string): Promise<PushAnswer>;
 }
 
 /** Errors the transport throws: ApiError has this shape. */
@@ -53,17 +68,9 @@ export const realClock: Clock = {
   random: Math.random,
 };
 
-/** A connection on the board, with its last pointer position. */
-export interface Presence extends Peer {
-  x?: number;
-  y?: number;
-  /** seen is when its last message arrived (clock ms). */
-  seen: number;
-}
-
 export type Connection = 'connecting' | 'online' | 'offline' | 'forbidden';
 
-/** SyncState is an immutable snapshot for the UI. */
+/** SyncState is an immutable snapshot of the board for the UI (presence has its own: SyncClient.presence). */
 export interface SyncState {
   /** loaded: the local copy has been read (it may still be empty). */
   loaded: boolean;
@@ -73,6 +80,7 @@ export interface SyncState {
   board: BoardMeta | null;
   /** name is the board's name with a pending rename applied. */
   name: string;
+  /** notes and items are the server copy with the unsent edits merged on top. */
   notes: ReadonlyMap<string, Note>;
   items: ReadonlyMap<string, TrackerItem>;
   /** pending counts unsent edits (rejected ones included). */
@@ -84,10 +92,10 @@ export interface SyncState {
   connection: Connection;
   /** canEdit as the live hello said; null before it. */
   canEdit: boolean | null;
-  me: Peer | null;
-  peers: ReadonlyMap<string, Presence>;
   /** authLost: the session ended (401); the UI sends the user to log in. */
   authLost: boolean;
+  /** marks: what merges did to my changes, until dismissed (the same array as marks()). */
+  marks: readonly Mark[];
 }
 
 /**
@@ -98,10 +106,6 @@ export type LocalEdit =
   | { kind: 'create' | 'update'; note: Note }
   | { kind: 'delete'; before: Note }
   | { kind: 'rename'; name: string };
-
-/** Limits of one push (docs/sync.md). */
-export const MAX_UPSERTS = 500;
-export const MAX_DELETES = 5000;
 
 export interface SyncClientOptions {
   boardId: string;
@@ -120,9 +124,12 @@ export interface SyncClientOptions {
    */
   waitForDrawing?: boolean;
   drawWait?: number;
+  /** frame schedules change notifications (default: the next animation frame). */
+  frame?: FrameScheduler;
 }
 
-type Row = Note | TrackerItem;
+/** marksKey is where a board's marks and my recent versions are kept (LocalStore values). */
+export const marksKey = (boardId: string) => `marks:${boardId}`;
 
 /**
  * whenIdle resolves when the page has a quiet moment (requestIdleCallback,
@@ -134,12 +141,12 @@ function whenIdle(clock: Clock): Promise<void> {
 }
 
 /** mark records a performance mark (the perf script reads them). */
-const mark = (name: string) => globalThis.performance?.mark?.(name);
-
-const later = (a: string | undefined, b: string | undefined) => (Date.parse(a ?? '') || 0) > (Date.parse(b ?? '') || 0);
+const perfMark = (name: string) => globalThis.performance?.mark?.(name);
 
 export class SyncClient {
   readonly boardId: string;
+  /** presence: who is here, their pointers and editors (its own snapshot and subscription). */
+  readonly presence: PresenceStore;
   private readonly t: SyncTransport;
   private readonly store: LocalStore;
   private readonly live?: LiveChannel;
@@ -148,23 +155,19 @@ export class SyncClient {
 
   private version = 0;
   private board: BoardMeta | null = null;
-  private notes = new Map<string, Note>();
-  private items = new Map<string, TrackerItem>();
-  private pending: PendingEdit[] = [];
-  private nextSeq = 1;
+  private readonly notes = new Map<string, Note>();
+  private readonly items = new Map<string, TrackerItem>();
+  private readonly queue = new PendingQueue();
+  private book = new MarkBook();
   private loaded = false;
   private synced = false;
   private connection: Connection = 'offline';
   private canEdit: boolean | null = null;
-  private me: Peer | null = null;
-  private peers = new Map<string, Presence>();
   private authLost = false;
 
   private pulling: Promise<void> | null = null;
   private pullAgain = false;
   private flushing: Promise<void> | null = null;
-  /** inFlight holds the seqs of the push whose answer is awaited. */
-  private inFlight = new Set<number>();
   private retryTimer: unknown = null;
   private retryAttempt = 0;
   private closed = false;
@@ -172,8 +175,16 @@ export class SyncClient {
   private writes: Promise<void> = Promise.resolve();
 
   private snapshot: SyncState | null = null;
-  private readonly changeCbs = new Set<() => void>();
+  private readonly notifier: Notifier;
   private readonly unsubs: (() => void)[] = [];
+
+  /** server is the server copy as the queue reads it. */
+  private readonly server: ServerCopy = ((c: SyncClient) => ({
+    row: (kind: RowKind, id: string) => (kind === 'note' ? c.notes : c.items).get(id),
+    get version() {
+      return c.version;
+    },
+  }))(this);
 
   constructor(o: SyncClientOptions) {
     this.boardId = o.boardId;
@@ -182,6 +193,8 @@ export class SyncClient {
     this.live = o.live;
     this.clock = o.clock ?? realClock;
     this.newKey = o.newKey ?? (() => crypto.randomUUID());
+    this.notifier = new Notifier(o.frame);
+    this.presence = new PresenceStore({ send: (m) => this.live?.send(m) ?? false, clock: this.clock, frame: o.frame });
     this.drawing = o.waitForDrawing
       ? new Promise<void>((resolve) => {
           this.markDrawn = resolve;
@@ -200,19 +213,21 @@ export class SyncClient {
 
   /** start reads the local copy, then pulls, pushes what waits and goes live. */
   async start(): Promise<void> {
-    mark('corkboard:load-start');
-    const cached = await this.store.load(this.boardId);
+    perfMark('corkboard:load-start');
+    const [cached, saved] = await Promise.all([this.store.load(this.boardId), this.store.getValue<SavedMarks>(marksKey(this.boardId)).catch(() => undefined)]);
     if (this.closed) return;
-    mark('corkboard:loaded');
+    perfMark('corkboard:loaded');
     this.version = cached.version;
     this.board = cached.board;
     cached.notes.forEach((n) => this.notes.set(n.id, n));
     cached.items.forEach((i) => this.items.set(i.id, i));
-    this.pending = cached.pending;
-    this.localState = cached.version > 0 || cached.notes.length > 0 || cached.items.length > 0 || cached.pending.length > 0;
     // A push interrupted by a reload is sent again as the same push, with
     // the same key, so the server applies it at most once.
-    this.nextSeq = this.pending.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
+    this.queue.load(cached.pending);
+    this.queue.rebase([], this.server); // edits whose wait is over (see load)
+    this.persistQueue();
+    this.book = new MarkBook(saved);
+    this.localState = cached.version > 0 || cached.notes.length > 0 || cached.items.length > 0 || cached.pending.length > 0;
     this.loaded = true;
     this.changed();
     if (this.live) {
@@ -225,6 +240,7 @@ export class SyncClient {
         }) ?? (() => {}),
         this.live.onStatus((s) => {
           this.connection = s;
+          this.presence.connection(s);
           if (s === 'online') {
             // The server is reachable again: no need to wait for a backoff.
             this.retryAttempt = 0;
@@ -233,8 +249,6 @@ export class SyncClient {
               this.retryTimer = null;
             }
             this.flush();
-          } else if (s !== 'connecting') {
-            this.peers.clear();
           }
           this.changed();
         }),
@@ -246,15 +260,15 @@ export class SyncClient {
     this.flush();
   }
 
-  /** close stops timers and the live channel; safe to call twice. */
+  /** close stops timers, notifications and the live channel; safe to call twice. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     if (this.retryTimer !== null) this.clock.clearTimeout(this.retryTimer);
-    if (this.pointerTimer !== null) this.clock.clearTimeout(this.pointerTimer);
     this.unsubs.forEach((u) => u());
     this.live?.close();
-    this.changeCbs.clear();
+    this.notifier.close();
+    this.presence.close();
   }
 
   /** whenIdle resolves when pending store writes are done (tests, unload). */
@@ -276,11 +290,12 @@ export class SyncClient {
 
   // ---- reading ----
 
+  /** onChange tells cb that the board changed, at most once per animation frame; returns the unsubscribe. */
   onChange(cb: () => void): () => void {
-    this.changeCbs.add(cb);
-    return () => this.changeCbs.delete(cb);
+    return this.notifier.subscribe(cb);
   }
 
+  /** getSnapshot is the board as shown (always current; a new object after each change). */
   getSnapshot = (): SyncState => {
     if (!this.snapshot) this.snapshot = this.computeSnapshot();
     return this.snapshot;
@@ -289,16 +304,7 @@ export class SyncClient {
   private computeSnapshot(): SyncState {
     const notes = new Map(this.notes);
     const items = new Map(this.items);
-    let name = this.board?.name ?? '';
-    for (const e of this.pending) {
-      if (e.kind === 'board') {
-        name = e.name ?? name;
-        continue;
-      }
-      const m = (e.kind === 'note' ? notes : items) as Map<string, Row>;
-      if (e.op === 'delete') m.delete(e.id);
-      else if (e.row) m.set(e.id, e.row);
-    }
+    const name = this.queue.overlay(notes, items, this.board?.name ?? '', this.server);
     return {
       loaded: this.loaded,
       synced: this.synced,
@@ -307,21 +313,50 @@ export class SyncClient {
       name,
       notes,
       items,
-      pending: this.pending.length,
-      waiting: new Set(this.pending.filter((e) => !e.rejected).map((e) => e.kind + ':' + e.id)).size,
-      rejected: this.pending.filter((e) => e.rejected),
+      pending: this.queue.size,
+      waiting: this.queue.waitingRows(),
+      rejected: this.queue.rejected(),
       connection: this.connection,
       canEdit: this.canEdit,
-      me: this.me,
-      peers: new Map(this.peers),
       authLost: this.authLost,
+      marks: this.book.marks(),
     };
   }
 
   private changed() {
     this.snapshot = null;
-    this.changeCbs.forEach((cb) => cb());
+    this.notifier.notify();
   }
+
+  /** shown is one row as the user sees it, without building a whole snapshot. */
+  private shown(kind: RowKind, id: string): Row | undefined {
+    return this.queue.row(kind, id, this.server);
+  }
+
+  // ---- marks ----
+
+  /** marks lists what merges did to my changes (overlap: my lines were overwritten; revived: a note I deleted came back), until dismissed. */
+  marks(): readonly Mark[] {
+    return this.book.marks();
+  }
+
+  /** dismissMark drops the marks of a row (the user has seen them). */
+  dismissMark(id: string, table: Table = 'note'): void {
+    if (!this.book.dismiss(id, table)) return;
+    this.saveMarks();
+    this.changed();
+  }
+
+  /** saveMarks writes the marks and my recent versions, once for all the changes queued before the write. */
+  private saveMarks() {
+    if (this.marksDirty) return;
+    this.marksDirty = true;
+    this.write(() => {
+      this.marksDirty = false;
+      return this.store.setValue(marksKey(this.boardId), this.book.save());
+    });
+  }
+  private marksDirty = false;
 
   // ---- editing ----
 
@@ -337,42 +372,44 @@ export class SyncClient {
     return () => this.editCbs.delete(cb);
   }
 
-  /** upsertNote queues a note; its updatedAt is set to now. Returns the row queued. */
+  /**
+   * upsertNote queues a note, the whole row as the user now has it; its
+   * updatedAt is set to now. It is pushed with the version of the server
+   * copy it was made on, and merged into what others did meanwhile.
+   * Returns the row queued.
+   */
   upsertNote(note: Note): Note {
-    const before = this.getSnapshot().notes.get(note.id);
-    const row = { ...note, updatedAt: this.nowISO() };
-    delete row.version;
-    delete row.deletedAt;
-    this.enqueue({ kind: 'note', id: row.id, op: 'upsert', row });
+    const before = this.shown('note', note.id) as Note | undefined;
+    const row = strip({ ...note, updatedAt: this.nowISO() });
+    this.enqueue({ kind: 'note', id: row.id, op: 'upsert', row }, before);
     const logged = { ...row, version: before?.version ?? 0 };
     this.editCbs.forEach((cb) => cb(before ? { kind: 'update', note: logged } : { kind: 'create', note: logged }));
     return row;
   }
 
   deleteNote(id: string): void {
-    const before = this.getSnapshot().notes.get(id);
-    this.enqueue({ kind: 'note', id, op: 'delete' });
+    const before = this.shown('note', id) as Note | undefined;
+    this.enqueue({ kind: 'note', id, op: 'delete' }, before);
     if (before) this.editCbs.forEach((cb) => cb({ kind: 'delete', before }));
   }
 
   upsertItem(item: TrackerItem): TrackerItem {
-    const row = { ...item, updatedAt: this.nowISO() };
-    delete row.version;
-    delete row.deletedAt;
-    this.enqueue({ kind: 'item', id: row.id, op: 'upsert', row });
+    const before = this.shown('item', item.id);
+    const row = strip({ ...item, updatedAt: this.nowISO() });
+    this.enqueue({ kind: 'item', id: row.id, op: 'upsert', row }, before);
     return row;
   }
 
   deleteItem(id: string): void {
-    this.enqueue({ kind: 'item', id, op: 'delete' });
+    this.enqueue({ kind: 'item', id, op: 'delete' }, this.shown('item', id));
   }
 
   rename(name: string): void {
-    this.enqueue({ kind: 'board', id: '', op: 'upsert', name });
+    this.enqueue({ kind: 'board', id: '', op: 'upsert', name }, undefined);
     this.editCbs.forEach((cb) => cb({ kind: 'rename', name }));
   }
 
-  /** edit applies several edits at once (one change event, one store write). */
+  /** batch applies several edits at once (one change event, one store write). */
   batch(fn: () => void): void {
     this.batching++;
     try {
@@ -383,55 +420,40 @@ export class SyncClient {
     }
   }
   private batching = 0;
-  private dirtyPending: PendingEdit[] = [];
-  private removedSeqs: number[] = [];
 
-  private enqueue(e: Omit<PendingEdit, 'seq' | 'at'>) {
-    const edit: PendingEdit = { ...e, seq: this.nextSeq++, at: this.nowISO() };
-    // Coalesce: an edit of the same row that is not yet on its way is
-    // replaced, so a push never carries a row twice (and an upsert after a
-    // delete of the same row is not undone by the delete in one push). A
-    // refused edit of the row is replaced too: the new edit carries the
-    // whole row, and is sent (and refused or not) on its own.
-    const i = this.pending.findIndex((p) => p.kind === e.kind && p.id === e.id && !p.batchKey);
-    if (i >= 0) {
-      this.removedSeqs.push(this.pending[i].seq);
-      this.pending.splice(i, 1);
-    }
-    this.pending.push(edit);
-    this.dirtyPending.push(edit);
+  private enqueue(e: NewEdit, shown: Row | undefined) {
+    this.queue.add(e, this.nowISO(), this.server, shown);
     if (this.batching === 0) this.afterEnqueue();
   }
 
   private afterEnqueue() {
-    const put = this.dirtyPending;
-    const del = this.removedSeqs;
-    this.dirtyPending = [];
-    this.removedSeqs = [];
-    this.write(async () => {
-      if (del.length) await this.store.deletePending(this.boardId, del);
-      if (put.length) await this.store.putPending(this.boardId, put);
-    });
+    this.persistQueue();
     this.changed();
     this.flush();
   }
 
+  /** persistQueue writes what changed in the queue to the local store. */
+  private persistQueue() {
+    const { put, del } = this.queue.takeWrites();
+    if (!put.length && !del.length) return;
+    this.write(async () => {
+      if (del.length) await this.store.deletePending(this.boardId, del);
+      if (put.length) await this.store.putPending(this.boardId, put);
+    });
+  }
+
   /** retryRejected sends a refused edit again. */
   retryRejected(seq: number): void {
-    const e = this.pending.find((p) => p.seq === seq);
-    if (!e?.rejected) return;
-    delete e.rejected;
-    this.write(() => this.store.putPending(this.boardId, [e]));
+    if (!this.queue.retry(seq)) return;
+    this.persistQueue();
     this.changed();
     this.flush();
   }
 
   /** discardRejected drops a refused edit (the user chose to). */
   discardRejected(seq: number): void {
-    const i = this.pending.findIndex((p) => p.seq === seq && p.rejected);
-    if (i < 0) return;
-    this.pending.splice(i, 1);
-    this.write(() => this.store.deletePending(this.boardId, [seq]));
+    if (!this.queue.discard(seq)) return;
+    this.persistQueue();
     this.changed();
   }
 
@@ -450,9 +472,9 @@ export class SyncClient {
         try {
           const ch = await this.t.pull(this.boardId, since);
           if (this.closed) return;
-          mark('corkboard:pulled');
+          perfMark('corkboard:pulled');
           this.applyChanges({ ...ch, since: ch.since ?? since });
-          mark('corkboard:applied');
+          perfMark('corkboard:applied');
           this.synced = true;
           this.changed();
         } catch (err) {
@@ -500,8 +522,13 @@ export class SyncClient {
     delItems.forEach((id) => this.items.delete(id));
     this.version = reset ? ch.serverVersion : Math.max(this.version, ch.serverVersion);
     if (ch.board) this.board = ch.board;
-    this.rebase(notes, items);
-    const patch: ServerPatch = {
+    // Unsent edits of the rows that changed are merged onto them.
+    const rows: { kind: RowKind; row: Row }[] = [];
+    notes.forEach((row) => rows.push({ kind: 'note', row }));
+    items.forEach((row) => rows.push({ kind: 'item', row }));
+    this.queue.rebase(rows, this.server);
+    this.persistQueue();
+    const patch = {
       version: this.version,
       board: ch.board ? ch.board : undefined,
       reset,
@@ -522,26 +549,8 @@ export class SyncClient {
       await this.store.applyServer(this.boardId, patch);
     });
     this.changed();
-  }
-
-  /** rebase drops unsent local edits that a newer server row supersedes. */
-  private rebase(notes: Note[], items: TrackerItem[]) {
-    const newer = new Map<string, string>();
-    notes.forEach((n) => newer.set('note:' + n.id, n.updatedAt));
-    items.forEach((i) => newer.set('item:' + i.id, i.updatedAt));
-    const dropped: number[] = [];
-    this.pending = this.pending.filter((e) => {
-      // A push on its way right now will win anyway; an edit of a failed
-      // push that waits for its retry is still unsent, and is rebased.
-      if (this.inFlight.has(e.seq) || e.kind === 'board') return true;
-      const server = newer.get(e.kind + ':' + e.id);
-      if (server !== undefined && later(server, e.at)) {
-        dropped.push(e.seq);
-        return false;
-      }
-      return true;
-    });
-    if (dropped.length) this.write(() => this.store.deletePending(this.boardId, dropped));
+    // Edits that waited for one of these rows may go now.
+    if (this.loaded) this.flush();
   }
 
   // ---- pushing ----
@@ -551,8 +560,9 @@ export class SyncClient {
     if (this.flushing || this.closed || this.retryTimer !== null || this.authLost) return this.flushing ?? Promise.resolve();
     this.flushing = (async () => {
       while (!this.closed) {
-        const batch = this.nextBatch();
+        const batch = this.queue.nextBatch(this.newKey);
         if (!batch) return;
+        this.persistQueue(); // the batch's key, so a reload sends the same push
         const ok = await this.pushBatch(batch);
         if (!ok) return;
       }
@@ -562,123 +572,44 @@ export class SyncClient {
     return this.flushing;
   }
 
-  /**
-   * nextBatch picks the next push: an interrupted batch first (same key),
-   * else up to MAX_UPSERTS upserts and MAX_DELETES deletions of each kind.
-   */
-  private nextBatch(): { key: string; edits: PendingEdit[] } | null {
-    const live = this.pending.filter((e) => !e.rejected);
-    const started = live.find((e) => e.batchKey);
-    if (started) {
-      return { key: started.batchKey!, edits: live.filter((e) => e.batchKey === started.batchKey) };
-    }
-    const edits: PendingEdit[] = [];
-    const count = { noteUp: 0, noteDel: 0, itemUp: 0, itemDel: 0 };
-    for (const e of live) {
-      if (e.kind !== 'board') {
-        const k = (e.kind + (e.op === 'upsert' ? 'Up' : 'Del')) as keyof typeof count;
-        const max = e.op === 'upsert' ? MAX_UPSERTS : MAX_DELETES;
-        if (count[k] >= max) break; // keep the order: later edits wait for the next push
-        count[k]++;
-      }
-      edits.push(e);
-    }
-    if (!edits.length) return null;
-    const key = this.newKey();
-    edits.forEach((e) => (e.batchKey = key));
-    this.write(() => this.store.putPending(this.boardId, edits));
-    return { key, edits };
-  }
-
-  private buildPush(edits: PendingEdit[]): PushBody {
-    const body: PushBody = {
-      clientVersion: this.version,
-      notes: { upserted: [], deleted: [] },
-      trackerItems: { upserted: [], deleted: [] },
-    };
-    for (const e of edits) {
-      if (e.kind === 'board') {
-        body.board = { name: e.name ?? '', updatedAt: e.at };
-      } else if (e.kind === 'note') {
-        if (e.op === 'upsert') body.notes.upserted.push(e.row as Note);
-        else body.notes.deleted.push(e.id);
-      } else {
-        if (e.op === 'upsert') body.trackerItems.upserted.push(e.row as TrackerItem);
-        else body.trackerItems.deleted.push(e.id);
-      }
-    }
-    return body;
-  }
-
   /** pushBatch sends one batch; false stops the flush loop. */
-  private async pushBatch(batch: { key: string; edits: PendingEdit[] }): Promise<boolean> {
-    const body = this.buildPush(batch.edits);
-    let serverVersion: number;
-    batch.edits.forEach((e) => this.inFlight.add(e.seq));
+  private async pushBatch(batch: Batch): Promise<boolean> {
+    const body = this.queue.buildPush(batch, this.version);
+    this.queue.sending(batch);
+    let answer: PushAnswer;
     try {
-      ({ serverVersion } = await this.t.push(this.boardId, body, batch.key));
+      answer = await this.t.push(this.boardId, body, batch.key);
     } catch (err) {
-      this.inFlight.clear();
       const e = err as TransportError;
       if (e.status === 400 || e.status === 403 || e.status === 413) {
-        this.reject(batch, body, e);
+        this.queue.reject(batch, body, e);
+        this.persistQueue();
+        this.changed();
         return true; // the rest of the queue may go
       }
+      this.queue.unanswered(batch);
       this.onTransportError(e);
       return false;
     }
-    this.inFlight.clear();
     if (this.closed) return false;
     this.retryAttempt = 0;
-    const seqs = new Set(batch.edits.map((e) => e.seq));
-    this.pending = this.pending.filter((e) => !seqs.has(e.seq));
-    this.write(() => this.store.deletePending(this.boardId, [...seqs]));
-    if (serverVersion === this.version + 1) {
-      // Nobody else pushed in between: our rows are the server's now.
-      const at = serverVersion;
-      this.applyServerRows(
-        {
-          serverVersion: at,
-          board: body.board ? { ...(this.board ?? { id: this.boardId }), name: body.board.name, version: at, updatedAt: body.board.updatedAt } : undefined,
-          notes: body.notes.upserted.map((n) => ({ ...n, version: at, deletedAt: null })),
-          deletedNoteIds: body.notes.deleted,
-          trackerItems: body.trackerItems.upserted.map((i) => ({ ...i, version: at, deletedAt: null })),
-          deletedTrackerItemIds: body.trackerItems.deleted,
-        },
-        false,
-      );
-    } else if (serverVersion > this.version) {
+    const at = answer.serverVersion;
+    // Remember that this version is mine, for the events about it.
+    const mine = batch.edits.filter((e) => e.kind !== 'board').map((e) => ({ table: e.kind as Table, id: e.id }));
+    this.book.recordPush(at, mine);
+    this.saveMarks();
+    const rows = this.queue.acked(batch, body, at, this.server, answer.replayed);
+    this.persistQueue();
+    if (rows) {
+      // Nobody else pushed in between: the rows the server stored are ours,
+      // merged the way the server merged them.
+      if (body.board) rows.board = { ...(this.board ?? { id: this.boardId }), name: body.board.name, version: at, updatedAt: body.board.updatedAt };
+      this.applyServerRows(rows, false);
+    } else if (at > this.version) {
       void this.pull();
     }
     this.changed();
     return true;
-  }
-
-  /**
-   * reject marks what the server refused. A 400 naming a row
-   * (notes.upserted[3].content) marks that edit and lets the others go again
-   * in a new push; anything else marks the whole batch.
-   */
-  private reject(batch: { edits: PendingEdit[] }, body: PushBody, e: TransportError) {
-    const why: Rejection = { status: e.status, message: e.message, field: e.field };
-    let culprits = batch.edits;
-    const m = e.status === 400 && e.field ? /^(notes|trackerItems)\.(upserted|deleted)\[(\d+)\]/.exec(e.field) : null;
-    if (m) {
-      const list = m[1] === 'notes' ? body.notes : body.trackerItems;
-      const id = m[2] === 'upserted' ? (list.upserted[Number(m[3])] as Row | undefined)?.id : list.deleted[Number(m[3])];
-      const kind = m[1] === 'notes' ? 'note' : 'item';
-      const hit = batch.edits.find((x) => x.kind === kind && x.id === id && x.op === m[2].replace('upserted', 'upsert').replace('deleted', 'delete'));
-      if (hit) culprits = [hit];
-    } else if (e.status === 400 && e.field?.startsWith('board')) {
-      culprits = batch.edits.filter((x) => x.kind === 'board');
-      if (!culprits.length) culprits = batch.edits;
-    }
-    for (const x of batch.edits) {
-      delete x.batchKey; // the push was refused: nothing of it was applied
-      if (culprits.includes(x)) x.rejected = why;
-    }
-    this.write(() => this.store.putPending(this.boardId, batch.edits));
-    this.changed();
   }
 
   private onTransportError(e: TransportError) {
@@ -700,51 +631,33 @@ export class SyncClient {
   // ---- live ----
 
   private onLive(m: LiveMessage) {
-    const now = this.clock.now();
     switch (m.type) {
       case 'hello':
-        this.me = { id: m.you.id, email: m.you.email, color: m.you.color };
         this.canEdit = m.you.canEdit;
-        this.peers = new Map(m.present.map((p) => [p.id, { ...p, seen: now }]));
         // Changes after our version follow as one `changes` message; if
         // the server is at our version, we are up to date.
         if (m.serverVersion === this.version) this.synced = true;
+        this.presence.handle(m);
         this.changed();
         break;
       case 'changes':
+        // Events first: they are about versions already applied, and the
+        // rows may be skipped (our own push, applied from its answer).
+        if (m.events?.length && this.book.onEvents(m.events)) {
+          this.saveMarks();
+          this.changed();
+        }
         this.applyChanges(m);
         break;
-      case 'join':
-        this.peers.set(m.id, { id: m.id, email: m.email, color: m.color, seen: now });
-        this.changed();
+      case 'events':
+        if (m.events?.length && this.book.onEvents(m.events)) {
+          this.saveMarks();
+          this.changed();
+        }
         break;
-      case 'leave':
-        this.peers.delete(m.id);
-        this.changed();
-        break;
-      case 'pointer':
-        this.peers.set(m.id, { id: m.id, email: m.email, color: m.color, x: m.x, y: m.y, seen: now });
-        this.changed();
-        break;
+      default:
+        this.presence.handle(m);
     }
-  }
-
-  private lastPointer = 0;
-  private pointerTimer: unknown = null;
-  private nextPointer: { x: number; y: number } | null = null;
-
-  /** sendPointer shares the pointer (board coordinates), at most 20 a second. */
-  sendPointer(x: number, y: number): void {
-    this.nextPointer = { x, y };
-    if (this.pointerTimer !== null) return;
-    const wait = Math.max(0, this.lastPointer + 50 - this.clock.now());
-    this.pointerTimer = this.clock.setTimeout(() => {
-      this.pointerTimer = null;
-      this.lastPointer = this.clock.now();
-      const p = this.nextPointer;
-      this.nextPointer = null;
-      if (p && this.live) this.live.send({ type: 'pointer', x: p.x, y: p.y });
-    }, wait);
   }
 
   private write(fn: () => Promise<void>) {

@@ -10,7 +10,11 @@ export interface Rejection {
   field?: string;
 }
 
-/** One unsent local edit. Upserts carry the whole row, as the server replaces whole rows. */
+/**
+ * One unsent local edit. Upserts carry the whole row, and the server copy
+ * the edit was made on (base), so that the server and this client can merge
+ * it into what others committed since (docs/web-client.md, "The merge rule").
+ */
 export interface PendingEdit {
   /** seq orders a board's edits; unique per board. */
   seq: number;
@@ -21,8 +25,29 @@ export interface PendingEdit {
   row?: Note | TrackerItem;
   /** name is the new board name (kind 'board'). */
   name?: string;
-  /** at is when the edit was made (ISO 8601); the rebase rule compares it. */
+  /** at is when the edit was made (ISO 8601). */
   at: string;
+  /**
+   * base is the row the edit was made on: the server copy at baseVersion;
+   * null for a row the server did not have. Edits of one row that coalesce
+   * keep the oldest base. Absent on edits queued before merging existed
+   * (they are pushed without baseVersion, and replace the row).
+   */
+  base?: Note | TrackerItem | null;
+  /** baseVersion is base's version, sent as the row's baseVersion; 0 for a new row. */
+  baseVersion?: number;
+  /**
+   * afterSeq: the edit was made on top of the push of edit afterSeq, still
+   * unanswered; base is the row as shown then. The edit waits (is not
+   * pushed) until that push's resulting row is known.
+   */
+  afterSeq?: number;
+  /**
+   * afterVersion: the push the edit was made on top of was applied as this
+   * version; the edit waits until the server copy reaches it, and is then
+   * merged onto the row at that version (which becomes its base).
+   */
+  afterVersion?: number;
   /** batchKey is the Idempotency-Key of the push this edit was sent in. */
   batchKey?: string;
   rejected?: Rejection;

@@ -1,6 +1,7 @@
 // Fakes for the sync engine's tests: a server transport, a clock with
 // manual timers, a live channel and a WebSocket.
-import type { Changes, LiveMessage, Note, PushBody } from '../api/types';
+import type { Changes, LiveEvent, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
+import { mergeItem, mergeNote } from './merge';
 import type { Clock, LiveChannel, SyncTransport } from './client';
 import type { SocketLike, Environment } from './socket';
 
@@ -52,57 +53,100 @@ export interface PushCall {
 
 /**
  * FakeServer is a tiny in-memory board server: pushes apply and bump the
- * version (replayed keys apply nothing), pulls answer rows above `since`.
- * `fail` makes the next calls throw.
+ * version (replayed keys apply nothing and answer replayed: true), pulls
+ * answer rows above `since`. A pushed row with baseVersion is merged into
+ * the stored row against the row as it was at baseVersion (mergeNote /
+ * mergeItem, as the Go server does); without it the row is replaced.
+ * `events` collects what the merges did (overlap, revived), as live
+ * `changes` messages carry it. `fail` makes the next calls throw.
  */
 export class FakeServer implements SyncTransport {
   version = 0;
   rows = new Map<string, Note & { version: number }>();
+  items = new Map<string, TrackerItem & { version: number }>();
   deleted = new Map<string, number>();
+  deletedItems = new Map<string, number>();
+  /** history keeps every version of every row ("note:n1" → rows, oldest first), for merges. */
+  history = new Map<string, (Note | TrackerItem)[]>();
   keys = new Map<string, number>();
   pushes: PushCall[] = [];
   pulls: number[] = [];
   failPush: unknown[] = [];
   failPull: unknown[] = [];
   offline = false;
+  /** events are what the merges of each version did, by version. */
+  events = new Map<number, LiveEvent[]>();
 
   async pull(_boardId: string, since: number): Promise<Changes> {
     this.pulls.push(since);
     if (this.offline) throw httpError(0, 'offline');
     const f = this.failPull.shift();
     if (f) throw f;
+    return this.changesSince(since);
+  }
+
+  /** changesSince is a pull answer (and the body of a live catch-up). */
+  changesSince(since: number): Changes {
     if (since === this.version) return { serverVersion: this.version };
     return {
       notes: [...this.rows.values()].filter((r) => r.version > since),
       deletedNoteIds: since === 0 ? [] : [...this.deleted.entries()].filter(([, v]) => v > since).map(([id]) => id),
-      trackerItems: [],
-      deletedTrackerItemIds: [],
+      trackerItems: [...this.items.values()].filter((r) => r.version > since),
+      deletedTrackerItemIds: since === 0 ? [] : [...this.deletedItems.entries()].filter(([, v]) => v > since).map(([id]) => id),
       serverVersion: this.version,
     };
   }
 
-  async push(_boardId: string, body: PushBody, key: string): Promise<{ serverVersion: number }> {
+  async push(_boardId: string, body: PushBody, key: string): Promise<{ serverVersion: number; replayed?: boolean }> {
     this.pushes.push({ body: structuredClone(body), key });
     if (this.offline) throw httpError(0, 'offline');
     const f = this.failPush.shift();
     if (f) throw f;
     const replay = this.keys.get(key);
-    if (replay !== undefined) return { serverVersion: replay };
+    if (replay !== undefined) return { serverVersion: replay, replayed: true };
     this.apply(body);
     this.keys.set(key, this.version);
     return { serverVersion: this.version };
   }
 
   /** apply is a push by someone else (or us). */
-  apply(body: Pick<PushBody, 'notes'>) {
+  apply(body: { notes: PushBody['notes']; trackerItems?: PushBody['trackerItems'] }) {
     this.version++;
-    for (const n of body.notes.upserted) {
-      this.rows.set(n.id, { ...n, version: this.version });
-      this.deleted.delete(n.id);
-    }
+    const v = this.version;
+    const events: LiveEvent[] = [];
+    const upsert = <R extends Note | TrackerItem>(table: 'note' | 'item', rows: Map<string, R & { version: number }>, deleted: Map<string, number>, r: R) => {
+      const cur = rows.get(r.id);
+      const past = this.history.get(table + ':' + r.id) ?? [];
+      const base = r.baseVersion ? past.filter((p) => (p.version ?? 0) <= r.baseVersion!).at(-1) : undefined;
+      let row = { ...r } as R;
+      delete row.baseVersion;
+      if (cur && base) {
+        const m = table === 'note' ? mergeNote(base as Note, cur as Note, r as Note) : mergeItem(base as TrackerItem, cur as TrackerItem, r as TrackerItem);
+        row = m.merged as R;
+        if (m.overlap) events.push({ kind: 'overlap', table, id: r.id, version: cur.version, logKey: `log/${cur.version}-${r.id}` });
+      } else if (!cur && r.baseVersion && deleted.has(r.id)) {
+        events.push({ kind: 'revived', table, id: r.id, version: deleted.get(r.id)! });
+      }
+      const stored = { ...row, version: v, deletedAt: null } as R & { version: number };
+      rows.set(r.id, stored);
+      deleted.delete(r.id);
+      this.history.set(table + ':' + r.id, [...past, stored]);
+    };
+    for (const n of body.notes.upserted) upsert('note', this.rows, this.deleted, n);
+    for (const i of body.trackerItems?.upserted ?? []) upsert('item', this.items, this.deletedItems, i);
     for (const id of body.notes.deleted) {
-      if (this.rows.delete(id)) this.deleted.set(id, this.version);
+      if (this.rows.delete(id)) this.deleted.set(id, v);
     }
+    for (const id of body.trackerItems?.deleted ?? []) {
+      if (this.items.delete(id)) this.deletedItems.set(id, v);
+    }
+    if (events.length) this.events.set(v, events);
+  }
+
+  /** liveChanges is the live `changes` message of version v (with its events), as the server would send it. */
+  liveChanges(v = this.version): Extract<LiveMessage, { type: 'changes' }> {
+    const ch = this.changesSince(v - 1);
+    return { type: 'changes', since: v - 1, ...ch, notes: (ch.notes ?? []).filter((r) => r.version === v), trackerItems: (ch.trackerItems ?? []).filter((r) => r.version === v), events: this.events.get(v) };
   }
 }
 
