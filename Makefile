@@ -61,9 +61,13 @@ test: deps pg
 	$(MAKE) test-web
 
 # chaos is the long chaos run (docs/chaos.md): 5 minutes of faults, with
-# PostgreSQL restarts (as root; they disturb anything else using the server).
+# PostgreSQL restarts (as root; they disturb anything else using the server);
+# then the converge workload (issue 20) for 3 minutes on bbolt, kill -9 of
+# the server, and 3 minutes on three PostgreSQL nodes, kill -9 of one.
 chaos: pg
 	$(GO) run ./cmd/corkboard-chaos -duration 5m -pg-restart
+	$(GO) run ./cmd/corkboard-chaos -workload converge -backend bolt -duration 3m
+	$(GO) run ./cmd/corkboard-chaos -workload converge -backend pg -duration 3m
 
 # deps-web installs the web client's exact dependencies (package-lock.json)
 # when they are missing or older than the lock file.

@@ -44,7 +44,11 @@ type ConvergeConfig struct {
 	// KillEvery is the mean pause between two kill -9s of a node (then
 	// restarted); 0 kills nothing.
 	KillEvery time.Duration
-	NodePoll  time.Duration
+	// OverlapRule is what a client does when the rebase of an unsent edit
+	// overlapped: OverlapNone, OverlapLog or OverlapKeepBase ("": the
+	// last).
+	OverlapRule string
+	NodePoll    time.Duration
 	// Converge bounds each wait after the work: the clients flushing their
 	// edits, catching up, a node starting.
 	Converge time.Duration
@@ -57,7 +61,7 @@ type ConvergeCounts struct {
 	Pushes, Acks, Retries, Replays, Busy     int64
 	Crossed, ServerMerged, Rebases, Overlaps int64
 	Revivals, Pulls, Gaps, LiveConns, Kills  int64
-	LogsSent, FastAcks                       int64
+	LogsSent, FastAcks, Failures             int64
 	LogEntries                               map[string]int // changelog entries by action
 	Lines                                    LineCounts
 	Refused                                  []string
@@ -89,8 +93,15 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 	} else {
 		cfg.Nodes = 1
 	}
-	fmt.Fprintf(out, "converge: seed %d, %s, %d live and %d REST clients, %d notes, %s\n",
-		cfg.Seed, backend, cfg.Live, cfg.REST, cfg.Notes, workDesc(cfg))
+	switch cfg.OverlapRule {
+	case "":
+		cfg.OverlapRule = OverlapKeepBase
+	case OverlapNone, OverlapLog, OverlapKeepBase:
+	default:
+		return ConvergeResult{}, fmt.Errorf("unknown overlap rule %q (%s, %s or %s)", cfg.OverlapRule, OverlapNone, OverlapLog, OverlapKeepBase)
+	}
+	fmt.Fprintf(out, "converge: seed %d, %s, %d live and %d REST clients, %d notes, %s, overlap rule %s\n",
+		cfg.Seed, backend, cfg.Live, cfg.REST, cfg.Notes, workDesc(cfg), cfg.OverlapRule)
 
 	var nodes []*node
 	defer func() {
@@ -110,7 +121,7 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 	}
 	hc := &http.Client{Timeout: 5 * time.Second}
 	e := &convEnv{nodes: nodes, board: convergeBoard, http: hc, ledger: &ledger{removed: map[string]bool{}},
-		st: &convStats{}, notes: cfg.Notes}
+		st: &convStats{}, overlapRule: cfg.OverlapRule}
 
 	// The owner claims the board; the clients are invitees on the pro plan.
 	owner, err := login(ctx, nodes[0], "owner@converge.test")
@@ -299,7 +310,7 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 		Pushes: st.pushes.Load(), Acks: st.acks.Load(), Retries: st.retries.Load(), Replays: st.replays.Load(), Busy: st.busy.Load(),
 		Crossed: st.crossed.Load(), ServerMerged: st.serverMerged.Load(), Rebases: st.rebases.Load(), Overlaps: st.overlaps.Load(),
 		Revivals: st.revivals.Load(), Pulls: st.pulls.Load(), Gaps: st.gaps.Load(), LiveConns: st.liveConns.Load(), Kills: kills,
-		LogsSent: st.logsSent.Load(), FastAcks: st.fastAcks.Load(), LogEntries: actions, Lines: lines, Refused: st.refused,
+		LogsSent: st.logsSent.Load(), FastAcks: st.fastAcks.Load(), Failures: st.errors.Load(), LogEntries: actions, Lines: lines, Refused: st.refused,
 	}
 	metrics := map[string]float64{}
 	for _, n := range nodes {
@@ -310,6 +321,11 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 		for k, v := range m {
 			metrics[k] += v
 		}
+	}
+	if kills == 0 {
+		vs = append(vs, CheckCounters(metrics, MergeTally{ServerMerged: counts.ServerMerged,
+			UpdateNotes: actions["update_note"], DeleteNotes: actions["delete_note"],
+			LogsSent: counts.LogsSent, LogsTried: st.logsTried.Load()})...)
 	}
 	res := ConvergeResult{Violations: vs, Counts: counts, Metrics: metrics}
 	res.Summary = convergeSummary(cfg, backend, final.Version, time.Since(start), counts, metrics, len(vs))
@@ -373,14 +389,14 @@ func convergeSummary(cfg ConvergeConfig, backend string, version int64, took tim
 	}
 	l := c.Lines
 	return fmt.Sprintf("converge summary (seed %d, %s, %s): %d clients, %d edits (%d notes created, %d deleted), %d offline windows, %d kills; "+
-		"%d pushes (%d acked, %d at once, %d crossed others; %d retries, %d replays, %d busy), %d pulls, %d gaps; "+
-		"%d rows merged by the server, %d rebases (%d overlaps logged by clients), %d revivals pushed; "+
+		"%d pushes (%d acked, %d at once, %d crossed others; %d retries, %d replays, %d busy), %d pulls, %d gaps, %d failed requests; "+
+		"%d rows merged by the server, %d rebases (%d overlapped, rule %s; %d rows logged by clients), %d revivals pushed; "+
 		"changelog update_note %d, delete_note %d; board at version %d; "+
 		"%d lines typed: %d in the notes, %d in the changelog, %d removed by a client, %d in deleted notes, %d lost, %d duplicated; "+
 		"server merge metrics: %s; %d violations",
 		cfg.Seed, backend, took.Round(100*time.Millisecond), cfg.Live+cfg.REST, c.Edits, c.Creates, c.Deletes, c.Offline, c.Kills,
-		c.Pushes, c.Acks, c.FastAcks, c.Crossed, c.Retries, c.Replays, c.Busy, c.Pulls, c.Gaps,
-		c.ServerMerged, c.Rebases, c.Overlaps, c.Revivals,
+		c.Pushes, c.Acks, c.FastAcks, c.Crossed, c.Retries, c.Replays, c.Busy, c.Pulls, c.Gaps, c.Failures,
+		c.ServerMerged, c.Rebases, c.Overlaps, cfg.OverlapRule, c.LogsSent, c.Revivals,
 		c.LogEntries["update_note"], c.LogEntries["delete_note"], version,
 		l.Typed, l.InNote, l.InLog, l.Removed, l.InDeletedNote, l.Lost, l.Duplicated, ms, violations)
 }

@@ -55,7 +55,61 @@ const (
 	checkNodes        = "nodes disagree"
 	checkLostLine     = "line lost"
 	checkResetConv    = "reset without a reason"
+	checkCounters     = "server counters"
 )
+
+// The server's merge counters (metrics/metrics.go), as scraped.
+const (
+	metricMerged   = `corkboard_merged_rows_total{result="merged"}`
+	metricFallback = `corkboard_merged_rows_total{result="fallback"}`
+	metricOverlap  = `corkboard_merge_events_total{kind="overlap"}`
+	metricRevived  = `corkboard_merge_events_total{kind="revived"}`
+)
+
+// MergeTally is what the clients and the changelog saw of the server's
+// merges, to compare with its counters.
+type MergeTally struct {
+	// ServerMerged counts pushed rows that came back changed at the
+	// version their push wrote: the server merged them.
+	ServerMerged int64
+	// UpdateNotes and DeleteNotes count the changelog's entries by action;
+	// the clients wrote LogsSent update_note entries for sure, and at most
+	// LogsTried (a write whose answer was lost may be in twice).
+	UpdateNotes, DeleteNotes int
+	LogsSent, LogsTried      int64
+}
+
+// CheckCounters compares the server's merge counters, summed over the
+// nodes, with what the run saw; it holds only when no node restarted (a
+// restart zeroes them). No row may fall back to a replace (its base is
+// kept for 30 days); every row that came back merged was counted; each
+// revival wrote one delete_note entry; each overlap one update_note entry
+// (or, for a revival, its delete_note entry), beside the clients' own.
+func CheckCounters(m map[string]float64, t MergeTally) []Violation {
+	var out []Violation
+	add := func(format string, args ...any) {
+		out = append(out, Violation{checkCounters, fmt.Sprintf(format, args...)})
+	}
+	if _, ok := m[metricMerged]; !ok {
+		return nil // a server without the counters
+	}
+	merged, fallback, overlap, revived := int64(m[metricMerged]), int64(m[metricFallback]), int64(m[metricOverlap]), int64(m[metricRevived])
+	if fallback != 0 {
+		add("%d rows replaced whole because their base was not kept", fallback)
+	}
+	if merged < t.ServerMerged {
+		add("%d rows merged, but %d came back merged to the clients", merged, t.ServerMerged)
+	}
+	if revived != int64(t.DeleteNotes) {
+		add("%d revivals counted, %d delete_note entries in the changelog", revived, t.DeleteNotes)
+	}
+	lo, hi := int64(t.UpdateNotes)-t.LogsTried, int64(t.UpdateNotes)-t.LogsSent+revived
+	if overlap < lo || overlap > hi {
+		add("%d overlaps counted; the changelog's %d update_note entries (%d to %d of them the clients') and %d revivals want %d to %d",
+			overlap, t.UpdateNotes, t.LogsSent, t.LogsTried, revived, lo, hi)
+	}
+	return out
+}
 
 // CheckConverge verifies the two promises of the converge run. Every copy
 // (each client's, each node's full pull) equals the server's state: the

@@ -109,3 +109,43 @@ func TestCheckConverge(t *testing.T) {
 		}
 	})
 }
+
+func TestCheckCounters(t *testing.T) {
+	good := func() (map[string]float64, MergeTally) {
+		return map[string]float64{metricMerged: 40, metricFallback: 0, metricOverlap: 12, metricRevived: 2},
+			MergeTally{ServerMerged: 30, UpdateNotes: 15, DeleteNotes: 2, LogsSent: 4, LogsTried: 5}
+	}
+	t.Run("OK", func(t *testing.T) {
+		m, tally := good()
+		if vs := CheckCounters(m, tally); len(vs) > 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("NoCounters", func(t *testing.T) {
+		_, tally := good()
+		if vs := CheckCounters(map[string]float64{}, tally); len(vs) > 0 {
+			t.Fatalf("violations without counters: %v", vs)
+		}
+	})
+	for _, tc := range []struct {
+		name, detail string
+		mutate       func(m map[string]float64, t *MergeTally)
+	}{
+		{"Fallback", "replaced whole", func(m map[string]float64, _ *MergeTally) { m[metricFallback] = 1 }},
+		{"MergedUncounted", "came back merged", func(_ map[string]float64, t *MergeTally) { t.ServerMerged = 41 }},
+		{"RevivalWithoutEntry", "2 revivals counted, 1 delete_note", func(_ map[string]float64, t *MergeTally) { t.DeleteNotes = 1 }},
+		{"OverlapsAboveEntries", "15 overlaps counted", func(m map[string]float64, _ *MergeTally) { m[metricOverlap] = 15 }},
+		{"EntriesAboveOverlaps", "9 overlaps counted", func(m map[string]float64, _ *MergeTally) { m[metricOverlap] = 9 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, tally := good()
+			tc.mutate(m, &tally)
+			for _, v := range CheckCounters(m, tally) {
+				if v.Check == checkCounters && strings.Contains(v.Detail, tc.detail) {
+					return
+				}
+			}
+			t.Fatalf("want a %q violation naming %q, got %v", checkCounters, tc.detail, CheckCounters(m, tally))
+		})
+	}
+}

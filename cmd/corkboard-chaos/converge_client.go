@@ -26,8 +26,9 @@ import (
 // the merging server (issue 20): each keeps the server copy of every note
 // and its unsent edits, each edit with the base row it started from;
 // pushes carry baseVersion; a newer server row under an unsent edit is
-// merged into it (board.MergeNote), and the new row becomes its base.
-// docs/chaos.md, "The converge workload", is the description.
+// merged into it (board.MergeNote), and the new row becomes its base
+// (unless the merge overlapped: see the overlap rules). docs/chaos.md,
+// "The converge workload", is the description.
 
 // ledger records, for the whole run, every token typed and every token a
 // client removed on purpose (it deleted or replaced a line it saw, or
@@ -58,7 +59,7 @@ type convStats struct {
 	pushes, acks, retries, replays, busy       atomic.Int64
 	crossed, serverMerged, rebases, overlaps   atomic.Int64
 	revivals, pulls, gaps, liveConns, fastAcks atomic.Int64
-	logsSent, errors                           atomic.Int64
+	logsSent, logsTried, errors                atomic.Int64
 
 	mu      sync.Mutex
 	refused []string // pushes or logs the server refused (a harness or server bug)
@@ -77,8 +78,25 @@ type convEnv struct {
 	http   *http.Client
 	ledger *ledger
 	st     *convStats
-	notes  int // how many live notes the clients aim for
+	// overlapRule is what a client does when its rebase overlapped.
+	overlapRule string
 }
+
+// What a client does when the rebase of an unsent edit overlapped (the
+// edit won lines of the newer server row, which the server will not see as
+// an overlap if the edit is pushed on that row):
+const (
+	// OverlapNone does nothing more: docs/web-client.md's merge rule as
+	// written (the new row becomes the edit's base).
+	OverlapNone = "none"
+	// OverlapLog writes the server row it overwrote to the changelog
+	// (update_note) before pushing.
+	OverlapLog = "log"
+	// OverlapKeepBase pushes the edit on the base it had before the
+	// overlap, so that the server's merge finds the overlap again, logs
+	// the row and sends its overlap event.
+	OverlapKeepBase = "keep-base"
+)
 
 // edit is a client's unsent change of one note.
 type edit struct {
@@ -88,8 +106,19 @@ type edit struct {
 	// edit is rebased on the server row once that batch is absorbed.
 	base        *board.Note
 	speculative bool
-	mine        board.Note
-	del         bool
+	// pushBase, when set, is pushed as the edit's base instead of base:
+	// the base it had before a rebase overlapped (OverlapKeepBase).
+	pushBase *board.Note
+	mine     board.Note
+	del      bool
+}
+
+// pushedBase is the base the edit is pushed with (nil: a new note).
+func (e *edit) pushedBase() *board.Note {
+	if e.pushBase != nil {
+		return e.pushBase
+	}
+	return e.base
 }
 
 // batch is a push on its way: sent (maybe more than once, always with the
@@ -383,7 +412,7 @@ func (c *cclient) apply(m *message, live bool) (gap bool) {
 		c.srv[n.ID] = n
 		delete(c.gone, n.ID)
 		if e := c.pend[n.ID]; e != nil && !e.del && !e.speculative && e.base != nil && n.Version > e.base.Version {
-			c.rebase(e, *e.base, n)
+			c.rebase(e, *e.base, n, e.base)
 		}
 	}
 	for _, id := range m.DeletedNoteIDs {
@@ -397,14 +426,23 @@ func (c *cclient) apply(m *message, live bool) (gap bool) {
 
 // rebase merges the unsent edit e (of base) into theirs, a newer server
 // row: the merge becomes the edit, theirs its base. Where both changed the
-// same lines the edit wins them (it will be the later push), so theirs
-// goes to the changelog first, as the server does with its own merges.
-func (c *cclient) rebase(e *edit, base, theirs board.Note) {
+// same lines the edit wins them (it will be the later push); what happens
+// to theirs then is the client's overlap rule. older is the server row
+// the edit would be pushed on before this rebase (OverlapKeepBase keeps
+// it).
+func (c *cclient) rebase(e *edit, base, theirs board.Note, older *board.Note) {
 	merged, overlap := board.MergeNote(base, theirs, e.mine)
 	c.e.st.rebases.Add(1)
 	if overlap {
 		c.e.st.overlaps.Add(1)
-		c.logs = append(c.logs, logEntry{NoteID: theirs.ID, Action: "update_note", Content: string(changelog.RenderNote(theirs))})
+		switch c.e.overlapRule {
+		case OverlapLog:
+			c.logs = append(c.logs, logEntry{NoteID: theirs.ID, Action: "update_note", Content: string(changelog.RenderNote(theirs))})
+		case OverlapKeepBase:
+			if e.pushBase == nil {
+				e.pushBase = older
+			}
+		}
 	}
 	merged.Version, merged.DeletedAt = 0, nil
 	e.mine = merged
@@ -432,7 +470,13 @@ func (c *cclient) absorb() {
 			continue
 		}
 		if live {
-			c.rebase(e, sent.mine, s)
+			older := sent.pushedBase()
+			if older == nil { // a note we created: the row our push wrote
+				o := sent.mine
+				o.Version = b.version
+				older = &o
+			}
+			c.rebase(e, sent.mine, s, older)
 			continue
 		}
 		// Deleted since our push: the edit brings the note back, based on
@@ -471,8 +515,8 @@ func (c *cclient) startBatch() {
 		}
 		w := wireNote{ID: id, Title: e.mine.Title, Content: e.mine.Content, X: e.mine.X, Y: e.mine.Y,
 			Color: e.mine.Color, Type: e.mine.Type, UpdatedAt: e.mine.UpdatedAt}
-		if e.base != nil {
-			w.BaseVersion = e.base.Version
+		if pb := e.pushedBase(); pb != nil {
+			w.BaseVersion = pb.Version
 		}
 		if c.gone[id] {
 			c.e.st.revivals.Add(1)
@@ -512,14 +556,14 @@ func (c *cclient) acked(v int64, replayed bool) {
 	for _, id := range b.ids {
 		e := b.edits[id]
 		s, ok := c.srv[id]
-		switch {
+		switch pb := e.pushedBase(); {
 		case e.del:
 		case c.gone[id]:
 			fast = false // a revival: the deleted row is merged in
-		case e.base == nil:
+		case pb == nil:
 			fast = fast && !ok
 		default:
-			fast = fast && ok && s.Version == e.base.Version
+			fast = fast && ok && s.Version == pb.Version
 		}
 	}
 	if !fast {
@@ -594,6 +638,7 @@ func (c *cclient) sendLogs(ctx context.Context) error {
 		return nil
 	}
 	n := c.node()
+	c.e.st.logsTried.Add(int64(len(c.logs)))
 	_, err := call(ctx, c.e.http, "POST", n.base()+"/api/boards/"+c.e.board+"/log", c.sess.cookie,
 		map[string]any{"entries": c.logs}, nil)
 	var se *statusError

@@ -18,7 +18,7 @@ import (
 
 func testClient(t *testing.T) *cclient {
 	t.Helper()
-	e := &convEnv{ledger: &ledger{removed: map[string]bool{}}, st: &convStats{}, notes: 4}
+	e := &convEnv{ledger: &ledger{removed: map[string]bool{}}, st: &convStats{}}
 	return newClient("c1", false, session{}, rand.New(rand.NewPCG(1, 2)), e, 0)
 }
 
@@ -67,6 +67,7 @@ func TestClientRebase(t *testing.T) {
 	})
 	t.Run("OverlapLogsTheServerRow", func(t *testing.T) {
 		c := testClient(t)
+		c.e.overlapRule = OverlapLog
 		serverRow(c, "n1", "x\ny", 1)
 		edited(c, "n1", "x\nmine")
 		serverRow(c, "n1", "x\ntheirs", 2)
@@ -191,6 +192,55 @@ func TestClientDelete(t *testing.T) {
 		}
 		if e := c.pend["n1"]; e == nil || !e.del {
 			t.Error("the deletion of a pushed note is not queued")
+		}
+	})
+}
+
+// TestClientOverlapRules: what each rule does after a rebase that
+// overlapped.
+func TestClientOverlapRules(t *testing.T) {
+	overlapped := func(t *testing.T, rule string) *cclient {
+		c := testClient(t)
+		c.e.overlapRule = rule
+		serverRow(c, "n1", "x\ny", 1)
+		edited(c, "n1", "x\nmine")
+		serverRow(c, "n1", "x\ntheirs", 2)
+		serverRow(c, "n1", "X\ntheirs", 3) // a later rebase without overlap
+		if got, want := c.pend["n1"].mine.Content, "X\nmine"; got != want {
+			t.Fatalf("rebased edit %q, want %q", got, want)
+		}
+		c.startBatch()
+		return c
+	}
+	baseVersion := func(c *cclient) any {
+		var body struct {
+			Notes struct{ Upserted []map[string]any }
+		}
+		if err := json.Unmarshal(c.sent.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Notes.Upserted[0]["baseVersion"]
+	}
+	t.Run(OverlapNone, func(t *testing.T) {
+		c := overlapped(t, OverlapNone)
+		if got := baseVersion(c); got != 3.0 || len(c.logs) > 0 {
+			t.Fatalf("baseVersion %v and %d log entries, want 3 and none", got, len(c.logs))
+		}
+	})
+	t.Run(OverlapLog, func(t *testing.T) {
+		c := overlapped(t, OverlapLog)
+		if got := baseVersion(c); got != 3.0 || len(c.logs) != 1 {
+			t.Fatalf("baseVersion %v and %d log entries, want 3 and one", got, len(c.logs))
+		}
+	})
+	t.Run(OverlapKeepBase, func(t *testing.T) {
+		c := overlapped(t, OverlapKeepBase)
+		if got := baseVersion(c); got != 1.0 || len(c.logs) > 0 {
+			t.Fatalf("baseVersion %v and %d log entries, want 1 (the base before the overlap) and none", got, len(c.logs))
+		}
+		c.acked(4, false)
+		if c.sent == nil {
+			t.Fatal("pushed on an older base, the row was taken as stored without the server's merge")
 		}
 	})
 }
