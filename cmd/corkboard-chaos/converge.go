@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"corkboard/board"
@@ -143,14 +144,28 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 		if _, err := call(ctx, hc, "POST", nodes[0].base()+"/api/boards/"+convergeBoard+"/invite", owner.cookie, map[string]string{"email": email}, nil); err != nil {
 			return ConvergeResult{}, fmt.Errorf("invite %s: %w", email, err)
 		}
-		args := []string{"plan", "set", email, "pro", "-data", nodes[home].data}
-		if cfg.DSN != "" {
-			args = append(args, "-store", cfg.DSN)
-		}
-		if o, err := exec.CommandContext(ctx, cfg.Corkboard, args...).CombinedOutput(); err != nil {
-			return ConvergeResult{}, fmt.Errorf("plan set %s: %w: %s", email, err, o)
-		}
 		clients[i] = newClient(name, i < cfg.Live, s, rand.New(rand.NewPCG(cfg.Seed, uint64(i+1))), e, home)
+	}
+	// On bbolt, corkboard plan set waits a second for the locked file
+	// before it asks the server's admin socket: all at once, then.
+	planErrs := make(chan error, len(clients))
+	for _, c := range clients {
+		go func() {
+			args := []string{"plan", "set", c.sess.email, "pro", "-data", nodes[c.home].data}
+			if cfg.DSN != "" {
+				args = append(args, "-store", cfg.DSN)
+			}
+			o, err := exec.CommandContext(ctx, cfg.Corkboard, args...).CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("plan set %s: %w: %s", c.sess.email, err, o)
+			}
+			planErrs <- err
+		}()
+	}
+	for range clients {
+		if err := <-planErrs; err != nil {
+			return ConvergeResult{}, err
+		}
 	}
 	// The plan is cached up to -cache-ttl: wait until every client may edit.
 	for _, c := range clients {
@@ -268,12 +283,16 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 		}
 		wg.Wait()
 	}
+	phase := time.Now()
 	each(func(ctx context.Context, c *cclient) error { return c.flush(ctx) })
 	final, err := fullPull(ctx, hc, nodes[0], owner, cfg.Converge)
 	if err != nil {
 		return ConvergeResult{}, err
 	}
+	fmt.Fprintf(out, "converge: %6.1fs every edit pushed (%s), the board at version %d\n", time.Since(start).Seconds(), time.Since(phase).Round(time.Millisecond), final.Version)
+	phase = time.Now()
 	each(func(ctx context.Context, c *cclient) error { return c.catchUp(ctx, final.Version) })
+	fmt.Fprintf(out, "converge: %6.1fs every client caught up (%s)\n", time.Since(start).Seconds(), time.Since(phase).Round(time.Millisecond))
 
 	h := ConvergeHistory{Final: final, Removed: e.ledger.removed, Typed: e.ledger.typed}
 	for _, n := range nodes[1:] {
@@ -286,10 +305,12 @@ func RunConverge(ctx context.Context, cfg ConvergeConfig) (ConvergeResult, error
 	for _, c := range all {
 		h.Copies = append(h.Copies, c.copyOf())
 	}
+	phase = time.Now()
 	entries, err := readLog(ctx, hc, nodes[0], owner)
 	if err != nil {
 		return ConvergeResult{}, err
 	}
+	fmt.Fprintf(out, "converge: %6.1fs %d changelog entries read (%s)\n", time.Since(start).Seconds(), len(entries), time.Since(phase).Round(time.Millisecond))
 	h.Log = map[string][]string{}
 	actions := map[string]int{}
 	for _, en := range entries {
@@ -430,8 +451,8 @@ type logEntryText struct {
 	Key, NoteID, Action, Timestamp, Content string
 }
 
-// readLog lists the board's whole changelog, page by page, and reads every
-// entry.
+// readLog lists the board's whole changelog, page by page, then reads
+// every entry (four at a time).
 func readLog(ctx context.Context, hc *http.Client, n *node, s session) ([]logEntryText, error) {
 	var all []logEntryText
 	before := ""
@@ -446,19 +467,39 @@ func readLog(ctx context.Context, hc *http.Client, n *node, s session) ([]logEnt
 		if _, err := call(ctx, hc, "GET", u, s.cookie, nil, &page); err != nil {
 			return nil, fmt.Errorf("changelog list: %w", err)
 		}
-		for _, en := range page.Entries {
-			text, err := getText(ctx, hc, n.base()+"/api/boards/"+convergeBoard+"/log/"+en.Key, s.cookie)
-			if err != nil {
-				return nil, fmt.Errorf("changelog entry %s: %w", en.Key, err)
-			}
-			en.Content = text
-			all = append(all, en)
-		}
+		all = append(all, page.Entries...)
 		if len(page.Entries) < 500 {
-			return all, nil
+			break
 		}
 		before = page.Entries[len(page.Entries)-1].Timestamp
 	}
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		failed  error
+		claimed atomic.Int64
+	)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(claimed.Add(1)) - 1; i < len(all); i = int(claimed.Add(1)) - 1 {
+				text, err := getText(ctx, hc, n.base()+"/api/boards/"+convergeBoard+"/log/"+all[i].Key, s.cookie)
+				mu.Lock()
+				if err != nil && failed == nil {
+					failed = fmt.Errorf("changelog entry %s: %w", all[i].Key, err)
+				}
+				stop := failed != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+				all[i].Content = text
+			}
+		}()
+	}
+	wg.Wait()
+	return all, failed
 }
 
 // getText GETs a text answer.

@@ -147,16 +147,28 @@ func CheckConverge(h ConvergeHistory) ([]Violation, LineCounts) {
 		compare(checkNotConverged, c)
 	}
 
+	// Each note's tokens, counted, and its changelog's, read once.
+	inNote := map[string]map[string]int{}
+	for id, note := range h.Final.Notes {
+		inNote[id] = map[string]int{}
+		for _, x := range tokens(note.Title + "\n" + note.Content) {
+			inNote[id][x]++
+		}
+	}
+	inLog := map[string]map[string]bool{}
+	for id, entries := range h.Log {
+		inLog[id] = map[string]bool{}
+		for _, e := range entries {
+			for _, x := range tokens(e) {
+				inLog[id][x] = true
+			}
+		}
+	}
 	var n LineCounts
 	for _, t := range h.Typed {
 		n.Typed++
-		note, live := h.Final.Notes[t.Note]
-		k := 0
-		for _, x := range tokens(note.Title + "\n" + note.Content) {
-			if x == t.Token {
-				k++
-			}
-		}
+		_, live := h.Final.Notes[t.Note]
+		k := inNote[t.Note][t.Token]
 		switch {
 		case !live:
 			n.InDeletedNote++
@@ -168,7 +180,7 @@ func CheckConverge(h ConvergeHistory) ([]Violation, LineCounts) {
 					n.DuplicatedIn = append(n.DuplicatedIn, t.Token+" in "+t.Note)
 				}
 			}
-		case inLog(h.Log[t.Note], t.Token):
+		case inLog[t.Note][t.Token]:
 			n.InLog++
 		case h.Removed[t.Token]:
 			n.Removed++
@@ -214,15 +226,6 @@ func sameNote(a, b board.Note) bool {
 		}
 	}
 	return true
-}
-
-func inLog(entries []string, token string) bool {
-	for _, e := range entries {
-		if slices.Contains(tokens(e), token) {
-			return true
-		}
-	}
-	return false
 }
 
 // diffNotes describes the first differences between want and got, or "".

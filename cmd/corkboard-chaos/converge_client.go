@@ -917,14 +917,16 @@ func (c *cclient) talk(ctx context.Context, f func(context.Context) error) {
 }
 
 // editSomething edits a visible note, or creates or deletes one. The
-// owner's first notes stay for the whole run (a note that ends deleted
-// takes its lines out of the check); the clients' own notes come and go,
-// about two at a time.
+// owner's first notes stay for the whole run and get four edits in five
+// (a note that ends deleted takes its lines out of the check); the
+// clients' own notes come and go, about two at a time.
 func (c *cclient) editSomething() {
 	ids := c.visible()
-	var theirs []string // notes the clients created
+	var owners, theirs []string // the owner's notes, the clients'
 	for _, id := range ids {
-		if !strings.HasPrefix(id, "c0-") {
+		if strings.HasPrefix(id, "c0-") {
+			owners = append(owners, id)
+		} else {
 			theirs = append(theirs, id)
 		}
 	}
@@ -933,6 +935,8 @@ func (c *cclient) editSomething() {
 		c.createNote()
 	case len(theirs) > 0 && c.rng.IntN(40) == 0:
 		c.deleteNote(theirs[c.rng.IntN(len(theirs))])
+	case len(owners) > 0 && c.rng.IntN(5) > 0:
+		c.editRandom(owners[c.rng.IntN(len(owners))])
 	default:
 		c.editRandom(ids[c.rng.IntN(len(ids))])
 	}
