@@ -65,6 +65,7 @@ const (
 	kindLeave      = "l"
 	kindPointer    = "p"
 	kindEditing    = "d"
+	kindEvent      = "e"
 	kindWho        = "w"
 	kindKick       = "x"
 	kindInvalidate = "i"
@@ -84,6 +85,10 @@ type note struct {
 	Y     float64 `json:"y,omitempty"`
 	Kind  string  `json:"t,omitempty"`
 	Key   string  `json:"q,omitempty"`
+	// Row and Table name the row of a merge event (kindEvent: Kind is the
+	// event's kind, V the version that lost, Key the changelog entry).
+	Row   string `json:"r,omitempty"`
+	Table string `json:"o,omitempty"`
 }
 
 // envelope is one payload: the sending node and its notes.
@@ -196,6 +201,9 @@ func (n *nodes) Presence(boardID string, p rooms.Note) {
 		nt = note{K: kindWho, Board: boardID}
 	case rooms.NoteEditing:
 		nt.K, nt.Key = kindEditing, p.NoteID
+	case rooms.NoteEvent:
+		e := p.Event
+		nt = note{K: kindEvent, Board: boardID, V: e.Version, Kind: e.Kind, Table: e.Table, Row: e.ID, Key: e.LogKey}
 	case rooms.NotePointer:
 		nt.K, nt.X, nt.Y = kindPointer, p.X, p.Y
 		n.mu.Lock()
@@ -364,6 +372,10 @@ func (n *nodes) receive(payload []byte) {
 			if r := n.h.existing(nt.Board); r != nil {
 				kind := map[string]rooms.NoteKind{kindJoin: rooms.NoteJoin, kindLeave: rooms.NoteLeave, kindPointer: rooms.NotePointer, kindEditing: rooms.NoteEditing}[nt.K]
 				r.Remote(rooms.Note{Kind: kind, Node: env.Node, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
+			}
+		case kindEvent:
+			if r := n.h.existing(nt.Board); r != nil && r.Subscribers() > 0 {
+				r.Remote(rooms.Note{Kind: rooms.NoteEvent, Node: env.Node, Event: rooms.Event{Kind: nt.Kind, Table: nt.Table, ID: nt.Row, Version: nt.V, LogKey: nt.Key}})
 			}
 		case kindWho:
 			if r := n.h.existing(nt.Board); r != nil && r.Subscribers() > 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/persist/persisttest"
@@ -59,14 +60,15 @@ func startCluster(tb testing.TB, store persist.SyncStore, c *persisttest.Clock, 
 
 // liveMsg is what a test looks at in a live message.
 type liveMsg struct {
-	Type          string  `json:"type"`
-	ID            string  `json:"id"`
-	Since         int64   `json:"since"`
-	ServerVersion int64   `json:"serverVersion"`
-	Reset         bool    `json:"reset"`
-	X             float64 `json:"x"`
-	Y             float64 `json:"y"`
-	NoteID        string  `json:"noteId"`
+	Type          string        `json:"type"`
+	ID            string        `json:"id"`
+	Since         int64         `json:"since"`
+	ServerVersion int64         `json:"serverVersion"`
+	Reset         bool          `json:"reset"`
+	X             float64       `json:"x"`
+	Y             float64       `json:"y"`
+	NoteID        string        `json:"noteId"`
+	Events        []rooms.Event `json:"events"`
 	Notes         []struct {
 		ID string `json:"id"`
 	} `json:"notes"`
@@ -148,6 +150,32 @@ func TestPushesOnBothNodesReachEverySubscriber(t *testing.T) {
 		if len(seen) != 2*each {
 			t.Fatalf("node %d: subscriber saw %d notes, want %d", i, len(seen), 2*each)
 		}
+	}
+}
+
+// TestMergeEventsCrossNodes: what a merge on one node overwrote is told to
+// the subscribers of the other node too (the rows reach them through the
+// catch-up, the events in a message of their own).
+func TestMergeEventsCrossNodes(t *testing.T) {
+	cl := newCluster(t, 2, "b1")
+	ctx := context.Background()
+	q := roomstest.NewQueue(256)
+	s, _, err := cl.hubs[1].Subscribe(ctx, "b1", "cb", "bob@example.com", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Leave()
+	edit := func(content string, base int64) *board.Push {
+		return &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n1", Content: content, BaseVersion: base}}}}
+	}
+	for _, p := range []*board.Push{edit("a\nb", 0), edit("A\nb", 1), edit("X\nb", 1)} {
+		if _, _, err := cl.hubs[0].Push(ctx, "b1", p, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := next(t, q, rooms.TypeEvents)
+	if len(m.Events) != 1 || m.Events[0].Kind != "overlap" || m.Events[0].ID != "n1" || m.Events[0].Version != 2 || m.Events[0].LogKey == "" {
+		t.Fatalf("bob on node B got events %+v, want the overlap with version 2", m.Events)
 	}
 }
 

@@ -41,6 +41,9 @@ const (
 	// NoteEditing is a connection opening (NoteID) or closing ("") a
 	// note's editor.
 	NoteEditing
+	// NoteEvent is a merge event of a push this node applied, for the
+	// subscribers on the others (Event; no Presence).
+	NoteEvent
 )
 
 // Note is a presence note: a connection on some node joined, left or moved
@@ -53,6 +56,8 @@ type Note struct {
 	X, Y     float64
 	// NoteID is the note of a NoteEditing.
 	NoteID string
+	// Event is the event of a NoteEvent.
+	Event Event
 }
 
 // MaxRemotePresence bounds the connections of other nodes a room keeps
@@ -225,6 +230,12 @@ func (r *Room) finishCatchUp(c *commit) int64 {
 // Remote takes a presence note from another node: the room's subscribers
 // see the connection join, leave or point as if it were here.
 func (r *Room) Remote(n Note) {
+	if n.Kind == NoteEvent {
+		r.onLoop(func() {
+			r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: []Event{n.Event}}), nil)
+		})
+		return
+	}
 	r.onLoop(func() {
 		id := n.Presence.ID
 		p := Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}

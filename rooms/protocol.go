@@ -38,6 +38,9 @@ const (
 	// TypeEditing says which note a connection has open in its editor
 	// ("" for none): sent by a client, relayed to the others.
 	TypeEditing = "editing"
+	// TypeEvents carries the merge events of a push applied on another
+	// node (on the node that applied it they ride in its changes message).
+	TypeEvents = "events"
 )
 
 // Presence is one connection on a board: who it is and its colour.
@@ -87,6 +90,12 @@ type Event struct {
 	ID      string `json:"id"`
 	Version int64  `json:"version"`
 	LogKey  string `json:"logKey,omitempty"`
+}
+
+// EventsMessage is TypeEvents: merge events of a push another node applied.
+type EventsMessage struct {
+	Type   string  `json:"type"`
+	Events []Event `json:"events"`
 }
 
 // wireEvents converts a push's merge events; nil when none.

@@ -646,6 +646,7 @@ func (r *Room) finishCommit(c *commit) {
 		} else if newer {
 			r.version.Store(a.Version)
 		}
+		eventsSent := false
 		if msg := c.msgs[i]; newer && c.catchUp == nil && (msg != nil || len(r.subs) > 0) {
 			if msg == nil {
 				msg = r.encodeChange(req, a)
@@ -658,6 +659,18 @@ func (r *Room) finishCommit(c *commit) {
 					skip = nil
 				}
 				r.broadcast(msg, skip)
+				eventsSent = true
+			}
+		}
+		if evs := wireEvents(a.Events); len(evs) > 0 {
+			// Where the push's own changes message did not go out (a
+			// catch-up from another node's commit carried its rows), the
+			// events go alone; the other nodes' subscribers get them alone.
+			if !eventsSent {
+				r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: evs}), nil)
+			}
+			for _, e := range evs {
+				r.relay(Note{Kind: NoteEvent, Event: e})
 			}
 		}
 		if req.origin != nil {

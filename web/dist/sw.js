@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '8e305559cb433533';
-const FILES = ["assets/AiErrorText-CeI7TExQ.js","assets/Analyse-CcEhNGGJ.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jJzjTHu9.js","assets/HistoryPanel-F1nkl5pu.js","assets/ImportDialog-C0odtpmS.js","assets/NoteAssist-pHbL-3NA.js","assets/NoteHints-POy3i5pn.js","assets/SlashMenu-N6jztTlV.js","assets/SnapshotsPanel-CS-ejP--.js","assets/TrackerGenerate-D0LLOA8p.js","assets/ai-BRj_9V7c.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-CMsKc8tv.js","assets/index-DhpRaab4.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-C4miVDBW.js"];
+const VERSION = 'e3be751471824de1';
+const FILES = ["assets/AiErrorText-DCpit3B9.js","assets/Analyse-ztPtq4A-.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jjXT8IPV.js","assets/HistoryPanel-BpyBD02n.js","assets/ImportDialog-CKMnU6rZ.js","assets/NoteAssist-Vr2p8baz.js","assets/NoteHints-DQxLf6zN.js","assets/SlashMenu-CqVB4ycx.js","assets/SnapshotsPanel-CDEl_H_U.js","assets/TrackerGenerate-vSv_HZa4.js","assets/ai-Q49p-dAy.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-D0QHdzBV.js","assets/index-CRcdMxh9.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-D9oDfIY6.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

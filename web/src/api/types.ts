@@ -122,6 +122,8 @@ export interface LiveEvent {
 export type LiveMessage =
   | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: (Peer & { editing?: string })[] }
   | ({ type: 'changes'; from?: string; events?: LiveEvent[] } & Changes)
+  /** Events of a push applied on another node (its rows come as changes). */
+  | { type: 'events'; events: LiveEvent[] }
   | { type: 'ack'; id: string; serverVersion: number; replayed?: boolean }
   | { type: 'error'; id?: string; status: number; error: string; field?: string }
   | ({ type: 'join' } & Peer)

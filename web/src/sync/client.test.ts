@@ -448,6 +448,16 @@ describe('SyncClient marks', () => {
     expect(client.marks()).toEqual([{ table: 'note', id: 'n1', kind: 'revived', version: 2 }]);
     expect(client.getSnapshot().notes.get('n1')?.title).toBe('offline edit');
   });
+
+  it('takes the events of a push another node applied from a message of their own', async () => {
+    const { server, client, live } = setup();
+    server.apply({ notes: { upserted: [note('n1')], deleted: [] } });
+    await client.start();
+    client.deleteNote('n1');
+    await settle();
+    live.emit({ type: 'events', events: [{ kind: 'revived', table: 'note', id: 'n1', version: 2, logKey: 'log/k' }, { kind: 'overlap', table: 'note', id: 'n9', version: 1 }] });
+    expect(client.marks()).toEqual([{ table: 'note', id: 'n1', kind: 'revived', version: 2, logKey: 'log/k' }]);
+  });
 });
 
 describe('SyncClient notifications', () => {

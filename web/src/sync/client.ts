@@ -649,6 +649,12 @@ export class SyncClient {
         }
         this.applyChanges(m);
         break;
+      case 'events':
+        if (m.events?.length && this.book.onEvents(m.events)) {
+          this.saveMarks();
+          this.changed();
+        }
+        break;
       default:
         this.presence.handle(m);
     }
