@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'e3be751471824de1';
-const FILES = ["assets/AiErrorText-DCpit3B9.js","assets/Analyse-ztPtq4A-.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jjXT8IPV.js","assets/HistoryPanel-BpyBD02n.js","assets/ImportDialog-CKMnU6rZ.js","assets/NoteAssist-Vr2p8baz.js","assets/NoteHints-DQxLf6zN.js","assets/SlashMenu-CqVB4ycx.js","assets/SnapshotsPanel-CDEl_H_U.js","assets/TrackerGenerate-vSv_HZa4.js","assets/ai-Q49p-dAy.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-D0QHdzBV.js","assets/index-CRcdMxh9.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-D9oDfIY6.js"];
+const VERSION = '9bc7a6bba5419576';
+const FILES = ["assets/AiErrorText-DHF40ul5.js","assets/Analyse-DcqCzABh.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-P4o5GsrU.js","assets/HistoryPanel-BofX6ZMB.js","assets/ImportDialog-BNaOSeq4.js","assets/NoteAssist-B8USkfNv.js","assets/NoteHints-CJELKt3k.js","assets/SlashMenu-BotrvSa8.js","assets/SnapshotsPanel-Zbos-A7-.js","assets/TrackerGenerate-Zu76iBNg.js","assets/ai-ClgIaGVv.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-Crb-cT2x.js","assets/index-CvrWPhB7.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-DdI3c2Bc.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -105,6 +105,20 @@ describe('PendingQueue: the merge rule', () => {
     expect(body(send()!).notes.upserted[0]).toMatchObject({ content: 'ONE\ntwo\nTHREE', baseVersion: 2 });
   });
 
+  it('keeps the old base when the newer row changed the same lines, so the server logs the lines mine overwrites', () => {
+    const { q, copy, edit, shown, send, body } = setup();
+    copy.put(q, 1, note('n1', { content: 'plan\nend' }));
+    edit('n1', { content: 'my plan\nend' });
+    copy.put(q, 2, note('n1', { content: 'their plan\nend', color: 'blue' }));
+    // Mine wins the line on screen, as it will on the server…
+    expect(shown('n1')).toMatchObject({ content: 'my plan\nend', color: 'blue' });
+    // …but the push names base 1: pushed on 2 it would replace their line
+    // with nobody told, and their text would be in no changelog.
+    const [e] = q.list();
+    expect(e.baseVersion).toBe(1);
+    expect(body(send()!).notes.upserted[0]).toMatchObject({ content: 'my plan\nend', baseVersion: 1 });
+  });
+
   it('keeps an edit of a row deleted on the server, with its base: the push revives it', () => {
     const { q, copy, edit, shown } = setup();
     copy.put(q, 1, note('n1', { title: 'a' }));
