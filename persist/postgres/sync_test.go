@@ -42,6 +42,46 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 	storetest.BenchApplyPushBoards(b, db, ids)
 }
 
+// BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
+// note: replacing the row (base=none), or merged against the version
+// before the current one (base=previous). See the bbolt store's.
+func BenchmarkApplyPushEdit(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		merge bool
+	}{{"base=none", false}, {"base=previous", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, _, _ := openSyncDB(b, "b1")
+			storetest.BenchEditNote(b, db, bc.merge)
+		})
+	}
+}
+
+// BenchmarkRevisions1000Edits measures board_revisions on a fresh database
+// after 1,000 merged edits of a 1 KB note (storetest.PushNoteEdits): its
+// heap, its indexes, and all of it with TOAST (pg_total_relation_size),
+// per edit. Run it once: -benchtime=1x.
+func BenchmarkRevisions1000Edits(b *testing.B) {
+	const edits = 1000
+	var heap, indexes, total, n int64
+	for b.Loop() {
+		db, _, _ := openSyncDB(b, "b1")
+		storetest.PushNoteEdits(b, db, "b1", edits)
+		err := db.Pool().QueryRow(context.Background(), `SELECT pg_relation_size('board_revisions'),
+			pg_indexes_size('board_revisions'), pg_total_relation_size('board_revisions'),
+			(SELECT count(*) FROM board_revisions)`).Scan(&heap, &indexes, &total, &n)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n != edits-1 {
+		b.Fatalf("%d revisions, want %d", n, edits-1)
+	}
+	b.ReportMetric(float64(heap)/edits, "heap-B/edit")
+	b.ReportMetric(float64(indexes)/edits, "index-B/edit")
+	b.ReportMetric(float64(total)/edits, "total-B/edit")
+}
+
 func BenchmarkChangesSince5000Notes(b *testing.B) {
 	db, _, _ := openSyncDB(b, "b1")
 	storetest.BenchChangesSince5000Notes(b, db)
