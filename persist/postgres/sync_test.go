@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"corkboard/board"
+	"corkboard/changelog"
 	"corkboard/persist/postgres"
 	"corkboard/persist/postgres/pgtest"
 	"corkboard/persist/storetest"
@@ -45,13 +46,25 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 // BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
 // note: replacing the row (base=none), or merged against the version
 // before the current one (base=previous). See the bbolt store's.
+//
+// The commit=async variants (synchronous_commit off for the benchmark's
+// connections) leave out the wait for the WAL flush: the store's own work
+// and its round trips, where merging shows most.
 func BenchmarkApplyPushEdit(b *testing.B) {
 	for _, bc := range []struct {
-		name  string
-		merge bool
-	}{{"base=none", false}, {"base=previous", true}} {
+		name         string
+		merge, async bool
+	}{{"base=none", false, false}, {"base=previous", true, false}, {"commit=async/base=none", false, true}, {"commit=async/base=previous", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			db, _, _ := openSyncDB(b, "b1")
+			db, _, dsn := openSyncDB(b, "b1")
+			if bc.async {
+				var err error
+				if db, err = postgres.Open(context.Background(), dsn+"&synchronous_commit=off"); err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				db.SetNoteRenderer(changelog.RenderNote)
+			}
 			storetest.BenchEditNote(b, db, bc.merge)
 		})
 	}
