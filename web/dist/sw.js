@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '8e305559cb433533';
-const FILES = ["assets/AiErrorText-CeI7TExQ.js","assets/Analyse-CcEhNGGJ.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jJzjTHu9.js","assets/HistoryPanel-F1nkl5pu.js","assets/ImportDialog-C0odtpmS.js","assets/NoteAssist-pHbL-3NA.js","assets/NoteHints-POy3i5pn.js","assets/SlashMenu-N6jztTlV.js","assets/SnapshotsPanel-CS-ejP--.js","assets/TrackerGenerate-D0LLOA8p.js","assets/ai-BRj_9V7c.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-CMsKc8tv.js","assets/index-DhpRaab4.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-C4miVDBW.js"];
+const VERSION = '0c6c2070fd1e710d';
+const FILES = ["assets/AiErrorText-DLgV4Lla.js","assets/Analyse-6JcUWqrT.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-IjHq-ETQ.js","assets/HistoryPanel-tKT0iVgV.js","assets/ImportDialog-D4_YHRTx.js","assets/NoteAssist-DLXdQBQ1.js","assets/NoteHints-CP9jLZXq.js","assets/SlashMenu-CLe9bW_T.js","assets/SnapshotsPanel-6W-Lrptr.js","assets/TrackerGenerate-3YA_6Hwg.js","assets/ai-BRgAonxM.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-1mdiht3g.js","assets/importgen-5h5WC9Tp.css","assets/index-B5Il4jgu.js","assets/index-C3ZVEMch.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-iqH_VTWH.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
