@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '9bc7a6bba5419576';
-const FILES = ["assets/AiErrorText-DHF40ul5.js","assets/Analyse-DcqCzABh.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-P4o5GsrU.js","assets/HistoryPanel-BofX6ZMB.js","assets/ImportDialog-BNaOSeq4.js","assets/NoteAssist-B8USkfNv.js","assets/NoteHints-CJELKt3k.js","assets/SlashMenu-BotrvSa8.js","assets/SnapshotsPanel-Zbos-A7-.js","assets/TrackerGenerate-Zu76iBNg.js","assets/ai-ClgIaGVv.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-Crb-cT2x.js","assets/index-CvrWPhB7.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-DdI3c2Bc.js"];
+const VERSION = '71e2edf87ac28415';
+const FILES = ["assets/AiErrorText-BqVhQds9.js","assets/Analyse-ubOAj118.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-DF3s0M9x.js","assets/HistoryPanel-mb2YfYqq.js","assets/ImportDialog-D6F42hZ-.js","assets/NoteAssist-BasXCuvE.js","assets/NoteHints-BkjoYkbb.js","assets/SlashMenu-dId2mdUE.js","assets/SnapshotsPanel-kwcxGNkV.js","assets/TrackerGenerate-D6auUQbU.js","assets/ai-DPIzoRGT.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DcM2I3xf.js","assets/index-C3ZVEMch.css","assets/index-C4E-wtFF.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DMZu8CgZ.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -135,9 +135,12 @@ export class PendingQueue {
    * (the server copy with the queue on top). An edit of a row whose
    * unsent edit is not on its way replaces it and keeps its base; else the
    * base is the server copy, or, on top of a push on its way, the row as
-   * shown, and the edit waits for that push's row.
+   * shown, and the edit waits for that push's row. base, when given, is an
+   * older server row the edit was made on (an editor open for a while): it
+   * is the base instead of the copy's row when the row has no other edit
+   * in the queue, so the push is merged against it.
    */
-  add(e: NewEdit, at: string, server: ServerCopy, shown: Row | undefined): PendingEdit {
+  add(e: NewEdit, at: string, server: ServerCopy, shown: Row | undefined, base?: Row): PendingEdit {
     const edit: PendingEdit = { ...e, seq: this.nextSeq++, at };
     // Coalesce: a push never carries a row twice, and a new edit of a
     // refused row (carrying the whole row) takes the refused one's place.
@@ -148,7 +151,7 @@ export class PendingQueue {
     } else if (e.kind !== 'board') {
       const ahead = this.ahead(e.kind, e.id, server);
       if (!ahead) {
-        const b = server.row(e.kind, e.id);
+        const b = base?.version ? base : server.row(e.kind, e.id);
         edit.base = b ?? null;
         edit.baseVersion = b?.version ?? 0;
       } else if (ahead.edit.op === 'delete') {
