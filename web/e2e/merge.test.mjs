@@ -10,8 +10,9 @@
 // following the note, "is editing") are subtests named "UI: …", so a run
 // says which part failed.
 //
-// Screenshots of the key moments (the marks) go to docs/screenshots/ when
-// SCREENSHOTS=1 (make screenshots), or to the folder E2E_SHOTS names.
+// Screenshots of the key moments (the two marks, the History the overlap
+// mark opens) go to the folder E2E_SHOTS names; with SCREENSHOTS=1 (make
+// screenshots) the overlap mark goes to docs/screenshots/merge-mark.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -20,11 +21,14 @@ import { fileURLToPath } from 'node:url';
 import { skip, withServerAndBrowser } from './harness.mjs';
 import { login, createBoard, addNote, invite } from './helpers.mjs';
 
-const SHOTS = process.env.SCREENSHOTS ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : process.env.E2E_SHOTS || '';
-async function shot(page, name) {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, name + '.png') });
+const DOCS_SHOTS = process.env.SCREENSHOTS ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : '';
+/** shot saves the page to E2E_SHOTS, and to docs/screenshots/ when inDocs. */
+async function shot(page, name, inDocs = false) {
+  for (const dir of [process.env.E2E_SHOTS, inDocs && DOCS_SHOTS]) {
+    if (!dir) continue;
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, name + '.png') });
+  }
 }
 
 const OVERLAP_MARK = 'Changed by someone else at the same time — see History';
@@ -306,8 +310,10 @@ test('4. A deletes a note that B edits offline: it comes back with B\'s edit, an
     await shot(a.page, 'merge-revived');
     assert.equal(await nodeOf(b.page, noteId).getByRole('button', { name: REVIVED_MARK }).count(), 0, 'B, who brought it back, has no mark');
     await mark.click();
+    // The History opens at the deletion, showing the note as A deleted it.
     const hist = a.page.getByRole('dialog', { name: 'History of "Keep this"' });
-    await hist.locator('.history-list li', { hasText: /^Deleted/ }).waitFor();
+    await hist.locator('.history-list li.open', { hasText: /^Deleted/ }).waitFor();
+    await hist.locator('.history-version').getByText('milk').waitFor();
   });
 });
 
@@ -350,7 +356,7 @@ async function editWhileOpen(t, n, aLine, aText, bLine, bText) {
   await typeOnLine(aEditor, aLine, aText);
 
   await t.test('UI: B sees that A is editing the note', async () => {
-    await b.page.getByText(`${a.email} is editing`).waitFor();
+    await nodeOf(b.page, noteId).getByRole('status', { name: `${a.email} is editing` }).waitFor();
   });
 
   const bEditor = await openEditor(b.page, noteId);
@@ -388,10 +394,13 @@ test('6b. A saves the open editor after B saved the same line: A\'s text wins, B
     const mark = nodeOf(b.page, noteId).getByRole('button', { name: OVERLAP_MARK, exact: true });
     await mark.waitFor();
     assert.ok(await mark.isVisible());
-    await shot(b.page, 'merge-mark');
+    await shot(b.page, 'merge-mark', true);
     assert.equal(await nodeOf(a.page, noteId).getByRole('button', { name: OVERLAP_MARK }).count(), 0, 'A, whose text won, has no mark');
     await mark.click();
+    // The History opens at the entry that holds B's version of the note.
     const hist = b.page.getByRole('dialog', { name: 'History of "Agenda"' });
-    await hist.getByText('duck eggs').waitFor();
+    await hist.locator('.history-list li.open').waitFor();
+    await hist.locator('.history-version').getByText('duck eggs').waitFor();
+    await shot(b.page, 'merge-mark-history');
   });
 });
