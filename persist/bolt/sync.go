@@ -210,8 +210,10 @@ func (t table) revisionBelow(id string, version int64) *rowmerge.State {
 	}
 	prefix := revPrefix(t.kind, id)
 	c := t.revs.Cursor()
-	k, v := c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(version)))
-	if k == nil {
+	// The newest key below prefix‖version: the one before the first key at
+	// or above it, or the last key when there is none.
+	var k, v []byte
+	if k0, _ := c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(version))); k0 == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()
@@ -929,8 +931,8 @@ func (db *DB) PruneRevisions(ctx context.Context, cutoff time.Time, keep int) (i
 			var forget, park [][]byte // revision keys, time keys
 			rc := revs.Cursor()
 			upper := append(bytes.Clone(row), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-			k, v := rc.Seek(upper)
-			if k == nil {
+			var k, v []byte
+			if k0, _ := rc.Seek(upper); k0 == nil {
 				k, v = rc.Last()
 			} else {
 				k, v = rc.Prev()
