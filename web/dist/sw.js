@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '71e2edf87ac28415';
-const FILES = ["assets/AiErrorText-BqVhQds9.js","assets/Analyse-ubOAj118.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-DF3s0M9x.js","assets/HistoryPanel-mb2YfYqq.js","assets/ImportDialog-D6F42hZ-.js","assets/NoteAssist-BasXCuvE.js","assets/NoteHints-BkjoYkbb.js","assets/SlashMenu-dId2mdUE.js","assets/SnapshotsPanel-kwcxGNkV.js","assets/TrackerGenerate-D6auUQbU.js","assets/ai-DPIzoRGT.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DcM2I3xf.js","assets/index-C3ZVEMch.css","assets/index-C4E-wtFF.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DMZu8CgZ.js"];
+const VERSION = '2790ea7aecf35c3c';
+const FILES = ["assets/AiErrorText-UvYx83Xa.js","assets/Analyse-BLcV3S3X.js","assets/ChatPanel-CG6gCMyA.js","assets/ChatPanel-CKr0VgHu.css","assets/HistoryPanel-Ddv_HVwX.js","assets/ImportDialog-DuOjEc-P.js","assets/NoteAssist-n2vhz6Cw.js","assets/NoteHints-C1zGNtzz.js","assets/SlashMenu-BnwMpQ9n.js","assets/SnapshotsPanel-Cg1-Clza.js","assets/TrackerGenerate-CKe5pXz0.js","assets/ai-BpxBzvep.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DpHBzBqg.js","assets/index-C3ZVEMch.css","assets/index-rz_ZyI6L.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CkW3UynQ.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

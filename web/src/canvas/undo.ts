@@ -12,7 +12,7 @@
 // other way. Plain TypeScript: the store is anything with a SyncClient's
 // edit methods.
 import type { Note, TrackerItem } from '../api/types';
-import { mergeNote, mergeText } from '../sync/merge';
+import { mergeItem, mergeNote, mergeText } from '../sync/merge';
 
 /** Table names the kind of a row a step changed. */
 export type Table = 'note' | 'item';
@@ -25,7 +25,8 @@ export interface UndoStore {
   /** upsertNote queues a note; base: the row the edit began on, when older than the copy (SyncClient.upsertNote). */
   upsertNote(n: Note, base?: Note): Note;
   deleteNote(id: string): void;
-  upsertItem(i: TrackerItem): TrackerItem;
+  /** upsertItem queues an item; base as for upsertNote (SyncClient.upsertItem). */
+  upsertItem(i: TrackerItem, base?: TrackerItem): TrackerItem;
   deleteItem(id: string): void;
   batch(fn: () => void): void;
 }
@@ -160,7 +161,8 @@ export interface StepRecorder {
   /** upsertNote: base is the row the edit began on (an editor open while others changed the note). */
   upsertNote(n: Note, base?: Note): Note;
   deleteNote(id: string): void;
-  upsertItem(i: TrackerItem): TrackerItem;
+  /** upsertItem: base is the row the edit began on (the work item form open while others changed the item). */
+  upsertItem(i: TrackerItem, base?: TrackerItem): TrackerItem;
   deleteItem(id: string): void;
 }
 
@@ -241,10 +243,11 @@ export class UndoHistory {
         this.store.deleteNote(id);
         record('note', id, prev, null);
       },
-      upsertItem: (i) => {
+      upsertItem: (i, base) => {
         const prev = snap().items.get(i.id);
-        const row = this.store.upsertItem(i);
-        record('item', i.id, prev, row);
+        const row = base ? this.store.upsertItem(i, base) : this.store.upsertItem(i);
+        // Made on an older base: what I changed is what the merge onto the item now changes.
+        record('item', i.id, prev, base && prev ? mergeItem(base, prev, row).merged : row);
         return row;
       },
       deleteItem: (id) => {

@@ -396,10 +396,11 @@ export class SyncClient {
     if (before) this.editCbs.forEach((cb) => cb({ kind: 'delete', before }));
   }
 
-  upsertItem(item: TrackerItem): TrackerItem {
+  /** upsertItem queues a tracker item; base as for upsertNote (the work item form). */
+  upsertItem(item: TrackerItem, base?: TrackerItem): TrackerItem {
     const before = this.shown('item', item.id);
     const row = strip({ ...item, updatedAt: this.nowISO() });
-    this.enqueue({ kind: 'item', id: row.id, op: 'upsert', row }, before);
+    this.enqueue({ kind: 'item', id: row.id, op: 'upsert', row }, before, base);
     return row;
   }
 

@@ -16,7 +16,10 @@ export const ITEM_STATUSES = ['todo', 'in-progress', 'done'] as const;
 export function TrackerPanel({ client, items, canEdit, undo }: { client: SyncClient; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean; undo?: UndoHistory }) {
   const [editing, setEditing] = useState<TrackerItem | null>(null);
   const change = (label: string, fn: (r: StepRecorder) => void) => (undo ? undo.transact(label, fn) : client.batch(() => fn(client)));
-  const saveItem = (i: TrackerItem) => change(items.has(i.id) ? `edit of ${i.key}` : `new work item ${i.key}`, (r) => r.upsertItem(i));
+  // The form's edit is made on the item as it was when the form opened: fields
+  // others changed meanwhile, and the form did not touch, keep their values.
+  const saveItem = (i: TrackerItem) =>
+    change(items.has(i.id) ? `edit of ${i.key}` : `new work item ${i.key}`, (r) => (editing?.id === i.id && editing.version ? r.upsertItem(i, editing) : r.upsertItem(i)));
   const [generating, setGenerating] = useState(false);
   const list = [...items.values()].sort((a, b) => (a.key ?? '').localeCompare(b.key ?? '', undefined, { numeric: true }));
 
