@@ -73,6 +73,19 @@ type RowRecord struct {
 	DeletedAt time.Time // zero for a live row
 }
 
+// RevisionRecord is one revision of a row: a state a push superseded (the
+// row's JSON as stored, or nothing for a tombstone), at the version that
+// wrote it, and when it was superseded. Revisions are the bases pushes with
+// baseVersion merge against (docs/sync.md, "How a push is merged").
+type RevisionRecord struct {
+	BoardID      string
+	Kind         string // RowNote or RowItem
+	ID           string
+	Version      int64
+	Data         []byte // nil for a tombstone
+	SupersededAt time.Time
+}
+
 // IdempotencyKeyRecord is a recorded idempotency key: the version it
 // produced and when it was recorded.
 type IdempotencyKeyRecord struct {
@@ -110,7 +123,7 @@ type SnapshotRecord struct {
 // DumpSink receives a dump. The source calls, in this order: Secret once;
 // every User, Customer, BillingEvent, Usage, Session and OTP; then for each
 // board: Board, its Rows (notes, then items, each in ID order), its
-// IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
+// Revisions (after the rows they belong to), its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
 // (in key order) and its Snapshots. Records handed over are the sink's:
 // the source never touches them again. An error stops the dump and comes
 // back from it.
@@ -124,6 +137,7 @@ type DumpSink interface {
 	OTP(ctx context.Context, o OTPRecord) error
 	Board(ctx context.Context, b BoardRecord) error
 	Row(ctx context.Context, r RowRecord) error
+	Revision(ctx context.Context, r RevisionRecord) error
 	IdempotencyKey(ctx context.Context, k IdempotencyKeyRecord) error
 	ChangelogState(ctx context.Context, c ChangelogStateRecord) error
 	LogEntry(ctx context.Context, e LogEntryRecord) error
@@ -144,6 +158,7 @@ const (
 	CountNotes          = "notes"
 	CountItems          = "tracker items"
 	CountTombstones     = "tombstones"
+	CountRevisions      = "revisions"
 	CountKeys           = "idempotency keys"
 	CountChangelogState = "changelog states"
 	CountLogEntries     = "changelog entries"
@@ -153,7 +168,7 @@ const (
 // CountKinds lists the kinds of DumpCounts in the order a report shows them.
 var CountKinds = []string{
 	CountSecret, CountUsers, CountCustomers, CountBillingEvents, CountUsage, CountSessions, CountOTPs,
-	CountBoards, CountMembers, CountNotes, CountItems, CountTombstones, CountKeys,
+	CountBoards, CountMembers, CountNotes, CountItems, CountTombstones, CountRevisions, CountKeys,
 	CountChangelogState, CountLogEntries, CountSnapshots,
 }
 
@@ -164,6 +179,7 @@ type BoardCounts struct {
 	Notes      int64 // live
 	Items      int64 // live
 	Tombstones int64
+	Revisions  int64
 	Keys       int64
 	LogEntries int64
 	Snapshots  int64

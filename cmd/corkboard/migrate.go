@@ -173,8 +173,8 @@ func (m *migration) print(w io.Writer) {
 }
 
 // differences lists every count that differs between the two sides: per
-// kind, then per board (version, horizon, live rows, tombstones, keys,
-// changelog entries, snapshots), at most 20 boards named.
+// kind, then per board (version, horizon, live rows, tombstones,
+// revisions, keys, changelog entries, snapshots), at most 20 boards named.
 func (m *migration) differences() []string {
 	var out []string
 	for _, k := range persist.CountKinds {
@@ -313,6 +313,12 @@ func (c *countingSink) Row(ctx context.Context, r persist.RowRecord) error {
 		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Items++ })
 	}
 	return c.DumpSink.Row(ctx, r)
+}
+
+func (c *countingSink) Revision(ctx context.Context, r persist.RevisionRecord) error {
+	c.add(persist.CountRevisions)
+	c.board(r.BoardID, func(b *persist.BoardCounts) { b.Revisions++ })
+	return c.DumpSink.Revision(ctx, r)
 }
 
 func (c *countingSink) IdempotencyKey(ctx context.Context, r persist.IdempotencyKeyRecord) error {

@@ -283,7 +283,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 		persist.CountSecret: 1, persist.CountUsers: 2, persist.CountCustomers: 1, persist.CountBillingEvents: 1,
 		persist.CountUsage: 2, persist.CountSessions: 1, persist.CountOTPs: 1, persist.CountBoards: 3,
 		persist.CountMembers: 5, persist.CountNotes: 5, persist.CountItems: 1, persist.CountTombstones: 1,
-		persist.CountKeys: 6, persist.CountChangelogState: 2, persist.CountLogEntries: 5, persist.CountSnapshots: 2,
+		persist.CountRevisions: 3, persist.CountKeys: 6, persist.CountChangelogState: 2, persist.CountLogEntries: 5, persist.CountSnapshots: 2,
 	}
 	if d := cmp.Diff(wantKinds, first.source.Kinds); d != "" {
 		t.Fatalf("source counts (-want +got):\n%s", d)
@@ -295,7 +295,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	}
 	b1 := first.target.Boards["b1"]
 	b1.Rows = [32]byte{} // compared with the source's by differences
-	if got, want := b1, (persist.BoardCounts{Version: 5, Horizon: 3, Notes: 4, Items: 1, Tombstones: 1, Keys: 5, LogEntries: 4, Snapshots: 2}); got != want {
+	if got, want := b1, (persist.BoardCounts{Version: 5, Horizon: 3, Notes: 4, Items: 1, Tombstones: 1, Revisions: 3, Keys: 5, LogEntries: 4, Snapshots: 2}); got != want {
 		t.Fatalf("board b1 in PostgreSQL: %+v, want %+v", got, want)
 	}
 	// The store is reopened, as a node would: the secret is read anew.
@@ -339,6 +339,13 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if v, _, err := dst2.ApplyPush(ctx, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n9"}}}}, "k9"); err != nil || v != 6 {
 		t.Fatalf("next push: v%d, %v; want v6", v, err)
 	}
+	// The revisions came along: an edit of n2 as it was at version 1
+	// merges into its rename at 2 instead of undoing it.
+	recolored := board.Note{ID: "n2", Title: "Two", Type: "note", Color: "red", BaseVersion: 1}
+	res, err := dst2.ApplyPushes(ctx, "b1", []persist.PushInput{{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{recolored}}}}})
+	if err != nil || res[0].Err != nil || res[0].Merged != 1 || res[0].Changes.Notes[0].Title != "Two, again" || res[0].Changes.Notes[0].Color != "red" {
+		t.Fatalf("merge on a copied revision: %+v, %v; want n2 renamed and red at v7", res, err)
+	}
 	last := pageLog(t, src, "b1", persist.LogQuery{})[0]
 	added, err := dst2.AppendLog(ctx, "b1", []persist.NewLogEntry{{NoteID: "n9", Action: "created"}}, nil)
 	if err != nil {
@@ -356,7 +363,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := migrate(ctx, src, dst2); err == nil || !strings.Contains(err.Error(), "board b1 is at version 6 in PostgreSQL") {
+	if _, err := migrate(ctx, src, dst2); err == nil || !strings.Contains(err.Error(), "board b1 is at version 7 in PostgreSQL") {
 		t.Fatalf("third run after b1 moved on: %v; want a refusal naming b1", err)
 	}
 	after, err := dst2.DumpCounts(ctx)

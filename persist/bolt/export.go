@@ -239,7 +239,7 @@ func exportBoard(ctx context.Context, tx *bbolt.Tx, id string, sink persist.Dump
 }
 
 // exportRows streams a board's notes, then items (each in ID order), then
-// its idempotency keys.
+// its revisions (by kind, ID and version), then its idempotency keys.
 func exportRows(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.DumpSink) error {
 	for _, t := range []struct {
 		bucket []byte
@@ -274,6 +274,9 @@ func exportRows(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.D
 			}
 		}
 	}
+	if err := exportRevisions(ctx, rb, id, sink); err != nil {
+		return err
+	}
 	keys := rb.Bucket(subKeys)
 	if keys == nil {
 		return nil
@@ -290,6 +293,50 @@ func exportRows(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.D
 			RecordedAt: time.Unix(0, int64(binary.BigEndian.Uint64(v[8:]))).UTC(),
 		}
 		if err := sink.IdempotencyKey(ctx, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportRevisions streams a board's revisions, in key order. Whether a
+// sweep parked one (took it off the time index) is not part of the dump:
+// the target's next sweep looks at it again.
+func exportRevisions(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.DumpSink) error {
+	revs := rb.Bucket(subRevisions)
+	if revs == nil {
+		return nil
+	}
+	c := revs.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(k) < 11 || len(k) != 3+int(binary.BigEndian.Uint16(k[1:3]))+8 || len(v) < 9 {
+			return fmt.Errorf("board %s: revision %q is malformed", id, k)
+		}
+		r := persist.RevisionRecord{
+			BoardID:      id,
+			ID:           string(k[3 : len(k)-8]),
+			Version:      int64(binary.BigEndian.Uint64(k[len(k)-8:])),
+			SupersededAt: time.Unix(0, int64(binary.BigEndian.Uint64(v[:8]))).UTC(),
+		}
+		switch k[0] {
+		case kindNote:
+			r.Kind = persist.RowNote
+		case kindItem:
+			r.Kind = persist.RowItem
+		default:
+			return fmt.Errorf("board %s: revision %q has an unknown kind", id, k)
+		}
+		switch v[8] {
+		case rowLive:
+			r.Data = bytes.Clone(v[9:])
+		case rowTombstone:
+		default:
+			return fmt.Errorf("board %s: revision %q has an unknown state %q", id, k, v[8])
+		}
+		if err := sink.Revision(ctx, r); err != nil {
 			return err
 		}
 	}

@@ -118,14 +118,31 @@ func rowsBucket(tx *bbolt.Tx, boardID string, create bool) (*bbolt.Bucket, error
 	return b, nil
 }
 
+// revisionBuckets returns the board's revisions and their time index,
+// nil when the board has none yet. A row's revisions only ever append
+// (versions go up), and the index always appends (times go up), so a page
+// is split full rather than half full (bbolt's default): the index takes
+// about half the pages (docs/benchmarks.md). Revisions of a 1 KB note sit
+// two to a page either way (bbolt leaves at least two keys in the second
+// half of a split).
+func revisionBuckets(rb *bbolt.Bucket) (revs, times *bbolt.Bucket) {
+	revs, times = rb.Bucket(subRevisions), rb.Bucket(subRevisionTimes)
+	if revs != nil && rb.Tx().Writable() {
+		revs.FillPercent, times.FillPercent = 1, 1
+	}
+	return revs, times
+}
+
 func notesTable(rb *bbolt.Bucket) table {
+	revs, times := revisionBuckets(rb)
 	return table{rows: rb.Bucket(subNotes), byVersion: rb.Bucket(subNoteVersions), tombs: rb.Bucket(subTombstones),
-		revs: rb.Bucket(subRevisions), revTimes: rb.Bucket(subRevisionTimes), kind: kindNote}
+		revs: revs, revTimes: times, kind: kindNote}
 }
 
 func itemsTable(rb *bbolt.Bucket) table {
+	revs, times := revisionBuckets(rb)
 	return table{rows: rb.Bucket(subItems), byVersion: rb.Bucket(subItemVersions), tombs: rb.Bucket(subTombstones),
-		revs: rb.Bucket(subRevisions), revTimes: rb.Bucket(subRevisionTimes), kind: kindItem}
+		revs: revs, revTimes: times, kind: kindItem}
 }
 
 // forget removes the index entries of the row currently stored under id
@@ -193,8 +210,10 @@ func (t table) revisionBelow(id string, version int64) *rowmerge.State {
 	}
 	prefix := revPrefix(t.kind, id)
 	c := t.revs.Cursor()
-	k, v := c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(version)))
-	if k == nil {
+	// The newest key below prefix‖version: the one before the first key at
+	// or above it, or the last key when there is none.
+	var k, v []byte
+	if k0, _ := c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(version))); k0 == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()
@@ -912,8 +931,8 @@ func (db *DB) PruneRevisions(ctx context.Context, cutoff time.Time, keep int) (i
 			var forget, park [][]byte // revision keys, time keys
 			rc := revs.Cursor()
 			upper := append(bytes.Clone(row), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-			k, v := rc.Seek(upper)
-			if k == nil {
+			var k, v []byte
+			if k0, _ := rc.Seek(upper); k0 == nil {
 				k, v = rc.Last()
 			} else {
 				k, v = rc.Prev()

@@ -58,6 +58,66 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 	storetest.BenchApplyPushBoards(b, db, ids)
 }
 
+// BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
+// note: replacing the row (base=none), or carrying the version before the
+// current one as baseVersion so that the store merges it against that
+// revision (base=previous). The two side by side are what merging costs a
+// push (docs/benchmarks.md).
+//
+// The fsync=off variants measure the same pushes without the disk: the
+// store's own work, where merging shows most.
+func BenchmarkApplyPushEdit(b *testing.B) {
+	for _, bc := range []struct {
+		name          string
+		merge, nosync bool
+	}{{"base=none", false, false}, {"base=previous", true, false}, {"fsync=off/base=none", false, true}, {"fsync=off/base=previous", true, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, _, _ := openSyncDB(b, "b1")
+			if bc.nosync {
+				bolt.SetNoSync(db)
+			}
+			storetest.BenchEditNote(b, db, bc.merge)
+		})
+	}
+}
+
+// BenchmarkRevisions1000Edits measures the revision store after 1,000
+// merged edits of a 1 KB note (storetest.PushNoteEdits), from bbolt's
+// bucket stats once the store is closed: the bytes its two buckets use in
+// their pages (r, the revisions; rt, their time index) and the pages they
+// take, per edit. Run it once: -benchtime=1x.
+func BenchmarkRevisions1000Edits(b *testing.B) {
+	const edits = 1000
+	var revs, times bbolt.BucketStats
+	for b.Loop() {
+		db, _, dir := openSyncDB(b, "b1")
+		storetest.PushNoteEdits(b, db, "b1", edits)
+		db.Close()
+		bdb, err := bbolt.Open(filepath.Join(dir, bolt.FileName), 0o600, &bbolt.Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = bdb.View(func(tx *bbolt.Tx) error {
+			rb := tx.Bucket([]byte("board_rows")).Bucket([]byte("b1"))
+			revs, times = rb.Bucket([]byte("r")).Stats(), rb.Bucket([]byte("rt")).Stats()
+			return nil
+		})
+		bdb.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if revs.KeyN != edits-1 {
+		b.Fatalf("%d revisions, want %d", revs.KeyN, edits-1)
+	}
+	inuse := func(s bbolt.BucketStats) int { return s.BranchInuse + s.LeafInuse }
+	alloc := func(s bbolt.BucketStats) int { return s.BranchAlloc + s.LeafAlloc }
+	b.ReportMetric(float64(inuse(revs))/edits, "r-inuse-B/edit")
+	b.ReportMetric(float64(alloc(revs))/edits, "r-alloc-B/edit")
+	b.ReportMetric(float64(inuse(times))/edits, "rt-inuse-B/edit")
+	b.ReportMetric(float64(alloc(times))/edits, "rt-alloc-B/edit")
+}
+
 func BenchmarkChangesSince5000Notes(b *testing.B) {
 	db, _, _ := openSyncDB(b, "b1")
 	storetest.BenchChangesSince5000Notes(b, db)

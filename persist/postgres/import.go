@@ -74,6 +74,10 @@ type importBuf struct {
 	rowData                  [][]byte
 	rowDeleted               []*int64
 
+	revBoard, revKind, revID []string
+	revVersion, revAt        []int64
+	revData                  [][]byte
+
 	keyBoard, keyKey        []string
 	keyVersion, keyRecorded []int64
 
@@ -204,6 +208,19 @@ func (im *Importer) Row(ctx context.Context, r persist.RowRecord) error {
 	return im.held(ctx, len(r.BoardID)+len(r.ID)+len(r.Data)+24)
 }
 
+// Revision buffers a revision of a row, as stored (unparked: the next
+// sweep looks at it).
+func (im *Importer) Revision(ctx context.Context, r persist.RevisionRecord) error {
+	b := &im.buf
+	b.revBoard = append(b.revBoard, r.BoardID)
+	b.revKind = append(b.revKind, r.Kind)
+	b.revID = append(b.revID, r.ID)
+	b.revVersion = append(b.revVersion, r.Version)
+	b.revData = append(b.revData, r.Data)
+	b.revAt = append(b.revAt, nanos(r.SupersededAt))
+	return im.held(ctx, len(r.BoardID)+len(r.ID)+len(r.Data)+24)
+}
+
 // IdempotencyKey buffers a recorded key.
 func (im *Importer) IdempotencyKey(ctx context.Context, k persist.IdempotencyKeyRecord) error {
 	b := &im.buf
@@ -272,6 +289,9 @@ const (
 		SELECT e, b, r FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(e, b, r, o)
 		ORDER BY o ON CONFLICT DO NOTHING`
 	insertRows = `INSERT INTO board_rows (board_id, kind, id, version, data, deleted_ns)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bigint[]) ON CONFLICT DO NOTHING`
+	// After the rows: a revision refers to its row.
+	insertRevisions = `INSERT INTO board_revisions (board_id, kind, id, version, data, superseded_ns)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bigint[]) ON CONFLICT DO NOTHING`
 	insertKeys = `INSERT INTO idempotency_keys (board_id, key, version, recorded_ns)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`
@@ -379,6 +399,7 @@ func (im *Importer) Flush(ctx context.Context) error {
 		{persist.CountNotes, insertRows, len(rows[0].id), rows[0].args()},
 		{persist.CountItems, insertRows, len(rows[1].id), rows[1].args()},
 		{persist.CountTombstones, insertRows, len(rows[2].id), rows[2].args()},
+		{persist.CountRevisions, insertRevisions, len(b.revID), []any{b.revBoard, b.revKind, b.revID, b.revVersion, b.revData, b.revAt}},
 		{persist.CountKeys, insertKeys, len(b.keyKey), []any{b.keyBoard, b.keyKey, b.keyVersion, b.keyRecorded}},
 		{persist.CountChangelogState, insertStates, len(stBoard), []any{stBoard, stStamp, stMD, stVersion, stPhases, stSnap}},
 		{persist.CountLogEntries, insertEntries, len(b.entKey), []any{b.entBoard, b.entKey, b.entNote, b.entAction, b.entStamp, b.entContent}},
@@ -559,6 +580,7 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 			kind, table string
 			field       func(*persist.BoardCounts) *int64
 		}{
+			{persist.CountRevisions, "board_revisions", func(b *persist.BoardCounts) *int64 { return &b.Revisions }},
 			{persist.CountKeys, "idempotency_keys", func(b *persist.BoardCounts) *int64 { return &b.Keys }},
 			{persist.CountLogEntries, "changelog_entries", func(b *persist.BoardCounts) *int64 { return &b.LogEntries }},
 			{persist.CountSnapshots, "snapshots", func(b *persist.BoardCounts) *int64 { return &b.Snapshots }},

@@ -257,6 +257,16 @@ func (s *Store) call(ctx context.Context) (context.Context, context.CancelFunc) 
 
 var (
 	readWrite = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+	// pushWrite is readWrite with generic plans for the push's prepared
+	// statements. Their parameters are arrays (unnest), whose length a
+	// custom plan knows and a generic one does not, so PostgreSQL kept
+	// planning them anew on every execution, which cost more than running
+	// them (0.15 to 0.25 ms each against 0.03 ms, measured with EXPLAIN
+	// ANALYZE); every statement of a push looks rows up by key, where the
+	// generic plan is the same. SET LOCAL ends with the transaction, and
+	// goes with BEGIN in one round trip.
+	pushWrite = pgx.TxOptions{IsoLevel: pgx.ReadCommitted,
+		BeginQuery: "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL plan_cache_mode = force_generic_plan"}
 	// snapshotRead is one consistent view across the statements of a read.
 	snapshotRead = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 )

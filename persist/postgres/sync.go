@@ -57,14 +57,49 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 		}
 		valid[i] = out[i].Err == nil
 	}
-	err := s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
+	// The stored states the merges of each push need (rowmerge) are read
+	// in the round trip before the push: behind the board's lock for the
+	// first, behind the writes of the push before for the others. A merge
+	// then costs no round trip of its own, unless a push that wrote
+	// nothing (a replay, a no-op) comes between.
+	reqs := make([]historyRequest, len(pushes))
+	for i, in := range pushes {
+		if valid[i] {
+			reqs[i] = newHistoryRequest(in.Push)
+		}
+	}
+	nextValid := func(i int) int {
+		for j := i + 1; j < len(pushes); j++ {
+			if valid[j] {
+				return j
+			}
+		}
+		return -1
+	}
+	err := s.inTx(ctx, pushWrite, true, func(tx pgx.Tx) error {
 		// A retry starts from a clean slate.
 		for i := range out {
 			if valid[i] {
 				out[i] = persist.Applied{}
 			}
 		}
-		b, err := scanBoard(tx.QueryRow(ctx, "SELECT "+boardColumns+" FROM boards WHERE id = $1 FOR UPDATE", boardID), false)
+		const lockSQL = "SELECT " + boardColumns + " FROM boards WHERE id = $1 FOR UPDATE"
+		var b *board.Board
+		var err error
+		pre := prefetch{push: nextValid(-1)}
+		if pre.push >= 0 && reqs[pre.push].any() {
+			lock := &pgx.Batch{}
+			lock.Queue(lockSQL, boardID).QueryRow(func(row pgx.Row) error {
+				b, err = scanBoard(row, false)
+				return nil
+			})
+			pre.queue(lock, boardID, reqs)
+			if err := tx.SendBatch(ctx, lock).Close(); err != nil {
+				return err
+			}
+		} else {
+			b, err = scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false)
+		}
 		if err != nil {
 			return err
 		}
@@ -97,7 +132,18 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 				out[i] = persist.Applied{Version: b.Version}
 				continue
 			}
-			ch, tally, err := s.applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now)
+			hist, ok := pre.take(i)
+			if !ok && reqs[i].any() {
+				if hist, err = readHistory(ctx, tx, boardID, reqs[i]); err != nil {
+					return err
+				}
+			}
+			// This push writes: what was read before it is stale for
+			// the next, which reads behind these writes instead.
+			pre = prefetch{push: nextValid(i)}
+			ch, tally, err := s.applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now, hist, func(batch *pgx.Batch) {
+				pre.queue(batch, boardID, reqs)
+			})
 			if err != nil {
 				return err
 			}
@@ -153,17 +199,19 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 }
 
 // applyOne writes one push that changes something, with its idempotency
-// key, and returns what it changed and what its merges did. The writes go
-// in one pipelined batch (one round trip while the board's row lock is
-// held): the version bump (UPDATE … RETURNING), the rows at the new
-// version (each statement keeping the states it replaces as revisions),
-// the deletions, the key. The new version is known before the bump
-// answers, since this transaction holds the board's lock; the bump's
-// answer is checked against it. A push with rows to merge first reads
-// their history (one more round trip, after the lock, so that every node
-// merges against the same states), and one whose merges overwrote part of
-// a note then logs it in the same transaction.
-func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time) (*board.Changes, *rowmerge.Tally, error) {
+// key, and returns what it changed and what its merges did. hist holds
+// the stored states its rows with a baseVersion need (readHistory), read
+// under the board's lock after every earlier write of the transaction, so
+// that every node merges against the same states. The writes go in one
+// pipelined batch (one round trip while the board's row lock is held):
+// the version bump (UPDATE … RETURNING), the rows at the new version (each
+// statement keeping the states it replaces as revisions), the deletions,
+// the key, then whatever queueMore adds (the next push's reads). The new
+// version is known before the bump answers, since this transaction holds
+// the board's lock; the bump's answer is checked against it. A push whose
+// merges overwrote part of a note then logs it in the same transaction.
+func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time,
+	hist map[historyKey]history, queueMore func(*pgx.Batch)) (*board.Changes, *rowmerge.Tally, error) {
 	stamp := now.Format(time.RFC3339Nano)
 	updatedAt := stamp
 	var name *string
@@ -187,10 +235,6 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 		if items[i].UpdatedAt == "" {
 			items[i].UpdatedAt = stamp
 		}
-	}
-	hist, err := readHistory(ctx, tx, b.ID, notes, items)
-	if err != nil {
-		return nil, nil, err
 	}
 	tally := &rowmerge.Tally{}
 	for i, mine := range notes {
@@ -235,6 +279,7 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	queueDelete(batch, b.ID, kindNote, v, now, p.Notes.Deleted, &deletedNotes)
 	queueDelete(batch, b.ID, kindItem, v, now, p.TrackerItems.Deleted, &deletedItems)
 	queueKey(batch, b.ID, key, v, now)
+	queueMore(batch)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, nil, err
 	}
@@ -295,47 +340,54 @@ type history struct {
 	cur, base, lastLive *rowmerge.State
 }
 
-// readHistory reads, in one query, the stored states the rows with a
-// baseVersion need: the current row, and when it changed since the base,
-// the base (the newest revision at or below baseVersion) and, for a
-// tombstone, the last live state (the newest revision below it). Rows
-// without a baseVersion are not read (nil map when there are none).
-func readHistory(ctx context.Context, tx pgx.Tx, boardID string, notes []board.Note, items []board.TrackerItem) (map[historyKey]history, error) {
-	var kinds, ids []string
-	var bases []int64
-	for _, n := range notes {
+// historyRequest lists the rows of one push that carry a baseVersion
+// (their last copies), as columns for readHistory.
+type historyRequest struct {
+	kinds, ids []string
+	bases      []int64
+}
+
+func newHistoryRequest(p *board.Push) historyRequest {
+	var r historyRequest
+	for _, n := range lastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }) {
 		if n.BaseVersion >= 1 {
-			kinds, ids, bases = append(kinds, kindNote), append(ids, n.ID), append(bases, n.BaseVersion)
+			r.kinds, r.ids, r.bases = append(r.kinds, kindNote), append(r.ids, n.ID), append(r.bases, n.BaseVersion)
 		}
 	}
-	for _, it := range items {
+	for _, it := range lastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }) {
 		if it.BaseVersion >= 1 {
-			kinds, ids, bases = append(kinds, kindItem), append(ids, it.ID), append(bases, it.BaseVersion)
+			r.kinds, r.ids, r.bases = append(r.kinds, kindItem), append(r.ids, it.ID), append(r.bases, it.BaseVersion)
 		}
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := tx.Query(ctx, `SELECT u.kind, u.id, r.version, r.data, bv.version, bv.data, lv.version, lv.data
-		FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(kind, id, base)
-		JOIN board_rows r ON r.board_id = $1 AND r.kind = u.kind AND r.id = u.id
-		LEFT JOIN LATERAL (SELECT v.version, v.data FROM board_revisions v
-			WHERE r.version > u.base AND v.board_id = $1 AND v.kind = u.kind AND v.id = u.id AND v.version <= u.base
-			ORDER BY v.version DESC LIMIT 1) bv ON true
-		LEFT JOIN LATERAL (SELECT v.version, v.data FROM board_revisions v
-			WHERE r.version > u.base AND r.deleted_ns IS NOT NULL
-				AND v.board_id = $1 AND v.kind = u.kind AND v.id = u.id AND v.version < r.version
-			ORDER BY v.version DESC LIMIT 1) lv ON true`,
-		boardID, kinds, ids, bases)
-	if err != nil {
-		return nil, fmt.Errorf("read history of merged rows: %w", err)
-	}
-	out := make(map[historyKey]history, len(ids))
+	return r
+}
+
+func (r historyRequest) any() bool { return len(r.ids) > 0 }
+
+// historySQL reads the stored states the rows of a historyRequest need:
+// the current row, and when it changed since the base, the base (the
+// newest revision at or below baseVersion) and, for a tombstone, the last
+// live state (the newest revision below it). Rows that do not exist are
+// not answered.
+const historySQL = `SELECT u.kind, u.id, r.version, r.data, bv.version, bv.data, lv.version, lv.data
+	FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(kind, id, base)
+	JOIN board_rows r ON r.board_id = $1 AND r.kind = u.kind AND r.id = u.id
+	LEFT JOIN LATERAL (SELECT v.version, v.data FROM board_revisions v
+		WHERE r.version > u.base AND v.board_id = $1 AND v.kind = u.kind AND v.id = u.id AND v.version <= u.base
+		ORDER BY v.version DESC LIMIT 1) bv ON true
+	LEFT JOIN LATERAL (SELECT v.version, v.data FROM board_revisions v
+		WHERE r.version > u.base AND r.deleted_ns IS NOT NULL
+			AND v.board_id = $1 AND v.kind = u.kind AND v.id = u.id AND v.version < r.version
+		ORDER BY v.version DESC LIMIT 1) lv ON true`
+
+// scanHistory collects historySQL's answer.
+func scanHistory(rows pgx.Rows) (map[historyKey]history, error) {
+	out := map[historyKey]history{}
 	var k historyKey
 	var curVersion int64
 	var curData, baseData, lastData []byte
 	var baseVersion, lastVersion *int64
-	_, err = pgx.ForEachRow(rows, []any{&k.kind, &k.id, &curVersion, &curData, &baseVersion, &baseData, &lastVersion, &lastData}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&k.kind, &k.id, &curVersion, &curData, &baseVersion, &baseData, &lastVersion, &lastData}, func() error {
 		h := history{cur: &rowmerge.State{Version: curVersion, Data: curData}}
 		if baseVersion != nil {
 			h.base = &rowmerge.State{Version: *baseVersion, Data: baseData}
@@ -350,6 +402,45 @@ func readHistory(ctx context.Context, tx pgx.Tx, boardID string, notes []board.N
 		return nil, fmt.Errorf("read history of merged rows: %w", err)
 	}
 	return out, nil
+}
+
+// readHistory reads the history of req's rows in a round trip of its own.
+func readHistory(ctx context.Context, tx pgx.Tx, boardID string, req historyRequest) (map[historyKey]history, error) {
+	rows, err := tx.Query(ctx, historySQL, boardID, req.kinds, req.ids, req.bases)
+	if err != nil {
+		return nil, fmt.Errorf("read history of merged rows: %w", err)
+	}
+	return scanHistory(rows)
+}
+
+// prefetch is the history of one push read ahead, in the round trip
+// before it: valid only while nothing is written between.
+type prefetch struct {
+	push int // the push it is for; -1 for none
+	hist map[historyKey]history
+	read bool
+}
+
+// queue adds the read of its push's history to batch, when the push needs
+// one.
+func (p *prefetch) queue(batch *pgx.Batch, boardID string, reqs []historyRequest) {
+	if p.push < 0 || !reqs[p.push].any() {
+		return
+	}
+	req := reqs[p.push]
+	batch.Queue(historySQL, boardID, req.kinds, req.ids, req.bases).Query(func(rows pgx.Rows) error {
+		h, err := scanHistory(rows)
+		p.hist, p.read = h, err == nil
+		return err
+	})
+}
+
+// take returns the history read ahead for push i, if any.
+func (p *prefetch) take(i int) (map[historyKey]history, bool) {
+	if p.push != i || !p.read {
+		return nil, false
+	}
+	return p.hist, true
 }
 
 // unparkSQL is the part of a statement that writes revisions (from its CTE

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"corkboard/board"
+	"corkboard/changelog"
 	"corkboard/persist/postgres"
 	"corkboard/persist/postgres/pgtest"
 	"corkboard/persist/storetest"
@@ -40,6 +41,58 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 	ids := storetest.BoardIDs(100)
 	db, _, _ := openSyncDB(b, ids...)
 	storetest.BenchApplyPushBoards(b, db, ids)
+}
+
+// BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
+// note: replacing the row (base=none), or merged against the version
+// before the current one (base=previous). See the bbolt store's.
+//
+// The commit=async variants (synchronous_commit off for the benchmark's
+// connections) leave out the wait for the WAL flush: the store's own work
+// and its round trips, where merging shows most.
+func BenchmarkApplyPushEdit(b *testing.B) {
+	for _, bc := range []struct {
+		name         string
+		merge, async bool
+	}{{"base=none", false, false}, {"base=previous", true, false}, {"commit=async/base=none", false, true}, {"commit=async/base=previous", true, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, _, dsn := openSyncDB(b, "b1")
+			if bc.async {
+				var err error
+				if db, err = postgres.Open(context.Background(), dsn+"&synchronous_commit=off"); err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				db.SetNoteRenderer(changelog.RenderNote)
+			}
+			storetest.BenchEditNote(b, db, bc.merge)
+		})
+	}
+}
+
+// BenchmarkRevisions1000Edits measures board_revisions on a fresh database
+// after 1,000 merged edits of a 1 KB note (storetest.PushNoteEdits): its
+// heap, its indexes, and all of it with TOAST (pg_total_relation_size),
+// per edit. Run it once: -benchtime=1x.
+func BenchmarkRevisions1000Edits(b *testing.B) {
+	const edits = 1000
+	var heap, indexes, total, n int64
+	for b.Loop() {
+		db, _, _ := openSyncDB(b, "b1")
+		storetest.PushNoteEdits(b, db, "b1", edits)
+		err := db.Pool().QueryRow(context.Background(), `SELECT pg_relation_size('board_revisions'),
+			pg_indexes_size('board_revisions'), pg_total_relation_size('board_revisions'),
+			(SELECT count(*) FROM board_revisions)`).Scan(&heap, &indexes, &total, &n)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n != edits-1 {
+		b.Fatalf("%d revisions, want %d", n, edits-1)
+	}
+	b.ReportMetric(float64(heap)/edits, "heap-B/edit")
+	b.ReportMetric(float64(indexes)/edits, "index-B/edit")
+	b.ReportMetric(float64(total)/edits, "total-B/edit")
 }
 
 func BenchmarkChangesSince5000Notes(b *testing.B) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -78,5 +79,85 @@ func BenchChangesSince5000Notes(b *testing.B, s persist.Store) {
 				}
 			}
 		})
+	}
+}
+
+// noteEditor makes the pushes of BenchEditNote: one note of
+// EditNoteLines lines of about 50 bytes (about 1 KB of content), each push
+// changing one line, the next line each time.
+type noteEditor struct {
+	lines, prev []string // the note's content now, and one version before
+	version     int64    // the board's version
+	edits       int
+}
+
+// EditNoteLines is how many lines the edited note has.
+const EditNoteLines = 20
+
+func newNoteEditor() *noteEditor {
+	e := &noteEditor{lines: make([]string, EditNoteLines)}
+	for i := range e.lines {
+		e.lines[i] = fmt.Sprintf("%02d %s", i, strings.Repeat("lorem ipsum ", 4)[:46])
+	}
+	e.prev = slices.Clone(e.lines)
+	return e
+}
+
+// next returns the next edit as a push. With merge, the edit is of the
+// note one version before the current one (the client had not seen the
+// last push yet) and says so with baseVersion, so the store merges it
+// into the current note against the revision at that version; without,
+// the same edit is of the current note and replaces it.
+func (e *noteEditor) next(merge bool) *board.Push {
+	e.edits++
+	line := e.edits % EditNoteLines
+	text := fmt.Sprintf("%02d edit %-40d", line, e.edits)
+	n := note("a", "")
+	if merge && e.version >= 2 {
+		mine := slices.Clone(e.prev)
+		mine[line] = text
+		n.Content, n.BaseVersion = strings.Join(mine, "\n"), e.version-1
+	} else {
+		mine := slices.Clone(e.lines)
+		mine[line] = text
+		n.Content = strings.Join(mine, "\n")
+	}
+	// What the store holds after the push, either way.
+	e.prev = slices.Clone(e.lines)
+	e.lines[line] = text
+	e.version++
+	return &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{n}}}
+}
+
+// BenchEditNote commits one single-note push at a time to board b1, each
+// editing one line of a 1 KB note: with merge, each carries the version
+// before the current one as its baseVersion, so every push (from the
+// third) is a real merge against a revision; without, the same edits
+// replace the row. The two compare side by side (docs/benchmarks.md).
+func BenchEditNote(b *testing.B, s persist.Store, merge bool) {
+	ed := newNoteEditor()
+	for b.Loop() {
+		p := ed.next(merge)
+		res, err := s.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: p}})
+		if err != nil || res[0].Err != nil {
+			b.Fatal(err, res[0].Err)
+		}
+		if want := merge && p.Notes.Upserted[0].BaseVersion > 0; (res[0].Merged == 1) != want || len(res[0].Events) != 0 ||
+			res[0].Changes.Notes[0].Content != strings.Join(ed.lines, "\n") {
+			b.Fatalf("push %d: merged=%d events=%v, want a clean merge: %v", ed.edits, res[0].Merged, res[0].Events, want)
+		}
+	}
+}
+
+// PushNoteEdits pushes n edits of BenchEditNote's 1 KB note (merged) to
+// boardID, which must be new: what a measurement of the revision store's
+// size per edit writes.
+func PushNoteEdits(tb testing.TB, s persist.Store, boardID string, n int) {
+	tb.Helper()
+	ed := newNoteEditor()
+	for range n {
+		if _, _, err := applyPush(context.Background(), s, boardID, ed.next(true), ""); err != nil {
+			tb.Fatal(err)
+		}
 	}
 }

@@ -31,6 +31,7 @@ type Durable func(t *testing.T) (open func(now func() time.Time) (ClosableStore,
 func RunDurable(t *testing.T, durable Durable) {
 	t.Run("AuthSurvivesReopen", func(t *testing.T) { testAuthSurvivesReopen(t, durable) })
 	t.Run("SyncSurvivesReopen", func(t *testing.T) { testSyncSurvivesReopen(t, durable) })
+	t.Run("RevisionsSurviveReopen", func(t *testing.T) { testRevisionsSurviveReopen(t, durable) })
 	t.Run("ChangelogSurvivesReopen", func(t *testing.T) { testChangelogSurvivesReopen(t, durable) })
 	t.Run("BoardsSurviveReopen", func(t *testing.T) { testBoardsSurviveReopen(t, durable) })
 }
@@ -108,6 +109,31 @@ func testSyncSurvivesReopen(t *testing.T, durable Durable) {
 	}
 	if v := mustPush(t, db2, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("z", "x")}}}, ""); v != 7 {
 		t.Fatalf("version after restart=%d, want 7 (continues upward)", v)
+	}
+}
+
+// testRevisionsSurviveReopen: the revisions a merge needs are stored: an
+// edit of an older version merges after a restart, and a sweep after the
+// restart still finds what was due before it. The stores must be wired
+// with changelog.RenderNote, as for Run.
+func testRevisionsSurviveReopen(t *testing.T, durable Durable) {
+	ctx := context.Background()
+	clock := NewClock(T0)
+	db, open := first(t, durable, clock.Now)
+	if _, err := db.ClaimBoard(ctx, "b1", Owner); err != nil {
+		t.Fatal(err)
+	}
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{mergeNote()}}}, "")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{edited("ONE\ntwo\nthree", 1)}}}, "")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{edited("ONE\nTWO\nthree", 2)}}}, "")
+	db2 := reopen(t, db, open, clock.Now)
+	res, err := db2.ApplyPushes(ctx, "b1", []persist.PushInput{{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{edited("one\ntwo\nTHREE", 1)}}}}})
+	if err != nil || res[0].Err != nil || res[0].Merged != 1 || res[0].Changes.Notes[0].Content != "ONE\nTWO\nTHREE" {
+		t.Fatalf("merge after a restart = %+v, %v; want the three edits", res, err)
+	}
+	clock.Advance(time.Hour)
+	if n, err := db2.PruneRevisions(ctx, clock.Now(), 0); err != nil || n != 3 {
+		t.Fatalf("PruneRevisions after a restart = %d, %v; want 3", n, err)
 	}
 }
 

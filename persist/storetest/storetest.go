@@ -21,9 +21,11 @@ import (
 
 // Opener opens a fresh, empty store for one test and arranges (t.Cleanup)
 // for it to be closed. The store must take every time it records (creation
-// times, tombstone and idempotency-key times, changelog stamps, processed
-// billing events) from now, never from the wall clock: the suite moves
-// that clock to test expiry and horizons without waiting.
+// times, tombstone, revision and idempotency-key times, changelog stamps,
+// processed billing events) from now, never from the wall clock: the suite
+// moves that clock to test expiry and horizons without waiting. It must be
+// wired as the server wires it, with SetNoteRenderer(changelog.RenderNote):
+// the suite reads back the note snapshots a merge logs.
 type Opener func(t *testing.T, now func() time.Time) persist.Store
 
 // Clock is a settable clock safe for concurrent use; pass its Now where a

@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'e3be751471824de1';
-const FILES = ["assets/AiErrorText-DCpit3B9.js","assets/Analyse-ztPtq4A-.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-jjXT8IPV.js","assets/HistoryPanel-BpyBD02n.js","assets/ImportDialog-CKMnU6rZ.js","assets/NoteAssist-Vr2p8baz.js","assets/NoteHints-DQxLf6zN.js","assets/SlashMenu-CqVB4ycx.js","assets/SnapshotsPanel-CDEl_H_U.js","assets/TrackerGenerate-vSv_HZa4.js","assets/ai-Q49p-dAy.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-D0QHdzBV.js","assets/index-CRcdMxh9.js","assets/index-Md3b2cL5.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-D9oDfIY6.js"];
+const VERSION = '2790ea7aecf35c3c';
+const FILES = ["assets/AiErrorText-UvYx83Xa.js","assets/Analyse-BLcV3S3X.js","assets/ChatPanel-CG6gCMyA.js","assets/ChatPanel-CKr0VgHu.css","assets/HistoryPanel-Ddv_HVwX.js","assets/ImportDialog-DuOjEc-P.js","assets/NoteAssist-n2vhz6Cw.js","assets/NoteHints-C1zGNtzz.js","assets/SlashMenu-BnwMpQ9n.js","assets/SnapshotsPanel-Cg1-Clza.js","assets/TrackerGenerate-CKe5pXz0.js","assets/ai-BpxBzvep.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DpHBzBqg.js","assets/index-C3ZVEMch.css","assets/index-rz_ZyI6L.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CkW3UynQ.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

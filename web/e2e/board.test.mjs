@@ -69,6 +69,9 @@ test('two people see each other\'s notes and pointers live', { skip }, async () 
   const box = await grace.page.locator('.react-flow__pane').boundingBox();
   for (let i = 0; i < 5; i++) await grace.page.mouse.move(box.x + 300 + i * 20, box.y + 300 + i * 10);
   await ada.page.locator('.cursor:not(.leaving)', { hasText: 'grace@example.com' }).waitFor({ timeout: 15000 });
+  // Grace opens Ada's note: Ada sees who is editing it.
+  await grace.page.locator('.note', { hasText: 'Hello from Ada' }).dispatchEvent('dblclick'); // her own note may lie on top of it
+  await ada.page.getByRole('status', { name: 'grace@example.com is editing' }).waitFor();
   await shot(ada.page, 'board');
   // And it fades away when she leaves.
   await grace.ctx.close();

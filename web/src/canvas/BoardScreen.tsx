@@ -10,7 +10,9 @@ import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
 import { Canvas } from './Canvas';
-import { UndoStack } from './undo';
+import { UndoHistory } from './undo';
+import { arrivedRevived, revivedAnnouncement } from './peopleView';
+import type { Mark } from '../sync/marks';
 
 // The history panel brings in `diff`: it is loaded when first opened.
 const HistoryPanel = lazy(() => import('../history/HistoryPanel'));
@@ -75,15 +77,15 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const [showTracker, setShowTracker] = useState(false);
   const [announcement, setAnnouncement] = useState('');
   const [renaming, setRenaming] = useState(false);
-  /** history: the open history panel (a note's, or the board's deleted notes with no noteId). */
-  const [history, setHistory] = useState<{ noteId?: string } | null>(null);
+  /** history: the open history panel (a note's, or the board's deleted notes with no noteId), opened at an entry (openKey) for a mark. */
+  const [history, setHistory] = useState<{ noteId?: string; openKey?: string } | null>(null);
   const [snapshots, setSnapshots] = useState(false);
   // Once opened, the chat stays mounted (hidden when closed): closing the
   // panel keeps the conversation, and an answer still applying its changes.
   const [showChat, setShowChat] = useState(false);
   const [chatOpened, setChatOpened] = useState(false);
-  // One undo stack per board, shared by the canvas and the AI chat (an AI turn is one step).
-  const undo = useMemo(() => new UndoStack(), [client]);
+  // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
+  const undo = useMemo(() => new UndoHistory(client), [client]);
   const [importing, setImporting] = useState(false);
   const [newName, setNewName] = useState('');
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
@@ -133,8 +135,31 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       .catch(() => {});
   }, [s, canEdit, api, boardId, client]);
 
-  const announce = useCallback((m: string) => setAnnouncement(m), []);
+  // The same words twice (two undos) must change the live region to be read again.
+  const announce = useCallback((m: string) => setAnnouncement((was) => (was === m ? m + '\u00a0' : m)), []);
   const openNoteHistory = useCallback((noteId: string) => setHistory({ noteId }), []);
+  // A mark's button on a note: its History, at the changelog entry the mark names; the mark has been seen.
+  const openMark = useCallback(
+    (m: Mark) => {
+      setHistory({ noteId: m.id, openKey: m.logKey });
+      client.dismissMark(m.id, m.table);
+    },
+    [client],
+  );
+
+  // Never silent: a note I deleted that someone brought back is announced
+  // when the news arrives (marks kept from before a reload are not news).
+  const seenMarks = useRef<Set<string> | null>(null);
+  useEffect(() => {
+    if (!s.loaded) return;
+    if (!seenMarks.current) {
+      seenMarks.current = new Set();
+      arrivedRevived(seenMarks.current, s.marks);
+      return;
+    }
+    const back = arrivedRevived(seenMarks.current, s.marks);
+    if (back.length) setAnnouncement(revivedAnnouncement(back.map((m) => s.notes.get(m.id)?.title ?? '')));
+  }, [s.loaded, s.marks, s.notes]);
   const waiting = s.waiting;
 
   return (
@@ -234,8 +259,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </section>
       )}
       <div className="board-body">
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} />
-        {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} />}
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} />
+        {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} undo={undo} />}
         {chatOpened && (
           <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
             <ChatPanel hidden={!showChat} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={() => setShowChat(false)} />
@@ -250,6 +275,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           <HistoryPanel
             boardId={boardId}
             noteId={history.noteId}
+            openKey={history.openKey}
             notes={s.notes}
             canEdit={canEdit}
             // A restore is a normal edit: pushed, seen live, logged, undone by another restore.

@@ -6,13 +6,16 @@ import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFl
 import '@xyflow/react/dist/style.css';
 import type { Note } from '../api/types';
 import type { SyncClient } from '../sync/client';
+import type { Mark } from '../sync/marks';
 import { randomId } from '../boards/ids';
-import { NoteNode, type NoteFlowNode, type NoteNodeData } from './NoteNode';
+import { NoteNode, PresenceContext, type NoteFlowNode, type NoteNodeData } from './NoteNode';
 import { DetailContext, detailOf } from './detail';
-import { NoteEditor } from './NoteEditor';
+import { NoteEditor, type EditorSave } from './NoteEditor';
+import { Dialog } from '../app/Dialog';
 import { Cursors } from './Cursors';
 import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
-import { UndoStack, type UndoEntry } from './undo';
+import { UndoHistory, type UndoResult } from './undo';
+import { marksByNote, type NoteMarks } from './peopleView';
 
 const nodeTypes = { note: NoteNode };
 // Props given to ReactFlow must keep their identity between renders: a new
@@ -33,9 +36,15 @@ interface Props {
   canEdit: boolean;
   ready: boolean;
   onAnnounce: (msg: string) => void;
-  /** undo is the board's undo stack, shared with panels that change notes (the AI chat); the canvas makes its own without it. */
-  undo?: UndoStack;
+  /** undo is the board's undo history, shared with panels that change notes (the AI chat); the canvas makes its own without it. */
+  undo?: UndoHistory;
+  /** marks: what merges did to my changes (SyncState.marks), shown on the notes. */
+  marks?: readonly Mark[];
+  /** onMark opens a note's History at a mark's changelog entry (the note's button for it). */
+  onMark?: (m: Mark) => void;
 }
+
+const NO_MARKS: readonly Mark[] = [];
 
 /**
  * Canvas waits for the board's first state, then mounts the flow already
@@ -91,15 +100,21 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [dragging, setDragging] = useState<ReadonlyMap<string, XYPosition>>(new Map());
   const [editing, setEditing] = useState<string | null>(null);
-  const ownUndo = useRef<UndoStack | null>(null);
-  const undoStack = sharedUndo ?? (ownUndo.current ??= new UndoStack());
+  const ownUndo = useRef<UndoHistory | null>(null);
+  const undoHistory = sharedUndo ?? (ownUndo.current ??= new UndoHistory(client));
+  /** asking: an undo or redo that waits for the person's answer (it would delete notes others changed). */
+  const [asking, setAsking] = useState<(Extract<UndoResult, { kind: 'confirm' }> & { dir: 'undo' | 'redo' }) | null>(null);
+  const onMarkRef = useRef(onMark);
+  onMarkRef.current = onMark;
+  const openMark = useCallback((m: Mark) => onMarkRef.current?.(m), []);
+  const byNote = marksByNote(marks);
 
   const select = useCallback((id: string, additive: boolean) => {
     setSelected((s) => (additive ? new Set([...s, id]) : new Set([id])));
@@ -108,21 +123,24 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   // One node object per unchanged note: xyflow keeps its internal node (and
   // does not re-render the note) when it gets the same object back, so a
   // drag or a remote edit re-renders only the notes it touches.
-  const nodeCache = useRef(new Map<string, { note: Note; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode }>());
+  type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode };
+  const nodeCache = useRef(new Map<string, Cached>());
   const nodes: NoteFlowNode[] = useMemo(() => {
     const cache = nodeCache.current;
-    const next = new Map<string, { note: Note; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode }>();
+    const next = new Map<string, Cached>();
     const out: NoteFlowNode[] = [];
     for (const n of notes.values()) {
       const isSelected = selected.has(n.id);
       const pos = dragging.get(n.id);
+      const m = byNote.get(n.id);
       let hit = cache.get(n.id);
-      if (!hit || hit.note !== n || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit) {
+      if (!hit || hit.note !== n || hit.marks !== m || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit) {
         const x = Number.isFinite(n.x) ? n.x : 0;
         const y = Number.isFinite(n.y) ? n.y : 0;
-        const data: NoteNodeData = hit && hit.note === n ? hit.node.data : { note: n, onOpen: setEditing, onFocusNote: select };
+        const data: NoteNodeData = hit && hit.note === n && hit.marks === m ? hit.node.data : { note: n, marks: m, onOpen: setEditing, onFocusNote: select, onMark: openMark };
         hit = {
           note: n,
+          marks: m,
           selected: isSelected,
           pos,
           canEdit,
@@ -145,7 +163,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     }
     nodeCache.current = next;
     return out;
-  }, [notes, dragging, selected, canEdit, select]);
+  }, [notes, byNote, dragging, selected, canEdit, select, openMark]);
 
 
   const onNodesChange = useCallback((changes: NodeChange<NoteFlowNode>[]) => {
@@ -174,34 +192,19 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   const notesRef = useRef(notes);
   notesRef.current = notes;
 
-  const pushUndo = (u: UndoEntry) => undoStack.push(u);
-
-  /** moveNotes commits new positions: one push for the whole drop. */
+  /** moveNotes commits new positions: one push and one undo step for the whole drop. */
   const moveNotes = useCallback(
     (moves: { id: string; x: number; y: number }[]) => {
-      const before: Note[] = [];
-      client.batch(() => {
-        for (const m of moves) {
-          const n = notesRef.current.get(m.id);
-          if (!n || (n.x === m.x && n.y === m.y)) continue;
-          before.push(n);
-          client.upsertNote({ ...n, x: Math.round(m.x), y: Math.round(m.y) });
-        }
+      // The notes as they are now (the render may be a frame behind: two quick arrow presses move twice).
+      const now = client.getSnapshot().notes;
+      const moved = moves.flatMap((m) => {
+        const n = now.get(m.id);
+        return n && (n.x !== m.x || n.y !== m.y) ? [{ ...n, x: Math.round(m.x), y: Math.round(m.y) }] : [];
       });
-      if (before.length) {
-        pushUndo({
-          label: `move of ${before.length} note${before.length > 1 ? 's' : ''}`,
-          run: () =>
-            client.batch(() => {
-              for (const b of before) {
-                const cur = notesRef.current.get(b.id);
-                if (cur) client.upsertNote({ ...cur, x: b.x, y: b.y });
-              }
-            }),
-        });
-      }
+      if (!moved.length) return;
+      undoHistory.transact(`move of ${moved.length} note${moved.length > 1 ? 's' : ''}`, (r) => moved.forEach((n) => r.upsertNote(n)));
     },
-    [client],
+    [undoHistory, client],
   );
 
   const onNodeDragStop = useCallback(
@@ -223,28 +226,32 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
       x += 24;
       y += 24;
     }
-    const n = client.upsertNote(newNote(randomId(), x, y));
-    setSelected(new Set([n.id]));
-    pushUndo({ label: 'new note', run: () => client.deleteNote(n.id) });
+    const id = randomId();
+    undoHistory.transact('new note', (r) => r.upsertNote(newNote(id, x, y)));
+    setSelected(new Set([id]));
     onAnnounce('Note created. Press Enter to edit it.');
-    setEditing(n.id);
-  }, [client, rf, onAnnounce]);
+    setEditing(id);
+  }, [undoHistory, rf, onAnnounce]);
 
   const deleteSelected = useCallback(() => {
-    const gone = [...selectedRef.current].map((id) => notesRef.current.get(id)).filter((n): n is Note => !!n);
+    const gone = [...selectedRef.current].filter((id) => notesRef.current.has(id));
     if (!gone.length) return;
-    client.batch(() => gone.forEach((n) => client.deleteNote(n.id)));
+    undoHistory.transact(`deletion of ${gone.length} note${gone.length > 1 ? 's' : ''}`, (r) => gone.forEach((id) => r.deleteNote(id)));
     setSelected(new Set());
-    pushUndo({ label: `deletion of ${gone.length} note${gone.length > 1 ? 's' : ''}`, run: () => client.batch(() => gone.forEach((n) => client.upsertNote(n))) });
     onAnnounce(`${gone.length} note${gone.length > 1 ? 's' : ''} deleted. Press Ctrl+Z to undo.`);
-  }, [client, onAnnounce]);
+  }, [undoHistory, onAnnounce]);
 
-  const undo = useCallback(() => {
-    const u = undoStack.pop();
-    if (!u) return onAnnounce('Nothing to undo.');
-    u.run();
-    onAnnounce(`Undid the ${u.label}.`);
-  }, [onAnnounce, undoStack]);
+  /** said tells the person what an undo or redo did (the board's live region), or asks them first. */
+  const said = useCallback(
+    (r: UndoResult, dir: 'undo' | 'redo') => {
+      if (r.kind === 'empty') onAnnounce(dir === 'undo' ? 'Nothing to undo.' : 'Nothing to redo.');
+      else if (r.kind === 'done') onAnnounce(`${dir === 'undo' ? 'Undid' : 'Redid'} the ${r.label}.`);
+      else setAsking({ ...r, dir });
+    },
+    [onAnnounce],
+  );
+  const undo = useCallback(() => said(undoHistory.undo(), 'undo'), [undoHistory, said]);
+  const redo = useCallback(() => said(undoHistory.redo(), 'redo'), [undoHistory, said]);
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
@@ -254,6 +261,10 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
         if (!canEdit) return;
         e.preventDefault();
         undo();
+      } else if (mod && (((e.key === 'z' || e.key === 'Z') && e.shiftKey) || ((e.key === 'y' || e.key === 'Y') && !e.shiftKey))) {
+        if (!canEdit) return;
+        e.preventDefault();
+        redo();
       } else if (!mod && (e.key === 'n' || e.key === 'N')) {
         if (!canEdit) return;
         e.preventDefault();
@@ -282,8 +293,9 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
         const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
         const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;
         if (selectedRef.current.size && canEdit) {
+          const now = client.getSnapshot().notes;
           moveNotes([...selectedRef.current].flatMap((id) => {
-            const n = notesRef.current.get(id);
+            const n = now.get(id);
             return n ? [{ id, x: n.x + dx, y: n.y + dy }] : [];
           }));
         } else {
@@ -294,7 +306,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     }
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [canEdit, createNote, deleteSelected, undo, moveNotes, rf]);
+  }, [canEdit, createNote, deleteSelected, undo, redo, moveNotes, rf, client]);
 
   const onPointerMove = useCallback(
     (e: React.PointerEvent) => {
@@ -306,7 +318,19 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
 
   const onNodeDoubleClick = useCallback((_: unknown, n: NoteFlowNode) => setEditing(n.id), []);
   const clearSelection = useCallback(() => setSelected(new Set()), []);
-  const editingNote = editing ? notes.get(editing) : undefined;
+  // A note deleted (by someone else) while its editor is open stays in the
+  // editor, as last seen: what was typed is not lost, and Save brings it back.
+  const lastEdited = useRef<Note | null>(null);
+  const current = editing ? notes.get(editing) : undefined;
+  if (current) lastEdited.current = current;
+  const editingNote = current ?? (editing && lastEdited.current?.id === editing ? lastEdited.current : undefined);
+  const save = useCallback(
+    (e: EditorSave): Note | undefined => {
+      undoHistory.transact('edit', (r) => r.upsertNote(e.row, e.base));
+      return client.getSnapshot().notes.get(e.row.id);
+    },
+    [undoHistory, client],
+  );
   // The editor's AI parts read the board's notes when they ask (as context for the model).
   const aiContext = useMemo(() => ({ boardId: client.boardId, allNotes: () => [...notesRef.current.values()] }), [client]);
 
@@ -328,6 +352,11 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             Undo
           </button>
         )}
+        {canEdit && (
+          <button type="button" onClick={redo} aria-keyshortcuts="Control+Shift+Z Control+Y">
+            Redo
+          </button>
+        )}
         <button type="button" onClick={() => void rf.fitView(FIT)} aria-keyshortcuts="0">
           Zoom to fit
         </button>
@@ -337,6 +366,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
         </span>
       </div>
       <DetailContext.Provider value={detail}>
+        <PresenceContext.Provider value={client.presence}>
         <ReactFlow<NoteFlowNode>
           nodes={nodes}
           edges={NO_EDGES}
@@ -366,10 +396,14 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
           <Cursors presence={client.presence} />
         </ReactFlow>
+        </PresenceContext.Provider>
       </DetailContext.Provider>
       {editingNote && (
         <NoteEditor
+          key={editingNote.id}
           note={editingNote}
+          gone={!current}
+          presence={client.presence}
           readOnly={!canEdit}
           ai={aiContext}
           onClose={() => setEditing(null)}
@@ -381,12 +415,36 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
                 }
               : undefined
           }
-          onSave={(n) => {
-            const before = notesRef.current.get(n.id);
-            client.upsertNote(n);
-            if (before) pushUndo({ label: 'edit', run: () => client.upsertNote(before) });
-          }}
+          onSave={save}
         />
+      )}
+      {asking && (
+        <Dialog title={asking.title} onClose={() => setAsking(null)}>
+          <p>{asking.text}</p>
+          <div className="row dialog-actions">
+            <button
+              type="button"
+              className="primary danger"
+              onClick={() => {
+                setAsking(null);
+                said(asking.proceed(), asking.dir);
+              }}
+            >
+              Delete
+            </button>
+            <button
+              type="button"
+              data-autofocus
+              onClick={() => {
+                asking.keep();
+                setAsking(null);
+                onAnnounce(`Nothing was ${asking.dir === 'undo' ? 'undone' : 'redone'}: the note stays.`);
+              }}
+            >
+              Keep it
+            </button>
+          </div>
+        </Dialog>
       )}
     </div>
   );

@@ -1,10 +1,13 @@
-import { lazy, Suspense, useCallback, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useId, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
 import type { Note } from '../api/types';
+import type { PresenceStore } from '../sync/presence';
 import { Dialog } from '../app/Dialog';
 import { slashQuery, removeSlash, type SlashQuery } from '../ai/slash';
 import type { DraftContext, DraftNote, DraftSource, Frontmatter } from '../ai/noteDraft';
 import type { Field } from '../ai/analyse';
 import { COLORS, TYPES, MAX_CONTENT, MAX_TITLE, codePoints, renderMarkdown } from './notes';
+import { changedMeanwhile, edit, follow, openEditor, saved, toSave, touched, type EditorField, type EditorState } from './editorState';
+import { editorNotice } from './peopleView';
 
 // The AI parts are loaded when first used (Ask AI, a `/` at the start of a
 // line, Analyse): the editor opens without them.
@@ -20,16 +23,80 @@ export interface AiContext {
   allNotes: () => Note[];
 }
 
+/** EditorSave is what Save hands over: the note with my changed fields, and the note it was opened on (the merge's base). */
+export type EditorSave = { row: Note; base: Note };
+
+const FIELD_NAMES: Record<EditorField, string> = { title: 'title', color: 'colour', type: 'type', content: 'content' };
+
+interface Props {
+  /** note is the note as it is now (as last seen, when gone). */
+  note: Note;
+  /** gone: the note was deleted (by someone else) while the editor was open. */
+  gone?: boolean;
+  /** presence: who else is editing (and where this editor announces itself). */
+  presence?: PresenceStore;
+  readOnly: boolean;
+  /** onSave pushes a save and returns the note as shown after it. */
+  onSave: (s: EditorSave) => Note | undefined;
+  onClose: () => void;
+  onHistory?: () => void;
+  ai?: AiContext;
+}
+
+/** meanwhileText says what Save will do with fields someone else changed while I was changing them too. */
+function meanwhileText(fields: EditorField[]): string {
+  const texts = fields.filter((f) => f === 'title' || f === 'content');
+  const values = fields.filter((f) => f === 'color' || f === 'type');
+  const names = (fs: EditorField[]) => fs.map((f) => FIELD_NAMES[f]).join(' and ');
+  const out: string[] = [];
+  if (texts.length) out.push(`Someone else changed the ${names(texts)} too: saving merges your lines with theirs (where you both changed the same lines, yours are kept and theirs stay in the History).`);
+  if (values.length) out.push(`Someone else changed the ${names(values)} too: saving sets yours.`);
+  return out.join(' ');
+}
+
+const noSubscribe = () => () => {};
+const NOBODY: readonly never[] = [];
+
 /**
- * NoteEditor edits title, colour, type and content. The saved note is the
- * original with those four fields changed: fields other clients keep on the
- * note survive unchanged.
+ * NoteEditor edits title, colour, type and content, and follows the note
+ * while it is open (editorState.ts): a change someone else makes shows in
+ * every field not touched here. Save sends the touched fields on the note
+ * the editor opened on, so the merge keeps others' lines; fields other
+ * clients keep on the note survive unchanged. Closing with unsaved changes
+ * asks first.
  */
-export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: { note: Note; readOnly: boolean; onSave: (n: Note) => void; onClose: () => void; onHistory?: () => void; ai?: AiContext }) {
-  const [title, setTitle] = useState(note.title ?? '');
-  const [color, setColor] = useState(note.color ?? '');
-  const [type, setType] = useState(note.type ?? '');
-  const [content, setContent] = useState(note.content ?? '');
+export function NoteEditor({ note, gone = false, presence, readOnly, onSave, onClose, onHistory, ai }: Props) {
+  const [state, setState] = useState<EditorState>(() => openEditor(note));
+  // Follow the note: someone else's change shows in the untouched fields at once.
+  const [seen, setSeen] = useState(note);
+  let s = state;
+  if (seen !== note) {
+    setSeen(note);
+    s = follow(state, note);
+    if (s !== state) setState(s);
+  }
+  const { title, color, type, content } = s.values;
+  const set = (f: EditorField, v: string) => setState((st) => edit(st, f, v));
+  const setTitle = (v: string) => set('title', v);
+  const setContent = (v: string) => set('content', v);
+  const dirty = !readOnly && touched(s).length > 0;
+  const meanwhile = gone ? [] : changedMeanwhile(s, note);
+  const [discarding, setDiscarding] = useState<null | (() => void)>(null);
+
+  // "Is editing": the others see this editor open (not a viewer's: reading is not editing).
+  useEffect(() => {
+    if (!presence || readOnly) return;
+    presence.setEditing(note.id);
+    return () => presence.setEditing(null);
+  }, [presence, readOnly, note.id]);
+  const others = useSyncExternalStore(presence ? presence.onChange : noSubscribe, () => presence?.getSnapshot().editors.get(note.id) ?? NOBODY);
+  const notice = editorNotice(others);
+
+  /** leave closes the editor (then does next), asking first when typed changes would be lost. */
+  function leave(next: () => void) {
+    if (dirty) setDiscarding(() => next);
+    else next();
+  }
   const ids = { title: useId(), color: useId(), type: useId(), content: useId(), count: useId(), preview: useId(), slash: useId(), hints: useId() };
   const count = codePoints(content);
   const over = count > MAX_CONTENT;
@@ -46,27 +113,31 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
   const [hints, setHints] = useState<Frontmatter | null>(null);
   const slashKeys = useRef<((e: KeyboardEvent) => boolean) | null>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
-  const latest = useRef({ title, content });
-  latest.current = { title, content };
+  const latest = useRef(s);
+  latest.current = s;
   const slashOpen = withAi && !!slash && slash.start !== dismissed;
 
   function save(e: FormEvent) {
     e.preventDefault();
     if (over || readOnly) return;
-    onSave({ ...note, title, color, type, content });
+    const out = toSave(s);
+    if (out) onSave(out);
     onClose();
   }
 
   /** commit puts an AI result in the fields and saves it like the Save button (push, changelog, undo), keeping the editor open. */
   function commit(t: string, c: string) {
-    setTitle(t);
-    setContent(c);
-    latest.current = { title: t, content: c };
-    onSave({ ...note, title: t, color, type, content: c });
+    const next = edit(edit(latest.current, 'title', t), 'content', c);
+    const out = toSave(next);
+    const now = out ? onSave(out) : undefined;
+    const after = now ? saved(now) : next;
+    latest.current = after;
+    setState(after);
+    setSeen(now ?? note);
   }
 
   const context = useCallback(
-    (): DraftContext => ({ boardId: ai!.boardId, noteId: note.id, title: latest.current.title, content: latest.current.content, allNotes: ai!.allNotes() }),
+    (): DraftContext => ({ boardId: ai!.boardId, noteId: note.id, title: latest.current.values.title, content: latest.current.values.content, allNotes: ai!.allNotes() }),
     [ai, note.id],
   );
 
@@ -78,9 +149,9 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
 
   function pick(command: string) {
     if (!slash) return;
-    const r = removeSlash(latest.current.content, slash);
+    const r = removeSlash(latest.current.values.content, slash);
     setContent(r.text);
-    latest.current = { ...latest.current, content: r.text };
+    latest.current = edit(latest.current, 'content', r.text);
     setSlash(null);
     setHints(null);
     setAssist({ source: { kind: 'command', command }, n: Date.now() });
@@ -96,15 +167,34 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
 
   return (
     <>
-    <Dialog title={readOnly ? 'Note' : 'Edit note'} onClose={onClose} wide>
+    <Dialog title={readOnly ? 'Note' : 'Edit note'} onClose={() => leave(onClose)} wide>
       <form onSubmit={save} className="editor">
+        {(notice || gone || meanwhile.length > 0) && (
+          <div className="editor-notices">
+            {notice && (
+              <p className="editing-notice" role="status">
+                <span className="dot" aria-hidden="true" style={{ background: others[0]?.color }} /> {notice}
+              </p>
+            )}
+            {gone && (
+              <p className="warning" role="alert">
+                Someone deleted this note while it was open here.{readOnly ? '' : ' Saving brings it back.'}
+              </p>
+            )}
+            {!gone && meanwhile.length > 0 && (
+              <p className="muted" role="status">
+                {meanwhileText(meanwhile)}
+              </p>
+            )}
+          </div>
+        )}
         <div className="editor-fields">
           <label htmlFor={ids.title}>Title</label>
           <input id={ids.title} value={title} maxLength={MAX_TITLE} readOnly={readOnly} onChange={(e) => setTitle(e.target.value)} data-autofocus />
           <div className="row">
             <div>
               <label htmlFor={ids.color}>Colour</label>
-              <select id={ids.color} value={color} disabled={readOnly} onChange={(e) => setColor(e.target.value)}>
+              <select id={ids.color} value={color} disabled={readOnly} onChange={(e) => set('color', e.target.value)}>
                 {colors.map((c) => (
                   <option key={c} value={c}>
                     {c}
@@ -114,7 +204,7 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
             </div>
             <div>
               <label htmlFor={ids.type}>Type</label>
-              <select id={ids.type} value={type} disabled={readOnly} onChange={(e) => setType(e.target.value)}>
+              <select id={ids.type} value={type} disabled={readOnly} onChange={(e) => set('type', e.target.value)}>
                 {types.map((t) => (
                   <option key={t} value={t}>
                     {t}
@@ -179,11 +269,11 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
               Save
             </button>
           )}
-          <button type="button" onClick={onClose}>
+          <button type="button" onClick={() => leave(onClose)}>
             {readOnly ? 'Close' : 'Cancel'}
           </button>
           {onHistory && (
-            <button type="button" onClick={onHistory}>
+            <button type="button" onClick={() => leave(onHistory)}>
               History
             </button>
           )}
@@ -211,10 +301,32 @@ export function NoteEditor({ note, readOnly, onSave, onClose, onHistory, ai }: {
       <Suspense fallback={<p role="status">Loading the analysis…</p>}>
         <Analyse
           target={{ kind: 'note', boardId: ai!.boardId, noteId: note.id, title, content }}
-          onApply={(_f: Field, value: string) => commit(latest.current.title, value)}
+          onApply={(_f: Field, value: string) => commit(latest.current.values.title, value)}
           onClose={() => setAnalysing(false)}
         />
       </Suspense>
+    )}
+    {/* Beside the editor's dialog too, so that Escape here keeps the editor. */}
+    {discarding && (
+      <Dialog title="Discard your changes?" onClose={() => setDiscarding(null)}>
+        <p>What you typed in this note has not been saved.</p>
+        <div className="row dialog-actions">
+          <button
+            type="button"
+            className="primary danger"
+            onClick={() => {
+              const next = discarding;
+              setDiscarding(null);
+              next();
+            }}
+          >
+            Discard
+          </button>
+          <button type="button" data-autofocus onClick={() => setDiscarding(null)}>
+            Keep editing
+          </button>
+        </div>
+      </Dialog>
     )}
     </>
   );

@@ -2,7 +2,7 @@
 // (docs/changelog.md). Loaded lazily (it brings in `diff`). A restore asks
 // the server for the logged note (POST /log/restore reads only) and hands it
 // to onRestore, which pushes it as a normal edit.
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { diffLines } from 'diff';
 import { useServices } from '../app/services';
 import { Dialog } from '../app/Dialog';
@@ -30,20 +30,22 @@ interface Props {
   boardId: string;
   /** noteId: one note's history; without it, the board's deleted notes. */
   noteId?: string;
+  /** openKey: an entry to open at once, its Markdown shown (a note's mark: the text a merge overwrote, or the note as deleted). */
+  openKey?: string;
   notes: ReadonlyMap<string, Note>;
   canEdit: boolean;
   onRestore: (n: Note) => void;
   onClose: () => void;
 }
 
-export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestore, onClose }: Props) {
+export default function HistoryPanel({ boardId, noteId, openKey, notes, canEdit, onRestore, onClose }: Props) {
   const { api } = useServices();
   const [action, setAction] = useState<LogAction | ''>(noteId ? '' : 'delete_note');
   const [entries, setEntries] = useState<LogInfo[]>([]);
   const [more, setMore] = useState(false);
   const [error, setError] = useState('');
   const [loading, setLoading] = useState(true);
-  const [open, setOpen] = useState<{ key: string; note: Note } | null>(null);
+  const [open, setOpen] = useState<{ key: string; note: Note; source?: boolean } | null>(null);
   const [status, setStatus] = useState('');
   // The deleted notes' titles, by log key: a list entry carries only the
   // note's id, and its snapshot (which has the title) is fetched per entry.
@@ -72,6 +74,19 @@ export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestor
     setOpen(null);
     void load();
   }, [load]);
+
+  // Opened from a mark: show that entry's Markdown at once (it may be older than the first page).
+  useEffect(() => {
+    if (!openKey) return;
+    let live = true;
+    api.restoreNote(boardId, openKey).then(
+      (note) => live && setOpen({ key: openKey, note, source: true }),
+      (e: Error) => live && setError(e.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, boardId, openKey]);
 
   // loadTitles reads the snapshots of one page of deleted notes (at most
   // PAGE requests, in parallel) so the list names them; an entry whose read
@@ -163,19 +178,40 @@ export default function HistoryPanel({ boardId, noteId, notes, canEdit, onRestor
             Older changes
           </button>
         )}
-        {open && <Version note={open.note} current={notes.get(open.note.id)} />}
+        {open && (
+          <Version
+            key={open.key}
+            note={open.note}
+            current={notes.get(open.note.id)}
+            source={open.source}
+            onRestore={canEdit && (noteId || !notes.has(open.note.id)) ? () => void restore(open.key) : undefined}
+          />
+        )}
       </div>
     </Dialog>
   );
 }
 
-/** Version shows one logged version: rendered, as source, and as a diff against the note now. */
-function Version({ note, current }: { note: Note; current?: Note }) {
-  const [view, setView] = useState<'rendered' | 'source' | 'diff'>('rendered');
+/** Version shows one logged version: rendered, as source (first when source), and as a diff against the note now. */
+function Version({ note, current, source, onRestore }: { note: Note; current?: Note; source?: boolean; onRestore?: () => void }) {
+  const [view, setView] = useState<'rendered' | 'source' | 'diff'>(source ? 'source' : 'rendered');
   const name = useId();
+  const here = useRef<HTMLElement>(null);
+  // Below the list: bring it into view when it opens.
+  // (In braces: newer browsers' scrollIntoView returns a promise, which React would take for a clean-up.)
+  useEffect(() => {
+    void here.current?.scrollIntoView?.({ block: 'nearest' });
+  }, []);
   return (
-    <section className="history-version" aria-label={`Version: ${note.title || note.id}`}>
-      <h3>{note.title || 'Untitled'}</h3>
+    <section className="history-version" aria-label={`Version: ${note.title || note.id}`} ref={here}>
+      <div className="row">
+        <h3>{note.title || 'Untitled'}</h3>
+        {onRestore && (
+          <button type="button" onClick={onRestore}>
+            Restore this version
+          </button>
+        )}
+      </div>
       <fieldset className="row">
         <legend className="sr-only">Show the version</legend>
         {(['rendered', 'source', 'diff'] as const).map((v) => (

@@ -460,6 +460,24 @@ describe('SyncClient marks', () => {
   });
 });
 
+describe('SyncClient: edits made over time', () => {
+  it('pushes a work item form on the item as the form opened, so fields others changed meanwhile are kept', async () => {
+    const { server, client } = setup();
+    const item = { id: 'i1', key: 'CB-1', type: 'task', summary: 'Login', status: 'todo', updatedAt: '' };
+    server.apply({ notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [item], deleted: [] } });
+    await client.start();
+    const opened = client.getSnapshot().items.get('i1')!;
+    // Someone moves the item on while my form is open…
+    server.apply({ notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [{ ...item, status: 'done', baseVersion: 1 }], deleted: [] } });
+    await client.pull();
+    // …and I save the form, which still holds status "todo".
+    client.upsertItem({ ...opened, summary: 'Login by code' }, opened);
+    await settle();
+    expect(server.pushes.at(-1)?.body.trackerItems?.upserted[0]).toMatchObject({ baseVersion: 1 });
+    expect(server.items.get('i1')).toMatchObject({ summary: 'Login by code', status: 'done' });
+  });
+});
+
 describe('SyncClient notifications', () => {
   it('tells React at most once per frame, and not about pointers', async () => {
     const due: (() => void)[] = [];

@@ -376,12 +376,15 @@ export class SyncClient {
    * upsertNote queues a note, the whole row as the user now has it; its
    * updatedAt is set to now. It is pushed with the version of the server
    * copy it was made on, and merged into what others did meanwhile.
+   * base is the row as the server had it when the edit began, for an edit
+   * made over time (the note editor): the push is then merged against it,
+   * so lines others changed since are kept (default: the copy now).
    * Returns the row queued.
    */
-  upsertNote(note: Note): Note {
+  upsertNote(note: Note, base?: Note): Note {
     const before = this.shown('note', note.id) as Note | undefined;
     const row = strip({ ...note, updatedAt: this.nowISO() });
-    this.enqueue({ kind: 'note', id: row.id, op: 'upsert', row }, before);
+    this.enqueue({ kind: 'note', id: row.id, op: 'upsert', row }, before, base);
     const logged = { ...row, version: before?.version ?? 0 };
     this.editCbs.forEach((cb) => cb(before ? { kind: 'update', note: logged } : { kind: 'create', note: logged }));
     return row;
@@ -393,10 +396,11 @@ export class SyncClient {
     if (before) this.editCbs.forEach((cb) => cb({ kind: 'delete', before }));
   }
 
-  upsertItem(item: TrackerItem): TrackerItem {
+  /** upsertItem queues a tracker item; base as for upsertNote (the work item form). */
+  upsertItem(item: TrackerItem, base?: TrackerItem): TrackerItem {
     const before = this.shown('item', item.id);
     const row = strip({ ...item, updatedAt: this.nowISO() });
-    this.enqueue({ kind: 'item', id: row.id, op: 'upsert', row }, before);
+    this.enqueue({ kind: 'item', id: row.id, op: 'upsert', row }, before, base);
     return row;
   }
 
@@ -421,8 +425,8 @@ export class SyncClient {
   }
   private batching = 0;
 
-  private enqueue(e: NewEdit, shown: Row | undefined) {
-    this.queue.add(e, this.nowISO(), this.server, shown);
+  private enqueue(e: NewEdit, shown: Row | undefined, base?: Row) {
+    this.queue.add(e, this.nowISO(), this.server, shown, base);
     if (this.batching === 0) this.afterEnqueue();
   }
 

@@ -23,6 +23,13 @@ describe('MarkBook', () => {
     expect(b.marks()).toEqual([{ table: 'note', id: 'n1', kind: 'revived', version: 5 }]);
   });
 
+  it('keeps the delete_note entry of a revival', () => {
+    const b = new MarkBook();
+    b.recordPush(6, [n1]);
+    b.onEvents([{ kind: 'revived', table: 'note', id: 'n1', version: 6, logKey: 'log/2-n1' }]);
+    expect(b.marks()).toEqual([{ table: 'note', id: 'n1', kind: 'revived', version: 6, logKey: 'log/2-n1' }]);
+  });
+
   it('keeps an event that came before the answer to my push, and marks it then', () => {
     const b = new MarkBook();
     expect(b.onEvents([{ kind: 'overlap', table: 'note', id: 'n1', version: 7, logKey: 'k' }])).toBe(false);

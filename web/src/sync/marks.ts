@@ -14,9 +14,9 @@ export type Table = 'note' | 'item';
  * Mark tells the UI that a merge undid part of one of my changes to a row:
  * `overlap`, someone else's later change overwrote lines I had written (my
  * text is in the changelog entry logKey); `revived`, a note I deleted was
- * brought back by someone's offline edit (logKey is the server's
- * delete_note entry, the note as I deleted it). version is the version my
- * change produced.
+ * brought back by someone's offline edit (logKey: the delete_note entry
+ * holding it as I deleted it). version is the version my change
+ * produced.
  */
 export interface Mark {
   table: Table;
@@ -100,6 +100,7 @@ export class MarkBook {
         continue;
       }
       const m: Mark = { table: e.table, id: e.id, kind: e.kind, version: e.version };
+      // An overlap's entry holds my overwritten note; a revival's, the note as I deleted it.
       if (e.logKey) m.logKey = e.logKey;
       const same = (x: Mark) => x.table === m.table && x.id === m.id && x.kind === m.kind && x.version === m.version && x.logKey === m.logKey;
       if (this.markList.some(same) || added.some(same)) continue;

@@ -82,6 +82,29 @@ describe('PendingQueue: bases', () => {
     expect(body(send()!).notes.upserted[0]).toMatchObject({ title: 'd', baseVersion: 2 });
   });
 
+  it('takes an older base given with the edit (an editor open for a while), shown and pushed merged against it', () => {
+    const { q, copy, shown, send, body } = setup();
+    copy.put(q, 1, note('n1', { title: 'T', content: 'one\ntwo' }));
+    const opened = copy.notes.get('n1')!;
+    copy.put(q, 2, note('n1', { title: 'T', content: 'one\ntwo\nthree' }));
+    const mine = { ...opened, content: 'ONE\ntwo' };
+    delete mine.version;
+    const e = q.add({ kind: 'note', id: 'n1', op: 'upsert', row: mine }, AT, copy, shown('n1'), opened);
+    expect(e.baseVersion).toBe(1);
+    expect(shown('n1')!.content).toBe('ONE\ntwo\nthree');
+    expect(body(send()!).notes.upserted[0]).toMatchObject({ content: 'ONE\ntwo', baseVersion: 1 });
+  });
+
+  it('ignores a given base when the row has an unsent edit (coalescing keeps the oldest base)', () => {
+    const { q, copy, edit } = setup();
+    copy.put(q, 1, note('n1', { title: 'a' }));
+    const opened = copy.notes.get('n1')!;
+    copy.put(q, 2, note('n1', { title: 'b' }));
+    edit('n1', { color: 'pink' });
+    const e = q.add({ kind: 'note', id: 'n1', op: 'upsert', row: { ...note('n1'), title: 'c' } }, AT, copy, undefined, opened);
+    expect(e.baseVersion).toBe(2);
+  });
+
   it('reports what to write: the new edit, and the seqs it replaced', () => {
     const { q, edit } = setup();
     const a = edit('n1', { title: 'a' });
@@ -103,6 +126,20 @@ describe('PendingQueue: the merge rule', () => {
     expect(e.baseVersion).toBe(2);
     expect(e.row).not.toHaveProperty('version');
     expect(body(send()!).notes.upserted[0]).toMatchObject({ content: 'ONE\ntwo\nTHREE', baseVersion: 2 });
+  });
+
+  it('keeps the old base when the newer row changed the same lines, so the server logs the lines mine overwrites', () => {
+    const { q, copy, edit, shown, send, body } = setup();
+    copy.put(q, 1, note('n1', { content: 'plan\nend' }));
+    edit('n1', { content: 'my plan\nend' });
+    copy.put(q, 2, note('n1', { content: 'their plan\nend', color: 'blue' }));
+    // Mine wins the line on screen, as it will on the server…
+    expect(shown('n1')).toMatchObject({ content: 'my plan\nend', color: 'blue' });
+    // …but the push names base 1: pushed on 2 it would replace their line
+    // with nobody told, and their text would be in no changelog.
+    const [e] = q.list();
+    expect(e.baseVersion).toBe(1);
+    expect(body(send()!).notes.upserted[0]).toMatchObject({ content: 'my plan\nend', baseVersion: 1 });
   });
 
   it('keeps an edit of a row deleted on the server, with its base: the push revives it', () => {

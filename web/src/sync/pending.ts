@@ -135,9 +135,12 @@ export class PendingQueue {
    * (the server copy with the queue on top). An edit of a row whose
    * unsent edit is not on its way replaces it and keeps its base; else the
    * base is the server copy, or, on top of a push on its way, the row as
-   * shown, and the edit waits for that push's row.
+   * shown, and the edit waits for that push's row. base, when given, is an
+   * older server row the edit was made on (an editor open for a while): it
+   * is the base instead of the copy's row when the row has no other edit
+   * in the queue, so the push is merged against it.
    */
-  add(e: NewEdit, at: string, server: ServerCopy, shown: Row | undefined): PendingEdit {
+  add(e: NewEdit, at: string, server: ServerCopy, shown: Row | undefined, base?: Row): PendingEdit {
     const edit: PendingEdit = { ...e, seq: this.nextSeq++, at };
     // Coalesce: a push never carries a row twice, and a new edit of a
     // refused row (carrying the whole row) takes the refused one's place.
@@ -148,7 +151,7 @@ export class PendingQueue {
     } else if (e.kind !== 'board') {
       const ahead = this.ahead(e.kind, e.id, server);
       if (!ahead) {
-        const b = server.row(e.kind, e.id);
+        const b = base?.version ? base : server.row(e.kind, e.id);
         edit.base = b ?? null;
         edit.baseVersion = b?.version ?? 0;
       } else if (ahead.edit.op === 'delete') {
@@ -351,13 +354,33 @@ export class PendingQueue {
         if (e.kind === 'board' || e.op !== 'upsert' || !e.row || this.inFlight.has(e.seq) || waits(e)) continue;
         const r = changed.get(e.kind + ':' + e.id);
         if (!r || (e.base && e.baseVersion === r.version)) continue;
-        e.row = strip(e.base ? mergeRow(e.kind, e.base, r, e.row).merged : e.row);
-        e.base = r;
-        e.baseVersion = r.version ?? 0;
+        this.mergeOnto(e, r);
         this.dirty(e);
       }
     }
     this.resolve(server);
+  }
+
+  /**
+   * mergeOnto merges the unsent upsert e onto r, a newer server row, and
+   * makes r its base. Where both changed the same lines the edit keeps its
+   * old base: pushed on r, its lines would replace r's without the server
+   * knowing, and r's lines would be lost; pushed on the old base, the
+   * server sees the overlap, writes r's text to the note's changelog and
+   * tells the person whose lines lost (docs/web-client.md, "The merge rule").
+   */
+  private mergeOnto(e: PendingEdit, r: Row) {
+    if (!e.base) {
+      e.base = r;
+      e.baseVersion = r.version ?? 0;
+      return;
+    }
+    const m = mergeRow(e.kind as RowKind, e.base, r, e.row!);
+    e.row = strip(m.merged);
+    if (!m.overlap) {
+      e.base = r;
+      e.baseVersion = r.version ?? 0;
+    }
   }
 
   /** resolve merges the edits whose wait is over onto the server copy, and forgets landed pushes it holds. */
@@ -366,9 +389,11 @@ export class PendingQueue {
       if (e.kind === 'board' || e.afterSeq !== undefined || e.afterVersion === undefined || e.afterVersion > server.version) continue;
       const cur = server.row(e.kind, e.id);
       if (cur) {
-        if (e.op === 'upsert' && e.row) e.row = strip(e.base ? mergeRow(e.kind, e.base, cur, e.row).merged : e.row);
-        e.base = cur;
-        e.baseVersion = cur.version ?? 0;
+        if (e.op === 'upsert' && e.row) this.mergeOnto(e, cur);
+        else {
+          e.base = cur;
+          e.baseVersion = cur.version ?? 0;
+        }
       } else {
         // Deleted since: the edit brings the row back, starting from the
         // row at that version.

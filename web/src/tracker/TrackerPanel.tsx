@@ -3,6 +3,7 @@ import type { TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import { randomId } from '../boards/ids';
 import { nextKeys } from './keys';
+import type { StepRecorder, UndoHistory } from '../canvas/undo';
 
 // The AI parts, loaded when first opened: the board opens without them.
 const TrackerGenerate = lazy(() => import('../ai/TrackerGenerate'));
@@ -11,9 +12,14 @@ const Analyse = lazy(() => import('../ai/Analyse'));
 export const ITEM_TYPES = ['epic', 'story', 'task', 'bug', 'subtask'] as const;
 export const ITEM_STATUSES = ['todo', 'in-progress', 'done'] as const;
 
-/** TrackerPanel lists, creates, edits and deletes tracker work items. */
-export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean }) {
+/** TrackerPanel lists, creates, edits and deletes tracker work items; each change is a step of the board's undo history. */
+export function TrackerPanel({ client, items, canEdit, undo }: { client: SyncClient; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean; undo?: UndoHistory }) {
   const [editing, setEditing] = useState<TrackerItem | null>(null);
+  const change = (label: string, fn: (r: StepRecorder) => void) => (undo ? undo.transact(label, fn) : client.batch(() => fn(client)));
+  // The form's edit is made on the item as it was when the form opened: fields
+  // others changed meanwhile, and the form did not touch, keep their values.
+  const saveItem = (i: TrackerItem) =>
+    change(items.has(i.id) ? `edit of ${i.key}` : `new work item ${i.key}`, (r) => (editing?.id === i.id && editing.version ? r.upsertItem(i, editing) : r.upsertItem(i)));
   const [generating, setGenerating] = useState(false);
   const list = [...items.values()].sort((a, b) => (a.key ?? '').localeCompare(b.key ?? '', undefined, { numeric: true }));
 
@@ -47,9 +53,9 @@ export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; i
           items={items}
           readOnly={!canEdit}
           boardId={client.boardId}
-          onApply={(i) => client.upsertItem(i)}
+          onApply={saveItem}
           onSave={(i) => {
-            client.upsertItem(i);
+            saveItem(i);
             setEditing(null);
           }}
           onCancel={() => setEditing(null)}
@@ -66,7 +72,7 @@ export function TrackerPanel({ client, items, canEdit }: { client: SyncClient; i
                 <span className="item-summary">{i.summary || <em>No summary</em>}</span>
               </button>
               {canEdit && (
-                <button type="button" onClick={() => client.deleteItem(i.id)} aria-label={`Delete ${i.key}`}>
+                <button type="button" onClick={() => change(`deletion of ${i.key}`, (r) => r.deleteItem(i.id))} aria-label={`Delete ${i.key}`}>
                   Delete
                 </button>
               )}

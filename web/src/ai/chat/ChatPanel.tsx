@@ -8,7 +8,7 @@ import { isToolUIPart, getToolName, type UIMessage } from 'ai';
 import { parseNoteAnswer } from '../../api/ai';
 import type { Note, Phases } from '../../api/types';
 import type { SyncClient } from '../../sync/client';
-import type { UndoStack } from '../../canvas/undo';
+import type { UndoHistory } from '../../canvas/undo';
 import { renderMarkdown } from '../../canvas/notes';
 import { AiErrorText } from '../AiErrorText';
 import { useCredits } from '../credits';
@@ -25,7 +25,7 @@ interface Props {
   boardId: string;
   canEdit: boolean;
   phases?: Phases | null;
-  undo: UndoStack;
+  undo: UndoHistory;
   onClose: () => void;
   /** hidden: the panel is closed but keeps its conversation. */
   hidden?: boolean;

@@ -8,7 +8,7 @@ import { AiError, setAiFetch } from '../../api/ai';
 import { SyncClient } from '../../sync/client';
 import { MemoryStore } from '../../sync/store';
 import { FakeClock, FakeLive, FakeServer, note, settle } from '../../sync/testing';
-import { UndoStack } from '../../canvas/undo';
+import { UndoHistory } from '../../canvas/undo';
 import { ChatSession, MAX_CONTINUATIONS } from './session';
 import { chatError, cutReason } from './chatError';
 import { aiErrorMessage } from '../errors';
@@ -63,7 +63,7 @@ async function setup(o: { canEdit?: boolean } = {}) {
   server.apply({ notes: { upserted: [note('h1', { title: 'Existing' })], deleted: [] } });
   const client = new SyncClient({ boardId: 'b1', transport: server, store: new MemoryStore(), live: new FakeLive(), clock: new FakeClock(), newKey: () => `k${++keyN}` });
   await client.start();
-  const undo = new UndoStack();
+  const undo = new UndoHistory(client);
   let n = 0;
   const session = new ChatSession({
     client,
@@ -110,7 +110,7 @@ describe('ChatSession', () => {
     await settle();
     expect(server.rows.get('ai1')?.title).toBe('Go');
     expect(undo.size).toBe(1);
-    undo.pop()!.run();
+    expect(undo.undo()).toEqual({ kind: 'done', label: 'AI changes' });
     expect(client.getSnapshot().notes.has('ai1')).toBe(false);
   });
 

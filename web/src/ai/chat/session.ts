@@ -6,7 +6,7 @@
 import { DefaultChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from 'ai';
 import { aiFetch } from '../../api/ai';
 import type { Phases } from '../../api/types';
-import type { UndoStack } from '../../canvas/undo';
+import type { UndoHistory } from '../../canvas/undo';
 import { randomId } from '../../boards/ids';
 import { creditsChanged } from '../credits';
 import { AiTurn, applyToolCall, type ExpandNote, type NoteStore, type ToolResult } from './tools';
@@ -54,7 +54,7 @@ export interface BoardClient extends NoteStore {
 export interface SessionOptions {
   client: BoardClient;
   boardId: string;
-  undo: UndoStack;
+  undo: UndoHistory;
   expand: ExpandNote;
   canEdit: () => boolean;
   phases: () => Phases | null | undefined;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SyncClient } from '../../sync/client';
 import { MemoryStore } from '../../sync/store';
 import { FakeClock, FakeLive, FakeServer, note, settle } from '../../sync/testing';
-import { UndoStack } from '../../canvas/undo';
+import { UndoHistory } from '../../canvas/undo';
 import { NOTE_WIDTH } from '../../canvas/notes';
 import { AiTurn, applyToolCall, type ExpandNote, type ToolContext, type ToolResult } from './tools';
 
@@ -12,7 +12,7 @@ async function setup(notes = [note('h1', { title: 'Human note', content: 'Writte
   if (notes.length) server.apply({ notes: { upserted: notes, deleted: [] } });
   const client = new SyncClient({ boardId: 'b1', transport: server, store: new MemoryStore(), live: new FakeLive(), clock: new FakeClock(), newKey: () => `k${++keyN}` });
   await client.start();
-  const undo = new UndoStack();
+  const undo = new UndoHistory(client);
   let n = 0;
   const ctx = (o: Partial<ToolContext> = {}): ToolContext => ({
     turn: o.turn ?? new AiTurn(client, undo),
@@ -139,9 +139,7 @@ describe('AiTurn', () => {
     expect(undo.size).toBe(1);
     const pushes = server.pushes.length;
 
-    const u = undo.pop()!;
-    expect(u.label).toBe('AI changes');
-    u.run();
+    expect(undo.undo()).toEqual({ kind: 'done', label: 'AI changes' });
     await settle();
     const s = client.getSnapshot();
     expect(s.notes.has('ai1')).toBe(false);
@@ -157,10 +155,10 @@ describe('AiTurn', () => {
     const { client, undo, ctx } = await setup([]);
     const c = ctx();
     applyToolCall(call('createNote', { title: 'One', content: '' }, 'c1'), c);
-    undo.pop()!.run();
+    undo.undo();
     applyToolCall(call('createNote', { title: 'Two', content: '' }, 'c2'), c);
     expect(undo.size).toBe(1);
-    undo.pop()!.run();
+    undo.undo();
     expect(client.getSnapshot().notes.size).toBe(0);
   });
 

@@ -7,7 +7,7 @@
 import type { Note } from '../../api/types';
 import { AI_MARK, aiMarkOf, type AiMark } from '../../canvas/aiMark';
 import { NOTE_HEIGHT, NOTE_WIDTH } from '../../canvas/notes';
-import type { UndoStack } from '../../canvas/undo';
+import type { StepRecorder, UndoHistory } from '../../canvas/undo';
 
 /** The notes as the tools see them: a SyncClient fits. */
 export interface NoteStore {
@@ -26,51 +26,29 @@ export interface AiChange {
 
 /**
  * AiTurn is everything the AI changes between the user's message and the
- * end of the answer (tool calls, and the continuations that follow them).
- * Its first change pushes one entry on the board's undo stack; that entry
- * puts back every note the turn touched as it was before the turn, in one
- * batch (one push). After an undo, later changes of the same turn start a
- * new entry.
+ * end of the answer (tool calls, and the continuations that follow them):
+ * one step of the board's undo history (UndoHistory.begin), so Undo
+ * reverts the fields the turn changed, on top of what people did since, in
+ * one batch (one push). After an undo, later changes of the same turn start
+ * a new step.
  */
 export class AiTurn {
-  /** before holds each touched note as it was before the turn (null: the turn created it). */
-  private before = new Map<string, Note | null>();
+  /** created holds the notes this turn made (they are not in the way of the next ones). */
+  private readonly created = new Set<string>();
+  private readonly rec: StepRecorder;
   private placed = 0;
   readonly changes: AiChange[] = [];
 
   constructor(
     private readonly store: NoteStore,
-    private readonly undo: UndoStack,
-    private readonly onUndone?: () => void,
-  ) {}
-
-  /** touch records id's state before its first change in this turn. */
-  private touch(id: string) {
-    if (this.before.size === 0) this.pushUndo();
-    if (!this.before.has(id)) this.before.set(id, this.store.getSnapshot().notes.get(id) ?? null);
-  }
-
-  private pushUndo() {
-    const before = this.before;
-    this.undo.push({
-      label: 'AI changes',
-      run: () => {
-        this.store.batch(() => {
-          for (const [id, was] of before) {
-            if (was) this.store.upsertNote(was);
-            else if (this.store.getSnapshot().notes.has(id)) this.store.deleteNote(id);
-          }
-        });
-        // A fresh map: what the turn changes after this is a new step.
-        if (this.before === before) this.before = new Map();
-        this.onUndone?.();
-      },
-    });
+    undo: UndoHistory,
+  ) {
+    this.rec = undo.begin('AI changes');
   }
 
   /** nextSpot is where a note without a position goes: a column right of the board's notes. */
   nextSpot(): { x: number; y: number } {
-    const notes = [...this.store.getSnapshot().notes.values()].filter((n) => !this.before.has(n.id) || this.before.get(n.id) !== null);
+    const notes = [...this.store.getSnapshot().notes.values()].filter((n) => !this.created.has(n.id));
     let maxX = -Infinity;
     let minY = Infinity;
     for (const n of notes) {
@@ -84,26 +62,24 @@ export class AiTurn {
   }
 
   create(n: Note): Note {
-    this.touch(n.id);
-    const row = this.store.upsertNote({ ...n, [AI_MARK]: 'created' satisfies AiMark });
+    this.created.add(n.id);
+    const row = this.rec.upsertNote({ ...n, [AI_MARK]: 'created' satisfies AiMark });
     this.changes.push({ kind: 'created', id: row.id, title: row.title });
     return row;
   }
 
   update(n: Note): Note {
     const cur = this.store.getSnapshot().notes.get(n.id);
-    this.touch(n.id);
     // A note this turn (or an earlier AI turn) created stays "made by AI".
     const mark: AiMark = cur && aiMarkOf(cur) === 'created' ? 'created' : 'updated';
-    const row = this.store.upsertNote({ ...n, [AI_MARK]: mark });
+    const row = this.rec.upsertNote({ ...n, [AI_MARK]: mark });
     this.changes.push({ kind: 'updated', id: row.id, title: row.title });
     return row;
   }
 
   remove(id: string): void {
     const cur = this.store.getSnapshot().notes.get(id);
-    this.touch(id);
-    this.store.deleteNote(id);
+    this.rec.deleteNote(id);
     this.changes.push({ kind: 'deleted', id, title: cur?.title ?? '' });
   }
 }
