@@ -86,15 +86,15 @@ type convEnv struct {
 // edit won lines of the newer server row, which the server will not see as
 // an overlap if the edit is pushed on that row):
 const (
-	// OverlapNone does nothing more: docs/web-client.md's merge rule as
-	// written (the new row becomes the edit's base).
+	// OverlapNone does nothing more: the new row becomes the edit's base
+	// (the browser's first merge rule, which lost the row's lines).
 	OverlapNone = "none"
 	// OverlapLog writes the server row it overwrote to the changelog
 	// (update_note) before pushing.
 	OverlapLog = "log"
 	// OverlapKeepBase pushes the edit on the base it had before the
 	// overlap, so that the server's merge finds the overlap again, logs
-	// the row and sends its overlap event.
+	// the row and sends its overlap event (docs/web-client.md's rule).
 	OverlapKeepBase = "keep-base"
 )
 
