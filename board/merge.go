@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -109,11 +110,14 @@ func mergeExtra(base, theirs, mine []Field) []Field {
 // MergeText merges mine, an edit of base, into theirs line by line (a
 // three-way merge, diff3). Changes to different lines both survive. Where
 // both sides changed the same stretch of lines and it has as many lines in
-// base, theirs and mine, the lines are merged one by one, so neighbouring
-// edits (two ticks in a checklist) both survive; otherwise mine wins the
-// stretch and overlap is true. Two insertions at the same place with no
-// base lines between are both kept, theirs first (one that already holds
-// the other is taken alone, so merging the same edit twice adds nothing).
+// base, theirs and mine, each changed in place (no changed line is another
+// line of the base's stretch, which would mean lines moved), the lines are
+// merged one by one, so neighbouring edits (two ticks in a checklist) both
+// survive; otherwise mine wins the stretch and overlap is true. Two
+// insertions at the same place with no base lines between are both kept,
+// theirs first (one that already holds the other is taken alone, and
+// mine's lines that theirs already holds are not added again, so merging
+// the same edit twice adds nothing).
 // Lines are compared whole, line break included ("\r\n" is not "\n").
 //
 // A merge is idempotent: merging mine again into the result gives the
@@ -185,9 +189,22 @@ func mergeChunk(b, t, m []string) ([]string, bool) {
 		if containsRun(m, t) {
 			return m, false
 		}
-		out := make([]string, 0, len(t)+len(m))
-		return append(append(out, t...), m...), false
-	case len(t) == len(b) && len(m) == len(b):
+		// Theirs, then mine's lines that theirs does not already hold (an
+		// edit pushed again on an older base carries lines theirs has).
+		out := append(make([]string, 0, len(t)+len(m)), t...)
+		have := map[string]int{}
+		for _, l := range t {
+			have[l]++
+		}
+		for _, l := range m {
+			if have[l] > 0 {
+				have[l]--
+				continue
+			}
+			out = append(out, l)
+		}
+		return out, false
+	case len(t) == len(b) && len(m) == len(b) && inPlace(b, t) && inPlace(b, m):
 		out := make([]string, len(b))
 		overlap := false
 		for k := range b {
@@ -204,6 +221,19 @@ func mergeChunk(b, t, m []string) ([]string, bool) {
 		return out, overlap
 	}
 	return m, true
+}
+
+// inPlace reports whether s, a stretch as long as b, changed b's lines in
+// place: no line of s that differs from b's line at its place is one of b's
+// other lines. A line that is would have moved, and merging by place would
+// show it twice.
+func inPlace(b, s []string) bool {
+	for k := range s {
+		if s[k] != b[k] && slices.Contains(b, s[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 func equalLines(a, b []string) bool {

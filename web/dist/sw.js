@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '2790ea7aecf35c3c';
-const FILES = ["assets/AiErrorText-UvYx83Xa.js","assets/Analyse-BLcV3S3X.js","assets/ChatPanel-CG6gCMyA.js","assets/ChatPanel-CKr0VgHu.css","assets/HistoryPanel-Ddv_HVwX.js","assets/ImportDialog-DuOjEc-P.js","assets/NoteAssist-n2vhz6Cw.js","assets/NoteHints-C1zGNtzz.js","assets/SlashMenu-BnwMpQ9n.js","assets/SnapshotsPanel-Cg1-Clza.js","assets/TrackerGenerate-CKe5pXz0.js","assets/ai-BpxBzvep.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-DpHBzBqg.js","assets/index-C3ZVEMch.css","assets/index-rz_ZyI6L.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CkW3UynQ.js"];
+const VERSION = 'c3c50babb6c7e7e0';
+const FILES = ["assets/AiErrorText-7puPaxbA.js","assets/Analyse-BeSaJh1C.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-CSUBD9bt.js","assets/HistoryPanel-pFr3Vr8Z.js","assets/ImportDialog-DElm-vHM.js","assets/NoteAssist-HwqpofSM.js","assets/NoteHints-w3U10MH1.js","assets/SlashMenu-B7axlu5d.js","assets/SnapshotsPanel-ClVOPsUx.js","assets/TrackerGenerate-jRT4MEQr.js","assets/ai-D5Ah4wXk.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BchAGhwG.js","assets/index-C3ZVEMch.css","assets/index-Ne3Mv09c.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-C9SqOk4-.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -121,7 +121,7 @@ function mergeExtra(out: Obj, base: Obj, theirs: Obj, mine: Obj, own: readonly s
  * mergeText merges mine, an edit of base, into theirs line by line
  * (board.MergeText, diff3). Changes to different lines both survive; where
  * both sides changed the same stretch and it has as many lines on all three
- * sides, lines merge one by one; otherwise mine wins the stretch and
+ * sides, each changed in place (inPlace), lines merge one by one; otherwise mine wins the stretch and
  * overlap is true. Two insertions at one place are both kept, theirs first
  * (one already holding the other is taken alone). Lines are compared whole,
  * line break included. The result is idempotent: a result that merging mine
@@ -172,6 +172,16 @@ function diff3(base: string, theirs: string, mine: string): MergeResult<string> 
   return { merged: joinLines(out), overlap };
 }
 
+/**
+ * inPlace reports whether s, a stretch as long as b, changed b's lines in
+ * place: no line of s that differs from b's line at its place is one of
+ * b's other lines (that line moved; merging by place would show it twice).
+ */
+function inPlace(b: string[], s: string[]): boolean {
+  for (let k = 0; k < s.length; k++) if (s[k] !== b[k] && b.includes(s[k])) return false;
+  return true;
+}
+
 /** mergeChunk resolves one unstable stretch: base lines b that theirs replaced with t and mine with m. */
 function mergeChunk(b: string[], t: string[], m: string[]): [string[], boolean] {
   if (equalLines(t, b)) return [m, false];
@@ -180,9 +190,19 @@ function mergeChunk(b: string[], t: string[], m: string[]): [string[], boolean] 
     // Both inserted at the same place: keep both, unless one holds the other already.
     if (containsRun(t, m)) return [t, false];
     if (containsRun(m, t)) return [m, false];
-    return [[...t, ...m], false];
+    // Theirs, then mine's lines that theirs does not already hold (an edit
+    // pushed again on an older base carries lines theirs has).
+    const have = new Map<string, number>();
+    for (const l of t) have.set(l, (have.get(l) ?? 0) + 1);
+    const out = [...t];
+    for (const l of m) {
+      const n = have.get(l) ?? 0;
+      if (n > 0) have.set(l, n - 1);
+      else out.push(l);
+    }
+    return [out, false];
   }
-  if (t.length === b.length && m.length === b.length) {
+  if (t.length === b.length && m.length === b.length && inPlace(b, t) && inPlace(b, m)) {
     const out: string[] = new Array(b.length);
     let overlap = false;
     for (let k = 0; k < b.length; k++) {
