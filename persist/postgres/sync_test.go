@@ -43,6 +43,23 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 	storetest.BenchApplyPushBoards(b, db, ids)
 }
 
+// BenchmarkApplyPushEdit100Boards is BenchmarkApplyPushEdit on 100 boards
+// at once (storetest.BenchEditNoteBoards): one round pushes one edit to
+// each board's 1 KB note concurrently, over the pool's connections, as
+// BenchmarkApplyPush100Boards pushes its notes.
+func BenchmarkApplyPushEdit100Boards(b *testing.B) {
+	ids := storetest.BoardIDs(100)
+	for _, bc := range []struct {
+		name  string
+		merge bool
+	}{{"base=none", false}, {"base=previous", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, _, _ := openSyncDB(b, ids...)
+			storetest.BenchEditNoteBoards(b, db, ids, bc.merge)
+		})
+	}
+}
+
 // BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
 // note: replacing the row (base=none), or merged against the version
 // before the current one (base=previous). See the bbolt store's.

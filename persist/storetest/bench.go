@@ -137,16 +137,55 @@ func (e *noteEditor) next(merge bool) *board.Push {
 func BenchEditNote(b *testing.B, s persist.Store, merge bool) {
 	ed := newNoteEditor()
 	for b.Loop() {
-		p := ed.next(merge)
-		res, err := s.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: p}})
-		if err != nil || res[0].Err != nil {
-			b.Fatal(err, res[0].Err)
-		}
-		if want := merge && p.Notes.Upserted[0].BaseVersion > 0; (res[0].Merged == 1) != want || len(res[0].Events) != 0 ||
-			res[0].Changes.Notes[0].Content != strings.Join(ed.lines, "\n") {
-			b.Fatalf("push %d: merged=%d events=%v, want a clean merge: %v", ed.edits, res[0].Merged, res[0].Events, want)
+		if err := ed.push(s, "b1", merge); err != nil {
+			b.Fatal(err)
 		}
 	}
+}
+
+// BenchEditNoteBoards is BenchEditNote on the boards ids at once: one
+// round is one edit pushed to each board concurrently (as in
+// BenchApplyPushBoards), each board's note edited as BenchEditNote edits
+// b1's, merged or not.
+func BenchEditNoteBoards(b *testing.B, s persist.Store, ids []string, merge bool) {
+	eds := make([]*noteEditor, len(ids))
+	for i := range eds {
+		eds[i] = newNoteEditor()
+	}
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i, id := range ids {
+			wg.Go(func() {
+				if err := eds[i].push(s, id, merge); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if b.Failed() {
+			b.FailNow()
+		}
+	}
+	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
+}
+
+// push applies e's next edit to boardID and checks its outcome: a clean
+// merge when it carries a baseVersion, the row as sent otherwise, and
+// either way the note as the editor expects it.
+func (e *noteEditor) push(s persist.Store, boardID string, merge bool) error {
+	p := e.next(merge)
+	res, err := s.ApplyPushes(context.Background(), boardID, []persist.PushInput{{Push: p}})
+	if err != nil {
+		return err
+	}
+	if res[0].Err != nil {
+		return res[0].Err
+	}
+	if want := merge && p.Notes.Upserted[0].BaseVersion > 0; (res[0].Merged == 1) != want || len(res[0].Events) != 0 ||
+		res[0].Changes.Notes[0].Content != strings.Join(e.lines, "\n") {
+		return fmt.Errorf("board %s, push %d: merged=%d events=%v, want a clean merge: %v", boardID, e.edits, res[0].Merged, res[0].Events, want)
+	}
+	return nil
 }
 
 // PushNoteEdits pushes n edits of BenchEditNote's 1 KB note (merged) to
