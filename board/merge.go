@@ -121,12 +121,33 @@ func mergeExtra(base, theirs, mine []Field) []Field {
 // align an insertion with another copy of a line), so a result that would
 // change when merged again is not taken: mine wins the whole text and
 // overlap is true, which loses nothing (theirs goes to the changelog).
+//
+// The check is the second diff3 of base, the result and mine, done
+// without repeating what the first one already knows: the lines of base
+// and mine and their match (the same, since diff3 is deterministic).
+// web/src/sync/merge.ts runs both diff3 whole; the two give the same
+// (merge_ref_test.go compares them).
 func MergeText(base, theirs, mine string) (merged string, overlap bool) {
-	merged, overlap = diff3(base, theirs, mine)
+	if theirs == base || mine == theirs {
+		return mine, false
+	}
+	if mine == base {
+		return theirs, false
+	}
+	b, t, m := splitLines(base), splitLines(theirs), splitLines(mine)
+	mm := matchLines(b, m)
+	out, overlap := diff3Lines(b, t, m, matchLines(b, t), mm)
+	merged = joinLines(out)
 	if merged == theirs || merged == mine {
 		return merged, overlap
 	}
-	if again, _ := diff3(base, merged, mine); again != merged {
+	// diff3(base, merged, mine), whose early answers are mine (merged is
+	// base) or a merge of lines.
+	if merged == base {
+		return mine, true
+	}
+	ml := splitLines(merged)
+	if again, _ := diff3Lines(b, ml, m, matchLines(b, ml), mm); joinLines(again) != merged {
 		return mine, true
 	}
 	return merged, overlap
@@ -141,10 +162,14 @@ func diff3(base, theirs, mine string) (merged string, overlap bool) {
 		return theirs, false
 	}
 	b, t, m := splitLines(base), splitLines(theirs), splitLines(mine)
-	mt := matchLines(b, t)
-	mm := matchLines(b, m)
+	out, overlap := diff3Lines(b, t, m, matchLines(b, t), matchLines(b, m))
+	return joinLines(out), overlap
+}
 
-	var out []string
+// diff3Lines is diff3 on lines: b, t and m are the lines of base, theirs
+// and mine, mt and mm matchLines(b, t) and matchLines(b, m).
+func diff3Lines(b, t, m []string, mt, mm []int) (out []string, overlap bool) {
+	out = make([]string, 0, max(len(t), len(m)))
 	i, ti, mi := 0, 0, 0
 	for {
 		// The next base line kept by both sides ends the unstable stretch.
@@ -165,7 +190,7 @@ func diff3(base, theirs, mine string) (merged string, overlap bool) {
 		out = append(out, b[j])
 		i, ti, mi = j+1, mt[j]+1, mm[j]+1
 	}
-	return joinLines(out), overlap
+	return out, overlap
 }
 
 // mergeChunk resolves one unstable stretch: base lines b that theirs
@@ -232,18 +257,42 @@ func containsRun(s, sub []string) bool {
 // more "\n" at its end: "a\nb" is ["a\n", "b\n"] and "a\nb\n" is ["a\n",
 // "b\n", "\n"]. So a text that does not end with a line break can grow
 // lines below its last one without changing it, and every text has one
-// list of lines: "" has none.
+// list of lines: "" has none. Every line but the last is a piece of s.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	lines := strings.SplitAfter(s+"\n", "\n")
-	return lines[:len(lines)-1] // SplitAfter leaves "" after the last "\n"
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	if s == "" {
+		return append(lines, "\n")
+	}
+	return append(lines, s+"\n")
 }
 
 // joinLines is the inverse of splitLines.
 func joinLines(lines []string) string {
-	return strings.TrimSuffix(strings.Join(lines, ""), "\n")
+	if len(lines) == 0 {
+		return ""
+	}
+	n := -1 // the last line's "\n" is left out
+	for _, l := range lines {
+		n += len(l)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, l := range lines[:len(lines)-1] {
+		sb.WriteString(l)
+	}
+	sb.WriteString(strings.TrimSuffix(lines[len(lines)-1], "\n"))
+	return sb.String()
 }
 
 // MaxDiffWork bounds the work of one line diff (steps of Myers' algorithm,
@@ -263,24 +312,26 @@ const MaxDiffWork = 1_000_000
 // same way on both sides of a merge, and merging an edit that is already
 // in theirs adds nothing.
 func matchLines(a, b []string) []int {
-	ra, rb := reversed(a), reversed(b)
-	rm := matchFromStart(ra, rb)
-	match := make([]int, len(a))
-	for i, j := range rm {
+	// Both reversed copies in one allocation; the reversed match is turned
+	// around in place.
+	r := make([]string, len(a)+len(b))
+	ra, rb := r[:len(a):len(a)], r[len(a):]
+	for i, v := range a {
+		ra[len(a)-1-i] = v
+	}
+	for i, v := range b {
+		rb[len(b)-1-i] = v
+	}
+	match := matchFromStart(ra, rb)
+	for i, j := 0, len(match)-1; i <= j; i, j = i+1, j-1 {
+		match[i], match[j] = match[j], match[i]
+	}
+	for i, j := range match {
 		if j >= 0 {
-			j = len(b) - 1 - j
+			match[i] = len(b) - 1 - j
 		}
-		match[len(a)-1-i] = j
 	}
 	return match
-}
-
-func reversed(s []string) []string {
-	r := make([]string, len(s))
-	for i, v := range s {
-		r[len(s)-1-i] = v
-	}
-	return r
 }
 
 // matchFromStart is matchLines without the reversal: equal lines match as
