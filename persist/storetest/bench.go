@@ -82,10 +82,10 @@ func BenchChangesSince5000Notes(b *testing.B, s persist.Store) {
 	}
 }
 
-// noteEditor makes the pushes of BenchEditNote: one note of
+// NoteEditor makes the pushes of BenchEditNote to one board: one note of
 // EditNoteLines lines of about 50 bytes (about 1 KB of content), each push
 // changing one line, the next line each time.
-type noteEditor struct {
+type NoteEditor struct {
 	lines, prev []string // the note's content now, and one version before
 	version     int64    // the board's version
 	edits       int
@@ -94,8 +94,9 @@ type noteEditor struct {
 // EditNoteLines is how many lines the edited note has.
 const EditNoteLines = 20
 
-func newNoteEditor() *noteEditor {
-	e := &noteEditor{lines: make([]string, EditNoteLines)}
+// NewNoteEditor returns an editor of a board that has no note yet.
+func NewNoteEditor() *NoteEditor {
+	e := &NoteEditor{lines: make([]string, EditNoteLines)}
 	for i := range e.lines {
 		e.lines[i] = fmt.Sprintf("%02d %s", i, strings.Repeat("lorem ipsum ", 4)[:46])
 	}
@@ -108,7 +109,7 @@ func newNoteEditor() *noteEditor {
 // last push yet) and says so with baseVersion, so the store merges it
 // into the current note against the revision at that version; without,
 // the same edit is of the current note and replaces it.
-func (e *noteEditor) next(merge bool) *board.Push {
+func (e *NoteEditor) next(merge bool) *board.Push {
 	e.edits++
 	line := e.edits % EditNoteLines
 	text := fmt.Sprintf("%02d edit %-40d", line, e.edits)
@@ -135,9 +136,9 @@ func (e *noteEditor) next(merge bool) *board.Push {
 // third) is a real merge against a revision; without, the same edits
 // replace the row. The two compare side by side (docs/benchmarks.md).
 func BenchEditNote(b *testing.B, s persist.Store, merge bool) {
-	ed := newNoteEditor()
+	ed := NewNoteEditor()
 	for b.Loop() {
-		if err := ed.push(s, "b1", merge); err != nil {
+		if err := ed.Push(s, "b1", merge); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -148,15 +149,15 @@ func BenchEditNote(b *testing.B, s persist.Store, merge bool) {
 // BenchApplyPushBoards), each board's note edited as BenchEditNote edits
 // b1's, merged or not.
 func BenchEditNoteBoards(b *testing.B, s persist.Store, ids []string, merge bool) {
-	eds := make([]*noteEditor, len(ids))
+	eds := make([]*NoteEditor, len(ids))
 	for i := range eds {
-		eds[i] = newNoteEditor()
+		eds[i] = NewNoteEditor()
 	}
 	for b.Loop() {
 		var wg sync.WaitGroup
 		for i, id := range ids {
 			wg.Go(func() {
-				if err := eds[i].push(s, id, merge); err != nil {
+				if err := eds[i].Push(s, id, merge); err != nil {
 					b.Error(err)
 				}
 			})
@@ -169,10 +170,10 @@ func BenchEditNoteBoards(b *testing.B, s persist.Store, ids []string, merge bool
 	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
 }
 
-// push applies e's next edit to boardID and checks its outcome: a clean
-// merge when it carries a baseVersion, the row as sent otherwise, and
-// either way the note as the editor expects it.
-func (e *noteEditor) push(s persist.Store, boardID string, merge bool) error {
+// Push applies e's next edit to boardID and checks its outcome: a clean
+// merge when it carries a baseVersion (merge, from the third push), the
+// row as sent otherwise, and either way the note as the editor expects it.
+func (e *NoteEditor) Push(s persist.Store, boardID string, merge bool) error {
 	p := e.next(merge)
 	res, err := s.ApplyPushes(context.Background(), boardID, []persist.PushInput{{Push: p}})
 	if err != nil {
@@ -193,7 +194,7 @@ func (e *noteEditor) push(s persist.Store, boardID string, merge bool) error {
 // size per edit writes.
 func PushNoteEdits(tb testing.TB, s persist.Store, boardID string, n int) {
 	tb.Helper()
-	ed := newNoteEditor()
+	ed := NewNoteEditor()
 	for range n {
 		if _, _, err := applyPush(context.Background(), s, boardID, ed.next(true), ""); err != nil {
 			tb.Fatal(err)
