@@ -99,6 +99,34 @@ func BenchmarkApplyPushEdit(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyPushEditSideBySide is BenchmarkApplyPushEdit (boards=1)
+// and BenchmarkApplyPushEdit100Boards (boards=100) with both variants in
+// one run, each on a store of its own, alternating push by push (round by
+// round for 100 boards): storetest.BenchEditNoteSideBySide. Its
+// merged/plain metric is the figure docs/benchmarks.md gives; the A-A
+// runs push without baseVersion on both sides, for the method's error. Run it with -benchtime 400x for
+// one board, 60x for 100.
+func BenchmarkApplyPushEditSideBySide(b *testing.B) {
+	for _, bc := range []struct {
+		name          string
+		boards        int
+		nosync, merge bool
+	}{{"boards=1", 1, false, true}, {"boards=100", 100, false, true}, {"fsync=off/boards=1", 1, true, true},
+		{"A-A/boards=1", 1, false, false}, {"A-A/boards=100", 100, false, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			// One file each (see BenchEditNoteSideBySide).
+			ids := storetest.BoardIDs(bc.boards)
+			pdb, _, _ := openSyncDB(b, ids...)
+			mdb, _, _ := openSyncDB(b, ids...)
+			if bc.nosync {
+				bolt.SetNoSync(pdb)
+				bolt.SetNoSync(mdb)
+			}
+			storetest.BenchEditNoteSideBySide(b, pdb, mdb, ids, ids, bc.merge)
+		})
+	}
+}
+
 // BenchmarkRevisions1000Edits measures the revision store after 1,000
 // merged edits of a 1 KB note (storetest.PushNoteEdits), from bbolt's
 // bucket stats once the store is closed: the bytes its two buckets use in

@@ -87,6 +87,36 @@ func BenchmarkApplyPushEdit(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyPushEditSideBySide is BenchmarkApplyPushEdit (boards=1)
+// and BenchmarkApplyPushEdit100Boards (boards=100) with both variants in
+// one run on one database, alternating push by push (round by round for
+// 100 boards): storetest.BenchEditNoteSideBySide. Its merged/plain metric
+// is the figure docs/benchmarks.md gives; the A-A runs push without
+// baseVersion on both sides, for the method's error. Run it with -benchtime 400x for
+// one board, 60x for 100.
+func BenchmarkApplyPushEditSideBySide(b *testing.B) {
+	for _, bc := range []struct {
+		name         string
+		boards       int
+		async, merge bool
+	}{{"boards=1", 1, false, true}, {"boards=100", 100, false, true}, {"commit=async/boards=1", 1, true, true},
+		{"A-A/boards=1", 1, false, false}, {"A-A/boards=100", 100, false, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			plain, merged := storetest.PrefixedIDs("n", bc.boards), storetest.PrefixedIDs("m", bc.boards)
+			db, _, dsn := openSyncDB(b, append(plain, merged...)...)
+			if bc.async {
+				var err error
+				if db, err = postgres.Open(context.Background(), dsn+"&synchronous_commit=off"); err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				db.SetNoteRenderer(changelog.RenderNote)
+			}
+			storetest.BenchEditNoteSideBySide(b, db, db, plain, merged, bc.merge)
+		})
+	}
+}
+
 // BenchmarkRevisions1000Edits measures board_revisions on a fresh database
 // after 1,000 merged edits of a 1 KB note (storetest.PushNoteEdits): its
 // heap, its indexes, and all of it with TOAST (pg_total_relation_size),

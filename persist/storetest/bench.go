@@ -3,10 +3,12 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -45,10 +47,13 @@ func BenchApplyPushBoards(b *testing.B, s persist.Store, ids []string) {
 }
 
 // BoardIDs returns b0 … b(n-1), the boards BenchApplyPushBoards pushes to.
-func BoardIDs(n int) []string {
+func BoardIDs(n int) []string { return PrefixedIDs("b", n) }
+
+// PrefixedIDs returns prefix0 … prefix(n-1).
+func PrefixedIDs(prefix string, n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = fmt.Sprintf("b%d", i)
+		ids[i] = fmt.Sprintf("%s%d", prefix, i)
 	}
 	return ids
 }
@@ -168,6 +173,94 @@ func BenchEditNoteBoards(b *testing.B, s persist.Store, ids []string, merge bool
 		}
 	}
 	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
+}
+
+// SideBySideRounds is how many rounds BenchEditNoteSideBySide splits its
+// pushes into.
+const SideBySideRounds = 20
+
+// BenchEditNoteSideBySide measures BenchEditNote's two variants in one
+// run, alternating: every iteration pushes one edit to each of the boards
+// plain of ps (without baseVersion, as BenchEditNote with merge false) and
+// one to each of the boards merged of ms (with baseVersion), in an order
+// drawn for the iteration; with several boards in a set, its pushes go at
+// once (as BenchEditNoteBoards). On a machine shared with other work,
+// whose load moves within seconds, this keeps the load alike for both.
+// ps and ms may be one store (PostgreSQL: one database, so that the two
+// differ only by the merge) or two of the same kind (bbolt: with both sets
+// of boards in one file, one set's pushes came out about 20 % dearer than
+// the other's with no merge on either side; each in its own file, the two
+// match within a few per cent). With merge false the boards of merged
+// push without baseVersion too: an A/A run, whose ratio is the method's
+// own error. The iterations are cut into SideBySideRounds rounds;
+// the metrics are each variant's median over the rounds of its mean time
+// per push (plain-µs/push, merged-µs/push) and their ratio
+// (merged/plain). Run it with at least 2×SideBySideRounds iterations
+// (-benchtime Nx).
+func BenchEditNoteSideBySide(b *testing.B, ps, ms persist.Store, plain, merged []string, merge bool) {
+	type set struct {
+		s      persist.Store
+		ids    []string
+		eds    []*NoteEditor
+		merge  bool
+		rounds []time.Duration
+	}
+	sets := []*set{{s: ps, ids: plain}, {s: ms, ids: merged, merge: merge}}
+	for _, st := range sets {
+		for range st.ids {
+			st.eds = append(st.eds, NewNoteEditor())
+		}
+	}
+	run := func(st *set) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i, id := range st.ids {
+			wg.Go(func() {
+				if err := st.eds[i].Push(st.s, id, st.merge); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if b.Failed() {
+			b.FailNow()
+		}
+		return time.Since(start)
+	}
+	// The first two pushes to each board cannot merge: out of the rounds.
+	for range 2 {
+		run(sets[0])
+		run(sets[1])
+	}
+	var times [2][]time.Duration
+	order := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	for b.Loop() {
+		first := order.IntN(2)
+		times[first] = append(times[first], run(sets[first]))
+		times[1-first] = append(times[1-first], run(sets[1-first]))
+		n++
+	}
+	if n < 2*SideBySideRounds {
+		b.Fatalf("%d iterations: run at least %d (-benchtime %dx)", n, 2*SideBySideRounds, 2*SideBySideRounds)
+	}
+	var med [2]float64
+	for v := range times {
+		var means []float64
+		for r := range SideBySideRounds {
+			var sum time.Duration
+			part := times[v][r*n/SideBySideRounds : (r+1)*n/SideBySideRounds]
+			for _, d := range part {
+				sum += d
+			}
+			means = append(means, float64(sum)/float64(time.Microsecond)/float64(len(part)*len(sets[v].ids)))
+		}
+		slices.Sort(means)
+		med[v] = (means[(SideBySideRounds-1)/2] + means[SideBySideRounds/2]) / 2
+	}
+	b.ReportMetric(med[0], "plain-µs/push")
+	b.ReportMetric(med[1], "merged-µs/push")
+	b.ReportMetric(med[1]/med[0], "merged/plain")
 }
 
 // Push applies e's next edit to boardID and checks its outcome: a clean
