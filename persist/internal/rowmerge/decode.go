@@ -221,6 +221,15 @@ func (s *scanner) escaped(dst *string, start, i int) bool {
 	b.Grow(end - start)
 	b.Write(s.data[start:i])
 	for i < len(s.data) {
+		// A run of plain ASCII is copied at once.
+		j := i
+		for j < len(s.data) && s.data[j] >= 0x20 && s.data[j] < utf8.RuneSelf && s.data[j] != '"' && s.data[j] != '\\' {
+			j++
+		}
+		b.Write(s.data[i:j])
+		if i = j; i == len(s.data) {
+			break
+		}
 		c := s.data[i]
 		switch {
 		case c == '"':
@@ -257,9 +266,6 @@ func (s *scanner) escaped(dst *string, start, i int) bool {
 			i += 2
 		case c < 0x20:
 			return false
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			i++
 		default:
 			r, size := utf8.DecodeRune(s.data[i:])
 			if r == utf8.RuneError && size == 1 {
