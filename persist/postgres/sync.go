@@ -61,7 +61,9 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 	// in the round trip before the push: behind the board's lock for the
 	// first, behind the writes of the push before for the others. A merge
 	// then costs no round trip of its own, unless a push that wrote
-	// nothing (a replay, a no-op) comes between.
+	// nothing (a replay, a no-op) comes between, or the quick read of a
+	// single row (historyOneSQL) finds its base below baseVersion, gone, or
+	// its row deleted.
 	reqs := make([]historyRequest, len(pushes))
 	for i, in := range pushes {
 		if valid[i] {
@@ -419,7 +421,46 @@ func scanHistory(rows pgx.Rows) (map[historyKey]history, error) {
 	return out, nil
 }
 
-// readHistory reads the history of req's rows in a round trip of its own.
+// historyOneSQL reads the history of one row in the common case, with a
+// plan a third the size of historySQL's (two probes of primary keys, no
+// unnest, no LATERAL), which PostgreSQL sets up and tears down for
+// noticeably less (about 10 µs of server CPU a merged push): the current
+// row, and its revision at baseVersion itself when it changed since. Its
+// answer is all rowmerge needs unless the row changed since and that
+// revision is missing (the base lies below it, or is gone) or the row is
+// a tombstone (its last live state is needed): then historySQL reads it
+// (oneComplete).
+const historyOneSQL = `SELECT r.version, r.data, v.version, v.data FROM board_rows r
+	LEFT JOIN board_revisions v ON r.version > $4 AND v.board_id = $1 AND v.kind = $2 AND v.id = $3 AND v.version = $4
+	WHERE r.board_id = $1 AND r.kind = $2 AND r.id = $3`
+
+// scanHistoryOne collects historyOneSQL's answer to req (of one row), and
+// whether it is complete.
+func scanHistoryOne(rows pgx.Rows, req historyRequest) (map[historyKey]history, bool, error) {
+	out := map[historyKey]history{}
+	var curVersion int64
+	var curData, baseData []byte
+	var baseVersion *int64
+	k := historyKey{req.kinds[0], req.ids[0]}
+	_, err := pgx.ForEachRow(rows, []any{&curVersion, &curData, &baseVersion, &baseData}, func() error {
+		h := history{cur: &rowmerge.State{Version: curVersion, Data: curData}}
+		if baseVersion != nil {
+			h.base = &rowmerge.State{Version: *baseVersion, Data: baseData}
+		}
+		out[k] = h
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("read history of merged rows: %w", err)
+	}
+	h := out[k]
+	complete := !rowmerge.NeedsBase(req.bases[0], h.cur) || h.base != nil && h.cur.Live()
+	return out, complete, nil
+}
+
+// readHistory reads the history of req's rows in a round trip of its own
+// (historySQL: this is the path of a history that was not read ahead, or
+// whose quick read was not complete).
 func readHistory(ctx context.Context, tx pgx.Tx, boardID string, req historyRequest) (map[historyKey]history, error) {
 	rows, err := tx.Query(ctx, historySQL, boardID, req.kinds, req.ids, req.bases)
 	if err != nil {
@@ -433,16 +474,24 @@ func readHistory(ctx context.Context, tx pgx.Tx, boardID string, req historyRequ
 type prefetch struct {
 	push int // the push it is for; -1 for none
 	hist map[historyKey]history
-	read bool
+	read bool // read, and complete
 }
 
 // queue adds the read of its push's history to batch, when the push needs
-// one.
+// one: historyOneSQL for a push with one such row, historySQL for more.
 func (p *prefetch) queue(batch *pgx.Batch, boardID string, reqs []historyRequest) {
 	if p.push < 0 || !reqs[p.push].any() {
 		return
 	}
 	req := reqs[p.push]
+	if len(req.ids) == 1 {
+		batch.Queue(historyOneSQL, boardID, req.kinds[0], req.ids[0], req.bases[0]).Query(func(rows pgx.Rows) error {
+			h, complete, err := scanHistoryOne(rows, req)
+			p.hist, p.read = h, err == nil && complete
+			return err
+		})
+		return
+	}
 	batch.Queue(historySQL, boardID, req.kinds, req.ids, req.bases).Query(func(rows pgx.Rows) error {
 		h, err := scanHistory(rows)
 		p.hist, p.read = h, err == nil
@@ -450,7 +499,8 @@ func (p *prefetch) queue(batch *pgx.Batch, boardID string, reqs []historyRequest
 	})
 }
 
-// take returns the history read ahead for push i, if any.
+// take returns the history read ahead for push i, if it was read and is
+// complete.
 func (p *prefetch) take(i int) (map[historyKey]history, bool) {
 	if p.push != i || !p.read {
 		return nil, false
