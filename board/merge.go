@@ -147,7 +147,7 @@ func MergeText(base, theirs, mine string) (merged string, overlap bool) {
 		return mine, true
 	}
 	ml := splitLines(merged)
-	if again, _ := diff3Lines(b, ml, m, matchLines(b, ml), mm); joinLines(again) != merged {
+	if again, _ := diff3Lines(b, ml, m, matchLines(b, ml), mm); !joinsTo(again, merged) {
 		return mine, true
 	}
 	return merged, overlap
@@ -295,6 +295,21 @@ func joinLines(lines []string) string {
 	return sb.String()
 }
 
+// joinsTo reports whether joinLines(lines) is s, without building it.
+func joinsTo(lines []string, s string) bool {
+	if len(lines) == 0 {
+		return s == ""
+	}
+	last := lines[len(lines)-1]
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(s, l) {
+			return false
+		}
+		s = s[len(l):]
+	}
+	return s == strings.TrimSuffix(last, "\n")
+}
+
 // MaxDiffWork bounds the work of one line diff (steps of Myers' algorithm,
 // diagonals tried plus lines matched along them). Past it the lines between
 // the common start and end count as all changed, which is always safe (the
@@ -312,45 +327,25 @@ const MaxDiffWork = 1_000_000
 // same way on both sides of a merge, and merging an edit that is already
 // in theirs adds nothing.
 func matchLines(a, b []string) []int {
-	// Both reversed copies in one allocation; the reversed match is turned
-	// around in place.
-	r := make([]string, len(a)+len(b))
-	ra, rb := r[:len(a):len(a)], r[len(a):]
-	for i, v := range a {
-		ra[len(a)-1-i] = v
-	}
-	for i, v := range b {
-		rb[len(b)-1-i] = v
-	}
-	match := matchFromStart(ra, rb)
-	for i, j := 0, len(match)-1; i <= j; i, j = i+1, j-1 {
-		match[i], match[j] = match[j], match[i]
-	}
-	for i, j := range match {
-		if j >= 0 {
-			match[i] = len(b) - 1 - j
-		}
-	}
-	return match
-}
-
-// matchFromStart is matchLines without the reversal: equal lines match as
-// early as they can. The common start is matched without search.
-func matchFromStart(a, b []string) []int {
+	// Myers' search from the start of a and b reversed, read in place: the
+	// reversed a's line i is a[ae-i] (ae = len(a)-1), b's line j is
+	// b[be-j], and a match of the two is match[ae-i] = be-j. The common
+	// start of the reversed lines is matched without search.
+	ae, be := len(a)-1, len(b)-1
 	match := make([]int, len(a))
 	for i := range match {
 		match[i] = -1
 	}
 	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		match[pre] = pre
+	for pre < len(a) && pre < len(b) && a[ae-pre] == b[be-pre] {
+		match[ae-pre] = be - pre
 		pre++
 	}
-	x0, n := pre, len(a)-pre
-	y0, m := pre, len(b)-pre
+	n, m := len(a)-pre, len(b)-pre
 	if n == 0 || m == 0 {
 		return match
 	}
+	ae, be = ae-pre, be-pre // line x of the search is a[ae-x], line y b[be-y]
 
 	// v[k+off] is the furthest x on diagonal k; trace[d] keeps v's
 	// diagonals -d..d after step d for the walk back.
@@ -369,7 +364,7 @@ func matchFromStart(a, b []string) []int {
 				x = v[k-1+off] + 1
 			}
 			y := x - k
-			for x < n && y < m && a[x0+x] == b[y0+y] {
+			for x < n && y < m && a[ae-x] == b[be-y] {
 				x++
 				y++
 				work++
@@ -412,14 +407,14 @@ func matchFromStart(a, b []string) []int {
 		for x > sx && y > sx-k {
 			x--
 			y--
-			match[x0+x] = y0 + y
+			match[ae-x] = be - y
 		}
 		x, y = px, py
 	}
 	for x > 0 && y > 0 {
 		x--
 		y--
-		match[x0+x] = y0 + y
+		match[ae-x] = be - y
 	}
 	return match
 }

@@ -294,7 +294,7 @@ func checkSameAsReference(t *testing.T, base, theirs, mine string) {
 		}
 	}
 	for _, s := range []string{base, theirs, mine} {
-		if l := splitLines(s); !slices.Equal(l, refSplitLines(s)) || joinLines(l) != s {
+		if l := splitLines(s); !slices.Equal(l, refSplitLines(s)) || joinLines(l) != s || !joinsTo(l, s) || len(l) > 0 && joinsTo(l[1:], s) {
 			t.Fatalf("splitLines(%q) = %q, the reference gives %q", s, l, refSplitLines(s))
 		}
 	}
