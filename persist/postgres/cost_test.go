@@ -32,38 +32,57 @@ import (
 // the wire per push: bytes each way, the statements executed and the
 // round trips (a Sync or a simple Query each answered by ReadyForQuery).
 // Times here are CPU, not latency; the proxy's own CPU is counted in the
-// client's in the wire runs, which report no CPU for that reason.
+// client's in the wire runs, which report no CPU for that reason. The cpu
+// runs push to one board at a time (as BenchmarkApplyPushEdit) or to 100
+// at once (as BenchmarkApplyPushEdit100Boards; run those with -benchtime
+// of a few dozen x).
 func BenchmarkApplyPushEditCost(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		merge bool
 	}{{"base=none", false}, {"base=previous", true}} {
-		b.Run("cpu/"+bc.name, func(b *testing.B) {
-			db, _, _ := openSyncDB(b, "b1")
-			ed := storetest.NewNoteEditor()
-			// Warm up: the pool's connection and its prepared statements,
-			// and the first two pushes, which cannot merge.
-			for range 20 {
-				if err := ed.Push(db, "b1", bc.merge); err != nil {
-					b.Fatal(err)
+		for _, boards := range []int{1, 100} {
+			b.Run(fmt.Sprintf("cpu/boards=%d/%s", boards, bc.name), func(b *testing.B) {
+				ids := storetest.BoardIDs(boards)
+				db, _, _ := openSyncDB(b, ids...)
+				eds := make([]*storetest.NoteEditor, boards)
+				for i := range eds {
+					eds[i] = storetest.NewNoteEditor()
 				}
-			}
-			pids := backendPIDs(b, db)
-			srv0, srvOK := serverCPU(pids)
-			cli0 := clientCPU()
-			n := 0
-			for b.Loop() {
-				if err := ed.Push(db, "b1", bc.merge); err != nil {
-					b.Fatal(err)
+				round := func() {
+					var wg sync.WaitGroup
+					for i, id := range ids {
+						wg.Go(func() {
+							if err := eds[i].Push(db, id, bc.merge); err != nil {
+								b.Error(err)
+							}
+						})
+					}
+					wg.Wait()
+					if b.Failed() {
+						b.FailNow()
+					}
 				}
-				n++
-			}
-			cli := clientCPU() - cli0
-			b.ReportMetric(float64(cli.Microseconds())/float64(n), "client-µs/push")
-			if srv1, ok := serverCPU(pids); ok && srvOK {
-				b.ReportMetric(float64((srv1-srv0).Microseconds())/float64(n), "server-µs/push")
-			}
-		})
+				// Warm up: the pool's connections and their prepared
+				// statements, and the first two pushes, which cannot merge.
+				for range 20 {
+					round()
+				}
+				pids := backendPIDs(b, db)
+				srv0, srvOK := serverCPU(pids)
+				cli0 := clientCPU()
+				n := 0
+				for b.Loop() {
+					round()
+					n += boards
+				}
+				cli := clientCPU() - cli0
+				b.ReportMetric(float64(cli.Microseconds())/float64(n), "client-µs/push")
+				if srv1, ok := serverCPU(pids); ok && srvOK {
+					b.ReportMetric(float64((srv1-srv0).Microseconds())/float64(n), "server-µs/push")
+				}
+			})
+		}
 		b.Run("wire/"+bc.name, func(b *testing.B) {
 			px := newWireCounter(b, pgtest.NewDatabase(b))
 			db, err := postgres.Open(context.Background(), px.dsn)
