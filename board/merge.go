@@ -348,10 +348,13 @@ func matchLines(a, b []string) []int {
 	ae, be = ae-pre, be-pre // line x of the search is a[ae-x], line y b[be-y]
 
 	// v[k+off] is the furthest x on diagonal k; trace[d] keeps v's
-	// diagonals -d..d after step d for the walk back.
+	// diagonals -d..d after step d for the walk back. Small snapshots are
+	// cut from shared blocks (one allocation for the first eight steps),
+	// each large one has its own.
 	off := n + m + 1
 	v := make([]int, 2*off+1)
-	var trace [][]int32
+	trace := make([][]int32, 0, 8)
+	var block []int32
 	work := 0
 	found := false
 	d := 0
@@ -376,7 +379,11 @@ func matchLines(a, b []string) []int {
 				break
 			}
 		}
-		snap := make([]int32, 2*d+1)
+		if len(block) < 2*d+1 {
+			block = make([]int32, max(2*d+1, 64))
+		}
+		snap := block[: 2*d+1 : 2*d+1]
+		block = block[2*d+1:]
 		for i := range snap {
 			snap[i] = int32(v[off-d+i])
 		}
