@@ -540,7 +540,7 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		}
 		n := res.Row
 		n.Version, n.DeletedAt, n.BaseVersion = v, nil, 0
-		js, err := json.Marshal(&n)
+		js, err := rowmerge.Encode(&n)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode note %q: %w", n.ID, err)
 		}
@@ -573,7 +573,7 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		tally.AddItem(res)
 		it := res.Row
 		it.Version, it.DeletedAt, it.BaseVersion = v, nil, 0
-		js, err := json.Marshal(&it)
+		js, err := rowmerge.Encode(&it)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode item %q: %w", it.ID, err)
 		}

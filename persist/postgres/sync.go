@@ -543,7 +543,7 @@ func queueUpsert[T any](batch *pgx.Batch, boardID, kind string, version int64, n
 	data := make([][]byte, len(rows))
 	for i := range rows {
 		ids[i] = id(&rows[i])
-		js, err := json.Marshal(&rows[i])
+		js, err := rowmerge.Encode(&rows[i])
 		if err != nil {
 			return fmt.Errorf("encode row %q: %w", ids[i], err)
 		}

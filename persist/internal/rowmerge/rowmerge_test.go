@@ -85,6 +85,39 @@ func TestDecodeTakesSinglePass(t *testing.T) {
 	}
 }
 
+// TestEncodeIsMarshal: Encode writes what json.Marshal writes, with and
+// without extra fields.
+func TestEncodeIsMarshal(t *testing.T) {
+	deleted := "2026-11-22T10:00:00Z"
+	for _, text := range []string{"", "plain", "<b>&amp;</b>", "\u2028\u2029", "control \x00\x1f", "invalid \xff UTF-8", "é 🎉", `"quoted" \ /`} {
+		quoted, _ := json.Marshal("<b>\u2028" + text)
+		var extra board.Note
+		if err := json.Unmarshal([]byte(`{"id":"n","votes":`+string(quoted)+`,"tags":[1, 2]}`), &extra); err != nil {
+			t.Fatal(err)
+		}
+		notes := []board.Note{{ID: text, Title: text, Content: text, X: 1e21, Y: -0.5, UpdatedAt: text, Version: 3, DeletedAt: &deleted}, extra}
+		for _, n := range notes {
+			checkEncode(t, &n)
+		}
+		items := []board.TrackerItem{{ID: text, Summary: text, Description: text, ParentID: text}, {ID: "i", Extra: extra.Extra}}
+		for _, it := range items {
+			checkEncode(t, &it)
+		}
+	}
+}
+
+func checkEncode[T any](t *testing.T, row *T) {
+	t.Helper()
+	want, err := json.Marshal(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Encode(row)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("Encode = %s, %v; json.Marshal gives %s", got, err, want)
+	}
+}
+
 func checkSinglePass[T any](t *testing.T, row *T, fast func([]byte, *T) bool) {
 	t.Helper()
 	js, err := json.Marshal(row)
@@ -232,6 +265,13 @@ func BenchmarkResolveNoteEdit(b *testing.B) {
 	b.Run("Marshal", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := json.Marshal(&merged); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Encode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Encode(&merged); err != nil {
 				b.Fatal(err)
 			}
 		}
