@@ -358,9 +358,9 @@ func TestMergeTextSameAsReference(t *testing.T) {
 	}
 }
 
-// FuzzMergeTextSameAsReference: the optimised merge gives what the
+// FuzzMergeMatchesReference: the optimised merge gives what the
 // reference gives, on anything.
-func FuzzMergeTextSameAsReference(f *testing.F) {
+func FuzzMergeMatchesReference(f *testing.F) {
 	f.Add("a\nb\nc", "a\nB\nc", "a\nb\nC")
 	f.Add("x\ny\nx\ny", "x\nz\nx\ny\n", "y\nx\ny")
 	f.Add("", "a", "b")
