@@ -1,6 +1,8 @@
 package rowmerge
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -181,10 +183,13 @@ func (s *scanner) str(dst *string) bool {
 		return false
 	}
 	start := s.pos
-	// Most of a string is copied as it is: runs without escapes.
+	// Most of a string is copied as it is: runs of plain bytes.
 	for i := s.pos; i < len(s.data); {
-		c := s.data[i]
-		switch {
+		i += plainPrefix(s.data[i:])
+		if i == len(s.data) {
+			break
+		}
+		switch c := s.data[i]; {
 		case c == '"':
 			*dst = string(s.data[start:i])
 			s.pos = i + 1
@@ -193,8 +198,6 @@ func (s *scanner) str(dst *string) bool {
 			return s.escaped(dst, start, i)
 		case c < 0x20:
 			return false
-		case c < utf8.RuneSelf:
-			i++
 		default:
 			r, size := utf8.DecodeRune(s.data[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -210,10 +213,20 @@ func (s *scanner) str(dst *string) bool {
 // first escape at i. The string is built in a buffer of the length of its
 // JSON (which an escape only shortens), then taken as it is.
 func (s *scanner) escaped(dst *string, start, i int) bool {
+	// The closing quote: the first '"' after an even number of '\\'.
 	end := i
-	for end < len(s.data) && s.data[end] != '"' {
-		if s.data[end] == '\\' {
-			end++
+	for {
+		k := bytes.IndexByte(s.data[end:], '"')
+		if k < 0 {
+			return false
+		}
+		end += k
+		n := 0
+		for j := end - 1; j >= start && s.data[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			break
 		}
 		end++
 	}
@@ -221,11 +234,7 @@ func (s *scanner) escaped(dst *string, start, i int) bool {
 	b.Grow(end - start)
 	b.Write(s.data[start:i])
 	for i < len(s.data) {
-		// A run of plain ASCII is copied at once.
-		j := i
-		for j < len(s.data) && s.data[j] >= 0x20 && s.data[j] < utf8.RuneSelf && s.data[j] != '"' && s.data[j] != '\\' {
-			j++
-		}
+		j := i + plainPrefix(s.data[i:])
 		b.Write(s.data[i:j])
 		if i = j; i == len(s.data) {
 			break
@@ -276,6 +285,29 @@ func (s *scanner) escaped(dst *string, start, i int) bool {
 		}
 	}
 	return false
+}
+
+// plainPrefix returns how many bytes at the start of p are plain in a JSON
+// string: ASCII, printable, neither '"' nor '\\'. It tests eight bytes at
+// a time (a word that may hold another byte is then read byte by byte).
+func plainPrefix(p []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// hasLess(w, n) is nonzero when a byte of w is below n (n <= 0x80),
+	// for words without a byte past 0x7f.
+	hasLess := func(w, n uint64) uint64 { return (w - ones*n) &^ w & highs }
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		if w&highs != 0 || hasLess(w, 0x20) != 0 || hasLess(w^(ones*'"'), 1) != 0 || hasLess(w^(ones*'\\'), 1) != 0 {
+			break
+		}
+	}
+	for ; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			break
+		}
+	}
+	return i
 }
 
 // hex4 reads the four hex digits of a \u escape.
