@@ -226,6 +226,23 @@ func (t table) revisionBelow(id string, version int64) *rowmerge.State {
 	return st
 }
 
+// revisionAt returns the newest revision of id at or below version, nil
+// when there is none: first the one at version itself, where clients'
+// bases are (the row's version as they pulled it), with one lookup, then
+// the search below it. Its Data is valid until the transaction ends.
+func (t table) revisionAt(id string, version int64) *rowmerge.State {
+	if t.revs != nil {
+		if v := t.revs.Get(revKey(t.kind, id, version)); len(v) >= 9 {
+			st := &rowmerge.State{Version: version}
+			if v[8] == rowLive {
+				st.Data = v[9:]
+			}
+			return st
+		}
+	}
+	return t.revisionBelow(id, version+1)
+}
+
 // history returns what rowmerge needs for an upsert of id with
 // baseVersion: the stored row (nil when there is none), its base and, for
 // a tombstone, its last live state. Data is valid until the transaction
@@ -243,7 +260,7 @@ func (t table) history(id string, baseVersion int64) (cur, base, lastLive *rowme
 		cur.Data = old[9:]
 	}
 	if rowmerge.NeedsBase(baseVersion, cur) {
-		base = t.revisionBelow(id, baseVersion+1)
+		base = t.revisionAt(id, baseVersion)
 	}
 	if rowmerge.NeedsLastLive(baseVersion, cur) {
 		lastLive = t.revisionBelow(id, cur.Version)
