@@ -125,12 +125,33 @@ func mergeExtra(base, theirs, mine []Field) []Field {
 // align an insertion with another copy of a line), so a result that would
 // change when merged again is not taken: mine wins the whole text and
 // overlap is true, which loses nothing (theirs goes to the changelog).
+//
+// The check is the second diff3 of base, the result and mine, done
+// without repeating what the first one already knows: the lines of base
+// and mine and their match (the same, since diff3 is deterministic).
+// web/src/sync/merge.ts runs both diff3 whole; the two give the same
+// (merge_ref_test.go compares them).
 func MergeText(base, theirs, mine string) (merged string, overlap bool) {
-	merged, overlap = diff3(base, theirs, mine)
+	if theirs == base || mine == theirs {
+		return mine, false
+	}
+	if mine == base {
+		return theirs, false
+	}
+	b, t, m := splitLines(base), splitLines(theirs), splitLines(mine)
+	mm := matchLines(b, m)
+	out, overlap := diff3Lines(b, t, m, matchLines(b, t), mm)
+	merged = joinLines(out)
 	if merged == theirs || merged == mine {
 		return merged, overlap
 	}
-	if again, _ := diff3(base, merged, mine); again != merged {
+	// diff3(base, merged, mine), whose early answers are mine (merged is
+	// base) or a merge of lines.
+	if merged == base {
+		return mine, true
+	}
+	ml := splitLines(merged)
+	if again, _ := diff3Lines(b, ml, m, matchLines(b, ml), mm); !joinsTo(again, merged) {
 		return mine, true
 	}
 	return merged, overlap
@@ -145,10 +166,14 @@ func diff3(base, theirs, mine string) (merged string, overlap bool) {
 		return theirs, false
 	}
 	b, t, m := splitLines(base), splitLines(theirs), splitLines(mine)
-	mt := matchLines(b, t)
-	mm := matchLines(b, m)
+	out, overlap := diff3Lines(b, t, m, matchLines(b, t), matchLines(b, m))
+	return joinLines(out), overlap
+}
 
-	var out []string
+// diff3Lines is diff3 on lines: b, t and m are the lines of base, theirs
+// and mine, mt and mm matchLines(b, t) and matchLines(b, m).
+func diff3Lines(b, t, m []string, mt, mm []int) (out []string, overlap bool) {
+	out = make([]string, 0, max(len(t), len(m)))
 	i, ti, mi := 0, 0, 0
 	for {
 		// The next base line kept by both sides ends the unstable stretch.
@@ -169,7 +194,7 @@ func diff3(base, theirs, mine string) (merged string, overlap bool) {
 		out = append(out, b[j])
 		i, ti, mi = j+1, mt[j]+1, mm[j]+1
 	}
-	return joinLines(out), overlap
+	return out, overlap
 }
 
 // mergeChunk resolves one unstable stretch: base lines b that theirs
@@ -262,18 +287,57 @@ func containsRun(s, sub []string) bool {
 // more "\n" at its end: "a\nb" is ["a\n", "b\n"] and "a\nb\n" is ["a\n",
 // "b\n", "\n"]. So a text that does not end with a line break can grow
 // lines below its last one without changing it, and every text has one
-// list of lines: "" has none.
+// list of lines: "" has none. Every line but the last is a piece of s.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	lines := strings.SplitAfter(s+"\n", "\n")
-	return lines[:len(lines)-1] // SplitAfter leaves "" after the last "\n"
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	if s == "" {
+		return append(lines, "\n")
+	}
+	return append(lines, s+"\n")
 }
 
 // joinLines is the inverse of splitLines.
 func joinLines(lines []string) string {
-	return strings.TrimSuffix(strings.Join(lines, ""), "\n")
+	if len(lines) == 0 {
+		return ""
+	}
+	n := -1 // the last line's "\n" is left out
+	for _, l := range lines {
+		n += len(l)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, l := range lines[:len(lines)-1] {
+		sb.WriteString(l)
+	}
+	sb.WriteString(strings.TrimSuffix(lines[len(lines)-1], "\n"))
+	return sb.String()
+}
+
+// joinsTo reports whether joinLines(lines) is s, without building it.
+func joinsTo(lines []string, s string) bool {
+	if len(lines) == 0 {
+		return s == ""
+	}
+	last := lines[len(lines)-1]
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(s, l) {
+			return false
+		}
+		s = s[len(l):]
+	}
+	return s == strings.TrimSuffix(last, "\n")
 }
 
 // MaxDiffWork bounds the work of one line diff (steps of Myers' algorithm,
@@ -293,49 +357,34 @@ const MaxDiffWork = 1_000_000
 // same way on both sides of a merge, and merging an edit that is already
 // in theirs adds nothing.
 func matchLines(a, b []string) []int {
-	ra, rb := reversed(a), reversed(b)
-	rm := matchFromStart(ra, rb)
-	match := make([]int, len(a))
-	for i, j := range rm {
-		if j >= 0 {
-			j = len(b) - 1 - j
-		}
-		match[len(a)-1-i] = j
-	}
-	return match
-}
-
-func reversed(s []string) []string {
-	r := make([]string, len(s))
-	for i, v := range s {
-		r[len(s)-1-i] = v
-	}
-	return r
-}
-
-// matchFromStart is matchLines without the reversal: equal lines match as
-// early as they can. The common start is matched without search.
-func matchFromStart(a, b []string) []int {
+	// Myers' search from the start of a and b reversed, read in place: the
+	// reversed a's line i is a[ae-i] (ae = len(a)-1), b's line j is
+	// b[be-j], and a match of the two is match[ae-i] = be-j. The common
+	// start of the reversed lines is matched without search.
+	ae, be := len(a)-1, len(b)-1
 	match := make([]int, len(a))
 	for i := range match {
 		match[i] = -1
 	}
 	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		match[pre] = pre
+	for pre < len(a) && pre < len(b) && a[ae-pre] == b[be-pre] {
+		match[ae-pre] = be - pre
 		pre++
 	}
-	x0, n := pre, len(a)-pre
-	y0, m := pre, len(b)-pre
+	n, m := len(a)-pre, len(b)-pre
 	if n == 0 || m == 0 {
 		return match
 	}
+	ae, be = ae-pre, be-pre // line x of the search is a[ae-x], line y b[be-y]
 
 	// v[k+off] is the furthest x on diagonal k; trace[d] keeps v's
-	// diagonals -d..d after step d for the walk back.
+	// diagonals -d..d after step d for the walk back. Small snapshots are
+	// cut from shared blocks (one allocation for the first eight steps),
+	// each large one has its own.
 	off := n + m + 1
 	v := make([]int, 2*off+1)
-	var trace [][]int32
+	trace := make([][]int32, 0, 8)
+	var block []int32
 	work := 0
 	found := false
 	d := 0
@@ -348,7 +397,7 @@ func matchFromStart(a, b []string) []int {
 				x = v[k-1+off] + 1
 			}
 			y := x - k
-			for x < n && y < m && a[x0+x] == b[y0+y] {
+			for x < n && y < m && a[ae-x] == b[be-y] {
 				x++
 				y++
 				work++
@@ -360,7 +409,11 @@ func matchFromStart(a, b []string) []int {
 				break
 			}
 		}
-		snap := make([]int32, 2*d+1)
+		if len(block) < 2*d+1 {
+			block = make([]int32, max(2*d+1, 64))
+		}
+		snap := block[: 2*d+1 : 2*d+1]
+		block = block[2*d+1:]
 		for i := range snap {
 			snap[i] = int32(v[off-d+i])
 		}
@@ -391,14 +444,14 @@ func matchFromStart(a, b []string) []int {
 		for x > sx && y > sx-k {
 			x--
 			y--
-			match[x0+x] = y0 + y
+			match[ae-x] = be - y
 		}
 		x, y = px, py
 	}
 	for x > 0 && y > 0 {
 		x--
 		y--
-		match[x0+x] = y0 + y
+		match[ae-x] = be - y
 	}
 	return match
 }

@@ -228,6 +228,23 @@ func (t table) revisionBelow(id string, version int64) *rowmerge.State {
 	return st
 }
 
+// revisionAt returns the newest revision of id at or below version, nil
+// when there is none: first the one at version itself, where clients'
+// bases are (the row's version as they pulled it), with one lookup, then
+// the search below it. Its Data is valid until the transaction ends.
+func (t table) revisionAt(id string, version int64) *rowmerge.State {
+	if t.revs != nil {
+		if v := t.revs.Get(revKey(t.kind, id, version)); len(v) >= 9 {
+			st := &rowmerge.State{Version: version}
+			if v[8] == rowLive {
+				st.Data = v[9:]
+			}
+			return st
+		}
+	}
+	return t.revisionBelow(id, version+1)
+}
+
 // history returns what rowmerge needs for an upsert of id with
 // baseVersion: the stored row (nil when there is none), its base and, for
 // a tombstone, its last live state. Data is valid until the transaction
@@ -245,7 +262,7 @@ func (t table) history(id string, baseVersion int64) (cur, base, lastLive *rowme
 		cur.Data = old[9:]
 	}
 	if rowmerge.NeedsBase(baseVersion, cur) {
-		base = t.revisionBelow(id, baseVersion+1)
+		base = t.revisionAt(id, baseVersion)
 	}
 	if rowmerge.NeedsLastLive(baseVersion, cur) {
 		lastLive = t.revisionBelow(id, cur.Version)
@@ -542,7 +559,7 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		}
 		n := res.Row
 		n.Version, n.DeletedAt, n.BaseVersion = v, nil, 0
-		js, err := json.Marshal(&n)
+		js, err := rowmerge.Encode(&n)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode note %q: %w", n.ID, err)
 		}
@@ -575,7 +592,7 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		tally.AddItem(res)
 		it := res.Row
 		it.Version, it.DeletedAt, it.BaseVersion = v, nil, 0
-		js, err := json.Marshal(&it)
+		js, err := rowmerge.Encode(&it)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode item %q: %w", it.ID, err)
 		}

@@ -58,6 +58,24 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 	storetest.BenchApplyPushBoards(b, db, ids)
 }
 
+// BenchmarkApplyPushEdit100Boards is BenchmarkApplyPushEdit on 100 boards
+// at once: one round pushes one edit to each board's 1 KB note
+// concurrently (storetest.BenchEditNoteBoards), replacing the row
+// (base=none) or merged against the version before the current one
+// (base=previous), as BenchmarkApplyPush100Boards pushes its notes.
+func BenchmarkApplyPushEdit100Boards(b *testing.B) {
+	ids := storetest.BoardIDs(100)
+	for _, bc := range []struct {
+		name  string
+		merge bool
+	}{{"base=none", false}, {"base=previous", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, _, _ := openSyncDB(b, ids...)
+			storetest.BenchEditNoteBoards(b, db, ids, bc.merge)
+		})
+	}
+}
+
 // BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
 // note: replacing the row (base=none), or carrying the version before the
 // current one as baseVersion so that the store merges it against that
@@ -77,6 +95,34 @@ func BenchmarkApplyPushEdit(b *testing.B) {
 				bolt.SetNoSync(db)
 			}
 			storetest.BenchEditNote(b, db, bc.merge)
+		})
+	}
+}
+
+// BenchmarkApplyPushEditSideBySide is BenchmarkApplyPushEdit (boards=1)
+// and BenchmarkApplyPushEdit100Boards (boards=100) with both variants in
+// one run, each on a store of its own, alternating push by push (round by
+// round for 100 boards): storetest.BenchEditNoteSideBySide. Its
+// merged/plain metric is the figure docs/benchmarks.md gives; the A-A
+// runs push without baseVersion on both sides, for the method's error. Run it with -benchtime 400x for
+// one board, 60x for 100.
+func BenchmarkApplyPushEditSideBySide(b *testing.B) {
+	for _, bc := range []struct {
+		name          string
+		boards        int
+		nosync, merge bool
+	}{{"boards=1", 1, false, true}, {"boards=100", 100, false, true}, {"fsync=off/boards=1", 1, true, true},
+		{"A-A/boards=1", 1, false, false}, {"A-A/boards=100", 100, false, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			// One file each (see BenchEditNoteSideBySide).
+			ids := storetest.BoardIDs(bc.boards)
+			pdb, _, _ := openSyncDB(b, ids...)
+			mdb, _, _ := openSyncDB(b, ids...)
+			if bc.nosync {
+				bolt.SetNoSync(pdb)
+				bolt.SetNoSync(mdb)
+			}
+			storetest.BenchEditNoteSideBySide(b, pdb, mdb, ids, ids, bc.merge)
 		})
 	}
 }

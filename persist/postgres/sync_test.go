@@ -43,6 +43,23 @@ func BenchmarkApplyPush100Boards(b *testing.B) {
 	storetest.BenchApplyPushBoards(b, db, ids)
 }
 
+// BenchmarkApplyPushEdit100Boards is BenchmarkApplyPushEdit on 100 boards
+// at once (storetest.BenchEditNoteBoards): one round pushes one edit to
+// each board's 1 KB note concurrently, over the pool's connections, as
+// BenchmarkApplyPush100Boards pushes its notes.
+func BenchmarkApplyPushEdit100Boards(b *testing.B) {
+	ids := storetest.BoardIDs(100)
+	for _, bc := range []struct {
+		name  string
+		merge bool
+	}{{"base=none", false}, {"base=previous", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, _, _ := openSyncDB(b, ids...)
+			storetest.BenchEditNoteBoards(b, db, ids, bc.merge)
+		})
+	}
+}
+
 // BenchmarkApplyPushEdit is one push at a time editing one line of a 1 KB
 // note: replacing the row (base=none), or merged against the version
 // before the current one (base=previous). See the bbolt store's.
@@ -66,6 +83,36 @@ func BenchmarkApplyPushEdit(b *testing.B) {
 				db.SetNoteRenderer(changelog.RenderNote)
 			}
 			storetest.BenchEditNote(b, db, bc.merge)
+		})
+	}
+}
+
+// BenchmarkApplyPushEditSideBySide is BenchmarkApplyPushEdit (boards=1)
+// and BenchmarkApplyPushEdit100Boards (boards=100) with both variants in
+// one run on one database, alternating push by push (round by round for
+// 100 boards): storetest.BenchEditNoteSideBySide. Its merged/plain metric
+// is the figure docs/benchmarks.md gives; the A-A runs push without
+// baseVersion on both sides, for the method's error. Run it with -benchtime 400x for
+// one board, 60x for 100.
+func BenchmarkApplyPushEditSideBySide(b *testing.B) {
+	for _, bc := range []struct {
+		name         string
+		boards       int
+		async, merge bool
+	}{{"boards=1", 1, false, true}, {"boards=100", 100, false, true}, {"commit=async/boards=1", 1, true, true},
+		{"A-A/boards=1", 1, false, false}, {"A-A/boards=100", 100, false, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			plain, merged := storetest.PrefixedIDs("n", bc.boards), storetest.PrefixedIDs("m", bc.boards)
+			db, _, dsn := openSyncDB(b, append(plain, merged...)...)
+			if bc.async {
+				var err error
+				if db, err = postgres.Open(context.Background(), dsn+"&synchronous_commit=off"); err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				db.SetNoteRenderer(changelog.RenderNote)
+			}
+			storetest.BenchEditNoteSideBySide(b, db, db, plain, merged, bc.merge)
 		})
 	}
 }

@@ -3,10 +3,12 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -45,10 +47,13 @@ func BenchApplyPushBoards(b *testing.B, s persist.Store, ids []string) {
 }
 
 // BoardIDs returns b0 … b(n-1), the boards BenchApplyPushBoards pushes to.
-func BoardIDs(n int) []string {
+func BoardIDs(n int) []string { return PrefixedIDs("b", n) }
+
+// PrefixedIDs returns prefix0 … prefix(n-1).
+func PrefixedIDs(prefix string, n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = fmt.Sprintf("b%d", i)
+		ids[i] = fmt.Sprintf("%s%d", prefix, i)
 	}
 	return ids
 }
@@ -82,10 +87,10 @@ func BenchChangesSince5000Notes(b *testing.B, s persist.Store) {
 	}
 }
 
-// noteEditor makes the pushes of BenchEditNote: one note of
+// NoteEditor makes the pushes of BenchEditNote to one board: one note of
 // EditNoteLines lines of about 50 bytes (about 1 KB of content), each push
 // changing one line, the next line each time.
-type noteEditor struct {
+type NoteEditor struct {
 	lines, prev []string // the note's content now, and one version before
 	version     int64    // the board's version
 	edits       int
@@ -94,8 +99,9 @@ type noteEditor struct {
 // EditNoteLines is how many lines the edited note has.
 const EditNoteLines = 20
 
-func newNoteEditor() *noteEditor {
-	e := &noteEditor{lines: make([]string, EditNoteLines)}
+// NewNoteEditor returns an editor of a board that has no note yet.
+func NewNoteEditor() *NoteEditor {
+	e := &NoteEditor{lines: make([]string, EditNoteLines)}
 	for i := range e.lines {
 		e.lines[i] = fmt.Sprintf("%02d %s", i, strings.Repeat("lorem ipsum ", 4)[:46])
 	}
@@ -108,7 +114,7 @@ func newNoteEditor() *noteEditor {
 // last push yet) and says so with baseVersion, so the store merges it
 // into the current note against the revision at that version; without,
 // the same edit is of the current note and replaces it.
-func (e *noteEditor) next(merge bool) *board.Push {
+func (e *NoteEditor) next(merge bool) *board.Push {
 	e.edits++
 	line := e.edits % EditNoteLines
 	text := fmt.Sprintf("%02d edit %-40d", line, e.edits)
@@ -135,18 +141,145 @@ func (e *noteEditor) next(merge bool) *board.Push {
 // third) is a real merge against a revision; without, the same edits
 // replace the row. The two compare side by side (docs/benchmarks.md).
 func BenchEditNote(b *testing.B, s persist.Store, merge bool) {
-	ed := newNoteEditor()
+	ed := NewNoteEditor()
 	for b.Loop() {
-		p := ed.next(merge)
-		res, err := s.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: p}})
-		if err != nil || res[0].Err != nil {
-			b.Fatal(err, res[0].Err)
-		}
-		if want := merge && p.Notes.Upserted[0].BaseVersion > 0; (res[0].Merged == 1) != want || len(res[0].Events) != 0 ||
-			res[0].Changes.Notes[0].Content != strings.Join(ed.lines, "\n") {
-			b.Fatalf("push %d: merged=%d events=%v, want a clean merge: %v", ed.edits, res[0].Merged, res[0].Events, want)
+		if err := ed.Push(s, "b1", merge); err != nil {
+			b.Fatal(err)
 		}
 	}
+}
+
+// BenchEditNoteBoards is BenchEditNote on the boards ids at once: one
+// round is one edit pushed to each board concurrently (as in
+// BenchApplyPushBoards), each board's note edited as BenchEditNote edits
+// b1's, merged or not.
+func BenchEditNoteBoards(b *testing.B, s persist.Store, ids []string, merge bool) {
+	eds := make([]*NoteEditor, len(ids))
+	for i := range eds {
+		eds[i] = NewNoteEditor()
+	}
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i, id := range ids {
+			wg.Go(func() {
+				if err := eds[i].Push(s, id, merge); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if b.Failed() {
+			b.FailNow()
+		}
+	}
+	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "pushes/s")
+}
+
+// SideBySideRounds is how many rounds BenchEditNoteSideBySide splits its
+// pushes into.
+const SideBySideRounds = 20
+
+// BenchEditNoteSideBySide measures BenchEditNote's two variants in one
+// run, alternating: every iteration pushes one edit to each of the boards
+// plain of ps (without baseVersion, as BenchEditNote with merge false) and
+// one to each of the boards merged of ms (with baseVersion), in an order
+// drawn for the iteration; with several boards in a set, its pushes go at
+// once (as BenchEditNoteBoards). On a machine shared with other work,
+// whose load moves within seconds, this keeps the load alike for both.
+// ps and ms may be one store (PostgreSQL: one database, so that the two
+// differ only by the merge) or two of the same kind (bbolt: with both sets
+// of boards in one file, one set's pushes came out about 20 % dearer than
+// the other's with no merge on either side; each in its own file, the two
+// match within a few per cent). With merge false the boards of merged
+// push without baseVersion too: an A/A run, whose ratio is the method's
+// own error. The iterations are cut into SideBySideRounds rounds;
+// the metrics are each variant's median over the rounds of its mean time
+// per push (plain-µs/push, merged-µs/push) and their ratio
+// (merged/plain). Run it with at least 2×SideBySideRounds iterations
+// (-benchtime Nx).
+func BenchEditNoteSideBySide(b *testing.B, ps, ms persist.Store, plain, merged []string, merge bool) {
+	type set struct {
+		s      persist.Store
+		ids    []string
+		eds    []*NoteEditor
+		merge  bool
+		rounds []time.Duration
+	}
+	sets := []*set{{s: ps, ids: plain}, {s: ms, ids: merged, merge: merge}}
+	for _, st := range sets {
+		for range st.ids {
+			st.eds = append(st.eds, NewNoteEditor())
+		}
+	}
+	run := func(st *set) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i, id := range st.ids {
+			wg.Go(func() {
+				if err := st.eds[i].Push(st.s, id, st.merge); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if b.Failed() {
+			b.FailNow()
+		}
+		return time.Since(start)
+	}
+	// The first two pushes to each board cannot merge: out of the rounds.
+	for range 2 {
+		run(sets[0])
+		run(sets[1])
+	}
+	var times [2][]time.Duration
+	order := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	for b.Loop() {
+		first := order.IntN(2)
+		times[first] = append(times[first], run(sets[first]))
+		times[1-first] = append(times[1-first], run(sets[1-first]))
+		n++
+	}
+	if n < 2*SideBySideRounds {
+		b.Fatalf("%d iterations: run at least %d (-benchtime %dx)", n, 2*SideBySideRounds, 2*SideBySideRounds)
+	}
+	var med [2]float64
+	for v := range times {
+		var means []float64
+		for r := range SideBySideRounds {
+			var sum time.Duration
+			part := times[v][r*n/SideBySideRounds : (r+1)*n/SideBySideRounds]
+			for _, d := range part {
+				sum += d
+			}
+			means = append(means, float64(sum)/float64(time.Microsecond)/float64(len(part)*len(sets[v].ids)))
+		}
+		slices.Sort(means)
+		med[v] = (means[(SideBySideRounds-1)/2] + means[SideBySideRounds/2]) / 2
+	}
+	b.ReportMetric(med[0], "plain-µs/push")
+	b.ReportMetric(med[1], "merged-µs/push")
+	b.ReportMetric(med[1]/med[0], "merged/plain")
+}
+
+// Push applies e's next edit to boardID and checks its outcome: a clean
+// merge when it carries a baseVersion (merge, from the third push), the
+// row as sent otherwise, and either way the note as the editor expects it.
+func (e *NoteEditor) Push(s persist.Store, boardID string, merge bool) error {
+	p := e.next(merge)
+	res, err := s.ApplyPushes(context.Background(), boardID, []persist.PushInput{{Push: p}})
+	if err != nil {
+		return err
+	}
+	if res[0].Err != nil {
+		return res[0].Err
+	}
+	if want := merge && p.Notes.Upserted[0].BaseVersion > 0; (res[0].Merged == 1) != want || len(res[0].Events) != 0 ||
+		res[0].Changes.Notes[0].Content != strings.Join(e.lines, "\n") {
+		return fmt.Errorf("board %s, push %d: merged=%d events=%v, want a clean merge: %v", boardID, e.edits, res[0].Merged, res[0].Events, want)
+	}
+	return nil
 }
 
 // PushNoteEdits pushes n edits of BenchEditNote's 1 KB note (merged) to
@@ -154,7 +287,7 @@ func BenchEditNote(b *testing.B, s persist.Store, merge bool) {
 // size per edit writes.
 func PushNoteEdits(tb testing.TB, s persist.Store, boardID string, n int) {
 	tb.Helper()
-	ed := newNoteEditor()
+	ed := NewNoteEditor()
 	for range n {
 		if _, _, err := applyPush(context.Background(), s, boardID, ed.next(true), ""); err != nil {
 			tb.Fatal(err)

@@ -223,6 +223,19 @@ func testMergeRules(t *testing.T, open Opener) {
 			},
 		},
 		{
+			// The base names a board version at which a was current but
+			// not written: its state is the newest revision below it.
+			name: "BaseBetweenTheRowsWrites",
+			before: func(e *mergeEnv) {
+				other := mergeNote()
+				other.ID = "b"
+				e.notes(other)                           // v2: a stays at 1
+				e.notes(edited("one\ntheirs\nthree", 1)) // v3
+			},
+			push: func(e *mergeEnv) persist.Applied { return e.notes(edited("one\ntwo\nTHREE", 2)) },
+			want: mergeWant{note: wantNote("one\ntheirs\nTHREE", 1, 2), merged: 1},
+		},
+		{
 			name:   "BaseAtCurrentVersionReplaces",
 			before: func(e *mergeEnv) { e.notes(edited("one\ntheirs\nthree", 1)) },
 			push:   func(e *mergeEnv) persist.Applied { return e.notes(edited("mine only", 2)) },

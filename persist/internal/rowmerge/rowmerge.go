@@ -7,8 +7,6 @@
 package rowmerge
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -110,41 +108,6 @@ func Resolve[T any](mine T, baseVersion int64, cur, base, lastLive *State, merge
 		res.Revived, res.DeletedVersion = true, cur.Version
 	}
 	return res, nil
-}
-
-// plainNote and plainItem are the row types without their JSON methods.
-type (
-	plainNote board.Note
-	plainItem board.TrackerItem
-)
-
-// decode reads a stored row. Most rows have no extra fields, and for them
-// encoding/json's one pass is a few times cheaper than the rows' own
-// UnmarshalJSON (which keeps the order of unknown keys); a row with extra
-// fields fails it on its first unknown key and is read the full way. The
-// shortcut is exact for what a store holds: rows it encoded itself, whose
-// keys are the known fields spelled as such, and extra fields that never
-// differ from a known one only in case (board.Push.Validate refuses them),
-// so encoding/json's case-insensitive match cannot take one for another.
-func decode[T any](data []byte, v *T) error {
-	var zero T
-	*v = zero
-	var plain any
-	switch p := any(v).(type) {
-	case *board.Note:
-		plain = (*plainNote)(p)
-	case *board.TrackerItem:
-		plain = (*plainItem)(p)
-	}
-	if plain != nil {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if dec.Decode(plain) == nil && !dec.More() {
-			return nil
-		}
-		*v = zero
-	}
-	return json.Unmarshal(data, v)
 }
 
 // Tally gathers what the merges of one push did: the counts and events of
