@@ -93,8 +93,20 @@ func refMergeChunk(b, t, m []string) ([]string, bool) {
 			return m, false
 		}
 		out := make([]string, 0, len(t)+len(m))
-		return append(append(out, t...), m...), false
-	case len(t) == len(b) && len(m) == len(b):
+		out = append(out, t...)
+		have := map[string]int{}
+		for _, l := range t {
+			have[l]++
+		}
+		for _, l := range m {
+			if have[l] > 0 {
+				have[l]--
+				continue
+			}
+			out = append(out, l)
+		}
+		return out, false
+	case len(t) == len(b) && len(m) == len(b) && refInPlace(b, t) && refInPlace(b, m):
 		out := make([]string, len(b))
 		overlap := false
 		for k := range b {
@@ -111,6 +123,15 @@ func refMergeChunk(b, t, m []string) ([]string, bool) {
 		return out, overlap
 	}
 	return m, true
+}
+
+func refInPlace(b, s []string) bool {
+	for k := range s {
+		if s[k] != b[k] && slices.Contains(b, s[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 func refEqualLines(a, b []string) bool {
