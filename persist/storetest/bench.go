@@ -199,11 +199,10 @@ const SideBySideRounds = 20
 // (-benchtime Nx).
 func BenchEditNoteSideBySide(b *testing.B, ps, ms persist.Store, plain, merged []string, merge bool) {
 	type set struct {
-		s      persist.Store
-		ids    []string
-		eds    []*NoteEditor
-		merge  bool
-		rounds []time.Duration
+		s     persist.Store
+		ids   []string
+		eds   []*NoteEditor
+		merge bool
 	}
 	sets := []*set{{s: ps, ids: plain}, {s: ms, ids: merged, merge: merge}}
 	for _, st := range sets {
