@@ -535,9 +535,9 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 	}
 	ch := &board.Changes{
 		Board:                 b.Header(),
-		Notes:                 lastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }),
+		Notes:                 rowmerge.LastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }),
 		DeletedNoteIDs:        []string{},
-		TrackerItems:          lastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }),
+		TrackerItems:          rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }),
 		DeletedTrackerItemIDs: []string{},
 		ServerVersion:         v,
 	}
@@ -624,42 +624,12 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 	// Rows upserted and then deleted in the same push end deleted: they
 	// leave the change's upserted lists.
 	if len(ch.DeletedNoteIDs) > 0 && len(ch.Notes) > 0 {
-		ch.Notes = dropDeleted(ch.Notes, ch.DeletedNoteIDs, func(n *board.Note) string { return n.ID })
+		ch.Notes = rowmerge.DropDeleted(ch.Notes, ch.DeletedNoteIDs, func(n *board.Note) string { return n.ID })
 	}
 	if len(ch.DeletedTrackerItemIDs) > 0 && len(ch.TrackerItems) > 0 {
-		ch.TrackerItems = dropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
+		ch.TrackerItems = rowmerge.DropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
 	}
 	return ch, tally, nil
-}
-
-// lastCopies returns rows with one copy of each ID: the last one sent, at
-// the place of the first (the last copy in a push wins).
-func lastCopies[T any](rows []T, id func(*T) string) []T {
-	out := make([]T, 0, len(rows))
-	at := make(map[string]int, len(rows))
-	for i := range rows {
-		if j, ok := at[id(&rows[i])]; ok {
-			out[j] = rows[i]
-			continue
-		}
-		at[id(&rows[i])] = len(out)
-		out = append(out, rows[i])
-	}
-	return out
-}
-
-func dropDeleted[T any](rows []T, deleted []string, id func(*T) string) []T {
-	gone := make(map[string]bool, len(deleted))
-	for _, d := range deleted {
-		gone[d] = true
-	}
-	kept := rows[:0]
-	for i := range rows {
-		if !gone[id(&rows[i])] {
-			kept = append(kept, rows[i])
-		}
-	}
-	return kept
 }
 
 // horizon is the highest version whose tombstones may have been pruned: a

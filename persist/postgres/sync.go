@@ -226,8 +226,8 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	v := b.Version + 1
 
 	// The last copy of an ID in the push wins, at the place of its first.
-	notes := lastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID })
-	items := lastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID })
+	notes := rowmerge.LastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID })
+	items := rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID })
 	for i := range notes {
 		if notes[i].UpdatedAt == "" {
 			notes[i].UpdatedAt = stamp
@@ -303,10 +303,10 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	// Rows upserted and then deleted in the same push end deleted: they
 	// leave the change's upserted lists.
 	if len(deletedNotes) > 0 && len(notes) > 0 {
-		notes = dropDeleted(notes, deletedNotes, func(n *board.Note) string { return n.ID })
+		notes = rowmerge.DropDeleted(notes, deletedNotes, func(n *board.Note) string { return n.ID })
 	}
 	if len(deletedItems) > 0 && len(items) > 0 {
-		items = dropDeleted(items, deletedItems, func(it *board.TrackerItem) string { return it.ID })
+		items = rowmerge.DropDeleted(items, deletedItems, func(it *board.TrackerItem) string { return it.ID })
 	}
 	return &board.Changes{
 		Board:                 b.Header(),
@@ -316,22 +316,6 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 		DeletedTrackerItemIDs: deletedItems,
 		ServerVersion:         v,
 	}, tally, nil
-}
-
-// lastCopies returns rows with one copy of each ID: the last one sent, at
-// the place of the first.
-func lastCopies[T any](rows []T, id func(*T) string) []T {
-	out := make([]T, 0, len(rows))
-	at := make(map[string]int, len(rows))
-	for i := range rows {
-		if j, ok := at[id(&rows[i])]; ok {
-			out[j] = rows[i]
-			continue
-		}
-		at[id(&rows[i])] = len(out)
-		out = append(out, rows[i])
-	}
-	return out
 }
 
 // historyKey names one row of a board.
@@ -351,12 +335,12 @@ type historyRequest struct {
 
 func newHistoryRequest(p *board.Push) historyRequest {
 	var r historyRequest
-	for _, n := range lastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }) {
+	for _, n := range rowmerge.LastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }) {
 		if n.BaseVersion >= 1 {
 			r.kinds, r.ids, r.bases = append(r.kinds, kindNote), append(r.ids, n.ID), append(r.bases, n.BaseVersion)
 		}
 	}
-	for _, it := range lastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }) {
+	for _, it := range rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }) {
 		if it.BaseVersion >= 1 {
 			r.kinds, r.ids, r.bases = append(r.kinds, kindItem), append(r.ids, it.ID), append(r.bases, it.BaseVersion)
 		}
@@ -620,20 +604,6 @@ func queueKey(batch *pgx.Batch, boardID, key string, version int64, now time.Tim
 	batch.Queue(`INSERT INTO idempotency_keys (board_id, key, version, recorded_ns) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (board_id, key) DO UPDATE SET version = excluded.version, recorded_ns = excluded.recorded_ns`,
 		boardID, key, version, nanos(now)).Exec(func(pgconn.CommandTag) error { return nil })
-}
-
-func dropDeleted[T any](rows []T, deleted []string, id func(*T) string) []T {
-	gone := make(map[string]bool, len(deleted))
-	for _, d := range deleted {
-		gone[d] = true
-	}
-	kept := rows[:0]
-	for i := range rows {
-		if !gone[id(&rows[i])] {
-			kept = append(kept, rows[i])
-		}
-	}
-	return kept
 }
 
 // ChangesSince answers a pull (see persist.SyncStore) from one snapshot of
