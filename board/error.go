@@ -32,6 +32,9 @@ type Error struct {
 	Field   string
 	// RetryAfter, in whole seconds, is set on ERATELIMIT errors.
 	RetryAfter int
+	// Limit is the limit a request would pass, on ETOOLARGE errors about a
+	// stored limit (Limits); answered as "limit".
+	Limit int64
 }
 
 // RetryAfterSeconds rounds a wait up to whole seconds, at least 1: the value

@@ -37,6 +37,15 @@ type Store interface {
 	Pinger
 }
 
+// Limited is a store that enforces board.Limits in its own transactions:
+// a push that would take a board past its live notes or items is refused
+// (its Applied.Err is board.RowsFull) with nothing written, and two
+// concurrent pushes can never both pass. Both stores implement it; the
+// server sets the limits once, before use.
+type Limited interface {
+	SetLimits(l board.Limits)
+}
+
 // Pinger tells whether the store answers, for readiness checks (GET
 // /readyz): a load balancer sends requests to a node only while its store
 // does.

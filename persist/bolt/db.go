@@ -61,6 +61,9 @@ type DB struct {
 	// (SetNoteRenderer).
 	renderNote func(board.Note) []byte
 
+	// limits are checked by every push (SetLimits).
+	limits board.Limits
+
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
 }

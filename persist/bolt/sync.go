@@ -443,6 +443,10 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.
 		}
 		now := db.now()
 		dirty := false
+		counts, err := readCounts(rb)
+		if err != nil {
+			return err
+		}
 		for i, in := range pushes {
 			if !valid[i] {
 				continue
@@ -464,6 +468,13 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.
 				out[i] = persist.Applied{Version: b.Version}
 				continue
 			}
+			next, err := db.checkRowLimits(rb, counts, in.Push)
+			if err != nil {
+				// Refused whole, like an invalid push: not even its key.
+				out[i].Err = err
+				continue
+			}
+			counts = next
 			ch, tally, err := db.applyOne(tx, rb, b, in.Push, now)
 			if err != nil {
 				return fmt.Errorf("apply push to board %s: %w", boardID, err)
@@ -476,6 +487,9 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.
 		}
 		if !dirty {
 			return nil
+		}
+		if err := writeCounts(rb, counts); err != nil {
+			return err
 		}
 		return putBoard(tx, b)
 	})

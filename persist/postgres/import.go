@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -427,6 +428,11 @@ func (im *Importer) Flush(ctx context.Context) error {
 			}
 			batch.Queue(st.sql, st.args...)
 		}
+		// The imported boards' live-row counts, from the rows now there.
+		recount := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(rows[0].board), rows[1].board...))))
+		if len(recount) > 0 {
+			batch.Queue(recountSQL, recount)
+		}
 		res := tx.SendBatch(ctx, batch)
 		for _, st := range steps {
 			if st.n == 0 {
@@ -438,6 +444,12 @@ func (im *Importer) Flush(ctx context.Context) error {
 				return fmt.Errorf("write %s: %w", st.kind, err)
 			}
 			added[st.kind] += tag.RowsAffected()
+		}
+		if len(recount) > 0 {
+			if _, err := res.Exec(); err != nil {
+				res.Close()
+				return fmt.Errorf("count the imported boards' rows: %w", err)
+			}
 		}
 		return res.Close()
 	})

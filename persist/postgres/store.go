@@ -66,6 +66,9 @@ type Store struct {
 	// (SetNoteRenderer).
 	renderNote func(board.Note) []byte
 
+	// limits are checked by every push (SetLimits).
+	limits board.Limits
+
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
 }

@@ -78,7 +78,27 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 		}
 		return -1
 	}
-	err := s.inTx(ctx, pushWrite, true, func(tx pgx.Tx) error {
+	// A push refused for a limit ends the transaction (refusedPush); it
+	// runs again without that push, at most once per push.
+	var err error
+	for {
+		err = s.applyPushesTx(ctx, boardID, pushes, out, valid, reqs, nextValid)
+		r, refused := asRefused(err)
+		if !refused {
+			break
+		}
+		out[r.push], valid[r.push], reqs[r.push] = persist.Applied{Err: r.err}, false, historyRequest{}
+	}
+	if err != nil {
+		return nil, wrap(err, "apply pushes to board %s", boardID)
+	}
+	return out, nil
+}
+
+// applyPushesTx is ApplyPushes' transaction.
+func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []persist.PushInput, out []persist.Applied, valid []bool,
+	reqs []historyRequest, nextValid func(int) int) error {
+	return s.inTx(ctx, pushWrite, true, func(tx pgx.Tx) error {
 		// A retry starts from a clean slate.
 		for i := range out {
 			if valid[i] {
@@ -146,17 +166,15 @@ func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persis
 			ch, tally, err := s.applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now, hist, func(batch *pgx.Batch) {
 				pre.queue(batch, boardID, reqs)
 			})
-			if err != nil {
+			if full := (*board.Error)(nil); errors.As(err, &full) && full.Code == board.ETOOLARGE {
+				return &refusedPush{push: i, err: full}
+			} else if err != nil {
 				return err
 			}
 			out[i] = persist.Applied{Version: b.Version, Changes: ch, Merged: tally.Merged, Fallbacks: tally.Fallbacks, Events: tally.Events}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, wrap(err, "apply pushes to board %s", boardID)
-	}
-	return out, nil
 }
 
 // changesNothing reports whether p would change nothing: no board patch, no
@@ -271,6 +289,8 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 		}
 		return nil
 	})
+	var counts rowCount
+	queueCounts(batch, b.ID, notes, items, p, &counts)
 	if err := queueUpsert(batch, b.ID, kindNote, v, now, notes, func(n *board.Note) string { return n.ID }); err != nil {
 		return nil, nil, err
 	}
@@ -283,6 +303,9 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	queueKey(batch, b.ID, key, v, now)
 	queueMore(batch)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, nil, err
+	}
+	if err := counts.check(s.limits); err != nil {
 		return nil, nil, err
 	}
 	if got != v {

@@ -81,6 +81,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Changelog", func(t *testing.T) { runChangelog(t, open) })
 	t.Run("Cancelled", func(t *testing.T) { runCancelled(t, open) })
 	t.Run("Ping", func(t *testing.T) { runPing(t, open) })
+	t.Run("Limits", func(t *testing.T) { runLimits(t, open) })
 }
 
 // env is one test's store and its clock.

@@ -1,0 +1,51 @@
+package board
+
+// Limits bound what one board and one person may keep, so that one account
+// cannot grow the server's storage and the memory of its reads without
+// bound (docs/operations.md lists the flags, docs/api.md the answers). A
+// zero field takes its default (DefaultLimits); limits are per server, the
+// same for every plan.
+type Limits struct {
+	// NotesPerBoard is the most live notes a board holds; deleted notes
+	// (tombstones) do not count.
+	NotesPerBoard int
+	// ItemsPerBoard is the most live tracker items a board holds.
+	ItemsPerBoard int
+}
+
+// Defaults of Limits.
+const (
+	DefaultNotesPerBoard = 50_000
+	DefaultItemsPerBoard = 50_000
+)
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	if l.NotesPerBoard == 0 {
+		l.NotesPerBoard = DefaultNotesPerBoard
+	}
+	if l.ItemsPerBoard == 0 {
+		l.ItemsPerBoard = DefaultItemsPerBoard
+	}
+	return l
+}
+
+// RowsFull is the error of a push that would take a board past its limit
+// of live rows of one table (field "notes" or "trackerItems"): ETOOLARGE,
+// naming the field and the limit, so a client shows the push as refused
+// rather than trying it again.
+func RowsFull(field string, limit int) *Error {
+	noun := "notes"
+	if field == "trackerItems" {
+		noun = "tracker items"
+	}
+	return LimitErrorf(field, int64(limit), "This board has reached %d %s: delete some before adding more. Nothing was applied.", limit, noun)
+}
+
+// LimitErrorf returns an ETOOLARGE error naming field and the limit it
+// would pass.
+func LimitErrorf(field string, limit int64, format string, args ...any) *Error {
+	e := Errorf(ETOOLARGE, format, args...)
+	e.Field, e.Limit = field, limit
+	return e
+}

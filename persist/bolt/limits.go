@@ -1,0 +1,125 @@
+package bolt
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"corkboard/board"
+	"corkboard/persist"
+)
+
+var _ persist.Limited = (*DB)(nil)
+
+// Live-row counts of a board, kept in its meta bucket by every push that
+// changes them, so that the limit check reads two keys instead of the
+// board. A board written before the counts existed gets them counted once,
+// by its first push.
+var (
+	metaNoteCount = []byte("notes")
+	metaItemCount = []byte("items")
+)
+
+// SetLimits sets the limits pushes are checked against (zero fields: the
+// defaults). Call it before the store is used, as for Now.
+func (db *DB) SetLimits(l board.Limits) {
+	db.limits = l.WithDefaults()
+}
+
+// rowCounts is a board's live notes and items.
+type rowCounts struct{ notes, items int64 }
+
+// liveCount reads a count from meta, counting the table's live rows when it
+// was never stored.
+func liveCount(meta *bbolt.Bucket, key []byte, t table) (int64, error) {
+	if v := meta.Get(key); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v)), nil
+	}
+	var n int64
+	err := t.eachLive(func([]byte) error { n++; return nil })
+	if err != nil {
+		return 0, fmt.Errorf("count live rows: %w", err)
+	}
+	return n, nil
+}
+
+// readCounts returns the board's live-row counts.
+func readCounts(rb *bbolt.Bucket) (rowCounts, error) {
+	meta := rb.Bucket(subMeta)
+	notes, err := liveCount(meta, metaNoteCount, notesTable(rb))
+	if err != nil {
+		return rowCounts{}, err
+	}
+	items, err := liveCount(meta, metaItemCount, itemsTable(rb))
+	if err != nil {
+		return rowCounts{}, err
+	}
+	return rowCounts{notes, items}, nil
+}
+
+// writeCounts stores the board's live-row counts.
+func writeCounts(rb *bbolt.Bucket, c rowCounts) error {
+	meta := rb.Bucket(subMeta)
+	if err := meta.Put(metaNoteCount, be64(uint64(c.notes))); err != nil {
+		return fmt.Errorf("store note count: %w", err)
+	}
+	if err := meta.Put(metaItemCount, be64(uint64(c.items))); err != nil {
+		return fmt.Errorf("store item count: %w", err)
+	}
+	return nil
+}
+
+// liveDelta is how many live rows of t a push's upserts and deletions of
+// one table add (negative: remove), as the push will apply them: upserts
+// first, so an ID both upserted and deleted ends deleted, and an upsert
+// of a deleted ID brings it back.
+func liveDelta(t table, upserted, deleted []string) int64 {
+	gone := make(map[string]bool, len(deleted))
+	for _, id := range deleted {
+		gone[id] = true
+	}
+	var d int64
+	seen := make(map[string]bool, len(upserted))
+	for _, id := range upserted {
+		if seen[id] || gone[id] {
+			continue
+		}
+		seen[id] = true
+		if !t.anyLive([]string{id}) {
+			d++
+		}
+	}
+	for id := range gone {
+		if t.anyLive([]string{id}) {
+			d--
+		}
+	}
+	return d
+}
+
+// checkRowLimits returns the counts the board will have once p applies,
+// or the error naming the limit p would pass (a push that adds no row is
+// never refused, so that a board over a lowered limit can still be edited
+// and emptied).
+func (db *DB) checkRowLimits(rb *bbolt.Bucket, cur rowCounts, p *board.Push) (rowCounts, error) {
+	l := db.limits.WithDefaults()
+	dn := liveDelta(notesTable(rb), ids(p.Notes.Upserted, func(n *board.Note) string { return n.ID }), p.Notes.Deleted)
+	di := liveDelta(itemsTable(rb), ids(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }), p.TrackerItems.Deleted)
+	next := rowCounts{cur.notes + dn, cur.items + di}
+	if dn > 0 && next.notes > int64(l.NotesPerBoard) {
+		return cur, board.RowsFull("notes", l.NotesPerBoard)
+	}
+	if di > 0 && next.items > int64(l.ItemsPerBoard) {
+		return cur, board.RowsFull("trackerItems", l.ItemsPerBoard)
+	}
+	return next, nil
+}
+
+func ids[T any](rows []T, id func(*T) string) []string {
+	out := make([]string, len(rows))
+	for i := range rows {
+		out[i] = id(&rows[i])
+	}
+	return out
+}
