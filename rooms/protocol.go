@@ -127,6 +127,9 @@ type ErrorMessage struct {
 	Status int    `json:"status"`
 	Error  string `json:"error"`
 	Field  string `json:"field,omitempty"`
+	// Limit is the stored limit a push would pass (board.Limits), as in
+	// the HTTP answer.
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // PresenceMessage announces a connection joining or leaving.

@@ -85,6 +85,8 @@ type envConfig struct {
 	// cacheTTL, when set, is the TTL of the session, plan and board
 	// caches (defaults otherwise).
 	cacheTTL time.Duration
+	// limits are the store's board.Limits (zero: the defaults).
+	limits board.Limits
 }
 
 // option changes what newEnv starts; of two that set the same thing, the
@@ -124,6 +126,9 @@ func withServerTimeout(d time.Duration) option { return func(c *envConfig) { c.s
 // cached: a TTL no test outlives shows that only invalidation refreshes
 // them.
 func withCacheTTL(d time.Duration) option { return func(c *envConfig) { c.cacheTTL = d } }
+
+// withLimits sets the store's board.Limits.
+func withLimits(l board.Limits) option { return func(c *envConfig) { c.limits = l } }
 
 // withHub tunes the hub: live connection caps, push budgets, its clock.
 func withHub(o hub.Options) option { return func(c *envConfig) { c.hub = o } }
@@ -257,6 +262,7 @@ func (e *env) start() {
 		e.tb.Fatal(err)
 	}
 	db.SetNoteRenderer(changelog.RenderNote) // as cmd/corkboard wires it
+	db.SetLimits(e.cfg.limits)
 	var now func() time.Time
 	if e.clock != nil {
 		db.Now = e.clock.Now

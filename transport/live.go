@@ -501,7 +501,7 @@ func (lc *liveConn) errorMessage(ctx context.Context, id string, err error) []by
 	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: ErrorStatus(err), Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
-		msg.Field = e.Field
+		msg.Field, msg.Limit = e.Field, e.Limit
 	}
 	return mustJSON(msg)
 }

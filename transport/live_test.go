@@ -44,6 +44,7 @@ type liveMsg struct {
 	Status        int                 `json:"status"`
 	Error         string              `json:"error"`
 	Field         string              `json:"field"`
+	Limit         int64               `json:"limit"`
 	NoteID        string              `json:"noteId"`
 	Events        []rooms.Event       `json:"events"`
 }

@@ -38,6 +38,8 @@ func ErrorStatus(err error) int {
 type errorBody struct {
 	Error string `json:"error"`
 	Field string `json:"field,omitempty"`
+	// Limit is the stored limit a request would pass (board.Limits).
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // writeError answers err as JSON with its status. Internal errors are logged
@@ -55,7 +57,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	body := errorBody{Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
-		body.Field = e.Field
+		body.Field, body.Limit = e.Field, e.Limit
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 		}
