@@ -61,6 +61,9 @@ type RenderedBoard struct {
 type SnapshotInfo struct {
 	Key       string `json:"key"`
 	Timestamp string `json:"timestamp"`
+	// Existing is set by PutSnapshot when the snapshot was identical to
+	// the newest one, which it returned instead of keeping a copy.
+	Existing bool `json:"-"`
 }
 
 // LogQuery selects changelog entries, newest first. Empty NoteID or Action
@@ -105,7 +108,9 @@ type ChangelogStore interface {
 	// stamped like AppendLog's, from the same per-board sequence) and as
 	// current.md, remembers its version as the last snapshotted one, and
 	// prunes the oldest snapshots beyond keep (keep <= 0 keeps all). It
-	// returns the new snapshot and how many it pruned.
+	// returns the new snapshot and how many it pruned. When snap's Markdown
+	// is byte for byte the newest snapshot's, it writes nothing and returns
+	// that snapshot, with Existing set.
 	PutSnapshot(ctx context.Context, boardID string, snap RenderedBoard, keep int) (SnapshotInfo, int, error)
 	// ListSnapshots lists the point-in-time snapshots, newest first.
 	ListSnapshots(ctx context.Context, boardID string) ([]SnapshotInfo, error)
@@ -253,6 +258,11 @@ func CanonicalSnapshotKey(key string) (string, bool) {
 		return "", false
 	}
 	return SnapshotKeyPrefix + Stamp(t) + SnapshotKeySuffix, true
+}
+
+// SnapshotKeyStamp is the timestamp of a snapshot key PutSnapshot wrote.
+func SnapshotKeyStamp(key string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(key, SnapshotKeyPrefix), SnapshotKeySuffix)
 }
 
 // ValidSnapshotKey reports whether key has the shape "snapshots/<timestamp>.md"

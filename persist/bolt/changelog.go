@@ -465,6 +465,11 @@ func (db *DB) PutSnapshot(ctx context.Context, boardID string, snap persist.Rend
 		if err != nil {
 			return err
 		}
+		if k, v := cb.snapshots.Cursor().Last(); k != nil && bytes.Equal(v, snap.Markdown) {
+			// The same board as the newest snapshot: no second copy.
+			info = persist.SnapshotInfo{Key: string(k), Timestamp: persist.SnapshotKeyStamp(string(k)), Existing: true}
+			return nil
+		}
 		stamp, err := cb.nextStamp(db.now())
 		if err != nil {
 			return err

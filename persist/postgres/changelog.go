@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -320,12 +321,25 @@ func (s *Store) PutSnapshot(ctx context.Context, boardID string, snap persist.Re
 		if err != nil {
 			return err
 		}
-		stamp := nextStamp(last, s.now())
-		info = persist.SnapshotInfo{Key: persist.SnapshotKeyPrefix + stamp + persist.SnapshotKeySuffix, Timestamp: stamp}
 		md := snap.Markdown
 		if md == nil {
 			md = []byte{}
 		}
+		// The same board as the newest snapshot keeps no second copy. The
+		// database compares digests, so the Markdown is not sent twice.
+		sum := sha256.Sum256(md)
+		var newest string
+		var same bool
+		err = tx.QueryRow(ctx, "SELECT key, sha256(markdown) = $2 FROM snapshots WHERE board_id = $1 ORDER BY key DESC LIMIT 1", boardID, sum[:]).Scan(&newest, &same)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("compare with the newest snapshot: %w", err)
+		}
+		if same {
+			info = persist.SnapshotInfo{Key: newest, Timestamp: persist.SnapshotKeyStamp(newest), Existing: true}
+			return nil
+		}
+		stamp := nextStamp(last, s.now())
+		info = persist.SnapshotInfo{Key: persist.SnapshotKeyPrefix + stamp + persist.SnapshotKeySuffix, Timestamp: stamp}
 		if _, err := tx.Exec(ctx, "INSERT INTO snapshots (board_id, key, markdown) VALUES ($1, $2, $3)", boardID, info.Key, md); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ func runChangelog(t *testing.T, open Opener) {
 	t.Run("FindLogEntry", func(t *testing.T) { testFindLogEntry(t, open) })
 	t.Run("CurrentSnapshotFreshness", func(t *testing.T) { testCurrentSnapshotFreshness(t, open) })
 	t.Run("SnapshotsPruneAndList", func(t *testing.T) { testSnapshotsPruneAndList(t, open) })
+	t.Run("IdenticalSnapshotKeepsNoCopy", func(t *testing.T) { testIdenticalSnapshotKeepsNoCopy(t, open) })
 	t.Run("BoardsToSnapshot", func(t *testing.T) { testBoardsToSnapshot(t, open) })
 	t.Run("AppendLogUnclaimedBoard", func(t *testing.T) { testAppendLogUnclaimedBoard(t, open) })
 	t.Run("AppendLogConcurrent", func(t *testing.T) { testAppendLogConcurrent(t, open) })
@@ -336,5 +337,46 @@ func testAppendLogConcurrent(t *testing.T, open Opener) {
 		if !slices.Equal(gotKeys, want) {
 			t.Fatalf("%s: listing differs from the appended keys", boardID)
 		}
+	}
+}
+
+// testIdenticalSnapshotKeepsNoCopy: a snapshot byte for byte the newest
+// one is not kept again; the newest is returned, with Existing set. One
+// that differs, or equals an older one only, is kept.
+func testIdenticalSnapshotKeepsNoCopy(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, clock := openWith(t, open, clT0, "b1")
+	put := func(md string) persist.SnapshotInfo {
+		t.Helper()
+		clock.Advance(time.Second)
+		info, _, err := db.PutSnapshot(ctx, "b1", persist.RenderedBoard{Markdown: []byte(md), Version: 1}, 10)
+		if err != nil {
+			t.Fatalf("PutSnapshot(%q): %v", md, err)
+		}
+		return info
+	}
+	a := put("board A")
+	if a.Existing {
+		t.Fatalf("first snapshot %+v has Existing set", a)
+	}
+	again := put("board A")
+	if again.Key != a.Key || again.Timestamp != a.Timestamp || !again.Existing {
+		t.Fatalf("identical snapshot = %+v, want the newest %+v with Existing", again, a)
+	}
+	b := put("board B")
+	a2 := put("board A") // equal to an older one only: kept
+	if b.Existing || a2.Existing || b.Key == a.Key || a2.Key == b.Key {
+		t.Fatalf("differing snapshots %+v, %+v: want new keys", b, a2)
+	}
+	list, err := db.ListSnapshots(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 {
+		t.Fatalf("%d snapshots kept, want 3: %+v", len(list), list)
+	}
+	md, err := db.FindSnapshot(ctx, "b1", a.Key)
+	if err != nil || string(md) != "board A" {
+		t.Fatalf("FindSnapshot(%s) = %q, %v", a.Key, md, err)
 	}
 }
