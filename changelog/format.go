@@ -328,7 +328,7 @@ func formatFloat(v float64) string {
 }
 
 // writeField writes one "name: value" line.
-func writeField(b *bytes.Buffer, indent, name, value string) {
+func writeField(b mdWriter, indent, name, value string) {
 	b.WriteString(indent)
 	b.WriteString(name)
 	b.WriteString(": ")

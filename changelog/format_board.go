@@ -1,9 +1,11 @@
 package changelog
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,7 +68,8 @@ const maxHeadingRunes = 80
 
 // RenderBoard renders s as one Markdown document: the board's fields in front
 // matter, a heading, then every note and every tracker item sorted by id, so
-// two snapshots of the same board diff line by line.
+// two snapshots of the same board diff line by line. WriteBoard writes the
+// same bytes to a writer.
 func RenderBoard(s board.State) []byte {
 	var b bytes.Buffer
 	size := 1024
@@ -77,17 +80,87 @@ func RenderBoard(s board.State) []byte {
 		size += len(it.Description) + len(it.Summary) + 512
 	}
 	b.Grow(size)
+	// Writing to a bytes.Buffer cannot fail.
+	_ = writeBoard(&b, s)
+	return b.Bytes()
+}
+
+// writeBufferSize is the buffer between the renderer and a writer: what a
+// streamed board costs beyond its rows, whatever the board's size.
+const writeBufferSize = 32 << 10
+
+// WriteBoard writes s as RenderBoard renders it, a row at a time through a
+// small buffer, so that an answer costs the buffer, not a second copy of
+// the board. It returns the first error of w.
+func WriteBoard(w io.Writer, s board.State) error {
+	bw := bufio.NewWriterSize(w, writeBufferSize)
+	if err := writeBoard(bw, s); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writeBoard sorts s's rows by id and writes them through a BoardWriter.
+func writeBoard(w mdWriter, s board.State) error {
+	bw := newBoardWriter(w, s.Board, s.Phases)
+	notes := slices.Clone(s.Notes)
+	slices.SortStableFunc(notes, func(a, b board.Note) int { return strings.Compare(a.ID, b.ID) })
+	for _, n := range notes {
+		bw.Note(n)
+	}
+	items := slices.Clone(s.TrackerItems)
+	slices.SortStableFunc(items, func(a, b board.TrackerItem) int { return strings.Compare(a.ID, b.ID) })
+	for _, it := range items {
+		bw.Item(it)
+	}
+	return bw.end()
+}
+
+// mdWriter is what the renderers write to: a bytes.Buffer (one document in
+// memory) or a bufio.Writer (a stream), whose errors stay until Flush.
+type mdWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// BoardWriter writes a board snapshot one row at a time: the header when
+// it is made, then each note, then each tracker item, in id order (as a
+// store reads them off its index), then the end. It is the seam for a
+// store that streams a board's rows: nothing but the row being written is
+// held. Rows out of order make End fail, since the parser and diffs rely
+// on the order.
+type BoardWriter struct {
+	w       mdWriter
+	inItems bool
+	lastID  string
+	started bool
+	err     error
+}
+
+// NewBoardWriter starts a board snapshot on w (give it a buffered writer:
+// rows are written in many small pieces) with the board's front matter and
+// heading.
+func NewBoardWriter(w io.Writer, h board.Header, ph *board.Phases) *BoardWriter {
+	mw, ok := w.(mdWriter)
+	if !ok {
+		mw = bufio.NewWriterSize(w, writeBufferSize)
+	}
+	return newBoardWriter(mw, h, ph)
+}
+
+func newBoardWriter(b mdWriter, h board.Header, p *board.Phases) *BoardWriter {
 	b.WriteString(fenceLine + "\n")
-	writeField(&b, "", "format", BoardFormat)
-	writeField(&b, "", "id", quote(s.Board.ID))
-	writeField(&b, "", "name", quote(s.Board.Name))
-	writeField(&b, "", "version", strconv.FormatInt(s.Board.Version, 10))
-	writeField(&b, "", "updatedAt", quote(s.Board.UpdatedAt))
-	if p := s.Phases; p != nil {
+	writeField(b, "", "format", BoardFormat)
+	writeField(b, "", "id", quote(h.ID))
+	writeField(b, "", "name", quote(h.Name))
+	writeField(b, "", "version", strconv.FormatInt(h.Version, 10))
+	writeField(b, "", "updatedAt", quote(h.UpdatedAt))
+	if p != nil {
 		b.WriteString("phases:\n")
-		writeField(&b, "  ", "currentPhaseId", quote(p.CurrentPhaseID))
+		writeField(b, "  ", "currentPhaseId", quote(p.CurrentPhaseID))
 		if len(p.Phases) == 0 {
-			writeField(&b, "  ", "phases", "[]")
+			writeField(b, "  ", "phases", "[]")
 		} else {
 			b.WriteString("  phases:\n")
 			for _, raw := range p.Phases {
@@ -99,30 +172,81 @@ func RenderBoard(s board.State) []byte {
 		}
 	}
 	b.WriteString(fenceLine + "\n\n")
-	b.WriteString("# " + headingText(s.Board.Name, "Untitled board") + "\n\n")
-
+	b.WriteString("# " + headingText(h.Name, "Untitled board") + "\n\n")
 	b.WriteString(notesHeading + "\n")
-	notes := slices.Clone(s.Notes)
-	slices.SortStableFunc(notes, func(a, b board.Note) int { return strings.Compare(a.ID, b.ID) })
-	for _, n := range notes {
-		b.WriteString("\n### " + headingText(n.Title, "Untitled note") + "\n\n")
-		b.WriteString(yamlOpen + "\n")
-		writeNoteFields(&b, n)
-		b.WriteString(yamlClose + "\n")
-		writeText(&b, n.Content)
-	}
+	return &BoardWriter{w: b}
+}
 
-	b.WriteString("\n" + itemsHeading + "\n")
-	items := slices.Clone(s.TrackerItems)
-	slices.SortStableFunc(items, func(a, b board.TrackerItem) int { return strings.Compare(a.ID, b.ID) })
-	for _, it := range items {
-		b.WriteString("\n### " + headingText(itemHeading(it), "Untitled item") + "\n\n")
-		b.WriteString(yamlOpen + "\n")
-		writeItemFields(&b, it)
-		b.WriteString(yamlClose + "\n")
-		writeText(&b, it.Description)
+// inOrder checks that id comes after the previous row of its list.
+func (bw *BoardWriter) inOrder(id, noun string) bool {
+	if bw.err != nil {
+		return false
 	}
-	return b.Bytes()
+	if bw.started && id < bw.lastID {
+		bw.err = fmt.Errorf("board snapshot: %s %q comes after %q: rows must be written in id order", noun, clip(id, 40), clip(bw.lastID, 40))
+		return false
+	}
+	bw.started, bw.lastID = true, id
+	return true
+}
+
+// Note writes one note; every note comes before the first tracker item.
+func (bw *BoardWriter) Note(n board.Note) {
+	if bw.inItems {
+		if bw.err == nil {
+			bw.err = fmt.Errorf("board snapshot: note %q after the tracker items", clip(n.ID, 40))
+		}
+		return
+	}
+	if !bw.inOrder(n.ID, "note") {
+		return
+	}
+	b := bw.w
+	b.WriteString("\n### " + headingText(n.Title, "Untitled note") + "\n\n")
+	b.WriteString(yamlOpen + "\n")
+	writeNoteFields(b, n)
+	b.WriteString(yamlClose + "\n")
+	writeText(b, n.Content)
+}
+
+// items ends the notes and starts the tracker items, once.
+func (bw *BoardWriter) items() {
+	if !bw.inItems {
+		bw.inItems, bw.started, bw.lastID = true, false, ""
+		bw.w.WriteString("\n" + itemsHeading + "\n")
+	}
+}
+
+// Item writes one tracker item.
+func (bw *BoardWriter) Item(it board.TrackerItem) {
+	bw.items()
+	if !bw.inOrder(it.ID, "tracker item") {
+		return
+	}
+	b := bw.w
+	b.WriteString("\n### " + headingText(itemHeading(it), "Untitled item") + "\n\n")
+	b.WriteString(yamlOpen + "\n")
+	writeItemFields(b, it)
+	b.WriteString(yamlClose + "\n")
+	writeText(b, it.Description)
+}
+
+// End closes the document (the tracker items' heading when no item came)
+// and flushes the writer NewBoardWriter buffered; it returns the first
+// error: rows out of order, or the writer's.
+func (bw *BoardWriter) End() error {
+	if err := bw.end(); err != nil {
+		return err
+	}
+	if f, ok := bw.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+func (bw *BoardWriter) end() error {
+	bw.items()
+	return bw.err
 }
 
 // itemHeading is what a person looks for first in a tracker item.
@@ -138,7 +262,7 @@ func itemHeading(it board.TrackerItem) string {
 
 // writeItemFields writes the YAML lines of every tracker item field but the
 // description, which follows as fenced text.
-func writeItemFields(b *bytes.Buffer, it board.TrackerItem) {
+func writeItemFields(b mdWriter, it board.TrackerItem) {
 	writeField(b, "", "id", quote(it.ID))
 	writeField(b, "", "key", quote(it.Key))
 	writeField(b, "", "type", quote(it.Type))
@@ -156,7 +280,7 @@ func writeItemFields(b *bytes.Buffer, it board.TrackerItem) {
 // writeText writes text as a fenced block after a blank line, or nothing when
 // text is empty. The fence is one backtick longer than the longest backtick
 // run in text (at least three), so no line of text can close it.
-func writeText(b *bytes.Buffer, text string) {
+func writeText(b mdWriter, text string) {
 	if text == "" {
 		return
 	}

@@ -1,10 +1,14 @@
 package changelog_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,4 +73,92 @@ func TestRenderBoard_GoldenBig(t *testing.T) {
 	if got := hex.EncodeToString(sum[:]); got != bigBoardSHA256 {
 		t.Fatalf("SHA-256 of the big board's rendering = %s, want %s", got, bigBoardSHA256)
 	}
+}
+
+// writeRecorder keeps what is written and the largest single write.
+type writeRecorder struct {
+	bytes.Buffer
+	writes, largest int
+}
+
+func (w *writeRecorder) Write(p []byte) (int, error) {
+	w.writes++
+	w.largest = max(w.largest, len(p))
+	return w.Buffer.Write(p)
+}
+
+func TestWriteBoard_SameBytesThroughASmallBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    board.State
+	}{
+		{"Wide", wideState()},
+		{"Generated", generatedState(3000)},
+		{"Empty", board.State{Board: board.Header{ID: "fresh-board"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w writeRecorder
+			if err := changelog.WriteBoard(&w, tc.s); err != nil {
+				t.Fatal(err)
+			}
+			want := changelog.RenderBoard(tc.s)
+			if !bytes.Equal(w.Bytes(), want) {
+				t.Fatalf("WriteBoard wrote %d bytes that differ from RenderBoard's %d", w.Len(), len(want))
+			}
+			if w.largest > 32<<10 {
+				t.Fatalf("largest write %d bytes, want at most 32 KiB", w.largest)
+			}
+		})
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+func TestWriteBoard_WriterError(t *testing.T) {
+	boom := errors.New("client went away")
+	if err := changelog.WriteBoard(failingWriter{boom}, generatedState(100)); !errors.Is(err, boom) {
+		t.Fatalf("WriteBoard = %v, want %v", err, boom)
+	}
+}
+
+// TestBoardWriter_RowByRow: rows fed one at a time, as a store would read
+// them off its index, give RenderBoard's bytes; rows out of order fail.
+func TestBoardWriter_RowByRow(t *testing.T) {
+	s := wideState()
+	var b bytes.Buffer
+	bw := changelog.NewBoardWriter(&b, s.Board, s.Phases)
+	notes, items := slices.Clone(s.Notes), slices.Clone(s.TrackerItems)
+	slices.SortFunc(notes, func(a, b board.Note) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(items, func(a, b board.TrackerItem) int { return strings.Compare(a.ID, b.ID) })
+	for _, n := range notes {
+		bw.Note(n)
+	}
+	for _, it := range items {
+		bw.Item(it)
+	}
+	if err := bw.End(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), changelog.RenderBoard(s)) {
+		t.Fatal("row by row differs from RenderBoard")
+	}
+
+	t.Run("OutOfOrder", func(t *testing.T) {
+		bw := changelog.NewBoardWriter(io.Discard, s.Board, nil)
+		bw.Note(board.Note{ID: "b"})
+		bw.Note(board.Note{ID: "a"})
+		if err := bw.End(); err == nil {
+			t.Fatal("End = nil for notes out of order")
+		}
+	})
+	t.Run("NoteAfterItems", func(t *testing.T) {
+		bw := changelog.NewBoardWriter(io.Discard, s.Board, nil)
+		bw.Item(board.TrackerItem{ID: "i"})
+		bw.Note(board.Note{ID: "n"})
+		if err := bw.End(); err == nil {
+			t.Fatal("End = nil for a note after the items")
+		}
+	})
 }

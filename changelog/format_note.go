@@ -33,7 +33,7 @@ func RenderNote(n board.Note) []byte {
 
 // writeNoteFields writes the YAML lines of every note field but the content,
 // in a fixed order; RenderNote and RenderBoard share it.
-func writeNoteFields(b *bytes.Buffer, n board.Note) {
+func writeNoteFields(b mdWriter, n board.Note) {
 	writeField(b, "", "id", quote(n.ID))
 	writeField(b, "", "title", quote(n.Title))
 	writeField(b, "", "x", formatFloat(n.X))
@@ -50,7 +50,7 @@ func writeNoteFields(b *bytes.Buffer, n board.Note) {
 
 // writeExtra writes a row's extra fields, when it has any, as one line:
 // a YAML string holding them as a JSON object, in the client's order.
-func writeExtra(b *bytes.Buffer, extra []board.Field) {
+func writeExtra(b mdWriter, extra []board.Field) {
 	if len(extra) > 0 {
 		writeField(b, "", "extra", quote(string(board.ExtraObject(extra))))
 	}

@@ -3,7 +3,9 @@ package changelog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 	"unicode/utf8"
@@ -35,7 +37,21 @@ const (
 	// MaxListLimit is the largest page of a listing.
 	MaxListLimit = 500
 	// DefaultKeep is how many point-in-time snapshots a board keeps.
-	DefaultKeep = 30
+	DefaultKeep = 10
+	// MaxKeep bounds Options.Keep: with snapshots of at most
+	// DefaultMaxSnapshotBytes, a board's snapshots take at most 3.2 GB.
+	MaxKeep = 100
+	// DefaultMaxSnapshotBytes bounds a board snapshot's Markdown: a board
+	// of 50,000 short notes (the default notes limit) renders to about
+	// 13 MB. A board past it cannot be snapshotted, and its current.md is
+	// rendered when asked instead of kept.
+	DefaultMaxSnapshotBytes = 32 << 20
+	// DefaultSnapshotSlots is how many snapshots one server takes at once
+	// (each holds the board's state and its Markdown in memory).
+	DefaultSnapshotSlots = 2
+	// snapshotRetryAfter is the Retry-After, in seconds, of a snapshot
+	// refused for want of a slot.
+	snapshotRetryAfter = 5
 )
 
 // CurrentKey names a board's current snapshot in restores.
@@ -68,10 +84,16 @@ var _ Store = persist.Store(nil)
 
 // Options tune a Log. Zero fields take the defaults.
 type Options struct {
-	// Keep is how many point-in-time snapshots each board keeps; the oldest
-	// beyond it are pruned whenever a snapshot is taken. 0 is DefaultKeep;
-	// negative keeps every snapshot.
+	// Keep is how many point-in-time snapshots each board keeps (at most
+	// MaxKeep); the oldest beyond it are pruned whenever a snapshot is
+	// taken. 0 is DefaultKeep.
 	Keep int
+	// MaxSnapshotBytes bounds a board snapshot's Markdown; 0 is
+	// DefaultMaxSnapshotBytes.
+	MaxSnapshotBytes int
+	// SnapshotSlots is how many snapshots may be taken at once; 0 is
+	// DefaultSnapshotSlots.
+	SnapshotSlots int
 	// Logger; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -81,20 +103,31 @@ type Options struct {
 // parses stored Markdown back for restores. It holds no state of its own
 // and is safe for concurrent use.
 type Log struct {
-	store Store
-	keep  int
+	store    Store
+	keep     int
+	maxBytes int
+	// slots holds one token per snapshot being taken.
+	slots chan struct{}
 	log   *slog.Logger
 }
 
-// New builds a Log on store.
+// New builds a Log on store. Keep beyond MaxKeep is MaxKeep (the flag
+// refuses it before).
 func New(store Store, opts Options) *Log {
-	if opts.Keep == 0 {
+	if opts.Keep <= 0 {
 		opts.Keep = DefaultKeep
+	}
+	opts.Keep = min(opts.Keep, MaxKeep)
+	if opts.MaxSnapshotBytes <= 0 {
+		opts.MaxSnapshotBytes = DefaultMaxSnapshotBytes
+	}
+	if opts.SnapshotSlots <= 0 {
+		opts.SnapshotSlots = DefaultSnapshotSlots
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Log{store: store, keep: opts.Keep, log: opts.Logger}
+	return &Log{store: store, keep: opts.Keep, maxBytes: opts.MaxSnapshotBytes, slots: make(chan struct{}, opts.SnapshotSlots), log: opts.Logger}
 }
 
 // Entry is one changelog entry as a client sends it: a note snapshot for
@@ -290,7 +323,13 @@ func (l *Log) Append(ctx context.Context, boardID string, entries []Entry) ([]pe
 		if err != nil {
 			return nil, err
 		}
-		cur = render(s)
+		// A board past the snapshot size keeps no current.md: GET renders
+		// it from the state when asked.
+		if cur, err = l.render(s); board.ErrorCode(err) == board.ETOOLARGE {
+			cur = nil
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	return l.store.AppendLog(ctx, boardID, recs, cur)
 }
@@ -341,9 +380,34 @@ func corrupt(what, key, boardID string, err error) error {
 	return fmt.Errorf("stored %s %s of board %s does not parse: %v", what, key, boardID, err)
 }
 
-// render renders a state as a board snapshot.
-func render(st *board.State) *persist.RenderedBoard {
-	return &persist.RenderedBoard{Markdown: RenderBoard(*st), Version: st.Board.Version, Phases: st.Phases}
+// render renders a state as a board snapshot of at most l.maxBytes:
+// rendering stops at the limit, so a board past it costs no more than the
+// limit. ETOOLARGE (field "snapshot", with the limit) past it.
+func (l *Log) render(st *board.State) (*persist.RenderedBoard, error) {
+	w := &cappedBuffer{max: l.maxBytes}
+	if err := WriteBoard(w, *st); err != nil {
+		if errors.Is(err, errSnapshotTooLarge) {
+			return nil, board.LimitErrorf("snapshot", int64(l.maxBytes),
+				"This board's snapshot would be larger than %d bytes: delete notes or shorten them to take one.", l.maxBytes)
+		}
+		return nil, err
+	}
+	return &persist.RenderedBoard{Markdown: w.buf.Bytes(), Version: st.Board.Version, Phases: st.Phases}, nil
+}
+
+var errSnapshotTooLarge = errors.New("snapshot too large")
+
+// cappedBuffer keeps what is written up to max bytes, and fails past it.
+type cappedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) > c.max {
+		return 0, errSnapshotTooLarge
+	}
+	return c.buf.Write(p)
 }
 
 // Validate checks a query: a known action, a note ID a push would accept,
@@ -505,34 +569,111 @@ func (l *Log) restoreRename(ctx context.Context, boardID, key string) (board.Sta
 // now (a board with no data yet gives its empty snapshot). ENOTFOUND for an
 // unclaimed board.
 func (l *Log) Current(ctx context.Context, boardID string) ([]byte, error) {
-	md, fresh, err := l.store.CurrentSnapshot(ctx, boardID)
+	d, err := l.CurrentDoc(ctx, boardID)
 	if err != nil {
 		return nil, err
 	}
+	if d.st == nil {
+		return d.md, nil
+	}
+	return RenderBoard(*d.st), nil
+}
+
+// Doc is a board snapshot ready to be written: Markdown as stored, or the
+// board's state, rendered while it is written.
+type Doc struct {
+	md []byte
+	st *board.State
+}
+
+// WriteTo writes the document to w; a state is rendered row by row
+// through a small buffer (WriteBoard), never whole in memory.
+func (d Doc) WriteTo(w io.Writer) (int64, error) {
+	if d.st == nil {
+		n, err := w.Write(d.md)
+		return int64(n), err
+	}
+	cw := &countingWriter{w: w}
+	err := WriteBoard(cw, *d.st)
+	return cw.n, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// CurrentDoc is Current to be written: the stored current.md when it is
+// fresh, else the board's state. Every read is done when it returns, so
+// writing fails only when the writer does. The state is still read
+// whole (BoardState): a store that streams a board's rows would feed
+// NewBoardWriter instead, and the answer would cost its buffer alone.
+func (l *Log) CurrentDoc(ctx context.Context, boardID string) (Doc, error) {
+	md, fresh, err := l.store.CurrentSnapshot(ctx, boardID)
+	if err != nil {
+		return Doc{}, err
+	}
 	if md != nil && fresh {
-		return md, nil
+		return Doc{md: md}, nil
 	}
 	st, err := l.store.BoardState(ctx, boardID)
 	if err != nil {
-		return nil, err
+		return Doc{}, err
 	}
-	return RenderBoard(*st), nil
+	return Doc{st: st}, nil
 }
 
 // Snapshot stores the server's state of the board as a point-in-time
-// snapshot (and as current.md) and prunes the oldest beyond Keep.
-// ENOTFOUND for an unclaimed board.
+// snapshot (and as current.md) and prunes the oldest beyond Keep. A
+// snapshot identical to the newest is not kept again: the newest is
+// returned. EUNAVAILABLE (with RetryAfter) when SnapshotSlots snapshots
+// are being taken already; ETOOLARGE (field "snapshot", with the limit)
+// when its Markdown would pass MaxSnapshotBytes; ENOTFOUND for an
+// unclaimed board.
 func (l *Log) Snapshot(ctx context.Context, boardID string) (persist.SnapshotInfo, error) {
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		return persist.SnapshotInfo{}, &board.Error{Code: board.EUNAVAILABLE, Field: "snapshot", RetryAfter: snapshotRetryAfter,
+			Message: "The server is taking other snapshots: try again in a few seconds."}
+	}
+	defer func() { <-l.slots }()
+	return l.snapshot(ctx, boardID)
+}
+
+// snapshotWaiting is Snapshot waiting for a slot instead of refusing (the
+// scheduler's, which has no client to tell to come back).
+func (l *Log) snapshotWaiting(ctx context.Context, boardID string) (persist.SnapshotInfo, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-ctx.Done():
+		return persist.SnapshotInfo{}, ctx.Err()
+	}
+	defer func() { <-l.slots }()
+	return l.snapshot(ctx, boardID)
+}
+
+func (l *Log) snapshot(ctx context.Context, boardID string) (persist.SnapshotInfo, error) {
 	st, err := l.store.BoardState(ctx, boardID)
 	if err != nil {
 		return persist.SnapshotInfo{}, err
 	}
-	info, pruned, err := l.store.PutSnapshot(ctx, boardID, *render(st), l.keep)
+	rb, err := l.render(st)
+	if err != nil {
+		return persist.SnapshotInfo{}, err
+	}
+	info, pruned, err := l.store.PutSnapshot(ctx, boardID, *rb, l.keep)
 	if err != nil {
 		return persist.SnapshotInfo{}, err
 	}
 	l.log.InfoContext(ctx, "board snapshot", slog.String("board", boardID), slog.String("key", info.Key),
-		slog.Int64("version", st.Board.Version), slog.Int("pruned", pruned))
+		slog.Int64("version", rb.Version), slog.Int("pruned", pruned), slog.Bool("existing", info.Existing), slog.Int("bytes", len(rb.Markdown)))
 	return info, nil
 }
 

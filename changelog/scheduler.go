@@ -123,7 +123,7 @@ func (s *Scheduler) Run(ctx context.Context) (int, error) {
 			errs = append(errs, ctx.Err())
 			break
 		}
-		if _, err := s.log.Snapshot(ctx, id); err != nil {
+		if _, err := s.log.snapshotWaiting(ctx, id); err != nil {
 			errs = append(errs, fmt.Errorf("snapshot board %s: %w", id, err))
 			continue
 		}

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -250,10 +251,23 @@ func (s *Server) handleGetSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := r.URL.Query().Get("key")
-	md, err := s.changelog.BoardSnapshot(r.Context(), a.Board.ID, key)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	var doc io.WriterTo
+	if key == "" || key == changelog.CurrentKey {
+		// Written row by row: the answer costs a small buffer, not a
+		// second copy of the board.
+		d, err := s.changelog.CurrentDoc(r.Context(), a.Board.ID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		doc = d
+	} else {
+		md, err := s.changelog.BoardSnapshot(r.Context(), a.Board.ID, key)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		doc = bytes.NewReader(md)
 	}
 	if download {
 		name := a.Board.Name
@@ -265,7 +279,7 @@ func (s *Server) handleGetSnapshot(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Disposition", attachment(name+".md", a.Board.ID+".md"))
 	}
-	writeMarkdown(w, md)
+	writeMarkdownFrom(w, doc)
 }
 
 // handleCreateSnapshot is POST /api/boards/{boardId}/snapshot: the server's
@@ -293,6 +307,17 @@ func writeMarkdown(w http.ResponseWriter, md []byte) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(md)
+}
+
+// writeMarkdownFrom answers doc as Markdown, as writeMarkdown does. Once
+// the status is sent an error can only cut the answer short (the client
+// went away, or a write timed out): it is not answered again.
+func writeMarkdownFrom(w http.ResponseWriter, doc io.WriterTo) {
+	w.Header().Set("Content-Type", markdownType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = doc.WriteTo(w)
 }
 
 // attachment is a Content-Disposition that saves the answer as filename:
