@@ -11,12 +11,16 @@ type Limits struct {
 	NotesPerBoard int
 	// ItemsPerBoard is the most live tracker items a board holds.
 	ItemsPerBoard int
+	// BoardsPerUser is the most boards one person may own (claim);
+	// boards they are invited to do not count.
+	BoardsPerUser int
 }
 
 // Defaults of Limits.
 const (
 	DefaultNotesPerBoard = 50_000
 	DefaultItemsPerBoard = 50_000
+	DefaultBoardsPerUser = 1_000
 )
 
 // WithDefaults returns l with every zero field set to its default.
@@ -26,6 +30,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.ItemsPerBoard == 0 {
 		l.ItemsPerBoard = DefaultItemsPerBoard
+	}
+	if l.BoardsPerUser == 0 {
+		l.BoardsPerUser = DefaultBoardsPerUser
 	}
 	return l
 }
@@ -40,6 +47,12 @@ func RowsFull(field string, limit int) *Error {
 		noun = "tracker items"
 	}
 	return LimitErrorf(field, int64(limit), "This board has reached %d %s: delete some before adding more. Nothing was applied.", limit, noun)
+}
+
+// BoardsFull is the error of a claim by someone who owns limit boards
+// already: ETOOLARGE naming "boards" and the limit.
+func BoardsFull(limit int) *Error {
+	return LimitErrorf("boards", int64(limit), "You own %d boards, the most one person may own: delete or hand over one before claiming another.", limit)
 }
 
 // LimitErrorf returns an ETOOLARGE error naming field and the limit it

@@ -65,7 +65,9 @@ type BoardStore interface {
 	FindBoard(ctx context.Context, id string) (*board.Board, error)
 	// ClaimBoard makes email the owner of the unclaimed board id, at version
 	// 0 with no rows, stamped with the store's clock. ECONFLICT when the
-	// board already has an owner (of two concurrent claims exactly one wins).
+	// board already has an owner (of two concurrent claims exactly one wins);
+	// ETOOLARGE (board.BoardsFull) when email owns Limits.BoardsPerUser
+	// boards already (of concurrent claims by one person, never more pass).
 	ClaimBoard(ctx context.Context, id, email string) (*board.Board, error)
 	// SetPhases saves a board's phase configuration (nil clears it) without
 	// moving its version. ENOTFOUND for an unclaimed board.

@@ -77,6 +77,9 @@ func (db *DB) ClaimBoard(ctx context.Context, id, email string) (*board.Board, e
 		if tx.Bucket(bucketBoards).Get([]byte(id)) != nil {
 			return board.Errorf(board.ECONFLICT, "Board %s is already claimed.", id)
 		}
+		if limit := db.limits.WithDefaults().BoardsPerUser; ownedBoards(tx, email) >= limit {
+			return board.BoardsFull(limit)
+		}
 		if err := putBoard(tx, b); err != nil {
 			return err
 		}

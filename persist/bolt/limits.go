@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -122,4 +123,17 @@ func ids[T any](rows []T, id func(*T) string) []string {
 		out[i] = id(&rows[i])
 	}
 	return out
+}
+
+// ownedBoards counts the boards email owns: a walk of its memberships.
+func ownedBoards(tx *bbolt.Tx, email string) int {
+	prefix := memberKey(email, "")
+	n := 0
+	c := tx.Bucket(bucketMembers).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if string(v) == roleOwner {
+			n++
+		}
+	}
+	return n
 }

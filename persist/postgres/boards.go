@@ -94,6 +94,19 @@ func (s *Store) ClaimBoard(ctx context.Context, id, email string) (*board.Board,
 		UpdatedAt:     now.Format(time.RFC3339Nano),
 	}
 	err := s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
+		// One claim of this person's at a time, from any node, so that
+		// two cannot both pass the count; the count is a statement of its
+		// own, whose snapshot (READ COMMITTED) is taken behind the lock.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('claim:' || $1, 0))", email); err != nil {
+			return fmt.Errorf("lock the claims of %s: %w", email, err)
+		}
+		var owned int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM board_members WHERE email = $1 AND role = 'owner'", email).Scan(&owned); err != nil {
+			return fmt.Errorf("count owned boards: %w", err)
+		}
+		if limit := s.limits.WithDefaults().BoardsPerUser; owned >= limit {
+			return board.BoardsFull(limit)
+		}
 		tag, err := tx.Exec(ctx, `INSERT INTO boards (id, name, owner_email, created_ns, updated_at)
 			VALUES ($1, '', $2, $3, $4) ON CONFLICT (id) DO NOTHING`, id, email, nanos(now), b.UpdatedAt)
 		if err != nil {

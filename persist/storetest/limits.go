@@ -20,6 +20,7 @@ func runLimits(t *testing.T, open Opener) {
 	t.Run("RefusedPushInBatch", func(t *testing.T) { testRefusedPushInBatch(t, open) })
 	t.Run("OverALoweredLimit", func(t *testing.T) { testOverLoweredLimit(t, open) })
 	t.Run("ConcurrentPushesAtTheEdge", func(t *testing.T) { testConcurrentPushesAtLimit(t, open) })
+	t.Run("BoardsPerUser", func(t *testing.T) { testBoardsPerUser(t, open) })
 }
 
 // openLimited opens a store with limits l and claims board "b".
@@ -201,5 +202,58 @@ func testConcurrentPushesAtLimit(t *testing.T, open Opener) {
 	}
 	if got := liveRows(t, s, "notes"); got != limit {
 		t.Fatalf("live notes = %d, want %d", got, limit)
+	}
+}
+
+// testBoardsPerUser: a person may own BoardsPerUser boards; the claim of
+// one more is refused (ETOOLARGE naming "boards" and the limit) and
+// leaves it unclaimed; invitations do not count; of claims racing for the
+// last place exactly one passes.
+func testBoardsPerUser(t *testing.T, open Opener) {
+	ctx := context.Background()
+	const limit = 3
+	s, _ := openWith(t, open, T0)
+	s.(persist.Limited).SetLimits(board.Limits{BoardsPerUser: limit})
+	if _, err := s.ClaimBoard(ctx, "other", "else@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddInvite(ctx, "other", Owner); err != nil {
+		t.Fatal(err)
+	}
+	for i := range limit - 1 {
+		if _, err := s.ClaimBoard(ctx, fmt.Sprintf("b%d", i), Owner); err != nil {
+			t.Fatalf("claim %d: %v", i, err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	start := make(chan struct{})
+	for r := range errs {
+		wg.Go(func() {
+			<-start
+			_, errs[r] = s.ClaimBoard(ctx, fmt.Sprintf("race%d", r), Owner)
+		})
+	}
+	close(start)
+	wg.Wait()
+	passed := 0
+	for _, err := range errs {
+		if err == nil {
+			passed++
+		} else {
+			wantFull(t, err, "boards", limit)
+		}
+	}
+	if passed != 1 {
+		t.Fatalf("%d racing claims passed for the last place, want 1", passed)
+	}
+	_, err := s.ClaimBoard(ctx, "one-more", Owner)
+	wantFull(t, err, "boards", limit)
+	if _, err := s.FindBoard(ctx, "one-more"); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("FindBoard of the refused claim: %v, want not found", err)
+	}
+	list, err := s.ListBoardsFor(ctx, Owner)
+	if err != nil || len(list) != limit+1 {
+		t.Fatalf("ListBoardsFor = %d boards, %v; want %d owned and 1 invited", len(list), err, limit)
 	}
 }
