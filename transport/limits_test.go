@@ -61,3 +61,20 @@ func TestPushPastRowLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestClaimPastBoardsPerUser: the claim of one board more than a person
+// may own is a 413 naming "boards" and the limit; claiming a board they
+// own already stays a harmless 200.
+func TestClaimPastBoardsPerUser(t *testing.T) {
+	e := newEnv(t, withLimits(board.Limits{BoardsPerUser: 2}))
+	alice := e.claim("alice@example.com", "b1")
+	e.claimAs(alice, "b2") // the 2nd
+	e.post("/api/boards/b3/access", alice, nil).wantExactObject(t, http.StatusRequestEntityTooLarge, map[string]any{
+		"error": "You own 2 boards, the most one person may own: delete or hand over one before claiming another.",
+		"field": "boards", "limit": float64(2),
+	})
+	e.claimAs(alice, "b2")
+	if a := e.do("GET", "/api/boards/b3/access", alice, nil).wantObject(t, http.StatusOK); a["isUnclaimed"] != true {
+		t.Fatalf("b3 after the refused claim: %v, want unclaimed", a)
+	}
+}
