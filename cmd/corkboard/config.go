@@ -10,6 +10,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/billing"
+	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/persist"
@@ -67,6 +68,13 @@ type Config struct {
 
 	SnapshotInterval time.Duration
 	SnapshotKeep     int
+	SnapshotMaxBytes int
+	SnapshotSlots    int
+
+	// Limits of what one board and one person keep (board.Limits).
+	MaxNotesPerBoard int
+	MaxItemsPerBoard int
+	MaxBoardsPerUser int
 
 	Pprof string
 
@@ -113,7 +121,12 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.Plans, "plans", "", "plan overrides: free.credits=200,pro.rpm=30,free.invitee-edit=true")
 	fs.StringVar(&cfg.PlansFile, "plans-file", "", "JSON file of plan overrides")
 	fs.DurationVar(&cfg.SnapshotInterval, "snapshot-interval", 24*time.Hour, "snapshot every board that changed since its last snapshot this often (0: off)")
-	fs.IntVar(&cfg.SnapshotKeep, "snapshot-keep", 30, "snapshots kept per board, oldest pruned first (0: keep all)")
+	fs.IntVar(&cfg.SnapshotKeep, "snapshot-keep", changelog.DefaultKeep, fmt.Sprintf("snapshots kept per board, oldest pruned first (1 to %d)", changelog.MaxKeep))
+	fs.IntVar(&cfg.SnapshotMaxBytes, "snapshot-max-bytes", changelog.DefaultMaxSnapshotBytes, "largest board snapshot (its Markdown, in bytes); a larger board cannot be snapshotted")
+	fs.IntVar(&cfg.SnapshotSlots, "snapshot-slots", changelog.DefaultSnapshotSlots, "snapshots taken at once on this server; more get 503 with Retry-After")
+	fs.IntVar(&cfg.MaxNotesPerBoard, "max-notes-per-board", board.DefaultNotesPerBoard, "live notes one board may hold (deleted ones do not count)")
+	fs.IntVar(&cfg.MaxItemsPerBoard, "max-items-per-board", board.DefaultItemsPerBoard, "live tracker items one board may hold")
+	fs.IntVar(&cfg.MaxBoardsPerUser, "max-boards-per-user", board.DefaultBoardsPerUser, "boards one person may own (boards they are invited to do not count)")
 	fs.StringVar(&cfg.Ollama, "ollama", ai.DefaultOllamaURL(), "Ollama's base URL (default from OLLAMA_HOST)")
 	fs.StringVar(&cfg.Model, "model", ai.DefaultModel, "the Ollama model every AI feature uses unless -models overrides it")
 	fs.StringVar(&cfg.Models, "models", "", "per-feature model overrides: programmer=qwen2.5-coder:7b,document-to-notes=qwen3:8b")
@@ -162,6 +175,15 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if err != nil {
 		return nil, err
 	}
+	if cfg.SnapshotKeep < 1 || cfg.SnapshotKeep > changelog.MaxKeep {
+		return nil, fmt.Errorf("-snapshot-keep must be from 1 to %d, not %d", changelog.MaxKeep, cfg.SnapshotKeep)
+	}
+	for name, v := range map[string]int{"snapshot-max-bytes": cfg.SnapshotMaxBytes, "snapshot-slots": cfg.SnapshotSlots,
+		"max-notes-per-board": cfg.MaxNotesPerBoard, "max-items-per-board": cfg.MaxItemsPerBoard, "max-boards-per-user": cfg.MaxBoardsPerUser} {
+		if v < 1 {
+			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
+		}
+	}
 	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax, "poll-max-per-user": cfg.PollMaxPerUser, "poll-max": cfg.PollMax} {
 		if v < 1 {
 			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
@@ -192,6 +214,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		return nil, fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)
 	}
 	return cfg, nil
+}
+
+// limits are the store's board.Limits.
+func (cfg *Config) limits() board.Limits {
+	return board.Limits{NotesPerBoard: cfg.MaxNotesPerBoard, ItemsPerBoard: cfg.MaxItemsPerBoard, BoardsPerUser: cfg.MaxBoardsPerUser}
 }
 
 // buildModels parses -models against billing's table of AI features: an

@@ -181,11 +181,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("joined the other nodes on the store's bus", "node", roomHub.NodeID(), "poll", cfg.NodePoll)
 	}
 
-	keep := cfg.SnapshotKeep
-	if keep == 0 {
-		keep = -1 // changelog: negative keeps all
-	}
-	history := changelog.New(db, changelog.Options{Keep: keep, Logger: log})
+	history := changelog.New(db, changelog.Options{Keep: cfg.SnapshotKeep, MaxSnapshotBytes: cfg.SnapshotMaxBytes, SnapshotSlots: cfg.SnapshotSlots, Logger: log})
 	snapshots := changelog.NewScheduler(history, changelog.SchedulerOptions{Interval: cfg.SnapshotInterval, Logger: log})
 	snapshots.Start(context.WithoutCancel(ctx))
 

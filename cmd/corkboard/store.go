@@ -17,6 +17,7 @@ import (
 // closableStore is the whole store the server runs on.
 type closableStore interface {
 	persist.Store
+	persist.Limited
 	SetNoteRenderer(render func(board.Note) []byte)
 	Close() error
 }
@@ -29,13 +30,15 @@ var (
 
 // openStore opens the store -store names (see openBackend) and gives it
 // the changelog's note renderer, with which a push logs what its merge
-// overwrote (persist cannot import changelog).
+// overwrote (persist cannot import changelog), and the limits its pushes
+// and claims are checked against.
 func openStore(ctx context.Context, cfg *Config) (closableStore, string, error) {
 	s, where, err := openBackend(ctx, cfg)
 	if err != nil {
 		return nil, "", err
 	}
 	s.SetNoteRenderer(changelog.RenderNote)
+	s.SetLimits(cfg.limits())
 	return s, where, nil
 }
 
