@@ -14,6 +14,11 @@ type Limits struct {
 	// BoardsPerUser is the most boards one person may own (claim);
 	// boards they are invited to do not count.
 	BoardsPerUser int
+	// ChangelogBytesPerBoard bounds the content of a board's changelog:
+	// past it the oldest entries are pruned, except each note's newest
+	// (and the newest rename), so the history never stops taking entries
+	// (docs/changelog.md).
+	ChangelogBytesPerBoard int64
 }
 
 // Defaults of Limits.
@@ -21,6 +26,9 @@ const (
 	DefaultNotesPerBoard = 50_000
 	DefaultItemsPerBoard = 50_000
 	DefaultBoardsPerUser = 1_000
+	// DefaultChangelogBytesPerBoard is 64 MiB: about 500 full saves of a
+	// note of the largest size, tens of thousands of ordinary ones.
+	DefaultChangelogBytesPerBoard = 64 << 20
 )
 
 // WithDefaults returns l with every zero field set to its default.
@@ -33,6 +41,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.BoardsPerUser == 0 {
 		l.BoardsPerUser = DefaultBoardsPerUser
+	}
+	if l.ChangelogBytesPerBoard == 0 {
+		l.ChangelogBytesPerBoard = DefaultChangelogBytesPerBoard
 	}
 	return l
 }

@@ -30,6 +30,9 @@ const (
 	MaxKeyIDLen = board.MaxIDLen
 )
 
+// MaxPruneScan bounds the oldest entries one AppendLog looks at to prune.
+const MaxPruneScan = 1000
+
 // LogEntry is one changelog entry: its key, the note it is about ("" for a
 // board rename), its action and the time the server recorded it. Content,
 // the Markdown, is filled only when one entry is read.
@@ -82,7 +85,13 @@ type LogQuery struct {
 type ChangelogStore interface {
 	// AppendLog stores entries in one transaction: each under a new key in
 	// order, in the note and action indexes, and, when current is not nil,
-	// as the board's current.md (unless the stored one is newer). It returns
+	// as the board's current.md (unless the stored one is newer). When the
+	// board's entries then hold more than Limits.ChangelogBytesPerBoard
+	// bytes of content, it prunes the oldest, in the same transaction,
+	// except the newest entry of each note and the newest of each action
+	// of entries without a note; each append looks at no more than
+	// MaxPruneScan of the oldest entries, so the log may stay over the
+	// limit for a few appends while those are kept. It returns
 	// the stored entries without content. Keys and timestamps come from the
 	// store's clock in StampLayout, strictly increasing per board even when
 	// the clock stands still or goes back (then one nanosecond after the

@@ -213,12 +213,15 @@ func (db *DB) AppendLog(ctx context.Context, boardID string, entries []persist.N
 		if out, err = appendLogTx(tx, boardID, db.now(), entries); err != nil {
 			return err
 		}
-		if current == nil {
-			return nil
-		}
 		cb, _, err := changelogBucket(tx, boardID, true)
 		if err != nil {
 			return err
+		}
+		if _, err := cb.pruneLog(db.limits.WithDefaults().ChangelogBytesPerBoard); err != nil {
+			return fmt.Errorf("prune changelog: %w", err)
+		}
+		if current == nil {
+			return nil
 		}
 		return cb.putCurrent(current)
 	})
@@ -238,6 +241,15 @@ func appendLogTx(tx *bbolt.Tx, boardID string, now time.Time, entries []persist.
 	cb, _, err := changelogBucket(tx, boardID, true)
 	if err != nil {
 		return nil, err
+	}
+	// Counted before the entries are written: a board without a count
+	// yet is counted from the entries it had.
+	var n int64
+	for _, e := range entries {
+		n += int64(len(e.Content))
+	}
+	if err := cb.addLogBytes(n); err != nil {
+		return nil, fmt.Errorf("count changelog bytes: %w", err)
 	}
 	for _, e := range entries {
 		stamp, err := cb.nextStamp(now)

@@ -137,3 +137,89 @@ func ownedBoards(tx *bbolt.Tx, email string) int {
 	}
 	return n
 }
+
+// clMetaLogBytes is the content bytes of a board's changelog entries.
+var clMetaLogBytes = []byte("log.bytes")
+
+// logBytes reads the changelog's content bytes, counting them once when a
+// board written before the count has none.
+func (cb clBoard) logBytes() (int64, error) {
+	if n, ok := clInt64(cb.meta, clMetaLogBytes); ok {
+		return n, nil
+	}
+	var n int64
+	err := cb.entries.ForEach(func(_, v []byte) error {
+		_, content, err := decodeEntry(v)
+		n += int64(len(content))
+		return err
+	})
+	return n, err
+}
+
+// addLogBytes moves the changelog's content bytes by d.
+func (cb clBoard) addLogBytes(d int64) error {
+	n, err := cb.logBytes()
+	if err != nil {
+		return err
+	}
+	return cb.meta.Put(clMetaLogBytes, be64(uint64(n+d)))
+}
+
+// newestIn reports whether key is the last key under prefix in b (an
+// index of the note's, or the action's, entries).
+func newestIn(b *bbolt.Bucket, prefix, key []byte) bool {
+	c := b.Cursor()
+	k, _ := c.Seek(append(bytes.Clone(prefix), 0xff))
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	return k != nil && bytes.HasPrefix(k, prefix) && bytes.Equal(k[len(prefix):], key)
+}
+
+// pruneLog deletes the oldest entries until the changelog's content is
+// within limit, keeping each note's newest entry and the newest of each
+// action without a note; it looks at MaxPruneScan entries at most. It
+// returns how many it deleted.
+func (cb clBoard) pruneLog(limit int64) (int, error) {
+	total, err := cb.logBytes()
+	if err != nil || total <= limit {
+		return 0, err
+	}
+	type victim struct {
+		key    []byte
+		noteID string
+		action string
+	}
+	var victims []victim
+	c := cb.entries.Cursor()
+	scanned := 0
+	for k, v := c.First(); k != nil && total > limit && scanned < persist.MaxPruneScan; k, v = c.Next() {
+		scanned++
+		m, content, err := decodeEntry(v)
+		if err != nil {
+			return 0, err
+		}
+		if m.NoteID != "" && newestIn(cb.byNote, noteIndexPrefix(m.NoteID), k) ||
+			m.NoteID == "" && newestIn(cb.byAction, actionIndexPrefix(m.Action), k) {
+			continue
+		}
+		victims = append(victims, victim{bytes.Clone(k), m.NoteID, m.Action})
+		total -= int64(len(content))
+	}
+	for _, vi := range victims {
+		if err := cb.entries.Delete(vi.key); err != nil {
+			return 0, err
+		}
+		if vi.noteID != "" {
+			if err := cb.byNote.Delete(append(noteIndexPrefix(vi.noteID), vi.key...)); err != nil {
+				return 0, err
+			}
+		}
+		if err := cb.byAction.Delete(append(actionIndexPrefix(vi.action), vi.key...)); err != nil {
+			return 0, err
+		}
+	}
+	return len(victims), cb.meta.Put(clMetaLogBytes, be64(uint64(total)))
+}

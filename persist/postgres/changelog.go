@@ -86,6 +86,9 @@ func (s *Store) AppendLog(ctx context.Context, boardID string, entries []persist
 		if out, err = appendLogTx(ctx, tx, boardID, s.now(), entries); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, pruneLogSQL, boardID, s.limits.WithDefaults().ChangelogBytesPerBoard, persist.MaxPruneScan); err != nil {
+			return fmt.Errorf("prune changelog: %w", err)
+		}
 		if current != nil {
 			return putCurrent(ctx, tx, boardID, current)
 		}
@@ -131,7 +134,11 @@ func appendLogTx(ctx context.Context, tx pgx.Tx, boardID string, now time.Time, 
 		boardID, keys, notes, actions, stamps, contents); err != nil {
 		return nil, err
 	}
-	if _, err := tx.Exec(ctx, "UPDATE changelog_state SET stamp = $2 WHERE board_id = $1", boardID, stamp); err != nil {
+	var n int64
+	for _, c := range contents {
+		n += int64(len(c))
+	}
+	if _, err := tx.Exec(ctx, "UPDATE changelog_state SET stamp = $2, log_bytes = log_bytes + $3 WHERE board_id = $1", boardID, stamp, n); err != nil {
 		return nil, err
 	}
 	return out, nil

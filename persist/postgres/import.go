@@ -433,6 +433,11 @@ func (im *Importer) Flush(ctx context.Context) error {
 		if len(recount) > 0 {
 			batch.Queue(recountSQL, recount)
 		}
+		// And their changelogs' bytes, from the entries now there.
+		relog := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(b.entBoard), stBoard...))))
+		if len(relog) > 0 {
+			batch.Queue(recountLogSQL, relog)
+		}
 		res := tx.SendBatch(ctx, batch)
 		for _, st := range steps {
 			if st.n == 0 {
@@ -449,6 +454,12 @@ func (im *Importer) Flush(ctx context.Context) error {
 			if _, err := res.Exec(); err != nil {
 				res.Close()
 				return fmt.Errorf("count the imported boards' rows: %w", err)
+			}
+		}
+		if len(relog) > 0 {
+			if _, err := res.Exec(); err != nil {
+				res.Close()
+				return fmt.Errorf("count the imported boards' changelog bytes: %w", err)
 			}
 		}
 		return res.Close()

@@ -108,3 +108,33 @@ const recountSQL = `UPDATE boards b SET
 	note_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'n' AND r.deleted_ns IS NULL),
 	item_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'i' AND r.deleted_ns IS NULL)
 	WHERE b.id = ANY($1)`
+
+// pruneLogSQL deletes a board's oldest changelog entries while its content
+// is over $2 bytes, looking at its $3 oldest entries only and keeping each
+// note's newest entry and the newest of each action without a note (the
+// newest is found by one probe of changelog_entries_note or _action), and
+// takes what it deleted off log_bytes. It does nothing (one read of
+// changelog_state) when the board is within the limit.
+const pruneLogSQL = `WITH st AS (
+		SELECT log_bytes - $2 AS excess FROM changelog_state WHERE board_id = $1 AND log_bytes > $2
+	), oldest AS (
+		SELECT e.key, e.note_id, e.action, length(e.content) AS n FROM changelog_entries e
+		WHERE EXISTS (SELECT FROM st) AND e.board_id = $1 ORDER BY e.key LIMIT $3
+	), cand AS (
+		SELECT o.key, o.n, sum(o.n) OVER (ORDER BY o.key) - o.n AS before FROM oldest o
+		WHERE o.key <> (CASE WHEN o.note_id <> ''
+			THEN (SELECT max(x.key) FROM changelog_entries x WHERE x.board_id = $1 AND x.note_id = o.note_id AND x.note_id <> '')
+			ELSE (SELECT max(x.key) FROM changelog_entries x WHERE x.board_id = $1 AND x.action = o.action AND x.note_id = '') END)
+	), gone AS (
+		DELETE FROM changelog_entries e USING cand, st
+		WHERE e.board_id = $1 AND e.key = cand.key AND cand.before < st.excess
+		RETURNING cand.n
+	)
+	UPDATE changelog_state SET log_bytes = log_bytes - (SELECT sum(n) FROM gone)
+	WHERE board_id = $1 AND EXISTS (SELECT FROM gone)`
+
+// recountLogSQL counts the changelog bytes of boards from scratch (after
+// an import).
+const recountLogSQL = `UPDATE changelog_state s SET
+	log_bytes = coalesce((SELECT sum(length(e.content)) FROM changelog_entries e WHERE e.board_id = s.board_id), 0)
+	WHERE s.board_id = ANY($1)`

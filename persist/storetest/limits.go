@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -21,6 +24,7 @@ func runLimits(t *testing.T, open Opener) {
 	t.Run("OverALoweredLimit", func(t *testing.T) { testOverLoweredLimit(t, open) })
 	t.Run("ConcurrentPushesAtTheEdge", func(t *testing.T) { testConcurrentPushesAtLimit(t, open) })
 	t.Run("BoardsPerUser", func(t *testing.T) { testBoardsPerUser(t, open) })
+	t.Run("ChangelogBytes", func(t *testing.T) { testChangelogBytes(t, open) })
 }
 
 // openLimited opens a store with limits l and claims board "b".
@@ -255,5 +259,75 @@ func testBoardsPerUser(t *testing.T, open Opener) {
 	list, err := s.ListBoardsFor(ctx, Owner)
 	if err != nil || len(list) != limit+1 {
 		t.Fatalf("ListBoardsFor = %d boards, %v; want %d owned and 1 invited", len(list), err, limit)
+	}
+}
+
+// testChangelogBytes: a changelog of exactly ChangelogBytesPerBoard
+// bytes of content keeps every entry; one byte more prunes the oldest,
+// never a note's newest entry nor the newest rename.
+func testChangelogBytes(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, clock := openWith(t, open, clT0, "b")
+	s.(persist.Limited).SetLimits(board.Limits{ChangelogBytesPerBoard: 100})
+	add := func(noteID, action, content string) persist.LogEntry {
+		t.Helper()
+		clock.Advance(time.Millisecond)
+		out, err := s.AppendLog(ctx, "b", []persist.NewLogEntry{{NoteID: noteID, Action: action, Content: []byte(content)}}, nil)
+		if err != nil {
+			t.Fatalf("AppendLog: %v", err)
+		}
+		return out[0]
+	}
+	keys := func() []string {
+		t.Helper()
+		list, err := s.ListLog(ctx, "b", persist.LogQuery{Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(list))
+		for i, e := range list {
+			out[len(list)-1-i] = e.Key // oldest first
+		}
+		return out
+	}
+	ten := "0123456789"
+	only := add("lonely", "create_note", ten) // this note's only entry: kept
+	rename := add("", "rename_board", ten)    // the newest rename: kept
+	var n1 []string
+	for range 8 {
+		n1 = append(n1, add("n1", "update_note", ten).Key)
+	}
+	// 100 bytes: at the limit, nothing is pruned.
+	if got := len(keys()); got != 10 {
+		t.Fatalf("%d entries at the limit, want 10", got)
+	}
+	// One byte more: the oldest entry that may go (n1's first) goes.
+	add("n2", "create_note", "x")
+	got := keys()
+	want := append([]string{only.Key, rename.Key}, n1[1:]...)
+	if len(got) != 10 || fmt.Sprint(got[:9]) != fmt.Sprint(want) {
+		t.Fatalf("entries after passing the limit:\n%v\nwant\n%v + n2's", got, want)
+	}
+	if _, err := s.FindLogEntry(ctx, "b", n1[0]); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("pruned entry still found: %v", err)
+	}
+	if e, err := s.LatestNoteEntry(ctx, "b", "n1"); err != nil || e.Key != n1[7] {
+		t.Fatalf("LatestNoteEntry(n1) = %v, %v; want %s", e, err, n1[7])
+	}
+	list, err := s.ListLog(ctx, "b", persist.LogQuery{NoteID: "n1", Limit: 500})
+	if err != nil || len(list) != 7 {
+		t.Fatalf("n1's entries after pruning: %d, %v; want 7 (the note index pruned too)", len(list), err)
+	}
+	// A large entry prunes as many old ones as it takes, still keeping
+	// each note's newest.
+	add("n3", "create_note", strings.Repeat("y", 95))
+	got = keys()
+	for _, k := range []string{only.Key, rename.Key, n1[7]} {
+		if !slices.Contains(got, k) {
+			t.Fatalf("newest entry %s pruned: %v", k, got)
+		}
+	}
+	if slices.Contains(got, n1[6]) {
+		t.Fatalf("n1's older entries kept past the limit: %v", got)
 	}
 }

@@ -7,3 +7,9 @@ ALTER TABLE boards ADD COLUMN note_count bigint NOT NULL DEFAULT 0,
 UPDATE boards b SET
 	note_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'n' AND r.deleted_ns IS NULL),
 	item_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'i' AND r.deleted_ns IS NULL);
+
+-- The content bytes of each board's changelog, kept by every append, so
+-- that the changelog's limit (board.Limits.ChangelogBytesPerBoard) is
+-- checked without summing the entries.
+ALTER TABLE changelog_state ADD COLUMN log_bytes bigint NOT NULL DEFAULT 0;
+UPDATE changelog_state s SET log_bytes = coalesce((SELECT sum(length(e.content)) FROM changelog_entries e WHERE e.board_id = s.board_id), 0);
