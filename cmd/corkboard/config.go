@@ -75,6 +75,7 @@ type Config struct {
 	MaxNotesPerBoard int
 	MaxItemsPerBoard int
 	MaxBoardsPerUser int
+	MaxChangelogSize int64
 
 	Pprof string
 
@@ -126,6 +127,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.SnapshotSlots, "snapshot-slots", changelog.DefaultSnapshotSlots, "snapshots taken at once on this server; more get 503 with Retry-After")
 	fs.IntVar(&cfg.MaxNotesPerBoard, "max-notes-per-board", board.DefaultNotesPerBoard, "live notes one board may hold (deleted ones do not count)")
 	fs.IntVar(&cfg.MaxItemsPerBoard, "max-items-per-board", board.DefaultItemsPerBoard, "live tracker items one board may hold")
+	fs.Int64Var(&cfg.MaxChangelogSize, "max-changelog-bytes-per-board", board.DefaultChangelogBytesPerBoard, "content bytes of a board's changelog; past it the oldest entries are pruned, each note's newest kept")
 	fs.IntVar(&cfg.MaxBoardsPerUser, "max-boards-per-user", board.DefaultBoardsPerUser, "boards one person may own (boards they are invited to do not count)")
 	fs.StringVar(&cfg.Ollama, "ollama", ai.DefaultOllamaURL(), "Ollama's base URL (default from OLLAMA_HOST)")
 	fs.StringVar(&cfg.Model, "model", ai.DefaultModel, "the Ollama model every AI feature uses unless -models overrides it")
@@ -175,6 +177,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if err != nil {
 		return nil, err
 	}
+	if cfg.MaxChangelogSize < 1 {
+		return nil, fmt.Errorf("-max-changelog-bytes-per-board must be at least 1, not %d", cfg.MaxChangelogSize)
+	}
 	if cfg.SnapshotKeep < 1 || cfg.SnapshotKeep > changelog.MaxKeep {
 		return nil, fmt.Errorf("-snapshot-keep must be from 1 to %d, not %d", changelog.MaxKeep, cfg.SnapshotKeep)
 	}
@@ -218,7 +223,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 
 // limits are the store's board.Limits.
 func (cfg *Config) limits() board.Limits {
-	return board.Limits{NotesPerBoard: cfg.MaxNotesPerBoard, ItemsPerBoard: cfg.MaxItemsPerBoard, BoardsPerUser: cfg.MaxBoardsPerUser}
+	return board.Limits{NotesPerBoard: cfg.MaxNotesPerBoard, ItemsPerBoard: cfg.MaxItemsPerBoard, BoardsPerUser: cfg.MaxBoardsPerUser,
+		ChangelogBytesPerBoard: cfg.MaxChangelogSize}
 }
 
 // buildModels parses -models against billing's table of AI features: an

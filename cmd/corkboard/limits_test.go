@@ -16,7 +16,7 @@ func TestLimitFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := cfg.limits(), (board.Limits{NotesPerBoard: 50_000, ItemsPerBoard: 50_000, BoardsPerUser: 1_000}); got != want {
+	if got, want := cfg.limits(), (board.Limits{NotesPerBoard: 50_000, ItemsPerBoard: 50_000, BoardsPerUser: 1_000, ChangelogBytesPerBoard: 64 << 20}); got != want {
 		t.Fatalf("default limits %+v, want %+v", got, want)
 	}
 	if cfg.SnapshotKeep != 10 || cfg.SnapshotMaxBytes != 32<<20 || cfg.SnapshotSlots != 2 {
@@ -37,6 +37,8 @@ func TestLimitFlags(t *testing.T) {
 		{[]string{"-max-notes-per-board", "0"}, "-max-notes-per-board"},
 		{[]string{"-max-items-per-board", "0"}, "-max-items-per-board"},
 		{[]string{"-max-boards-per-user", "0"}, "-max-boards-per-user"},
+		{[]string{"-max-changelog-bytes-per-board", "1"}, ""},
+		{[]string{"-max-changelog-bytes-per-board", "0"}, "-max-changelog-bytes-per-board"},
 	} {
 		t.Run(strings.Join(tc.args, "="), func(t *testing.T) {
 			_, err := parseConfig(tc.args, func(string) string { return "" }, io.Discard)
