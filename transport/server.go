@@ -66,7 +66,7 @@ type Server struct {
 	// changelog keeps the boards' changelogs and snapshots (changelog.go).
 	changelog *changelog.Log
 
-	largeBodies chan struct{} // slots for bodies over 1 MiB (limitLargeBodies)
+	largeBodies chan struct{}  // slots for bodies over 1 MiB (limitLargeBodies)
 	largeReads  *largeReadGate // slots for answers over 64 KiB (largeread.go)
 
 	// meter decides plans, AI credits and canEdit (billing.Meter).
