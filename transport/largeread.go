@@ -11,9 +11,14 @@ import (
 
 // Defaults of the large-read gate (Config; docs/sync.md, "Large reads").
 const (
-	defaultLargeReadsPerUser = 4
-	defaultLargeReads        = 16
-	defaultLargeReadWait     = 5 * time.Second
+	// DefaultLargeReadsPerUser is how many large reads one person may
+	// have sent at once.
+	DefaultLargeReadsPerUser = 4
+	// DefaultLargeReads is how many large reads the server sends at once.
+	DefaultLargeReads = 16
+	// DefaultLargeReadWait is how long a large read waits for one of the
+	// server's slots before 503.
+	DefaultLargeReadWait = 5 * time.Second
 )
 
 // Retry-After of the gate's refusals, in seconds.
@@ -41,14 +46,14 @@ type largeReadGate struct {
 func newLargeReadGate(cfg Config) *largeReadGate {
 	g := &largeReadGate{perUser: cfg.LargeReadsPerUser, wait: cfg.LargeReadWait, users: map[string]int{}}
 	if g.perUser <= 0 {
-		g.perUser = defaultLargeReadsPerUser
+		g.perUser = DefaultLargeReadsPerUser
 	}
 	if g.wait <= 0 {
-		g.wait = defaultLargeReadWait
+		g.wait = DefaultLargeReadWait
 	}
 	n := cfg.LargeReads
 	if n <= 0 {
-		n = defaultLargeReads
+		n = DefaultLargeReads
 	}
 	g.slots = make(chan struct{}, n)
 	return g
