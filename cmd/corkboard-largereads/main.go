@@ -41,6 +41,7 @@ type config struct {
 	notes      int
 	batch      int
 	parallel   []int
+	snapPar    []int
 	sample     time.Duration
 	serverArgs []string
 	snapshots  bool
@@ -94,7 +95,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&cfg.store, "store", "", "postgres://… to measure on PostgreSQL (a fresh database: the tool claims a board in it); empty: bbolt in a temp folder")
 	fs.IntVar(&cfg.notes, "notes", 100000, "notes on the measured board")
 	fs.IntVar(&cfg.batch, "batch", 500, "notes per push while seeding")
-	par := fs.String("parallel", "1,10,50", "parallel requests of each phase, comma-separated")
+	par := fs.String("parallel", "1,10,50", "parallel requests of each pull phase, comma-separated")
+	snapPar := fs.String("snapshot-parallel", "1,10,50", "parallel requests of each snapshot phase (a snapshot built in memory costs about 280 MiB on a 100,000-note board: mind the machine's memory)")
 	fs.DurationVar(&cfg.sample, "sample", 5*time.Millisecond, "how often the server's VmRSS is read")
 	extra := fs.String("server-args", "", "extra corkboard flags, space-separated (e.g. a raised notes-per-board limit, or the large-read gate's)")
 	fs.BoolVar(&cfg.snapshots, "snapshots", true, "measure POST /snapshot phases")
@@ -107,18 +109,31 @@ func parseFlags(args []string) (*config, error) {
 	if cfg.bin == "" {
 		return nil, errors.New("-bin is required")
 	}
-	for _, p := range strings.Split(*par, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 || n > 1000 {
-			return nil, fmt.Errorf("-parallel: %q is not a count from 1 to 1000", p)
-		}
-		cfg.parallel = append(cfg.parallel, n)
+	var err error
+	if cfg.parallel, err = parseCounts("-parallel", *par); err != nil {
+		return nil, err
+	}
+	if cfg.snapPar, err = parseCounts("-snapshot-parallel", *snapPar); err != nil {
+		return nil, err
 	}
 	if cfg.notes < 1 || cfg.batch < 1 || cfg.sample <= 0 {
 		return nil, errors.New("-notes, -batch and -sample must be positive")
 	}
 	cfg.serverArgs = strings.Fields(*extra)
 	return cfg, nil
+}
+
+// parseCounts reads a comma-separated list of counts from 1 to 1000.
+func parseCounts(name, list string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > 1000 {
+			return nil, fmt.Errorf("%s: %q is not a count from 1 to 1000", name, p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // Report is the tool's result.
@@ -136,10 +151,13 @@ type Report struct {
 
 // Phase is one measured burst of parallel requests on a fresh server.
 type Phase struct {
-	Name       string         `json:"name"`
-	Parallel   int            `json:"parallel"`
-	RSSBefore  float64        `json:"rssBeforeMiB"`
-	RSSPeak    float64        `json:"rssPeakMiB"`
+	Name      string  `json:"name"`
+	Parallel  int     `json:"parallel"`
+	RSSBefore float64 `json:"rssBeforeMiB"`
+	RSSPeak   float64 `json:"rssPeakMiB"`
+	// AnonPeak is the peak of RssAnon: VmRSS less the pages of mapped
+	// files (bbolt's data file is one), i.e. the heap and stacks.
+	AnonPeak   float64        `json:"rssAnonPeakMiB"`
 	Statuses   map[string]int `json:"statuses"`
 	Took       string         `json:"took"`
 	Samples    int            `json:"samples"`
@@ -194,26 +212,27 @@ func run(ctx context.Context, cfg *config) (*Report, error) {
 	}
 
 	type phaseKind struct {
-		name string
-		req  func(ctx context.Context) (int, error)
+		name     string
+		parallel []int
+		req      func(ctx context.Context) (int, error)
 	}
 	var kinds []phaseKind
 	if cfg.pulls {
 		kinds = append(kinds,
-			phaseKind{"pull since=0", func(ctx context.Context) (int, error) { return c.pull(ctx, boardID, false) }},
-			phaseKind{"pull since=0 gzip", func(ctx context.Context) (int, error) { return c.pull(ctx, boardID, true) }})
+			phaseKind{"pull since=0", cfg.parallel, func(ctx context.Context) (int, error) { return c.pull(ctx, boardID, false) }},
+			phaseKind{"pull since=0 gzip", cfg.parallel, func(ctx context.Context) (int, error) { return c.pull(ctx, boardID, true) }})
 	}
 	if cfg.snapshots {
-		kinds = append(kinds, phaseKind{"POST snapshot", func(ctx context.Context) (int, error) { return c.snapshot(ctx, boardID) }})
+		kinds = append(kinds, phaseKind{"POST snapshot", cfg.snapPar, func(ctx context.Context) (int, error) { return c.snapshot(ctx, boardID) }})
 	}
 	for _, k := range kinds {
-		for _, n := range cfg.parallel {
+		for _, n := range k.parallel {
 			ph, err := runPhase(ctx, cfg, dir, c, k.name, n, k.req)
 			if err != nil {
 				return rep, err
 			}
 			rep.Phases = append(rep.Phases, *ph)
-			fmt.Fprintf(os.Stderr, "%-18s x%-3d peak %7.1f MiB  %v\n", ph.Name, ph.Parallel, ph.RSSPeak, ph.Statuses)
+			fmt.Fprintf(os.Stderr, "%-18s x%-3d peak %7.1f MiB (anon %7.1f)  %v %s\n", ph.Name, ph.Parallel, ph.RSSPeak, ph.AnonPeak, ph.Statuses, ph.Took)
 		}
 	}
 	return rep, nil
@@ -230,13 +249,13 @@ func runPhase(ctx context.Context, cfg *config, dir string, c *client, name stri
 	c.base = s.base
 	c.http.CloseIdleConnections()
 	pid := s.cmd.Process.Pid
-	before, err := vmRSS(pid)
+	before, _, err := vmRSS(pid)
 	if err != nil {
 		return nil, err
 	}
 	ph := &Phase{Name: name, Parallel: n, RSSBefore: mib(before), Statuses: map[string]int{}}
 	stop := make(chan struct{})
-	var peak int64
+	var peak, anonPeak int64
 	var samples int
 	sampled := make(chan struct{})
 	go func() {
@@ -244,8 +263,8 @@ func runPhase(ctx context.Context, cfg *config, dir string, c *client, name stri
 		t := time.NewTicker(cfg.sample)
 		defer t.Stop()
 		for {
-			if v, err := vmRSS(pid); err == nil {
-				peak = max(peak, v)
+			if v, anon, err := vmRSS(pid); err == nil {
+				peak, anonPeak = max(peak, v), max(anonPeak, anon)
 				samples++
 			}
 			select {
@@ -279,29 +298,45 @@ func runPhase(ctx context.Context, cfg *config, dir string, c *client, name stri
 	ph.Took = time.Since(start).Round(time.Millisecond).String()
 	close(stop)
 	<-sampled
-	ph.RSSPeak, ph.Samples = mib(peak), samples
+	ph.RSSPeak, ph.AnonPeak, ph.Samples = mib(peak), mib(anonPeak), samples
 	return ph, ctx.Err()
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
-// vmRSS reads the process's resident set size from /proc.
-func vmRSS(pid int) (int64, error) {
+// vmRSS reads the process's resident set size, and its anonymous part
+// (RssAnon), from /proc.
+func vmRSS(pid int) (rss, anon int64, err error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	var found int
 	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest)
-			if len(f) < 1 {
-				break
+		for _, f := range []struct {
+			prefix string
+			to     *int64
+		}{{"VmRSS:", &rss}, {"RssAnon:", &anon}} {
+			rest, ok := strings.CutPrefix(line, f.prefix)
+			if !ok {
+				continue
 			}
-			kb, err := strconv.ParseInt(f[0], 10, 64)
-			return kb << 10, err
+			fields := strings.Fields(rest)
+			if len(fields) < 1 {
+				return 0, 0, fmt.Errorf("bad %s line", f.prefix)
+			}
+			kb, err := strconv.ParseInt(fields[0], 10, 64)
+			if err != nil {
+				return 0, 0, err
+			}
+			*f.to = kb << 10
+			found++
 		}
 	}
-	return 0, errors.New("no VmRSS in /proc status")
+	if found != 2 {
+		return 0, 0, errors.New("no VmRSS or RssAnon in /proc status")
+	}
+	return rss, anon, nil
 }
 
 func startServer(ctx context.Context, cfg *config, dir string) (*server, error) {
@@ -524,7 +559,7 @@ func (c *client) snapshot(ctx context.Context, boardID string) (int, error) {
 func printReport(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "binary %s, store %s, %d notes (seeded in %s), full pull %.1f MB (gzip %.1f MB), server args %q\n",
 		r.Binary, r.Store, r.Notes, r.SeedTook, float64(r.PullBytes)/1e6, float64(r.PullGzipBytes)/1e6, r.ServerArgs)
-	fmt.Fprintf(w, "| phase | parallel | RSS before (MiB) | RSS peak (MiB) | answers | took |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| phase | parallel | RSS before (MiB) | RSS peak (MiB) | anon peak (MiB) | answers | took |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Phases {
 		keys := make([]string, 0, len(p.Statuses))
 		for k := range p.Statuses {
@@ -538,6 +573,6 @@ func printReport(w io.Writer, r *Report) {
 		if p.ClientErrs > 0 {
 			parts = append(parts, fmt.Sprintf("errors×%d", p.ClientErrs))
 		}
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %s | %s |\n", p.Name, p.Parallel, p.RSSBefore, p.RSSPeak, strings.Join(parts, " "), p.Took)
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %s | %s |\n", p.Name, p.Parallel, p.RSSBefore, p.RSSPeak, p.AnonPeak, strings.Join(parts, " "), p.Took)
 	}
 }
