@@ -267,6 +267,21 @@ func (h *Hub) Pull(ctx context.Context, boardID string, since int64) (*rooms.Pul
 	})
 }
 
+// PullTo answers a pull through the board's room, streaming it to fn (see
+// rooms.Room.PullTo).
+func (h *Hub) PullTo(ctx context.Context, boardID string, since int64, fn func(p *persist.ChangePart) error) (serverVersion int64, changed bool, err error) {
+	res, err := retry(ctx, h, boardID, func(r *rooms.Room) (pulledTo, error) {
+		v, c, err := r.PullTo(ctx, since, fn)
+		return pulledTo{v, c}, err
+	})
+	return res.version, res.changed, err
+}
+
+type pulledTo struct {
+	version int64
+	changed bool
+}
+
 // Subscribe admits (Admit) and joins the board's room for a live
 // connection; the admission is released when the subscriber leaves. The
 // caller must call the subscriber's Leave when the connection ends; Close

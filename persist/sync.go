@@ -36,6 +36,16 @@ type SyncStore interface {
 	// Reset; since equal to the version is the header with empty lists.
 	// Lists are never nil. EINVALID (field "since") for a negative since.
 	ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error)
+	// ScanChangesSince answers the pull ChangesSince answers, part by part,
+	// without holding it whole: fn gets the header first, then every row
+	// and deleted ID in the order of the answer's JSON (notes, deleted
+	// note IDs, items, deleted item IDs; each list in ChangesSince's
+	// order). Every part comes from one version of the board, read in one
+	// read transaction (or snapshot), so a push committed meanwhile is not
+	// half in it. The part is valid only during the call; the note or item
+	// it points to is the caller's to keep. fn's error stops the scan and comes back as it is (errors.Is
+	// finds it); ENOTFOUND and EINVALID as ChangesSince.
+	ScanChangesSince(ctx context.Context, boardID string, since int64, fn func(p *ChangePart) error) error
 	// CurrentVersion returns the board's version.
 	CurrentVersion(ctx context.Context, boardID string) (int64, error)
 	// BoardState returns the whole live board, header and rows, at one
@@ -157,4 +167,76 @@ type Applied struct {
 	// Events lists what the push's merges overwrote, in the order of the
 	// push's rows (notes, then items); nil when nothing was.
 	Events []MergeEvent
+}
+
+// PartKind tells what a ChangePart holds.
+type PartKind uint8
+
+// Kinds of ChangePart, in the order ScanChangesSince gives them.
+const (
+	PartHeader PartKind = iota + 1
+	PartNote
+	PartDeletedNote
+	PartItem
+	PartDeletedItem
+)
+
+// ChangePart is one piece of a streamed pull answer (ScanChangesSince).
+type ChangePart struct {
+	Kind PartKind
+	// Header is the answer's board header, version and reset flag
+	// (PartHeader).
+	Header ChangesHeader
+	// Note is a live note (PartNote).
+	Note *board.Note
+	// Item is a live tracker item (PartItem).
+	Item *board.TrackerItem
+	// ID is a deleted note's or item's ID (PartDeletedNote,
+	// PartDeletedItem).
+	ID string
+}
+
+// ChangesHeader is what a pull answer says besides its lists: the board
+// header, the version the answer brings the client to, and whether the
+// client must drop the rows it has that are not in it.
+type ChangesHeader struct {
+	Board         board.Header
+	ServerVersion int64
+	Reset         bool
+}
+
+// ChangeScanner is the streaming read of SyncStore.
+type ChangeScanner interface {
+	ScanChangesSince(ctx context.Context, boardID string, since int64, fn func(p *ChangePart) error) error
+}
+
+// CollectChanges is ChangesSince built on ScanChangesSince: the whole
+// answer in memory. Stores answer ChangesSince with it, so that the two
+// reads never disagree.
+func CollectChanges(ctx context.Context, s ChangeScanner, boardID string, since int64) (*board.Changes, error) {
+	ch := &board.Changes{
+		Notes:                 []board.Note{},
+		DeletedNoteIDs:        []string{},
+		TrackerItems:          []board.TrackerItem{},
+		DeletedTrackerItemIDs: []string{},
+	}
+	err := s.ScanChangesSince(ctx, boardID, since, func(p *ChangePart) error {
+		switch p.Kind {
+		case PartHeader:
+			ch.Board, ch.ServerVersion, ch.Reset = p.Header.Board, p.Header.ServerVersion, p.Header.Reset
+		case PartNote:
+			ch.Notes = append(ch.Notes, *p.Note)
+		case PartDeletedNote:
+			ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, p.ID)
+		case PartItem:
+			ch.TrackerItems = append(ch.TrackerItems, *p.Item)
+		case PartDeletedItem:
+			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, p.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
 }

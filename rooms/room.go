@@ -335,6 +335,44 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	return &PullResult{ServerVersion: ch.ServerVersion, Changes: ch}, nil
 }
 
+// PullTo answers a pull as Pull does, but streams the answer: fn gets
+// its parts (persist.SyncStore.ScanChangesSince) as the store reads them,
+// the header first, so the answer is never held whole. With nothing new
+// after since, fn is not called and changed is false. fn runs in the
+// caller's goroutine inside the store's read transaction; its error stops
+// the read and comes back as it is.
+func (r *Room) PullTo(ctx context.Context, since int64, fn func(p *persist.ChangePart) error) (serverVersion int64, changed bool, err error) {
+	if since < 0 {
+		return 0, false, board.FieldErrorf("since", "since must be a non-negative integer.")
+	}
+	if r.closing.Load() {
+		return 0, false, ErrClosed
+	}
+	r.touch()
+	if v := r.version.Load(); since == v && since != 0 && r.fresh() {
+		r.opts.Observer.Pulled(0, false, nil)
+		return v, false, nil
+	}
+	start := time.Now()
+	err = r.store.ScanChangesSince(ctx, r.id, since, func(p *persist.ChangePart) error {
+		if p.Kind == persist.PartHeader {
+			h := p.Header
+			serverVersion = h.ServerVersion
+			r.storeSaid(h.ServerVersion)
+			if since == h.ServerVersion && since != 0 && !h.Reset {
+				return nil // the header alone: nothing new
+			}
+			changed = true
+		}
+		return fn(p)
+	})
+	r.opts.Observer.Pulled(time.Since(start), true, err)
+	if err != nil {
+		return 0, false, err
+	}
+	return serverVersion, changed, nil
+}
+
 // Member describes a connection joining a room.
 type Member struct {
 	// ConnID identifies the connection in presence and changes messages.

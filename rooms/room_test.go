@@ -764,6 +764,9 @@ func (m *memStore) ApplyPushes(_ context.Context, id string, in []persist.PushIn
 func (m *memStore) ChangesSince(context.Context, string, int64) (*board.Changes, error) {
 	return nil, errors.New("not used")
 }
+func (m *memStore) ScanChangesSince(context.Context, string, int64, func(*persist.ChangePart) error) error {
+	return errors.New("not used")
+}
 func (m *memStore) CurrentVersion(context.Context, string) (int64, error) { return 0, nil }
 func (m *memStore) BoardState(context.Context, string) (*board.State, error) {
 	return nil, errors.New("not used")

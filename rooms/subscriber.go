@@ -152,6 +152,11 @@ func (s *Subscriber) Push(ctx context.Context, msgID string, p *board.Push, idem
 	return s.room.push(ctx, &pushReq{in: persist.PushInput{Push: p, IdempotencyKey: idemKey}, origin: s, msgID: msgID})
 }
 
+// PullTo is Room.PullTo.
+func (s *Subscriber) PullTo(ctx context.Context, since int64, fn func(p *persist.ChangePart) error) (int64, bool, error) {
+	return s.room.PullTo(ctx, since, fn)
+}
+
 // Pull is Room.Pull.
 func (s *Subscriber) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	return s.room.Pull(ctx, since)

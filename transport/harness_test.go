@@ -87,6 +87,8 @@ type envConfig struct {
 	cacheTTL time.Duration
 	// limits are the store's board.Limits (zero: the defaults).
 	limits board.Limits
+	// largeReads sets the large-read gate (zero fields: its defaults).
+	largeReads transport.Config
 }
 
 // option changes what newEnv starts; of two that set the same thing, the
@@ -132,6 +134,14 @@ func withLimits(l board.Limits) option { return func(c *envConfig) { c.limits = 
 
 // withHub tunes the hub: live connection caps, push budgets, its clock.
 func withHub(o hub.Options) option { return func(c *envConfig) { c.hub = o } }
+
+// withLargeReads sets the large-read gate: slots per person and in all,
+// and how long a read waits for one of the server's.
+func withLargeReads(perUser, total int, wait time.Duration) option {
+	return func(c *envConfig) {
+		c.largeReads = transport.Config{LargeReadsPerUser: perUser, LargeReads: total, LargeReadWait: wait}
+	}
+}
 
 // withAI builds the AI service on a fake Ollama that answers as e.setScript
 // says.
@@ -305,7 +315,8 @@ func (e *env) start() {
 		meter = billing.NewMeter(billing.MeterConfig{Store: db, Plans: e.plans, DefaultPlan: billing.Free, Now: now, PlanCacheTTL: e.cfg.cacheTTL})
 	}
 	e.api = transport.New(
-		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue, BoardCacheTTL: e.cfg.cacheTTL},
+		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue, BoardCacheTTL: e.cfg.cacheTTL,
+			LargeReadsPerUser: e.cfg.largeReads.LargeReadsPerUser, LargeReads: e.cfg.largeReads.LargeReads, LargeReadWait: e.cfg.largeReads.LargeReadWait},
 		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Meter: meter, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl},
 		e.log,
 	)

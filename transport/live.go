@@ -190,41 +190,47 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	// version may lag the store's (a client that pushed on another node
 	// comes back with a since above it), and hello must never say a version
 	// below what the catch-up brings or below the client's own.
-	var res *rooms.PullResult
+	//
+	// The catch-up is streamed from the store (pullstream.go): hello goes
+	// when the catch-up's header is known and its first bytes are about
+	// to leave, the catch-up follows as one text message, in fragments
+	// when it is larger than largeReadBuffer, which then takes a slot of
+	// the large-read gate first (refused: an error message and close code
+	// 1013, as docs/live-protocol.md says).
+	floor := hello.ServerVersion
 	if since == 0 || (since > 0 && since != welcome.ServerVersion) {
-		var err error
-		res, err = sub.Pull(ctx, since)
-		if err != nil {
-			_ = out.writeNow(textFrame(mustJSON(hello)))
-			// The writer still holds queued messages back: written now.
-			_ = out.writeNow(textFrame(lc.errorMessage(ctx, "", err)))
-			conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
-			return false
+		cu := &catchUp{lc: lc, hello: &hello}
+		v, changed, err := sub.PullTo(ctx, since, cu.part(since))
+		if err == nil && !changed {
+			hello.ServerVersion = max(hello.ServerVersion, v)
+			err = out.writeNow(textFrame(mustJSON(hello)))
+		} else if err == nil {
+			err = cu.finish()
 		}
-		hello.ServerVersion = max(hello.ServerVersion, res.ServerVersion)
-	}
-	if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
-		return false
-	}
-	if res != nil {
-		if res.Changes != nil {
-			msg, err := rooms.EncodeChanges(res.Changes, since, "")
-			if err != nil {
-				s.log.ErrorContext(ctx, "encode catch-up", slog.Any("err", err))
+		defer cu.release()
+		if err != nil {
+			if cu.out.started {
+				// Part of the catch-up has left; the socket cannot carry
+				// another message before its end.
 				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
 				return false
 			}
-			if err := out.writeNow(textFrame(msg)); err != nil {
-				return false
+			_ = out.writeNow(textFrame(mustJSON(hello)))
+			// The writer still holds queued messages back: written now.
+			_ = out.writeNow(textFrame(lc.errorMessage(ctx, "", err)))
+			if c := board.ErrorCode(err); c == board.ERATELIMIT || c == board.EUNAVAILABLE {
+				conn.Close(websocket.StatusTryAgainLater, "too many large reads at once: reconnect later")
+			} else {
+				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
 			}
+			return false
 		}
+		floor = max(hello.ServerVersion, v)
+	} else if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
+		return false
 	}
 	// The client is at hello's version, or its catch-up's: room messages
 	// at or below it are not sent.
-	floor := hello.ServerVersion
-	if res != nil && res.Changes != nil {
-		floor = max(floor, res.Changes.ServerVersion)
-	}
 	if since > 0 {
 		floor = max(floor, since)
 	}

@@ -336,7 +336,12 @@ func (w *socketWriter) stop() {
 
 // textFrame frames p as one unmasked, unfragmented text message
 // (RFC 6455 section 5.2), as a server sends it.
-func textFrame(p []byte) []byte {
+func textFrame(p []byte) []byte { return dataFrame(true, true, p) }
+
+// dataFrame is one fragment of a text message (RFC 6455, 5.4): the
+// first has the text opcode and the others the continuation one, and the
+// last has FIN set; a message of one fragment is textFrame.
+func dataFrame(first, final bool, p []byte) []byte {
 	var f []byte
 	switch n := len(p); {
 	case n <= 125:
@@ -351,7 +356,12 @@ func textFrame(p []byte) []byte {
 		f[1] = 127
 		binary.BigEndian.PutUint64(f[2:], uint64(n))
 	}
-	f[0] = 0x80 | 0x1 // FIN, opcode text
+	if first {
+		f[0] = 0x1 // opcode text; continuation is 0x0
+	}
+	if final {
+		f[0] |= 0x80 // FIN
+	}
 	return append(f, p...)
 }
 

@@ -43,6 +43,13 @@ type Config struct {
 	// read again: the longest an invite removal or a phase change made on
 	// another node can go unnoticed here. 0 is 5 seconds.
 	BoardCacheTTL time.Duration
+	// LargeReadsPerUser and LargeReads bound the pulls and live catch-ups
+	// larger than 64 KiB sent at once, per person and in all; a read that
+	// finds the server's slots taken waits up to LargeReadWait (largeread.go).
+	// 0 is 4, 16 and 5 seconds.
+	LargeReadsPerUser int
+	LargeReads        int
+	LargeReadWait     time.Duration
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.
@@ -59,7 +66,8 @@ type Server struct {
 	// changelog keeps the boards' changelogs and snapshots (changelog.go).
 	changelog *changelog.Log
 
-	largeBodies chan struct{} // slots for bodies over 1 MiB (limitLargeBodies)
+	largeBodies chan struct{}  // slots for bodies over 1 MiB (limitLargeBodies)
+	largeReads  *largeReadGate // slots for answers over 64 KiB (largeread.go)
 
 	// meter decides plans, AI credits and canEdit (billing.Meter).
 	meter *billing.Meter
@@ -132,6 +140,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		s.db = newCachedBoards(deps.DB, cfg, deps.Now, deps.Announce)
 	}
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
+	s.largeReads = newLargeReadGate(cfg)
 	s.polls.draining = make(chan struct{})
 	if s.meter == nil {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})

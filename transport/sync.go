@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -50,7 +51,10 @@ type versionBody struct {
 // handlePull is GET /api/boards/{boardId}/sync?since=N[&wait=S]. With
 // nothing newer than since it answers {serverVersion} alone, from the
 // room's memory; with wait it first holds the request up to S seconds for
-// the board to pass since (longpoll.go).
+// the board to pass since (longpoll.go). Otherwise the answer is streamed
+// from the store as it is read (pullstream.go); one larger than 64 KiB
+// takes a slot of the large-read gate first (429 or 503 with Retry-After
+// when there is none, before a byte of it is sent).
 func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	since, err := parseSince(r, true)
 	if err != nil {
@@ -62,21 +66,50 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.hub.Pull(r.Context(), boardAccess(r.Context()).Board.ID, since)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	a := boardAccess(r.Context())
+	release := func() {}
+	defer func() { release() }()
+	out := &heldAnswer{
+		buf: append(make([]byte, 0, 4<<10), '{'),
+		admit: func() error {
+			rel, err := s.largeReads.acquire(r.Context(), a.Email)
+			if err == nil {
+				release = rel
+			}
+			return err
+		},
+		start: jsonStarter(w),
+		send:  httpSender(w),
 	}
-	if res.Changes == nil {
+	enc := newChangesEncoder(out)
+	v, changed, err := s.hub.PullTo(r.Context(), a.Board.ID, since, enc.part)
+	if err == nil && changed {
+		err = enc.finish("\n")
+		if err == nil {
+			err = out.close()
+		}
+	}
+	if err != nil {
+		if !out.started {
+			s.writeError(w, r, err)
+			return
+		}
+		// Part of the answer has left with status 200: cut the
+		// connection, so that the client sees a broken answer rather
+		// than a short one.
+		if r.Context().Err() == nil {
+			s.log.ErrorContext(r.Context(), "streamed pull failed", slog.String("board", a.Board.ID), slog.Any("err", err))
+		}
+		panic(http.ErrAbortHandler)
+	}
+	if !changed {
 		if wait > 0 {
 			s.holdPull(w, r, since, wait)
 			return
 		}
-		writeVersion(w, res.ServerVersion)
+		writeVersion(w, v)
 		logQuietly(r.Context())
-		return
 	}
-	writeJSON(w, http.StatusOK, res.Changes)
 }
 
 // idempotencyKey reads the optional Idempotency-Key header: at most 128

@@ -16,6 +16,7 @@ import (
 	"corkboard/persist"
 	"corkboard/persist/bolt"
 	"corkboard/rooms"
+	"corkboard/transport"
 )
 
 // Config is everything the corkboard binary can be told, from flags or from
@@ -52,6 +53,10 @@ type Config struct {
 
 	PollMaxPerUser int
 	PollMax        int
+
+	LargeReadsPerUser int
+	LargeReads        int
+	LargeReadWait     time.Duration
 
 	BillingProvider    string
 	BillingSecret      string
@@ -114,6 +119,9 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&cfg.LivePushRate, "live-push-rate", rooms.DefaultPushRate, "pushes a second over one live WebSocket (twice as many at once)")
 	fs.IntVar(&cfg.PollMaxPerUser, "poll-max-per-user", hub.DefaultMaxWaitsPerUser, "long polls (GET /sync with wait) one person may have held at once")
 	fs.IntVar(&cfg.PollMax, "poll-max", hub.DefaultMaxWaits, "long polls the server holds at once in all")
+	fs.IntVar(&cfg.LargeReadsPerUser, "large-reads-per-user", transport.DefaultLargeReadsPerUser, "pulls and live catch-ups over 64 KiB one person may have sent at once (past it 429)")
+	fs.IntVar(&cfg.LargeReads, "large-reads", transport.DefaultLargeReads, "pulls and live catch-ups over 64 KiB the server sends at once (past it, after -large-read-wait, 503)")
+	fs.DurationVar(&cfg.LargeReadWait, "large-read-wait", transport.DefaultLargeReadWait, "how long a large read waits for one of the server's -large-reads slots before 503")
 	fs.Float64Var(&cfg.LiveUserPush, "live-user-push-rate", hub.DefaultUserPushRate, "pushes a second of one person over all their live WebSockets (twice as many at once)")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
@@ -189,7 +197,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
 		}
 	}
-	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax, "poll-max-per-user": cfg.PollMaxPerUser, "poll-max": cfg.PollMax} {
+	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax, "poll-max-per-user": cfg.PollMaxPerUser, "poll-max": cfg.PollMax,
+		"large-reads-per-user": cfg.LargeReadsPerUser, "large-reads": cfg.LargeReads} {
 		if v < 1 {
 			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
 		}
@@ -198,6 +207,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		if !(v >= 0.1 && v <= 1e6) {
 			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
 		}
+	}
+	if cfg.LargeReadWait < time.Millisecond || cfg.LargeReadWait > time.Minute {
+		return nil, fmt.Errorf("-large-read-wait must be from 1ms to 1m, not %s", cfg.LargeReadWait)
 	}
 	if cfg.CacheTTL < time.Second || cfg.CacheTTL > time.Minute {
 		return nil, fmt.Errorf("-cache-ttl must be from 1s to 1m, not %s", cfg.CacheTTL)

@@ -195,6 +195,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		DefaultPlan:     billing.Free,
 		LoginCodesInLog: cfg.SMTP == "",
 		BoardCacheTTL:   cfg.CacheTTL,
+		// docs/sync.md, "Large reads".
+		LargeReadsPerUser: cfg.LargeReadsPerUser,
+		LargeReads:        cfg.LargeReads,
+		LargeReadWait:     cfg.LargeReadWait,
 	}, transport.Deps{
 		App:       app,
 		DB:        db,

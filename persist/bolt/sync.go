@@ -355,8 +355,9 @@ func (t table) anyLive(ids []string) bool {
 }
 
 // changedSince calls live for every live row written after since and dead
-// for every ID deleted after since, in version order.
-func (t table) changedSince(since int64, live func(js []byte) error, dead func(id string)) error {
+// for every ID deleted after since, in version order; a nil func skips its
+// rows (a tombstone is known by its first byte, without decoding).
+func (t table) changedSince(since int64, live func(js []byte) error, dead func(id string) error) error {
 	c := t.byVersion.Cursor()
 	for k, _ := c.Seek(be64(uint64(since) + 1)); k != nil; k, _ = c.Next() {
 		id := k[8:]
@@ -364,9 +365,14 @@ func (t table) changedSince(since int64, live func(js []byte) error, dead func(i
 		if v == nil {
 			return fmt.Errorf("version index names missing row %q", id)
 		}
-		if v[0] == rowTombstone {
-			dead(string(id))
-		} else if err := live(v[9:]); err != nil {
+		var err error
+		switch {
+		case v[0] == rowTombstone && dead != nil:
+			err = dead(string(id))
+		case v[0] != rowTombstone && live != nil:
+			err = live(v[9:])
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -666,74 +672,98 @@ func horizon(rb *bbolt.Bucket) int64 {
 // version answers the header with empty lists; the caller decides to send
 // {serverVersion} alone.
 func (db *DB) ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error) {
+	return persist.CollectChanges(ctx, db, boardID, since)
+}
+
+// ScanChangesSince streams a pull's answer from one read transaction (see
+// SyncStore). The transaction stays open while fn runs, which may be as
+// long as a client takes to read the answer: the server's WriteTimeout
+// bounds it, and the large-read gate how many run at once
+// (docs/sync.md, "Large reads").
+func (db *DB) ScanChangesSince(ctx context.Context, boardID string, since int64, fn func(p *persist.ChangePart) error) error {
 	if since < 0 {
-		return nil, board.FieldErrorf("since", "since must be a non-negative integer.")
+		return board.FieldErrorf("since", "since must be a non-negative integer.")
 	}
-	var ch *board.Changes
+	var fnErr error
+	call := func(p *persist.ChangePart) error {
+		if err := fn(p); err != nil {
+			fnErr = err
+			return err
+		}
+		return nil
+	}
 	err := db.view(ctx, func(tx *bbolt.Tx) error {
 		b, err := getBoard(tx, boardID)
 		if err != nil {
 			return err
 		}
-		ch = &board.Changes{
-			Board:                 b.Header(),
-			Notes:                 []board.Note{},
-			DeletedNoteIDs:        []string{},
-			TrackerItems:          []board.TrackerItem{},
-			DeletedTrackerItemIDs: []string{},
-			ServerVersion:         b.Version,
-		}
-		if since == b.Version {
-			return nil
-		}
+		part := persist.ChangePart{Kind: persist.PartHeader, Header: persist.ChangesHeader{Board: b.Header(), ServerVersion: b.Version}}
+		rb, _ := rowsBucket(tx, boardID, false)
 		// A client ahead of the board (its copy came from data that was
 		// since lost or restored) or behind the pruned tombstones cannot be
 		// patched: it gets everything and replaces its copy. That holds for
 		// a board that has no rows yet too: its full state is empty.
-		ch.Reset = since > b.Version
-		rb, _ := rowsBucket(tx, boardID, false)
-		if rb == nil {
-			return nil
+		full := since == 0 || since > b.Version || since < horizon(rb)
+		part.Header.Reset = full && since != 0 && since != b.Version
+		if err := call(&part); err != nil || since == b.Version || rb == nil {
+			return err
 		}
-		addNote := func(js []byte) error {
-			var n board.Note
-			if err := json.Unmarshal(js, &n); err != nil {
-				return fmt.Errorf("decode note: %w", err)
-			}
-			ch.Notes = append(ch.Notes, n)
-			return nil
+		return scanRows(rb, since, full, call)
+	})
+	if err != nil {
+		if fnErr != nil || board.ErrorCode(err) != board.EINTERNAL {
+			return err
 		}
-		addItem := func(js []byte) error {
-			var it board.TrackerItem
-			if err := json.Unmarshal(js, &it); err != nil {
-				return fmt.Errorf("decode item: %w", err)
-			}
-			ch.TrackerItems = append(ch.TrackerItems, it)
-			return nil
+		return fmt.Errorf("changes of board %s since %d: %w", boardID, since, err)
+	}
+	return nil
+}
+
+// scanRows gives fn the rows of a pull answer in the answer's order: the
+// live ones (all of them when full, else those written after since), then
+// the IDs deleted after since, for notes then items. Deleted IDs take a
+// second pass over the version index, which reads keys and a kind byte
+// only, rather than a list held meanwhile.
+func scanRows(rb *bbolt.Bucket, since int64, full bool, fn func(p *persist.ChangePart) error) error {
+	var part persist.ChangePart
+	note := func(js []byte) error {
+		var n board.Note
+		if err := json.Unmarshal(js, &n); err != nil {
+			return fmt.Errorf("decode note: %w", err)
 		}
-		if since == 0 || since > b.Version || since < horizon(rb) {
-			ch.Reset = since != 0
-			if err := notesTable(rb).eachLive(addNote); err != nil {
+		part = persist.ChangePart{Kind: persist.PartNote, Note: &n}
+		return fn(&part)
+	}
+	item := func(js []byte) error {
+		var it board.TrackerItem
+		if err := json.Unmarshal(js, &it); err != nil {
+			return fmt.Errorf("decode item: %w", err)
+		}
+		part = persist.ChangePart{Kind: persist.PartItem, Item: &it}
+		return fn(&part)
+	}
+	for _, t := range []struct {
+		table    table
+		live     func(js []byte) error
+		deadKind persist.PartKind
+	}{{notesTable(rb), note, persist.PartDeletedNote}, {itemsTable(rb), item, persist.PartDeletedItem}} {
+		if full {
+			if err := t.table.eachLive(t.live); err != nil {
 				return err
 			}
-			return itemsTable(rb).eachLive(addItem)
+			continue
 		}
-		if err := notesTable(rb).changedSince(since, addNote, func(id string) {
-			ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, id)
+		if err := t.table.changedSince(since, t.live, nil); err != nil {
+			return err
+		}
+		if err := t.table.changedSince(since, nil, func(id string) error {
+			part = persist.ChangePart{Kind: t.deadKind, ID: id}
+			return fn(&part)
 		}); err != nil {
 			return err
 		}
-		return itemsTable(rb).changedSince(since, addItem, func(id string) {
-			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, id)
-		})
-	})
-	if err != nil {
-		if board.ErrorCode(err) != board.EINTERNAL {
-			return nil, err
-		}
-		return nil, fmt.Errorf("changes of board %s since %d: %w", boardID, since, err)
 	}
-	return ch, nil
+	return nil
 }
 
 // CurrentVersion returns the board's version (see SyncStore).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -629,15 +630,29 @@ func queueKey(batch *pgx.Batch, boardID, key string, version int64, now time.Tim
 		boardID, key, version, nanos(now)).Exec(func(pgconn.CommandTag) error { return nil })
 }
 
-// ChangesSince answers a pull (see persist.SyncStore) from one snapshot of
-// the database: a REPEATABLE READ, read-only transaction.
+// ChangesSince answers a pull from one snapshot (see persist.SyncStore).
 func (s *Store) ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error) {
+	return persist.CollectChanges(ctx, s, boardID, since)
+}
+
+// scanPage is how many rows one FETCH of a streamed pull reads.
+const scanPage = 500
+
+// scanTimeout bounds a streamed pull, which lasts as long as its client
+// takes to read the answer (cmd/corkboard's WriteTimeout is as long).
+const scanTimeout = 2 * time.Minute
+
+// ScanChangesSince streams a pull's answer from one REPEATABLE READ,
+// read-only transaction through a cursor, scanPage rows at a time (see
+// persist.SyncStore). Each FETCH is a statement of its own, so
+// statement_timeout bounds one page, and idle_in_transaction_session_timeout
+// the time fn takes over one page's rows.
+func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int64, fn func(p *persist.ChangePart) error) error {
 	if since < 0 {
-		return nil, board.FieldErrorf("since", "since must be a non-negative integer.")
+		return board.FieldErrorf("since", "since must be a non-negative integer.")
 	}
-	ctx, cancel := s.call(ctx)
+	ctx, cancel := withDeadline(ctx, max(s.timeout, scanTimeout))
 	defer cancel()
-	var ch *board.Changes
 	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
 		var b board.Board
 		var horizon int64
@@ -648,49 +663,67 @@ func (s *Store) ChangesSince(ctx context.Context, boardID string, since int64) (
 		} else if err != nil {
 			return err
 		}
-		ch = &board.Changes{
-			Board:                 b.Header(),
-			Notes:                 []board.Note{},
-			DeletedNoteIDs:        []string{},
-			TrackerItems:          []board.TrackerItem{},
-			DeletedTrackerItemIDs: []string{},
-			ServerVersion:         b.Version,
-		}
-		if since == b.Version {
-			return nil
-		}
 		// A client ahead of the board or behind the pruned tombstones
 		// cannot be patched: it gets everything and replaces its copy.
-		if since == 0 || since > b.Version || since < horizon {
-			ch.Reset = since != 0
-			return liveRows(ctx, tx, boardID, &ch.Notes, &ch.TrackerItems)
+		full := since == 0 || since > b.Version || since < horizon
+		part := persist.ChangePart{Kind: persist.PartHeader, Header: persist.ChangesHeader{
+			Board: b.Header(), ServerVersion: b.Version, Reset: full && since != 0 && since != b.Version}}
+		if err := fn(&part); err != nil || since == b.Version {
+			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT kind, id, data FROM board_rows WHERE board_id = $1 AND version > $2
-			ORDER BY kind DESC, version, id`, boardID, since)
+		if full {
+			_, err = tx.Exec(ctx, `DECLARE pull_rows NO SCROLL CURSOR FOR SELECT kind, id, data FROM board_rows
+				WHERE board_id = $1 AND deleted_ns IS NULL ORDER BY kind DESC, id`, boardID)
+		} else {
+			// Live rows before deleted IDs within a kind: the answer's order.
+			_, err = tx.Exec(ctx, `DECLARE pull_rows NO SCROLL CURSOR FOR SELECT kind, id, data FROM board_rows
+				WHERE board_id = $1 AND version > $2 ORDER BY kind DESC, data IS NULL, version, id`, boardID, since)
+		}
 		if err != nil {
 			return err
 		}
 		var kind, id string
 		var data []byte
-		_, err = pgx.ForEachRow(rows, []any{&kind, &id, &data}, func() error {
-			switch {
-			case data == nil && kind == kindNote:
-				ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, id)
-			case data == nil:
-				ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, id)
-			case kind == kindNote:
-				return addRow(&ch.Notes, data)
-			default:
-				return addRow(&ch.TrackerItems, data)
+		for {
+			rows, err := tx.Query(ctx, "FETCH "+strconv.Itoa(scanPage)+" FROM pull_rows")
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-		return err
+			n := 0
+			_, err = pgx.ForEachRow(rows, []any{&kind, &id, &data}, func() error {
+				n++
+				return emitRow(kind, id, data, fn)
+			})
+			if err != nil || n < scanPage {
+				return err
+			}
+		}
 	})
-	if err != nil {
-		return nil, wrap(err, "changes of board %s since %d", boardID, since)
+	return wrap(err, "changes of board %s since %d", boardID, since)
+}
+
+// emitRow gives fn one row of a pull: a note, an item, or a deleted ID.
+func emitRow(kind, id string, data []byte, fn func(p *persist.ChangePart) error) error {
+	var part persist.ChangePart
+	switch {
+	case data == nil && kind == kindNote:
+		part = persist.ChangePart{Kind: persist.PartDeletedNote, ID: id}
+	case data == nil:
+		part = persist.ChangePart{Kind: persist.PartDeletedItem, ID: id}
+	case kind == kindNote:
+		var n board.Note
+		if err := json.Unmarshal(data, &n); err != nil {
+			return fmt.Errorf("decode note %s: %w", id, err)
+		}
+		part = persist.ChangePart{Kind: persist.PartNote, Note: &n}
+	default:
+		var it board.TrackerItem
+		if err := json.Unmarshal(data, &it); err != nil {
+			return fmt.Errorf("decode item %s: %w", id, err)
+		}
+		part = persist.ChangePart{Kind: persist.PartItem, Item: &it}
 	}
-	return ch, nil
+	return fn(&part)
 }
 
 func addRow[T any](list *[]T, data []byte) error {

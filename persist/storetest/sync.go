@@ -42,6 +42,7 @@ func runSync(t *testing.T, open Opener) {
 	t.Run("UnclaimedBatchWritesNothing", func(t *testing.T) { testUnclaimedBatchWritesNothing(t, open) })
 	t.Run("ConcurrentReplays", func(t *testing.T) { testConcurrentReplays(t, open) })
 	t.Run("HorizonEdges", func(t *testing.T) { testHorizonEdges(t, open) })
+	t.Run("Scan", func(t *testing.T) { runScan(t, open) })
 }
 
 func testApplyPushAndChangesSince(t *testing.T, open Opener) {

@@ -1,0 +1,253 @@
+package transport
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"corkboard/persist"
+	"corkboard/rooms"
+)
+
+// Pulls and live catch-ups are streamed (docs/sync.md, "Large reads"): the
+// store hands the answer over part by part (persist.ChangePart), the
+// encoder below writes each part's JSON as it comes, and what is written
+// leaves through a buffer of at most largeReadBuffer bytes. The bytes are
+// exactly those json.Encoder gives for the whole board.Changes (and
+// json.Marshal for a live changes message): the golden tests in
+// pull_golden_test.go hold them.
+
+// largeReadBuffer is how much of an answer is held before it is sent; an
+// answer that outgrows it is a large read and takes a slot of the gate
+// (largeread.go) before its first byte leaves.
+const largeReadBuffer = 64 << 10
+
+// changesLists are the answer's lists, in the order of its JSON.
+var changesLists = [...]string{`,"notes":[`, `,"deletedNoteIds":[`, `,"trackerItems":[`, `,"deletedTrackerItemIds":[`}
+
+// listOf is the index in changesLists of a row part's list.
+func listOf(k persist.PartKind) int {
+	switch k {
+	case persist.PartNote:
+		return 0
+	case persist.PartDeletedNote:
+		return 1
+	case persist.PartItem:
+		return 2
+	default:
+		return 3
+	}
+}
+
+// changesEncoder writes a pull answer part by part. The caller writes what
+// comes before "board" ("{" or a live message's first fields) and calls
+// finish after the last part.
+type changesEncoder struct {
+	w      io.Writer
+	header persist.ChangesHeader
+	list   int  // the open list's index in changesLists, -1 before the first
+	empty  bool // the open list has no element yet
+}
+
+func newChangesEncoder(w io.Writer) *changesEncoder { return &changesEncoder{w: w, list: -1} }
+
+// part writes one part: the header's "board" field, or an element of a
+// list (opening the list, and closing the lists before it).
+func (e *changesEncoder) part(p *persist.ChangePart) error {
+	var v any
+	switch p.Kind {
+	case persist.PartHeader:
+		e.header = p.Header
+		b, err := json.Marshal(p.Header.Board)
+		if err != nil {
+			return fmt.Errorf("encode board header: %w", err)
+		}
+		return e.write(append([]byte(`"board":`), b...))
+	case persist.PartNote:
+		v = p.Note
+	case persist.PartItem:
+		v = p.Item
+	case persist.PartDeletedNote, persist.PartDeletedItem:
+		v = p.ID
+	default:
+		return fmt.Errorf("pull part of unknown kind %d", p.Kind)
+	}
+	if err := e.openList(listOf(p.Kind)); err != nil {
+		return err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode pull row: %w", err)
+	}
+	if !e.empty {
+		b = append([]byte{','}, b...)
+	}
+	e.empty = false
+	return e.write(b)
+}
+
+// openList closes the open list and opens the next ones up to list.
+func (e *changesEncoder) openList(list int) error {
+	for e.list < list {
+		if e.list >= 0 {
+			if err := e.write([]byte{']'}); err != nil {
+				return err
+			}
+		}
+		e.list++
+		e.empty = true
+		if err := e.write([]byte(changesLists[e.list])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish closes the lists (opening the empty ones) and writes the
+// version, the reset flag and end, which comes after the closing brace
+// ("\n" for an HTTP answer, as json.Encoder ends it).
+func (e *changesEncoder) finish(end string) error {
+	if err := e.openList(len(changesLists) - 1); err != nil {
+		return err
+	}
+	b := append([]byte(`],"serverVersion":`), strconv.FormatInt(e.header.ServerVersion, 10)...)
+	if e.header.Reset {
+		b = append(b, `,"reset":true`...)
+	}
+	b = append(b, '}')
+	return e.write(append(b, end...))
+}
+
+func (e *changesEncoder) write(b []byte) error {
+	_, err := e.w.Write(b)
+	return err
+}
+
+// heldAnswer holds the first largeReadBuffer bytes of an answer back.
+// While it holds everything written so far, nothing has left and the
+// request can still be answered otherwise (an error, a refusal by the
+// gate). When the buffer fills, admit decides whether the answer may go
+// on (a large read takes a slot); then start runs before the first byte
+// leaves, and the buffer is sent whenever it fills again.
+type heldAnswer struct {
+	buf     []byte
+	started bool
+	admit   func() error
+	start   func() error
+	send    func(p []byte, final bool) error
+}
+
+func (h *heldAnswer) Write(p []byte) (int, error) {
+	h.buf = append(h.buf, p...)
+	if len(h.buf) < largeReadBuffer {
+		return len(p), nil
+	}
+	if !h.started {
+		if err := h.admit(); err != nil {
+			return 0, err
+		}
+		if err := h.start(); err != nil {
+			return 0, err
+		}
+		h.started = true
+	}
+	err := h.send(h.buf, false)
+	h.buf = h.buf[:0]
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// close sends what is held as the answer's last bytes (starting the
+// answer first when it was small enough never to leave before).
+func (h *heldAnswer) close() error {
+	if !h.started {
+		if err := h.start(); err != nil {
+			return err
+		}
+		h.started = true
+	}
+	return h.send(h.buf, true)
+}
+
+// jsonStarter returns the start of a streamed JSON answer on w: its
+// headers, as writeJSON sends them, and status 200.
+func jsonStarter(w http.ResponseWriter) func() error {
+	return func() error {
+		h := w.Header()
+		h["Content-Type"] = jsonContentType
+		h["Cache-Control"] = noStore
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+}
+
+// httpSender returns the send of a heldAnswer writing to w.
+func httpSender(w http.ResponseWriter) func(p []byte, final bool) error {
+	return func(p []byte, _ bool) error {
+		_, err := w.Write(p)
+		return err
+	}
+}
+
+// catchUp streams a live connection's catch-up (liveConn.open): hello
+// first, once the catch-up's version is known and its bytes are about to
+// leave, then the changes message, fragmented when it is larger than
+// largeReadBuffer. The payload is exactly what rooms.EncodeChanges gives.
+type catchUp struct {
+	lc      *liveConn
+	hello   *rooms.Hello
+	out     heldAnswer
+	enc     *changesEncoder
+	version int64
+	sent    int // fragments sent
+	rel     func()
+}
+
+// part returns the function PullTo feeds the catch-up since since to.
+func (c *catchUp) part(since int64) func(p *persist.ChangePart) error {
+	c.out = heldAnswer{
+		buf: append(append(make([]byte, 0, 4<<10), `{"type":"changes","since":`...), strconv.FormatInt(since, 10)+","...),
+		admit: func() error {
+			rel, err := c.lc.s.largeReads.acquire(c.lc.ctx, c.lc.email)
+			if err == nil {
+				c.rel = rel
+			}
+			return err
+		},
+		start: func() error {
+			c.hello.ServerVersion = max(c.hello.ServerVersion, c.version)
+			return c.lc.out.writeNow(textFrame(mustJSON(c.hello)))
+		},
+		send: func(p []byte, final bool) error {
+			f := dataFrame(c.sent == 0, final, p)
+			c.sent++
+			return c.lc.out.writeNow(f)
+		},
+	}
+	c.enc = newChangesEncoder(&c.out)
+	return func(p *persist.ChangePart) error {
+		if p.Kind == persist.PartHeader {
+			c.version = p.Header.ServerVersion
+		}
+		return c.enc.part(p)
+	}
+}
+
+// finish ends the changes message and sends what is left of it.
+func (c *catchUp) finish() error {
+	if err := c.enc.finish(""); err != nil {
+		return err
+	}
+	return c.out.close()
+}
+
+// release gives back the gate's slot, if the catch-up took one.
+func (c *catchUp) release() {
+	if c.rel != nil {
+		c.rel()
+	}
+}
