@@ -1,6 +1,9 @@
 package changelog_test
 
 import (
+	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,5 +59,35 @@ func BenchmarkParseNote(b *testing.B) {
 		if _, err := changelog.ParseNote(doc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBoardAnswer compares, side by side in one run, what answering
+// GET current.md from a board's state costs beyond the state: the
+// rendering built whole (RenderBoard, as before) against the rendering
+// written through WriteBoard's buffer to the connection (io.Discard
+// here). B/op is the figure: the first grows with the board, the second
+// stays at the buffer plus the sorted copies of the row lists.
+func BenchmarkBoardAnswer(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		// As the stores read a board: rows in ID order.
+		s := generatedState(n)
+		slices.SortFunc(s.Notes, func(a, b board.Note) int { return strings.Compare(a.ID, b.ID) })
+		b.Run(fmt.Sprintf("Whole/notes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := io.Discard.Write(changelog.RenderBoard(s)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Streamed/notes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := changelog.WriteBoard(io.Discard, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

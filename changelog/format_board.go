@@ -103,13 +103,22 @@ func WriteBoard(w io.Writer, s board.State) error {
 // writeBoard sorts s's rows by id and writes them through a BoardWriter.
 func writeBoard(w mdWriter, s board.State) error {
 	bw := newBoardWriter(w, s.Board, s.Phases)
-	notes := slices.Clone(s.Notes)
-	slices.SortStableFunc(notes, func(a, b board.Note) int { return strings.Compare(a.ID, b.ID) })
+	notes := s.Notes
+	byNoteID := func(a, b board.Note) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(notes, byNoteID) {
+		// Stores read rows in ID order already; only others pay a copy.
+		notes = slices.Clone(notes)
+		slices.SortStableFunc(notes, byNoteID)
+	}
 	for _, n := range notes {
 		bw.Note(n)
 	}
-	items := slices.Clone(s.TrackerItems)
-	slices.SortStableFunc(items, func(a, b board.TrackerItem) int { return strings.Compare(a.ID, b.ID) })
+	items := s.TrackerItems
+	byItemID := func(a, b board.TrackerItem) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(items, byItemID) {
+		items = slices.Clone(items)
+		slices.SortStableFunc(items, byItemID)
+	}
 	for _, it := range items {
 		bw.Item(it)
 	}
