@@ -70,10 +70,9 @@ type Options struct {
 	// NodeID names this node on the bus; "" is a random one (NewNodeID).
 	NodeID string
 	// PollEvery is how often, with a Bus, rooms with live subscribers or
-	// held polls recheck their board's version in the store; it also
-	// bounds how long a no-change pull may be answered from a room's
-	// memory (rooms.Options.VersionTTL). Negative: no timer (tests call
-	// Tick).
+	// held polls recheck their board's version in the store (pulls and
+	// long polls ask the store themselves: rooms.Room.Pull). Negative: no
+	// timer (tests call Tick).
 	PollEvery time.Duration
 	// PointerFlush is how often pointer positions go to the other nodes.
 	PointerFlush time.Duration
@@ -137,14 +136,6 @@ func (o Options) withDefaults() Options {
 		}
 		if o.PointerFlush <= 0 {
 			o.PointerFlush = DefaultPointerFlush
-		}
-		if o.Room.VersionTTL == 0 {
-			// The bound the recheck keeps; without the timer (tests), the
-			// default one.
-			o.Room.VersionTTL = o.PollEvery
-			if o.PollEvery < 0 {
-				o.Room.VersionTTL = DefaultPollEvery
-			}
 		}
 	}
 	return o
