@@ -98,7 +98,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.TombstoneRetention, "tombstone-retention", 30*24*time.Hour, "how long deletions are remembered for pulls; an older since gets the full state with reset")
 	fs.DurationVar(&cfg.RoomIdle, "room-idle", 5*time.Minute, "stop a board's room after this long without sockets or requests")
 	fs.StringVar(&cfg.NodeID, "node-id", "", "this node's name to the other nodes sharing a PostgreSQL store (default: random at each start)")
-	fs.DurationVar(&cfg.NodePoll, "node-poll", hub.DefaultPollEvery, "with several nodes: how often rooms with live subscribers recheck their board's version in the store, and the longest a no-change pull is answered from memory")
+	fs.DurationVar(&cfg.NodePoll, "node-poll", hub.DefaultPollEvery, "with several nodes: how often rooms with live subscribers or held long polls recheck their board's version in the store")
 	fs.IntVar(&cfg.LiveMaxPerBoard, "live-max-per-board", hub.DefaultMaxConnsPerUserBoard, "live WebSockets one person may have open on one board")
 	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
 	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
