@@ -52,6 +52,14 @@ type Options struct {
 	// of their live connections (pushes a second, and at once).
 	UserPushRate  float64
 	UserPushBurst int
+	// ConnMessageRate and ConnMessageBurst are every live connection's
+	// message budget (every message it sends, of any kind: a second, and
+	// at once); UserMessageRate and UserMessageBurst one person's over all
+	// of their live connections on this node (Lease.AllowMessage).
+	ConnMessageRate  float64
+	ConnMessageBurst int
+	UserMessageRate  float64
+	UserMessageBurst int
 	// Room tunes every room.
 	Room rooms.Options
 	// Now is the clock; nil is time.Now. It is also the rooms' clock unless
@@ -108,6 +116,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UserPushBurst <= 0 {
 		o.UserPushBurst = DefaultUserPushBurst
+	}
+	if o.ConnMessageRate <= 0 {
+		o.ConnMessageRate = DefaultConnMessageRate
+	}
+	if o.ConnMessageBurst <= 0 {
+		o.ConnMessageBurst = DefaultConnMessageBurst
+	}
+	if o.UserMessageRate <= 0 {
+		o.UserMessageRate = DefaultUserMessageRate
+	}
+	if o.UserMessageBurst <= 0 {
+		o.UserMessageBurst = DefaultUserMessageBurst
 	}
 	if o.Now == nil {
 		o.Now = time.Now

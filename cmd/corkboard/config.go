@@ -48,6 +48,8 @@ type Config struct {
 	LiveMax         int
 	LivePushRate    float64
 	LiveUserPush    float64
+	LiveMsgRate     float64
+	LiveUserMsgRate float64
 
 	PollMaxPerUser int
 	PollMax        int
@@ -106,6 +108,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.PollMaxPerUser, "poll-max-per-user", hub.DefaultMaxWaitsPerUser, "long polls (GET /sync with wait) one person may have held at once")
 	fs.IntVar(&cfg.PollMax, "poll-max", hub.DefaultMaxWaits, "long polls the server holds at once in all")
 	fs.Float64Var(&cfg.LiveUserPush, "live-user-push-rate", hub.DefaultUserPushRate, "pushes a second of one person over all their live WebSockets (twice as many at once)")
+	fs.Float64Var(&cfg.LiveMsgRate, "live-message-rate", hub.DefaultConnMessageRate, "messages of any kind a second over one live WebSocket (twice as many at once); past it the socket is closed with 4029")
+	fs.Float64Var(&cfg.LiveUserMsgRate, "live-user-message-rate", hub.DefaultUserMessageRate, "messages of any kind a second of one person over all their live WebSockets on this node (twice as many at once); past it, 4029")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
 	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
@@ -170,6 +174,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	for name, v := range map[string]float64{"live-push-rate": cfg.LivePushRate, "live-user-push-rate": cfg.LiveUserPush} {
 		if !(v >= 0.1 && v <= 1e6) {
 			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
+		}
+	}
+	for name, v := range map[string]float64{"live-message-rate": cfg.LiveMsgRate, "live-user-message-rate": cfg.LiveUserMsgRate} {
+		if !(v >= 1 && v <= 1e6) {
+			return nil, fmt.Errorf("-%s must be from 1 to 1000000 messages a second, not %g", name, v)
 		}
 	}
 	if cfg.CacheTTL < time.Second || cfg.CacheTTL > time.Minute {
