@@ -146,6 +146,7 @@ func (lc *liveConn) readBurst() {
 		}
 		_, data, err := lc.conn.Read(lc.ctx)
 		if err != nil {
+			lc.closeReading()
 			lc.finish()
 			return
 		}
@@ -377,14 +378,22 @@ func (lc *liveConn) allowMessage() bool {
 		return true
 	}
 	if lc.overBudget.CompareAndSwap(false, true) {
+		// Nothing more is read: the reading goroutine's next Read fails,
+		// and it closes the socket with 4029 (closeReading); open does
+		// when this happened before it (pings that came with the upgrade).
+		lc.rd.stopped.Store(true)
 		lc.s.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", rooms.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
-		// Before open has joined the room (pings that came with the
-		// upgrade), open closes the socket itself.
-		if lc.sub != nil {
-			lc.sub.Drop(rooms.CloseTooManyMessages, tooManyMessages)
-		}
 	}
 	return false
+}
+
+// closeReading closes the socket when its reader found it ended: with 4029
+// when the connection went past its message budget (the close frame is
+// written; the handshake reads nothing more), else at once.
+func (lc *liveConn) closeReading() {
+	if lc.overBudget.Load() {
+		lc.conn.Close(rooms.CloseTooManyMessages, tooManyMessages)
+	}
 }
 
 // allowControl is the read filter's check of a WebSocket ping or pong
@@ -439,6 +448,7 @@ func (lc *liveConn) readLoop(ctx context.Context) {
 	for {
 		_, data, err := lc.conn.Read(ctx)
 		if err != nil {
+			lc.closeReading()
 			return
 		}
 		lc.handle(ctx, data)

@@ -3,13 +3,19 @@ package transport_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/rooms"
 )
@@ -180,5 +186,110 @@ func TestLiveMessageBudgetPerPerson(t *testing.T) {
 	if got := e.pull(alice, "b1", 0); got == nil {
 		t.Fatal("alice's pull failed")
 	}
-	_ = http.StatusOK
+}
+
+// flood is one flooding client of the benchmark below: it opens a live
+// socket, reads and counts (answered) what it is sent, and writes msg as
+// fast as the socket takes it (sent: into the kernel's buffers, read by
+// the server or not); when the server closes the socket it opens another
+// at once, as an attacker would, until ctx ends.
+func flood(ctx context.Context, url, session string, msg []byte, sent, answered, dials *atomic.Int64) {
+	h := http.Header{"Cookie": {"session=" + session}}
+	for ctx.Err() == nil {
+		c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: h})
+		dials.Add(1)
+		if err != nil {
+			continue // refused (a cap) or ending: try again
+		}
+		go func() {
+			for {
+				if _, _, err := c.Read(ctx); err != nil {
+					return
+				}
+				answered.Add(1)
+			}
+		}()
+		for c.Write(ctx, websocket.MessageText, msg) == nil {
+			sent.Add(1)
+		}
+		c.CloseNow()
+	}
+}
+
+// BenchmarkPullUnderFlood is another person's no-change pull (GET /sync,
+// over HTTP) while one person's 16 sockets flood the server with pings
+// and invalid messages, side by side in one run: "quiet" (no flood),
+// "unbudgeted" (budgets so large no flood meets them: the server before
+// issue 21) and "budgeted" (the default budgets: each flooding socket is
+// closed with 4029 and opened again at once). It reports the pull's p50
+// and p99, and a second: the flood's messages written, the messages the
+// server sent the flooders (answers, joins and leaves of their sockets)
+// and the sockets they opened. The flooders run in this process: their
+// own CPU is part of what the pull competes with.
+//
+//	go test -run '^$' -bench PullUnderFlood -benchtime 2000x ./transport/
+func BenchmarkPullUnderFlood(b *testing.B) {
+	unlimited := hub.Options{ConnMessageRate: 1e9, ConnMessageBurst: 1e9, UserMessageRate: 1e9, UserMessageBurst: 1e9}
+	for _, bc := range []struct {
+		name  string
+		opts  hub.Options
+		flood bool
+	}{
+		{"quiet", hub.Options{}, false},
+		{"unbudgeted", unlimited, true},
+		{"budgeted", hub.Options{}, true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := newEnv(b, withHub(bc.opts), withLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			alice := e.claim("alice@example.com", "b1")
+			bob := e.invite(alice, "b1", "bob@example.com", "pro")
+			e.pushOK(alice, "b1", notePush(board.Note{ID: "n1"}))
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			var sent, answered, dials atomic.Int64
+			if bc.flood {
+				url := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/api/boards/b1/live"
+				for i := range 16 {
+					msg := []byte(`{"type":"ping","id":"x"}`)
+					if i%2 == 1 {
+						msg = []byte(`{"type":"nope"}`)
+					}
+					wg.Go(func() { flood(ctx, url, alice, msg, &sent, &answered, &dials) })
+				}
+			}
+			req, err := http.NewRequest(http.MethodGet, e.srv.URL+"/api/boards/b1/sync?since=1", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req.Header.Set("Cookie", "session="+bob)
+			client := &http.Client{}
+			took := make([]time.Duration, 0, b.N)
+			start := time.Now()
+			for b.Loop() {
+				t0 := time.Now()
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					b.Fatalf("pull: %d", res.StatusCode)
+				}
+				took = append(took, time.Since(t0))
+			}
+			elapsed := time.Since(start)
+			cancel()
+			wg.Wait()
+			slices.Sort(took)
+			at := func(p float64) float64 {
+				return float64(took[min(len(took)-1, int(float64(len(took))*p))].Microseconds()) / 1000
+			}
+			b.ReportMetric(at(0.5), "pull-p50-ms")
+			b.ReportMetric(at(0.99), "pull-p99-ms")
+			b.ReportMetric(float64(sent.Load())/elapsed.Seconds(), "flood-sent/s")
+			b.ReportMetric(float64(answered.Load())/elapsed.Seconds(), "flood-answers/s")
+			b.ReportMetric(float64(dials.Load())/elapsed.Seconds(), "flood-dials/s")
+		})
+	}
 }

@@ -173,7 +173,16 @@ type filterConn struct {
 	// them: the poller calls Read again only for more.
 	consumed   uint64
 	othersSeen uint64
+	// stopped is set when the connection went past its message budget:
+	// from then on nothing more is read from the socket (Read answers
+	// errStopped), so that neither the library's Read nor its close
+	// handshake spends time on a flood; the kernel's buffer fills and the
+	// sender has to wait.
+	stopped atomic.Bool
 }
+
+// errStopped is Read's answer once the connection stopped reading.
+var errStopped = errors.New("live: reading stopped: too many messages")
 
 // errWouldBlock is readNB's answer when the socket holds nothing more.
 var errWouldBlock = errors.New("live: nothing to read yet")
@@ -182,6 +191,9 @@ var errWouldBlock = errors.New("live: nothing to read yet")
 func (c *filterConn) Read(p []byte) (int, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
+	if c.stopped.Load() {
+		return 0, errStopped
+	}
 	if len(c.ahead) > 0 {
 		n := copy(p, c.ahead)
 		c.ahead = c.ahead[n:]
@@ -198,6 +210,9 @@ func (c *filterConn) Read(p []byte) (int, error) {
 		kept := len(c.f.filter(p[:n]))
 		if kept > 0 || err != nil {
 			return kept, err
+		}
+		if c.stopped.Load() {
+			return 0, errStopped // a control frame went past the budget
 		}
 		// Only pongs came: read on, the library wants bytes.
 	}
@@ -219,6 +234,9 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 		return false, false
 	}
 	defer c.rmu.Unlock()
+	if c.stopped.Load() {
+		return true, true // Read answers errStopped, and the connection ends
+	}
 	if c.err == nil && len(c.ahead) < readAheadMax {
 		var buf [512]byte
 		for len(c.ahead) < readAheadMax {
