@@ -256,7 +256,9 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 			}
 		}
 	}
-	return c.err != nil || c.f.messages > c.consumed || c.f.others > c.othersSeen || len(c.ahead) >= readAheadMax, true
+	// stopped: a control frame just read went past the budget; the
+	// library's Read answers errStopped and the connection ends.
+	return c.err != nil || c.stopped.Load() || c.f.messages > c.consumed || c.f.others > c.othersSeen || len(c.ahead) >= readAheadMax, true
 }
 
 // messageRead is called when the library's Read returned a message: it
