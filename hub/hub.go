@@ -52,6 +52,14 @@ type Options struct {
 	// of their live connections (pushes a second, and at once).
 	UserPushRate  float64
 	UserPushBurst int
+	// ConnMessageRate and ConnMessageBurst are every live connection's
+	// message budget (every message it sends, of any kind: a second, and
+	// at once); UserMessageRate and UserMessageBurst one person's over all
+	// of their live connections on this node (Lease.AllowMessage).
+	ConnMessageRate  float64
+	ConnMessageBurst int
+	UserMessageRate  float64
+	UserMessageBurst int
 	// Room tunes every room.
 	Room rooms.Options
 	// Now is the clock; nil is time.Now. It is also the rooms' clock unless
@@ -70,10 +78,9 @@ type Options struct {
 	// NodeID names this node on the bus; "" is a random one (NewNodeID).
 	NodeID string
 	// PollEvery is how often, with a Bus, rooms with live subscribers or
-	// held polls recheck their board's version in the store; it also
-	// bounds how long a no-change pull may be answered from a room's
-	// memory (rooms.Options.VersionTTL). Negative: no timer (tests call
-	// Tick).
+	// held polls recheck their board's version in the store (pulls and
+	// long polls ask the store themselves: rooms.Room.Pull). Negative: no
+	// timer (tests call Tick).
 	PollEvery time.Duration
 	// PointerFlush is how often pointer positions go to the other nodes.
 	PointerFlush time.Duration
@@ -110,6 +117,18 @@ func (o Options) withDefaults() Options {
 	if o.UserPushBurst <= 0 {
 		o.UserPushBurst = DefaultUserPushBurst
 	}
+	if o.ConnMessageRate <= 0 {
+		o.ConnMessageRate = DefaultConnMessageRate
+	}
+	if o.ConnMessageBurst <= 0 {
+		o.ConnMessageBurst = DefaultConnMessageBurst
+	}
+	if o.UserMessageRate <= 0 {
+		o.UserMessageRate = DefaultUserMessageRate
+	}
+	if o.UserMessageBurst <= 0 {
+		o.UserMessageBurst = DefaultUserMessageBurst
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -137,14 +156,6 @@ func (o Options) withDefaults() Options {
 		}
 		if o.PointerFlush <= 0 {
 			o.PointerFlush = DefaultPointerFlush
-		}
-		if o.Room.VersionTTL == 0 {
-			// The bound the recheck keeps; without the timer (tests), the
-			// default one.
-			o.Room.VersionTTL = o.PollEvery
-			if o.PollEvery < 0 {
-				o.Room.VersionTTL = DefaultPollEvery
-			}
 		}
 	}
 	return o

@@ -26,13 +26,29 @@ const (
 	// person over all of their sockets: 30 a second, 60 at once.
 	DefaultUserPushRate  = 30
 	DefaultUserPushBurst = 60
+	// DefaultConnMessageRate and DefaultConnMessageBurst bound every
+	// message a live connection sends (pushes, pointers, editing, pings,
+	// invalid ones, WebSocket pings and pongs): 100 a second, 200 at once.
+	// The browser client sends at most 20 pointers a second, an editing
+	// message when an editor opens or closes and a ping every 25 s; a
+	// client pushing over the socket adds at most 10 pushes a second (the
+	// push budget): a third of the rate at most.
+	DefaultConnMessageRate  = 100
+	DefaultConnMessageBurst = 200
+	// DefaultUserMessageRate and DefaultUserMessageBurst bound the messages
+	// of one person over all their connections on this node: 300 a second,
+	// 600 at once (fifteen tabs moving pointers at full speed together).
+	DefaultUserMessageRate  = 300
+	DefaultUserMessageBurst = 600
 )
 
-// liveUser is one person's live connections and push budget.
+// liveUser is one person's live connections, push budget and message
+// budget.
 type liveUser struct {
-	conns  int
-	boards map[string]int
-	pushes *ratelimit.Bucket
+	conns    int
+	boards   map[string]int
+	pushes   *ratelimit.Bucket
+	messages *ratelimit.Bucket
 }
 
 // Lease is one admitted live connection: a slot under the caps, held
@@ -41,7 +57,10 @@ type Lease struct {
 	h              *Hub
 	boardID, email string
 	pushes         *ratelimit.Bucket
-	once           sync.Once
+	// messages is the connection's message budget, userMessages the
+	// person's (AllowMessage).
+	messages, userMessages *ratelimit.Bucket
+	once                   sync.Once
 }
 
 // Admit reserves a live connection for email on boardID within the caps
@@ -63,13 +82,40 @@ func (h *Hub) Admit(boardID, email string) (*Lease, error) {
 		return nil, capError(board.EUNAVAILABLE, "The server has as many live connections as it takes; try again shortly.")
 	}
 	if u == nil {
-		u = &liveUser{boards: map[string]int{}, pushes: ratelimit.NewBucket(h.opts.UserPushRate, h.opts.UserPushBurst)}
+		u = &liveUser{
+			boards:   map[string]int{},
+			pushes:   ratelimit.NewBucket(h.opts.UserPushRate, h.opts.UserPushBurst),
+			messages: ratelimit.NewBucket(h.opts.UserMessageRate, h.opts.UserMessageBurst),
+		}
 		h.users[email] = u
 	}
 	u.conns++
 	u.boards[boardID]++
 	h.conns++
-	return &Lease{h: h, boardID: boardID, email: email, pushes: u.pushes}, nil
+	return &Lease{
+		h: h, boardID: boardID, email: email, pushes: u.pushes,
+		messages:     ratelimit.NewBucket(h.opts.ConnMessageRate, h.opts.ConnMessageBurst),
+		userMessages: u.messages,
+	}, nil
+}
+
+// AllowMessage spends one message of the connection's budget
+// (Options.ConnMessageRate) and then one of the person's, shared by all of
+// their connections on this node (Options.UserMessageRate). ERATELIMIT,
+// naming the budget, when either is spent; a refusal spends nothing. Every
+// message a connection receives is counted, whatever it is, so that no
+// kind of message (an invalid one, a ping) can be sent faster than the
+// budget: the live transport closes a connection past it.
+func (l *Lease) AllowMessage() error {
+	now := l.h.opts.Now()
+	if _, ok := l.messages.Allow(now); !ok {
+		return board.Errorf(board.ERATELIMIT, "Too many messages on this connection: at most %g a second (%d at once).", l.messages.PerSecond(), l.messages.Burst())
+	}
+	if _, ok := l.userMessages.Allow(now); !ok {
+		l.messages.Undo()
+		return board.Errorf(board.ERATELIMIT, "Too many messages from your connections together: at most %g a second (%d at once).", l.userMessages.PerSecond(), l.userMessages.Burst())
+	}
+	return nil
 }
 
 func capError(code, msg string) error {
@@ -110,12 +156,13 @@ func (h *Hub) Conns() int {
 }
 
 // forgetIdleUsers drops the entries of people with no connection whose
-// push budget has refilled: nothing is lost by forgetting them.
+// push and message budgets have refilled: nothing is lost by forgetting
+// them.
 func (h *Hub) forgetIdleUsers(now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for email, u := range h.users {
-		if u.conns == 0 && u.pushes.Full(now) {
+		if u.conns == 0 && u.pushes.Full(now) && u.messages.Full(now) {
 			delete(h.users, email)
 		}
 	}

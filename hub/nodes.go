@@ -366,7 +366,7 @@ func (n *nodes) receive(payload []byte) {
 		switch nt.K {
 		case kindVersion:
 			if r := n.h.existing(nt.Board); r != nil {
-				r.Advance(nt.V, false)
+				r.Advance(nt.V)
 			}
 		case kindJoin, kindLeave, kindPointer, kindEditing:
 			if r := n.h.existing(nt.Board); r != nil {
@@ -455,7 +455,7 @@ func (h *Hub) Recheck(ctx context.Context, all bool) {
 			h.log.Warn("recheck board version", slog.String("board", r.ID()), slog.Any("err", err))
 			continue
 		}
-		r.Advance(v, true)
+		r.Advance(v)
 	}
 }
 

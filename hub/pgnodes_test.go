@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,13 @@ type pgNode struct {
 // newPGNodes starts n nodes on one fresh database with board b1 claimed.
 func newPGNodes(tb testing.TB, n int) []*pgNode {
 	tb.Helper()
+	return startPGNodes(tb, n, nil)
+}
+
+// startPGNodes is newPGNodes whose hubs listen through wrap(i, bus) when
+// wrap is set (to hold a node's notes back).
+func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*pgNode {
+	tb.Helper()
 	dsn := pgtest.NewDatabase(tb)
 	ctx := context.Background()
 	var out []*pgNode
@@ -39,7 +47,11 @@ func newPGNodes(tb testing.TB, n int) []*pgNode {
 			}
 		}
 		bus := s.NewBus(postgres.BusOptions{MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
-		h := hub.New(s, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: bus, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1})
+		var hb hub.Bus = bus
+		if wrap != nil {
+			hb = wrap(i, bus)
+		}
+		h := hub.New(s, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1})
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 			defer cancel()
@@ -201,4 +213,154 @@ func BenchmarkPGFanOut(b *testing.B) {
 	b.ReportMetric(pct(same, 0.99), "same-p99-ms")
 	b.ReportMetric(pct(cross, 0.5), "cross-p50-ms")
 	b.ReportMetric(pct(cross, 0.99), "cross-p99-ms")
+}
+
+// heldBus is a node's bus whose incoming notes can be held back: while
+// held, the listener waits before handing a note on, as if PostgreSQL's
+// NOTIFY were late. Publishing is untouched.
+type heldBus struct {
+	hub.Bus
+	mu   sync.Mutex
+	gate chan struct{} // open (closed channel) unless held
+}
+
+func newHeldBus(b hub.Bus) *heldBus {
+	open := make(chan struct{})
+	close(open)
+	return &heldBus{Bus: b, gate: open}
+}
+
+func (b *heldBus) Listen(receive func([]byte), resync func()) {
+	b.Bus.Listen(func(p []byte) {
+		b.mu.Lock()
+		gate := b.gate
+		b.mu.Unlock()
+		<-gate
+		receive(p)
+	}, resync)
+}
+
+// hold holds every note from now on; the returned release lets them
+// through (safe to call twice).
+func (b *heldBus) hold() (release func()) {
+	gate := make(chan struct{})
+	b.mu.Lock()
+	b.gate = gate
+	b.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(gate) }) }
+}
+
+// TestPGPullAfterAckOnOtherNode: after node B acknowledged a push, a pull
+// on node A sees it, even though B's NOTIFY has not reached A (held back
+// here, not raced): A's room must not answer "nothing new" from its
+// memory. A long poll on A from the version A's room holds is answered at
+// once with the store's version, not held.
+func TestPGPullAfterAckOnOtherNode(t *testing.T) {
+	var a *heldBus
+	nodes := startPGNodes(t, 2, func(i int, b hub.Bus) hub.Bus {
+		if i == 0 {
+			a = newHeldBus(b)
+			return a
+		}
+		return b
+	})
+	ctx := context.Background()
+	if _, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n1"), ""); err != nil {
+		t.Fatal(err)
+	}
+	// A's room starts at 1 and has confirmed it with the store.
+	if res, err := nodes[0].hub.Pull(ctx, "b1", 0); err != nil || res.ServerVersion != 1 {
+		t.Fatalf("first pull on A: %+v %v, want version 1", res, err)
+	}
+	release := a.hold()
+	t.Cleanup(release) // before the nodes close: the listener waits on it
+	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n2"), ""); err != nil || v != 2 {
+		t.Fatalf("push on B: %d %v, want version 2", v, err)
+	}
+	res, err := nodes[0].hub.Pull(ctx, "b1", 1)
+	if err != nil || res.ServerVersion != 2 || res.Changes == nil || len(res.Changes.Notes) != 1 || res.Changes.Notes[0].ID != "n2" {
+		t.Fatalf("pull since 1 on A after B acknowledged version 2: %+v %v, want version 2 with n2", res, err)
+	}
+	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n3"), ""); err != nil || v != 3 {
+		t.Fatalf("push on B: %d %v, want version 3", v, err)
+	}
+	// A plain pull from 2 sees 3 too; and a long poll from 2 is not held.
+	if res, err := nodes[0].hub.Pull(ctx, "b1", 2); err != nil || res.ServerVersion != 3 || res.Changes == nil {
+		t.Fatalf("pull since 2 on A after B acknowledged version 3: %+v %v, want version 3 with changes", res, err)
+	}
+	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n4"), ""); err != nil || v != 4 {
+		t.Fatalf("push on B: %d %v, want version 4", v, err)
+	}
+	wt, err := nodes[0].hub.Wait(ctx, "b1", "x@example.com", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wt.Stop()
+	select {
+	case e := <-wt.Ended():
+		if e.Version != 4 || e.Reason != rooms.WaitPassed {
+			t.Fatalf("long poll from 3 on A: %+v, want version 4", e)
+		}
+	default:
+		t.Fatal("long poll from 3 on A is held while the store is at 4")
+	}
+	release()
+}
+
+// BenchmarkPGPullNoChange is a pull that finds nothing new, on PostgreSQL,
+// side by side in one loop: each round makes one pull through a hub
+// without a bus ("memory": one node, where the room's version is the
+// truth; and what a node of several answered before issue 21 while its
+// version was under -node-poll old) and one through a hub with one
+// ("store": several nodes, where the room confirms its version with one
+// indexed read), on one database, and times each. It reports the mean,
+// p50 and p99 of each, and the ratio of the means.
+//
+//	go test -run '^$' -bench PGPullNoChange -benchtime 20000x -count 3 ./hub/
+func BenchmarkPGPullNoChange(b *testing.B) {
+	nodes := newPGNodes(b, 1)
+	ctx := context.Background()
+	if _, _, err := nodes[0].hub.Push(ctx, "b1", onePush("n1"), ""); err != nil {
+		b.Fatal(err)
+	}
+	alone := hub.New(nodes[0].store, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1})
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+		defer cancel()
+		_ = alone.Close(ctx)
+	})
+	hubs := []*hub.Hub{alone, nodes[0].hub}
+	for _, h := range hubs {
+		if res, err := h.Pull(ctx, "b1", 1); err != nil || res.Changes != nil {
+			b.Fatalf("pull since 1: %+v %v, want nothing new", res, err)
+		}
+	}
+	took := [2][]time.Duration{}
+	for b.Loop() {
+		for i, h := range hubs {
+			t0 := time.Now()
+			if _, err := h.Pull(ctx, "b1", 1); err != nil {
+				b.Fatal(err)
+			}
+			took[i] = append(took[i], time.Since(t0))
+		}
+	}
+	mean := func(d []time.Duration) float64 {
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		return float64(sum.Nanoseconds()) / float64(len(d))
+	}
+	pct := func(d []time.Duration, p float64) float64 {
+		slices.Sort(d)
+		return float64(d[min(len(d)-1, int(float64(len(d))*p))].Nanoseconds())
+	}
+	for i, name := range []string{"memory", "store"} {
+		b.ReportMetric(mean(took[i]), name+"-ns")
+		b.ReportMetric(pct(took[i], 0.5), name+"-p50-ns")
+		b.ReportMetric(pct(took[i], 0.99), name+"-p99-ns")
+	}
+	b.ReportMetric(mean(took[1])/mean(took[0]), "store/memory")
 }

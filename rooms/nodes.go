@@ -78,34 +78,18 @@ func (p remotePresence) presence() Presence {
 	return q
 }
 
-// confirm records that the store (or a note) confirmed the room's version
-// just now. On a single node (no VersionTTL) there is nothing to record,
-// and the clock is not read.
-func (r *Room) confirm() {
-	if r.opts.VersionTTL > 0 {
-		r.confirmed.Store(r.opts.Now().UnixNano())
-	}
-}
+// shared reports whether other nodes commit to the room's store too (the
+// room has a Relay): its version in memory may then be behind the store's
+// until their note comes, so a pull or long poll that would find nothing
+// new asks the store first (Pull, Wait). On a single node every commit goes
+// through this room, and its version is the truth.
+func (r *Room) shared() bool { return r.opts.Relay != nil }
 
-// fresh reports whether the room's version may answer a no-change pull
-// without the store (Options.VersionTTL).
-func (r *Room) fresh() bool {
-	ttl := r.opts.VersionTTL
-	return ttl <= 0 || r.opts.Now().UnixNano()-r.confirmed.Load() < int64(ttl)
-}
-
-// storeSaid takes a version a pull read from the store: equal to the
-// room's, it confirms it; above it, another node committed and the room
-// catches up.
+// storeSaid takes a version read from the store: above the room's, another
+// node committed, and the room catches up.
 func (r *Room) storeSaid(v int64) {
-	if r.opts.VersionTTL <= 0 {
-		return
-	}
-	switch cur := r.version.Load(); {
-	case v == cur:
-		r.confirm()
-	case v > cur:
-		r.Advance(v, true)
+	if r.shared() && v > r.version.Load() {
+		r.Advance(v)
 	}
 }
 
@@ -120,19 +104,14 @@ func (r *Room) onLoop(f func()) bool {
 }
 
 // Advance tells the room the board is at version v: committed on another
-// node (a note, fromStore false) or read from the store (a recheck,
-// fromStore true). When v is above the room's version, a room with
+// node (a note) or read from the store (a recheck, a pull). When v is above the room's version, a room with
 // subscribers reads the changes after its version from the store and fans
 // them out, in order and after anything it sent before, as it does a local
 // commit; a room without subscribers only moves its version (a pull below
 // it asks the store anyway) and answers its long polls.
-func (r *Room) Advance(v int64, fromStore bool) {
+func (r *Room) Advance(v int64) {
 	r.onLoop(func() {
-		cur := r.version.Load()
-		if v == cur && fromStore {
-			r.confirm()
-		}
-		if v <= cur {
+		if v <= r.version.Load() {
 			return
 		}
 		r.target = max(r.target, v)
@@ -150,7 +129,6 @@ func (r *Room) startCatchUp() {
 	}
 	if len(r.subs) == 0 {
 		r.version.Store(r.target)
-		r.confirm()
 		r.answerWaiters(WaitPassed)
 		return
 	}

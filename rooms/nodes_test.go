@@ -76,3 +76,65 @@ func TestGapBetweenNodesIsNeverSent(t *testing.T) {
 		t.Fatalf("next changes since %d to %d, want 3 to 4", m.Since, m.ServerVersion)
 	}
 }
+
+// countedReads counts the store reads a pull makes.
+type countedReads struct {
+	*bolt.DB
+	versions, changes atomic.Int64
+}
+
+func (c *countedReads) CurrentVersion(ctx context.Context, id string) (int64, error) {
+	c.versions.Add(1)
+	return c.DB.CurrentVersion(ctx, id)
+}
+
+func (c *countedReads) ChangesSince(ctx context.Context, id string, since int64) (*board.Changes, error) {
+	c.changes.Add(1)
+	return c.DB.ChangesSince(ctx, id, since)
+}
+
+// TestNoChangePullReads: a pull that finds nothing new in the room's
+// memory costs no store read on a single node, one read of the board's
+// version with several (a Relay), and when the store is ahead (another
+// node committed, no note yet) the changes too.
+func TestNoChangePullReads(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		relay                  rooms.Relay
+		ahead                  bool
+		wantVersion            int64
+		wantVersions, wantRead int64
+	}{
+		{name: "OneNode", wantVersion: 1},
+		{name: "Nodes", relay: nopRelay{}, wantVersion: 1, wantVersions: 1},
+		{name: "NodesStoreAhead", relay: nopRelay{}, ahead: true, wantVersion: 2, wantVersions: 1, wantRead: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &countedReads{DB: openStore(t)}
+			r := startRoom(t, store, rooms.Options{Relay: tc.relay})
+			if _, _, err := r.Push(context.Background(), onePush("n1", "here"), ""); err != nil {
+				t.Fatal(err)
+			}
+			if tc.ahead {
+				// Another node's commit: straight into the store, no note.
+				if _, err := store.DB.ApplyPushes(context.Background(), "b1", []persist.PushInput{{Push: onePush("n2", "elsewhere")}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			store.versions.Store(0)
+			res, err := r.Pull(context.Background(), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.ServerVersion; got != tc.wantVersion || (res.Changes != nil) != tc.ahead {
+				t.Fatalf("pull since 1: version %d, changes %v; want %d, changes %v", got, res.Changes != nil, tc.wantVersion, tc.ahead)
+			}
+			if got, want := store.versions.Load(), tc.wantVersions; got != want {
+				t.Errorf("version reads=%d, want %d", got, want)
+			}
+			if got, want := store.changes.Load(), tc.wantRead; got != want {
+				t.Errorf("change reads=%d, want %d", got, want)
+			}
+		})
+	}
+}

@@ -23,6 +23,10 @@ const (
 	// CloseResync is a subscriber that fell behind: its queue filled up.
 	// The client pulls what it missed and reconnects.
 	CloseResync = 4008
+	// CloseTooManyMessages is a connection that sent messages faster than
+	// its budget, or its person's (hub.Lease.AllowMessage). The client
+	// reconnects after a backoff.
+	CloseTooManyMessages = 4029
 )
 
 // Message types of the live protocol (the "type" field).

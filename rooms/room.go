@@ -62,14 +62,11 @@ type Options struct {
 	// Observer is told of commits, pulls and drops (metrics); nil tells no one.
 	Observer Observer
 	// Relay, when set, carries what the room tells the rooms of the same
-	// board on other nodes (nodes.go); nil on a single node.
+	// board on other nodes (nodes.go); nil on a single node. With a Relay
+	// other nodes commit to the store too, so a pull or long poll that
+	// would find nothing new asks the store for the board's version first
+	// (one indexed read); without one it is answered from memory.
 	Relay Relay
-	// VersionTTL is how long a pull that finds nothing new may be answered
-	// from the room's version without asking the store, counted from the
-	// last time the store (or a note from another node) confirmed it. 0
-	// trusts it forever: right on a single node, where every commit goes
-	// through this room.
-	VersionTTL time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -199,7 +196,6 @@ type Room struct {
 	lastActive atomic.Int64 // UnixNano of the last request
 	subCount   atomic.Int32
 	waitCount  atomic.Int32
-	confirmed  atomic.Int64 // UnixNano when the store last confirmed version (VersionTTL)
 
 	// Owned by the loop goroutine.
 	subs       []*Subscriber // in no particular order; a subscriber's index is its pos
@@ -251,7 +247,6 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		fanDone:  make(chan struct{}),
 	}
 	r.version.Store(v)
-	r.confirm()
 	r.touch()
 	go r.fanOut()
 	go r.loop()
@@ -304,10 +299,13 @@ func (r *Room) push(ctx context.Context, req *pushReq) (int64, bool, error) {
 }
 
 // Pull answers a pull. When since equals the room's version it answers at
-// once without touching storage; otherwise it reads the store in the
-// caller's goroutine, so a large pull never holds up the room. since 0 is
-// a full sync and always gets the full shape, even from a board still at
-// version 0 (its header and empty lists).
+// once without touching storage on a single node; with several (a Relay)
+// it first reads the board's version from the store, since another node
+// may have acknowledged a push whose note has not come yet, and reads the
+// changes when the store is ahead (the room catches up too). Otherwise it
+// reads the store in the caller's goroutine, so a large pull never holds
+// up the room. since 0 is a full sync and always gets the full shape, even
+// from a board still at version 0 (its header and empty lists).
 func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	if since < 0 {
 		return nil, board.FieldErrorf("since", "since must be a non-negative integer.")
@@ -316,13 +314,27 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 		return nil, ErrClosed
 	}
 	r.touch()
-	if v := r.version.Load(); since == v && since != 0 && r.fresh() {
-		// Not timed: the cheapest pull would pay more for two clock reads
-		// than for its answer.
-		r.opts.Observer.Pulled(0, false, nil)
-		return &PullResult{ServerVersion: v}, nil
+	var start time.Time
+	if v := r.version.Load(); since == v && since != 0 {
+		if !r.shared() {
+			// Not timed: the cheapest pull would pay more for two clock reads
+			// than for its answer.
+			r.opts.Observer.Pulled(0, false, nil)
+			return &PullResult{ServerVersion: v}, nil
+		}
+		start = time.Now()
+		sv, err := r.store.CurrentVersion(ctx, r.id)
+		if err != nil || sv <= v {
+			r.opts.Observer.Pulled(time.Since(start), true, err)
+			if err != nil {
+				return nil, err
+			}
+			return &PullResult{ServerVersion: v}, nil
+		}
+		r.storeSaid(sv)
+	} else {
+		start = time.Now()
 	}
-	start := time.Now()
 	ch, err := r.store.ChangesSince(ctx, r.id, since)
 	r.opts.Observer.Pulled(time.Since(start), true, err)
 	if err != nil {
@@ -349,11 +361,21 @@ func (r *Room) PullTo(ctx context.Context, since int64, fn func(p *persist.Chang
 		return 0, false, ErrClosed
 	}
 	r.touch()
-	if v := r.version.Load(); since == v && since != 0 && r.fresh() {
+	if v := r.version.Load(); since == v && since != 0 && !r.shared() {
 		r.opts.Observer.Pulled(0, false, nil)
 		return v, false, nil
 	}
 	start := time.Now()
+	if v := r.version.Load(); since == v && since != 0 {
+		// With several nodes, "nothing new" is confirmed with the store, as
+		// in Pull; when the store is ahead the read below streams it.
+		sv, err := r.store.CurrentVersion(ctx, r.id)
+		if err != nil || sv <= v {
+			r.opts.Observer.Pulled(time.Since(start), true, err)
+			return v, false, err
+		}
+		r.storeSaid(sv)
+	}
 	err = r.store.ScanChangesSince(ctx, r.id, since, func(p *persist.ChangePart) error {
 		if p.Kind == persist.PartHeader {
 			h := p.Header
@@ -721,7 +743,6 @@ func (r *Room) finishCommit(c *commit) {
 		req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
 	}
 	if r.version.Load() != before {
-		r.confirm()
 		r.answerWaiters(WaitPassed)
 	}
 	if own > 0 && r.opts.Relay != nil {

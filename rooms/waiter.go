@@ -61,7 +61,9 @@ type unwaitReq struct {
 
 // Wait registers a waiter for the room's version to pass f.Since. When the
 // version is not f.Since already (the board moved, or the client is ahead
-// of it), the waiter is answered at once with WaitPassed. The caller must
+// of it), the waiter is answered at once with WaitPassed. With several
+// nodes (a Relay) the store's version is read first, and a store ahead of
+// the room answers at once too. The caller must
 // call Stop when it is done with the waiter, answered or not.
 //
 // Once Wait has returned, the room has taken the waiter: a push the room
@@ -75,12 +77,17 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	}
 	r.touch()
 	w := &Waiter{room: r, since: f.Since, email: f.Email, pos: -1, end: make(chan WaitEnd, 1), onStop: f.OnStop}
-	if v := r.version.Load(); f.Since > v && r.opts.VersionTTL > 0 {
-		// With several nodes a client may be ahead of this room (it pushed
-		// on another node whose note is on its way): the store knows. Its
-		// version, even when it is since ("no change, wait again"), never
-		// takes the client back.
-		if sv, err := r.store.CurrentVersion(ctx, r.id); err == nil && sv > v {
+	if v := r.version.Load(); f.Since >= v && r.shared() {
+		// With several nodes the room may be behind the store: another node
+		// acknowledged a push whose note is on its way, or the client pushed
+		// there and is ahead of this room. The store knows; a wait never
+		// starts while it is ahead. Its version, even when it is since ("no
+		// change, wait again"), never takes the client back.
+		sv, err := r.store.CurrentVersion(ctx, r.id)
+		switch {
+		case err != nil && f.Since == v:
+			return nil, err
+		case err == nil && sv > v:
 			r.storeSaid(sv)
 			w.answer(sv, WaitPassed)
 			return w, nil

@@ -77,7 +77,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	}
 	lc := &liveConn{s: s, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
 	lc.out = newSocketWriter(s.liveQueueSize(), lc.writerEnded)
-	lc.rd = &filterConn{f: pongFilter{ponged: &lc.ponged}}
+	lc.rd = &filterConn{f: pongFilter{ponged: &lc.ponged, control: lc.allowControl}}
 	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: lc.out, rd: lc.rd}, r, &websocket.AcceptOptions{
 		OriginPatterns: s.liveOriginPatterns(),
 		OnPongReceived: lc.pongReceived,
@@ -146,6 +146,7 @@ func (lc *liveConn) readBurst() {
 		}
 		_, data, err := lc.conn.Read(lc.ctx)
 		if err != nil {
+			lc.closeReading()
 			lc.finish()
 			return
 		}
@@ -171,6 +172,11 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		return false
 	}
 	lc.sub = sub
+	if lc.overBudget.Load() {
+		// WebSocket pings that came with the upgrade spent the budget.
+		conn.Close(rooms.CloseTooManyMessages, tooManyMessages)
+		return false
+	}
 	// From here the keeper pings the peer and watches the session (a
 	// logout ends the socket with 4001).
 	s.liveKeeper.add(lc)
@@ -354,7 +360,52 @@ type liveConn struct {
 	sessionEnded bool
 	// ponged is set by the reader when a pong comes.
 	ponged atomic.Bool
+	// overBudget is set once the connection's messages went past its
+	// budget or its person's; it is being closed with 4029.
+	overBudget atomic.Bool
 }
+
+// tooManyMessages is the reason a connection past its message budget is
+// closed with (rooms.CloseTooManyMessages).
+const tooManyMessages = "too many messages"
+
+// allowMessage spends one message of the connection's and its person's
+// budgets (hub.Lease.AllowMessage); past either, it closes the connection
+// with 4029, says so in the log once, and reports false: the message is
+// not handled. Every message counts, whatever it is, answered or not, so
+// that a flood of pings or invalid messages cannot make the server answer
+// faster than the budget.
+func (lc *liveConn) allowMessage() bool {
+	if lc.overBudget.Load() {
+		return false
+	}
+	err := lc.lease.AllowMessage()
+	if err == nil {
+		return true
+	}
+	if lc.overBudget.CompareAndSwap(false, true) {
+		// Nothing more is read: the reading goroutine's next Read fails,
+		// and it closes the socket with 4029 (closeReading); open does
+		// when this happened before it (pings that came with the upgrade).
+		lc.rd.stopped.Store(true)
+		lc.s.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", rooms.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
+	}
+	return false
+}
+
+// closeReading closes the socket when its reader found it ended: with 4029
+// when the connection went past its message budget (the close frame is
+// written; the handshake reads nothing more), else at once.
+func (lc *liveConn) closeReading() {
+	if lc.overBudget.Load() {
+		lc.conn.Close(rooms.CloseTooManyMessages, tooManyMessages)
+	}
+}
+
+// allowControl is the read filter's check of a WebSocket ping or pong
+// frame: each costs a message of the budget (a ping makes the library
+// write a pong); false drops the frame unanswered.
+func (lc *liveConn) allowControl() bool { return lc.allowMessage() }
 
 // pongReceived is coder/websocket's OnPongReceived: the peer is alive.
 func (lc *liveConn) pongReceived(context.Context, []byte) { lc.ponged.Store(true) }
@@ -403,14 +454,18 @@ func (lc *liveConn) readLoop(ctx context.Context) {
 	for {
 		_, data, err := lc.conn.Read(ctx)
 		if err != nil {
+			lc.closeReading()
 			return
 		}
 		lc.handle(ctx, data)
 	}
 }
 
-// handle handles one client message.
+// handle handles one client message, within the message budget.
 func (lc *liveConn) handle(ctx context.Context, data []byte) {
+	if !lc.allowMessage() {
+		return
+	}
 	var m clientMessage
 	if err := decodeBytes(data, func(d *jsondec.Decoder) error { return decodeClientMessage(d, &m) }); err != nil {
 		lc.sendError(ctx, "", err)

@@ -47,6 +47,9 @@ func newPollEnv(t *testing.T) *env {
 		MaxConnsPerUser:      1000,
 		UserPushBurst:        100000,
 		Room:                 rooms.Options{PushBurst: 100000},
+		// Framing, not budgets: some streams here are thousands of messages.
+		ConnMessageBurst: 1_000_000,
+		UserMessageBurst: 1_000_000,
 	}))
 }
 

@@ -26,6 +26,10 @@ import (
 type pongFilter struct {
 	// ponged is set for each complete pong frame taken out.
 	ponged *atomic.Bool
+	// control, if set, is asked at the start of each ping and pong frame
+	// whether the connection's message budget admits it; false drops the
+	// frame (a ping is not answered), and the connection is being closed.
+	control func() bool
 
 	// Parser state: hdr holds the header bytes of the current frame so
 	// far (up to 14); need is how many header bytes the frame has, once
@@ -34,7 +38,8 @@ type pongFilter struct {
 	nhdr int
 	need int
 	left uint64
-	drop bool // the current frame is a pong: its bytes are not passed on
+	drop bool // the current frame's bytes are not passed on: a pong, or a control frame past the budget
+	pong bool // the current frame is a pong
 
 	// messages counts the data messages whose last frame has been passed
 	// on whole; others the close and ping frames passed on whole; partial
@@ -60,7 +65,12 @@ func (f *pongFilter) filter(p []byte) []byte {
 			f.hdr[f.nhdr] = b
 			f.nhdr++
 			if f.nhdr == 1 {
-				f.drop = b&0x0f == 0xA // opcode pong
+				op := b & 0x0f
+				f.pong = op == 0xA
+				f.drop = f.pong
+				if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
+					f.drop = true
+				}
 			}
 			if !f.drop {
 				out = append(out, b)
@@ -122,7 +132,7 @@ func (f *pongFilter) frameEnded() {
 	fin, opcode := f.hdr[0]&0x80 != 0, f.hdr[0]&0x0f
 	switch {
 	case f.drop:
-		if f.ponged != nil {
+		if f.pong && f.ponged != nil {
 			f.ponged.Store(true)
 		}
 	case opcode >= 0x8: // close, ping (or a reserved control opcode)
@@ -134,7 +144,7 @@ func (f *pongFilter) frameEnded() {
 	default:
 		f.inMessage = true
 	}
-	f.nhdr, f.need, f.left, f.drop = 0, 0, 0, false
+	f.nhdr, f.need, f.left, f.drop, f.pong = 0, 0, 0, false, false
 }
 
 // partial reports whether the bytes passed on end inside a frame or a
@@ -163,7 +173,16 @@ type filterConn struct {
 	// them: the poller calls Read again only for more.
 	consumed   uint64
 	othersSeen uint64
+	// stopped is set when the connection went past its message budget:
+	// from then on nothing more is read from the socket (Read answers
+	// errStopped), so that neither the library's Read nor its close
+	// handshake spends time on a flood; the kernel's buffer fills and the
+	// sender has to wait.
+	stopped atomic.Bool
 }
+
+// errStopped is Read's answer once the connection stopped reading.
+var errStopped = errors.New("live: reading stopped: too many messages")
 
 // errWouldBlock is readNB's answer when the socket holds nothing more.
 var errWouldBlock = errors.New("live: nothing to read yet")
@@ -172,6 +191,9 @@ var errWouldBlock = errors.New("live: nothing to read yet")
 func (c *filterConn) Read(p []byte) (int, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
+	if c.stopped.Load() {
+		return 0, errStopped
+	}
 	if len(c.ahead) > 0 {
 		n := copy(p, c.ahead)
 		c.ahead = c.ahead[n:]
@@ -188,6 +210,9 @@ func (c *filterConn) Read(p []byte) (int, error) {
 		kept := len(c.f.filter(p[:n]))
 		if kept > 0 || err != nil {
 			return kept, err
+		}
+		if c.stopped.Load() {
+			return 0, errStopped // a control frame went past the budget
 		}
 		// Only pongs came: read on, the library wants bytes.
 	}
@@ -209,6 +234,9 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 		return false, false
 	}
 	defer c.rmu.Unlock()
+	if c.stopped.Load() {
+		return true, true // Read answers errStopped, and the connection ends
+	}
 	if c.err == nil && len(c.ahead) < readAheadMax {
 		var buf [512]byte
 		for len(c.ahead) < readAheadMax {
@@ -228,7 +256,9 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 			}
 		}
 	}
-	return c.err != nil || c.f.messages > c.consumed || c.f.others > c.othersSeen || len(c.ahead) >= readAheadMax, true
+	// stopped: a control frame just read went past the budget; the
+	// library's Read answers errStopped and the connection ends.
+	return c.err != nil || c.stopped.Load() || c.f.messages > c.consumed || c.f.others > c.othersSeen || len(c.ahead) >= readAheadMax, true
 }
 
 // messageRead is called when the library's Read returned a message: it

@@ -50,6 +50,8 @@ type Config struct {
 	LiveMax         int
 	LivePushRate    float64
 	LiveUserPush    float64
+	LiveMsgRate     float64
+	LiveUserMsgRate float64
 
 	PollMaxPerUser int
 	PollMax        int
@@ -112,7 +114,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.TombstoneRetention, "tombstone-retention", 30*24*time.Hour, "how long deletions are remembered for pulls; an older since gets the full state with reset")
 	fs.DurationVar(&cfg.RoomIdle, "room-idle", 5*time.Minute, "stop a board's room after this long without sockets or requests")
 	fs.StringVar(&cfg.NodeID, "node-id", "", "this node's name to the other nodes sharing a PostgreSQL store (default: random at each start)")
-	fs.DurationVar(&cfg.NodePoll, "node-poll", hub.DefaultPollEvery, "with several nodes: how often rooms with live subscribers recheck their board's version in the store, and the longest a no-change pull is answered from memory")
+	fs.DurationVar(&cfg.NodePoll, "node-poll", hub.DefaultPollEvery, "with several nodes: how often rooms with live subscribers or held long polls recheck their board's version in the store")
 	fs.IntVar(&cfg.LiveMaxPerBoard, "live-max-per-board", hub.DefaultMaxConnsPerUserBoard, "live WebSockets one person may have open on one board")
 	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
 	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
@@ -123,6 +125,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.LargeReads, "large-reads", transport.DefaultLargeReads, "pulls and live catch-ups over 64 KiB the server sends at once (past it, after -large-read-wait, 503)")
 	fs.DurationVar(&cfg.LargeReadWait, "large-read-wait", transport.DefaultLargeReadWait, "how long a large read waits for one of the server's -large-reads slots before 503")
 	fs.Float64Var(&cfg.LiveUserPush, "live-user-push-rate", hub.DefaultUserPushRate, "pushes a second of one person over all their live WebSockets (twice as many at once)")
+	fs.Float64Var(&cfg.LiveMsgRate, "live-message-rate", hub.DefaultConnMessageRate, "messages of any kind a second over one live WebSocket (twice as many at once); past it the socket is closed with 4029")
+	fs.Float64Var(&cfg.LiveUserMsgRate, "live-user-message-rate", hub.DefaultUserMessageRate, "messages of any kind a second of one person over all their live WebSockets on this node (twice as many at once); past it, 4029")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
 	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
@@ -210,6 +214,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if cfg.LargeReadWait < time.Millisecond || cfg.LargeReadWait > time.Minute {
 		return nil, fmt.Errorf("-large-read-wait must be from 1ms to 1m, not %s", cfg.LargeReadWait)
+	}
+	for name, v := range map[string]float64{"live-message-rate": cfg.LiveMsgRate, "live-user-message-rate": cfg.LiveUserMsgRate} {
+		if !(v >= 1 && v <= 1e6) {
+			return nil, fmt.Errorf("-%s must be from 1 to 1000000 messages a second, not %g", name, v)
+		}
 	}
 	if cfg.CacheTTL < time.Second || cfg.CacheTTL > time.Minute {
 		return nil, fmt.Errorf("-cache-ttl must be from 1s to 1m, not %s", cfg.CacheTTL)
