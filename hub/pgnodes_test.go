@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"corkboard/hub"
+	"corkboard/persist"
 	"corkboard/persist/postgres"
 	"corkboard/persist/postgres/pgtest"
 	"corkboard/rooms"
@@ -285,25 +286,39 @@ func TestPGPullAfterAckOnOtherNode(t *testing.T) {
 	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n3"), ""); err != nil || v != 3 {
 		t.Fatalf("push on B: %d %v, want version 3", v, err)
 	}
-	// A plain pull from 2 sees 3 too; and a long poll from 2 is not held.
-	if res, err := nodes[0].hub.Pull(ctx, "b1", 2); err != nil || res.ServerVersion != 3 || res.Changes == nil {
-		t.Fatalf("pull since 2 on A after B acknowledged version 3: %+v %v, want version 3 with changes", res, err)
+	// The streamed pull (what GET /sync uses) from 2 sees 3, with n3.
+	var streamed []string
+	v, changed, err := nodes[0].hub.PullTo(ctx, "b1", 2, func(p *persist.ChangePart) error {
+		if p.Kind == persist.PartNote {
+			streamed = append(streamed, p.Note.ID)
+		}
+		return nil
+	})
+	if err != nil || v != 3 || !changed || len(streamed) != 1 || streamed[0] != "n3" {
+		t.Fatalf("streamed pull since 2 on A after B acknowledged version 3: version %d changed %v notes %v (%v), want 3 with n3", v, changed, streamed, err)
 	}
-	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n4"), ""); err != nil || v != 4 {
+	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n3b"), ""); err != nil || v != 4 {
 		t.Fatalf("push on B: %d %v, want version 4", v, err)
 	}
-	wt, err := nodes[0].hub.Wait(ctx, "b1", "x@example.com", 3)
+	// A plain pull from 3 sees 4 too; and a long poll from 4 is not held.
+	if res, err := nodes[0].hub.Pull(ctx, "b1", 3); err != nil || res.ServerVersion != 4 || res.Changes == nil {
+		t.Fatalf("pull since 3 on A after B acknowledged version 4: %+v %v, want version 4 with changes", res, err)
+	}
+	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n4"), ""); err != nil || v != 5 {
+		t.Fatalf("push on B: %d %v, want version 5", v, err)
+	}
+	wt, err := nodes[0].hub.Wait(ctx, "b1", "x@example.com", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer wt.Stop()
 	select {
 	case e := <-wt.Ended():
-		if e.Version != 4 || e.Reason != rooms.WaitPassed {
-			t.Fatalf("long poll from 3 on A: %+v, want version 4", e)
+		if e.Version != 5 || e.Reason != rooms.WaitPassed {
+			t.Fatalf("long poll from 4 on A: %+v, want version 5", e)
 		}
 	default:
-		t.Fatal("long poll from 3 on A is held while the store is at 4")
+		t.Fatal("long poll from 4 on A is held while the store is at 5")
 	}
 	release()
 }
