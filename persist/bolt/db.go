@@ -61,6 +61,10 @@ type DB struct {
 	// (SetNoteRenderer).
 	renderNote func(board.Note) []byte
 
+	// badMeta lists the damaged meta pages found on open (bbolt opened
+	// the file from the other one); Check reports them.
+	badMeta []string
+
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
 }
@@ -81,10 +85,23 @@ func Open(dir string) (*DB, error) {
 		return nil, fmt.Errorf("create data folder %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	// A damaged meta page alone is left to bbolt, which opens the file
+	// from the other one; a file it cannot open safely is refused here.
+	if _, err := inspectFile(path); err != nil {
+		return nil, err
+	}
+	// bbolt's open loads the freelist, whose page may be damaged too.
+	var bdb *bbolt.DB
+	err := withFaultsAsPanics(path, func() (err error) {
+		bdb, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+		}
+		if errors.Is(err, ErrDamaged) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -93,22 +110,24 @@ func Open(dir string) (*DB, error) {
 	// about 2 ms, and writers that arrive during one still share the next.
 	bdb.MaxBatchDelay = commitDelay
 	db := &DB{bolt: bdb, path: path, Now: time.Now}
-	if err := bdb.Update(func(tx *bbolt.Tx) error {
-		for _, name := range topBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
+	if err := withFaultsAsPanics(path, func() error {
+		return bdb.Update(func(tx *bbolt.Tx) error {
+			for _, name := range topBuckets {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return fmt.Errorf("create bucket %s: %w", name, err)
+				}
 			}
-		}
-		meta := tx.Bucket(bucketMeta)
-		if s := meta.Get(keySecret); s != nil {
-			db.secret = append([]byte(nil), s...)
-			return nil
-		}
-		db.secret = make([]byte, 32)
-		if _, err := rand.Read(db.secret); err != nil {
-			return fmt.Errorf("generate server secret: %w", err)
-		}
-		return meta.Put(keySecret, db.secret)
+			meta := tx.Bucket(bucketMeta)
+			if s := meta.Get(keySecret); s != nil {
+				db.secret = append([]byte(nil), s...)
+				return nil
+			}
+			db.secret = make([]byte, 32)
+			if _, err := rand.Read(db.secret); err != nil {
+				return fmt.Errorf("generate server secret: %w", err)
+			}
+			return meta.Put(keySecret, db.secret)
+		})
 	}); err != nil {
 		bdb.Close()
 		return nil, err
