@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"time"
 
+	"corkboard/auth/mailaddr"
 	"corkboard/board"
 	"corkboard/persist"
 )
@@ -34,7 +35,7 @@ func errBadCode() error {
 // refuses has spent one of the IP's — the client did ask, and a client that
 // keeps asking for a locked address should run out like any other.
 func (s *Service) SendCode(ctx context.Context, email, ip string) error {
-	email, err := board.NormalizeEmail("email", email)
+	email, err := mailaddr.Canonical("email", email)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ type Login struct {
 //
 // A refused attempt does not look at the code: it is not a guess.
 func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, error) {
-	email, err := board.NormalizeEmail("email", email)
+	email, err := mailaddr.Canonical("email", email)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"corkboard/auth/mailaddr"
 	"corkboard/board"
 )
 
@@ -223,7 +224,7 @@ func normalizeEmail(s string) string {
 	if s == "" {
 		return ""
 	}
-	e, err := board.NormalizeEmail("email", s)
+	e, err := mailaddr.Canonical("email", s)
 	if err != nil {
 		return ""
 	}

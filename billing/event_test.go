@@ -133,6 +133,12 @@ func TestParseEvent_Shapes(t *testing.T) {
 		{"CheckoutInvalidEmailDropped",
 			`{"id":"evt_8","type":"checkout.session.completed","data":{"object":{"customer_email":"Ada <ada@example.com>","payment_status":"paid"}}}`,
 			billing.Event{ID: "evt_8", Type: billing.EventCheckoutCompleted, Status: "paid"}},
+		{"CheckoutEmailCanonical", // the account's canonical form: NFC, A-label domain (auth/mailaddr)
+			`{"id":"evt_12","type":"checkout.session.completed","data":{"object":{"customer_email":"Jose\u0301@B\u00fccher.example","payment_status":"paid"}}}`,
+			billing.Event{ID: "evt_12", Type: billing.EventCheckoutCompleted, Email: "jos\u00e9@xn--bcher-kva.example", Status: "paid"}},
+		{"CheckoutInvisibleEmailDropped",
+			`{"id":"evt_13","type":"checkout.session.completed","data":{"object":{"customer_email":"ada@example.com\u200b","payment_status":"paid"}}}`,
+			billing.Event{ID: "evt_13", Type: billing.EventCheckoutCompleted, Status: "paid"}},
 		{"AsyncPaymentSucceeded",
 			`{"id":"evt_9","type":"checkout.session.async_payment_succeeded","data":{"object":{"customer":"cus_2","customer_details":{"email":"s@e.pa"},"payment_status":"paid"}}}`,
 			billing.Event{ID: "evt_9", Type: billing.EventCheckoutAsyncPaymentPassed, CustomerID: "cus_2", Email: "s@e.pa", Status: "paid"}},

@@ -58,32 +58,58 @@ func (s *Server) registerAIRoutes(r chi.Router) {
 		gated := func(feature billing.Feature, payer payerFunc) chi.Router {
 			return r.With(s.aiGate(feature, payer), aiWriteDeadlines)
 		}
+		// edits marks the features whose result is an edit of the board
+		// (rewritten text, generated notes and items): an invitee who may
+		// only view the board gets 403 for them (docs/billing.md).
+		edits := func(feature billing.Feature, payer payerFunc) chi.Router {
+			return r.With(aiMakesEdits, s.aiGate(feature, payer), aiWriteDeadlines)
+		}
 		// POST /api/canvas/chat: UI message stream (SSE).
 		gated(billing.FeatureChat, nil).Post("/canvas/chat", s.handleChat)
 		// POST /api/canvas/subagent: UI message stream (SSE).
 		gated(billing.FeatureSubagent, nil).Post("/canvas/subagent", s.handleSubagent)
 		// POST /api/canvas/note-ai: plain text stream.
-		gated(billing.FeatureNoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
+		edits(billing.FeatureNoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
 		// POST /api/canvas/note-ai/{command}: plain text stream. An unknown
 		// command is refused before the gate: it costs no credit and no
 		// rate-limit token.
-		r.With(requireKnownCommand, s.aiGate(billing.FeatureNoteAICommand, nil), aiWriteDeadlines).
+		r.With(requireKnownCommand, aiMakesEdits, s.aiGate(billing.FeatureNoteAICommand, nil), aiWriteDeadlines).
 			Post("/canvas/note-ai/{command}", s.handleNoteCommand)
 		// POST /api/canvas/generate-frontmatter
-		gated(billing.FeatureGenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
+		edits(billing.FeatureGenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
 		// POST /api/canvas/document-to-notes
-		gated(billing.FeatureDocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
+		edits(billing.FeatureDocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
 		// POST /api/canvas/notes/analyze
 		gated(billing.FeatureNotesAnalyze, nil).Post("/canvas/notes/analyze", s.handleNotesAnalyze)
 		// POST /api/canvas/notes/rewrite: charged to the board's owner.
-		gated(billing.FeatureNotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
+		edits(billing.FeatureNotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
 		// POST /api/canvas/tracker/generate
-		gated(billing.FeatureTrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
+		edits(billing.FeatureTrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
 		// POST /api/canvas/tracker/analyze
 		gated(billing.FeatureTrackerAnalyze, nil).Post("/canvas/tracker/analyze", s.handleTrackerAnalyze)
 		// POST /api/canvas/tracker/rewrite
-		gated(billing.FeatureTrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
+		edits(billing.FeatureTrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
 	})
+}
+
+// aiMakesEdits marks the request as one of the AI features whose result is
+// an edit of the board; the board guard of AI calls then asks for edit
+// rights (requireAIEdit).
+func aiMakesEdits(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxAIEdits, true)))
+	})
+}
+
+// requireAIEdit refuses a caller who may only view the board a), when the
+// request is for an AI feature that makes edits: its result could not be
+// saved, so the call would spend credits (the owner's, for notes/rewrite)
+// on nothing.
+func requireAIEdit(ctx context.Context, a *access) error {
+	if edits, _ := ctx.Value(ctxAIEdits).(bool); edits && !a.CanEdit {
+		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it, so AI features that change it (rewrites, generated notes and items) are for its editors. Analyses and the chat stay open to you, on your own credits.")
+	}
+	return nil
 }
 
 // requireAI answers 503 when the server has no AI service, before the gate
@@ -194,9 +220,9 @@ func (s *Server) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, d
 	return s.guardAIBoard(r.Context(), *boardID)
 }
 
-// guardAIBoard checks that the caller may use board id: owner or invitee.
-// Edit rights are not needed: AI answers change nothing on the server, and
-// what the client applies goes through sync, which checks canEdit.
+// guardAIBoard checks that the caller may use board id: owner or invitee,
+// and for the features that make edits (aiMakesEdits), one who may edit.
+// The read features need no edit rights: their answers change nothing.
 func (s *Server) guardAIBoard(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
@@ -210,10 +236,13 @@ func (s *Server) guardAIBoard(ctx context.Context, id string) error {
 		if a.Board.ID != id {
 			return board.FieldErrorf("boardId", "boardId must be given once.")
 		}
-		return nil
+		return requireAIEdit(ctx, a)
 	}
-	_, err := s.guardBoard(ctx, id, userEmail(ctx))
-	return err
+	a, err := s.guardBoard(ctx, id, userEmail(ctx))
+	if err != nil {
+		return err
+	}
+	return requireAIEdit(ctx, a)
 }
 
 // aiFailed answers an error of an AI call. An error after the answer began

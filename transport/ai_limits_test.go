@@ -21,9 +21,9 @@ import (
 func TestAIQuota(t *testing.T) {
 	e := newAIEnv(t, withPlans("free.credits=3,free.rpm=1000"))
 	ada := e.login("ada@example.com")
-	bob := e.login("bob@example.com")
 	e.claimAs(ada, aiBoard)
-	e.addInvite(ada, aiBoard, "bob@example.com")
+	// Bob may edit the board (pro): a view-only invitee may not rewrite.
+	bob := e.invite(ada, aiBoard, "bob@example.com", billing.Pro)
 	e.setScript(aitest.Always(aitest.Text("Hi.")))
 
 	for i := 1; i <= 2; i++ {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"corkboard/auth/mailaddr"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
 )
@@ -239,7 +240,7 @@ func inviteEmail(w http.ResponseWriter, r *http.Request) (string, error) {
 	} else if err := decodeBody(w, r, limitJSONBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
 		return "", err
 	}
-	return board.NormalizeEmail("email", req.Email)
+	return mailaddr.Canonical("email", req.Email)
 }
 
 // handleAddInvite is POST /api/boards/{boardId}/invite (owner only).

@@ -14,5 +14,9 @@ func (s *Server) AIRouteForTest(feature billing.Feature, ownerPays bool, h http.
 	if ownerPays {
 		payer = s.boardOwnerPays
 	}
+	if ownerPays {
+		// notes/rewrite makes an edit: a viewer is refused (aiMakesEdits).
+		return s.requireSession(aiMakesEdits(s.aiGate(feature, payer)(h)))
+	}
 	return s.requireSession(s.aiGate(feature, payer)(h))
 }

@@ -23,6 +23,7 @@ type ctxKey int
 const (
 	ctxState ctxKey = iota // *requestState
 	ctxBoard
+	ctxAIEdits // bool: the AI feature's result is an edit (aiMakesEdits)
 )
 
 // requestState is what the middleware learns about one request as it goes

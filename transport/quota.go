@@ -194,6 +194,11 @@ func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) 
 	if err != nil {
 		return "", r, err
 	}
+	// Before anything is charged or the owner's quota is checked: a
+	// viewer neither spends nor learns of the owner's credits.
+	if err := requireAIEdit(r.Context(), a); err != nil {
+		return "", r, err
+	}
 	return a.Board.OwnerEmail, r.WithContext(context.WithValue(r.Context(), ctxBoard, a)), nil
 }
 

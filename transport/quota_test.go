@@ -238,11 +238,12 @@ func TestAIQuotaMonthRollover(t *testing.T) {
 func TestAIOwnerPays(t *testing.T) {
 	env := newEnv(t, withClock(billStart), withStandInAI(), withPlans("free.credits=2,free.rpm=1000,pro.credits=50"))
 	owner := env.login("owner@example.com")
-	ada := env.login("ada@example.com")
 	eve := env.login("eve@example.com")
 	const boardID = "owner-pays"
 	env.claimAs(owner, boardID)
-	env.addInvite(owner, boardID, "ada@example.com")
+	// ada may edit (pro); vic, on the free plan, may only view.
+	ada := env.invite(owner, boardID, "ada@example.com", billing.Pro)
+	vic := env.invite(owner, boardID, "vic@example.com", billing.Free)
 	rewrite := func(session, body string) answer {
 		return env.do("POST", "/test/ai/rewrite", session, []byte(body))
 	}
@@ -273,6 +274,7 @@ func TestAIOwnerPays(t *testing.T) {
 		status              int
 	}{
 		{"ErrNoAccess", eve, body, http.StatusForbidden},
+		{"ErrViewOnly", vic, body, http.StatusForbidden},
 		{"ErrUnclaimedBoard", ada, `{"boardId":"nobody-owns-this"}`, http.StatusNotFound},
 		{"ErrNoBoardID", ada, `{"instruction":"shorter"}`, http.StatusBadRequest},
 		{"ErrBoardIDNotString", ada, `{"boardId":7}`, http.StatusBadRequest},
@@ -284,7 +286,7 @@ func TestAIOwnerPays(t *testing.T) {
 			if r := rewrite(tt.session, tt.body); r.status != tt.status {
 				t.Fatalf("status=%d, want %d (%s)", r.status, tt.status, r.body)
 			}
-			for _, s := range []string{ada, eve} {
+			for _, s := range []string{ada, eve, vic} {
 				if got := env.used(s); got != 0 {
 					t.Fatalf("a refused call charged the caller: used=%v", got)
 				}

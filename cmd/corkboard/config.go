@@ -89,10 +89,17 @@ type Config struct {
 	WebDir      string
 	MetricsAddr string
 	DrainDelay  time.Duration
+
+	secretFiles secretFiles
+
+	// Warnings are said in the log once the logger exists: secrets given
+	// on the command line (see secrets.go).
+	Warnings []string
 }
 
 // newFlagSet declares every flag on fs, bound to cfg.
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
+	secretFiles := &cfg.secretFiles
 	fs := flag.NewFlagSet("corkboard", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
@@ -101,6 +108,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.PublicURL, "public-url", "http://localhost:8080", "the origin browsers use; Origin checks and links use it")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "take the client IP from X-Forwarded-For (only behind a reverse proxy you run)")
 	fs.StringVar(&cfg.SMTP, "smtp", "", "smtp://user:pass@host:port (STARTTLS when offered) or smtps://…; empty: codes go to the log and <data>/outbox/")
+	fs.StringVar(&secretFiles.smtp, "smtp-file", "", "read -smtp from this file (keeps the password off the command line)")
 	fs.StringVar(&cfg.MailFrom, "mail-from", "Corkboard <noreply@localhost>", "sender of login e-mails")
 	fs.StringVar(&cfg.OTPEmailLimit, "otp-email-limit", "5/15m", "send-otp limit per e-mail address (count/window)")
 	fs.StringVar(&cfg.OTPIPLimit, "otp-ip-limit", "30/15m", "send-otp limit per client IP (count/window)")
@@ -129,6 +137,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&cfg.LiveUserMsgRate, "live-user-message-rate", hub.DefaultUserMessageRate, "messages of any kind a second of one person over all their live WebSockets on this node (twice as many at once); past it, 4029")
 	fs.StringVar(&cfg.BillingProvider, "billing-provider", "stripe", "webhook signature scheme: stripe or standard")
 	fs.StringVar(&cfg.BillingSecret, "billing-secret", "", "webhook signing secret(s), comma-separated for rotation; empty: the webhook answers 503")
+	fs.StringVar(&secretFiles.billing, "billing-secret-file", "", "read -billing-secret from this file (keeps it off the command line, where ps and /debug/pprof/cmdline show it)")
 	fs.StringVar(&cfg.BillingPlanMap, "billing-plan-map", "", "provider price/product ids to plans: price_abc=pro,prod_xyz=team")
 	fs.StringVar(&cfg.BillingDefaultPlan, "billing-default-plan", "pro", "plan of a paid checkout naming none; none to wait for subscription events")
 	fs.StringVar(&cfg.Plans, "plans", "", "plan overrides: free.credits=200,pro.rpm=30,free.invitee-edit=true")
@@ -187,6 +196,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		}
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := readSecretFiles(cfg, set); err != nil {
 		return nil, err
 	}
 	if cfg.MaxChangelogSize < 1 {

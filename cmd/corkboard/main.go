@@ -71,6 +71,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := newLogger(cfg, stdout)
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 
 	// Configuration errors fail before anything is opened.
 	plans, err := buildPlans(cfg.Plans, cfg.PlansFile)

@@ -77,6 +77,11 @@ func migrateCommand(ctx context.Context, args []string, getenv func(string) stri
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer srcDB.Close()
+	// A damaged file is refused before anything is written to the target:
+	// reading a damaged page panics in bbolt, or kills the process.
+	if err := srcDB.Check(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
 	dst, err := postgres.Open(ctx, *to)
 	if err != nil {
 		return fmt.Errorf("migrate: --to %s: %w", where, err)

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"corkboard/auth/mailaddr"
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/internal/cache"
@@ -232,7 +233,7 @@ func planCommand(ctx context.Context, args []string, getenv func(string) string,
 		fs.Usage()
 		return errors.New("plan: expected `set <email> <plan>` or `show <email>`")
 	}
-	email, err := board.NormalizeEmail("email", email)
+	email, err := mailaddr.Canonical("email", email)
 	if err != nil {
 		return fmt.Errorf("plan: %s", errText(err))
 	}
@@ -468,7 +469,7 @@ func planAdminHandler(db planStore, plans billing.Plans, changed cache.Invalidat
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /plan", func(w http.ResponseWriter, r *http.Request) {
-		email, err := board.NormalizeEmail("email", r.URL.Query().Get("email"))
+		email, err := mailaddr.Canonical("email", r.URL.Query().Get("email"))
 		if err != nil {
 			fail(w, http.StatusBadRequest, errText(err))
 			return
@@ -489,7 +490,7 @@ func planAdminHandler(db planStore, plans billing.Plans, changed cache.Invalidat
 			fail(w, http.StatusBadRequest, "Body must be {\"email\": …, \"plan\": …}.")
 			return
 		}
-		email, err := board.NormalizeEmail("email", req.Email)
+		email, err := mailaddr.Canonical("email", req.Email)
 		if err != nil {
 			fail(w, http.StatusBadRequest, errText(err))
 			return

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 )
 
@@ -51,7 +52,7 @@ func newPprofServer(log *slog.Logger) *http.Server {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return &http.Server{
-		Handler:           mux,
+		Handler:           loopbackHostOnly(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      31 * time.Minute,
@@ -59,4 +60,34 @@ func newPprofServer(log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// loopbackHostOnly refuses requests whose Host header is not localhost or a
+// loopback address (any port). Listening on loopback is not enough: a web
+// page whose own name was rebound to 127.0.0.1 (DNS rebinding) reaches the
+// listener with that name as Host, and could then read
+// /debug/pprof/cmdline, which shows every flag given on the command line.
+func loopbackHostOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isLoopbackHost(r.Host) {
+			http.Error(w, "pprof answers only requests to localhost or a loopback address", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackHost reports whether a Host header (with or without a port)
+// names localhost or a loopback IP address.
+func isLoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

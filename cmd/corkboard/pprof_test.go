@@ -93,3 +93,63 @@ func TestPprofServesOnLoopback(t *testing.T) {
 		t.Fatalf("the pprof address answers the API: %d", status)
 	}
 }
+
+// getWithHost fetches url with the Host header set to host.
+func getWithHost(tb testing.TB, url, host string) (int, string) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Host = host
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// A page of another site whose name was rebound to 127.0.0.1 sends its own
+// name as Host: the profiler refuses it, so /debug/pprof/cmdline (which
+// shows the flags, secrets among them) is never readable by a web page.
+func TestPprofRefusesNonLoopbackHost(t *testing.T) {
+	_, logs, stop := start(t, "-data", filepath.Join(t.TempDir(), "data"), "-pprof", "127.0.0.1:0")
+	defer stop()
+	m := regexp.MustCompile(`msg="pprof listening" addr=(\S+)`).FindStringSubmatch(logs.String())
+	if m == nil {
+		t.Fatalf("no pprof address in the log:\n%s", logs.String())
+	}
+	url := "http://" + m[1] + "/debug/pprof/cmdline"
+	for _, tt := range []struct {
+		host string
+		want int
+	}{
+		{"localhost", http.StatusOK},
+		{"localhost:6060", http.StatusOK},
+		{"LocalHost:6060", http.StatusOK},
+		{"127.0.0.1", http.StatusOK},
+		{m[1], http.StatusOK},
+		{"[::1]", http.StatusOK},
+		{"[::1]:6060", http.StatusOK},
+		{"evil.example.com", http.StatusForbidden},
+		{"evil.example.com:6060", http.StatusForbidden},
+		{"localhost.evil.example.com", http.StatusForbidden},
+		{"127.0.0.1.nip.io:6060", http.StatusForbidden},
+		{"10.0.0.1:6060", http.StatusForbidden},
+	} {
+		t.Run(tt.host, func(t *testing.T) {
+			status, body := getWithHost(t, url, tt.host)
+			if status != tt.want {
+				t.Fatalf("Host %q: status %d, want %d (%.100s)", tt.host, status, tt.want, body)
+			}
+			if tt.want != http.StatusOK && !strings.Contains(body, "loopback") {
+				t.Fatalf("Host %q: body %q does not say why", tt.host, body)
+			}
+		})
+	}
+}

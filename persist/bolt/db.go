@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +45,21 @@ var topBuckets = [][]byte{bucketMeta, bucketUsers, bucketSessions, bucketOTP, bu
 // commitDelay is how long a group commit waits for more writers.
 const commitDelay = time.Millisecond
 
+// initialMmapSize is the mapping bbolt starts with. A commit that grows
+// the file past the mapping waits for every open read transaction to end
+// before it remaps, and streamed pulls (ScanChangesSince) keep theirs open
+// while a client reads. Mapping 1 GiB of address space up front (not
+// memory: only pages read count in RSS) keeps pushes from waiting on a
+// slow reader until the file is that large. Not on Windows, where bbolt
+// grows the file itself to the mapping's size, nor on 32-bit systems,
+// whose address space is too small for it.
+var initialMmapSize = func() int {
+	if runtime.GOOS == "windows" || strconv.IntSize == 32 {
+		return 0
+	}
+	return 1 << 30
+}()
+
 // ErrLocked is returned by Open when another process holds the data file.
 var ErrLocked = errors.New("the data file is in use by another corkboard process")
 
@@ -64,6 +81,10 @@ type DB struct {
 	// limits are checked by every push (SetLimits).
 	limits board.Limits
 
+	// badMeta lists the damaged meta pages found on open (bbolt opened
+	// the file from the other one); Check reports them.
+	badMeta []string
+
 	// Now is the clock; tests replace it before use.
 	Now func() time.Time
 }
@@ -84,16 +105,23 @@ func Open(dir string) (*DB, error) {
 		return nil, fmt.Errorf("create data folder %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	// InitialMmapSize: a commit that grows the file past the mapping waits
-	// for every open read transaction to end before it remaps, and
-	// streamed pulls (ScanChangesSince) keep theirs open while a client
-	// reads. Mapping 1 GiB of address space up front (not memory: only
-	// pages read count in RSS) keeps pushes from waiting on a slow reader
-	// until the file is that large.
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, InitialMmapSize: 1 << 30})
+	// A damaged meta page alone is left to bbolt, which opens the file
+	// from the other one; a file it cannot open safely is refused here.
+	if _, err := inspectFile(path); err != nil {
+		return nil, err
+	}
+	// bbolt's open loads the freelist, whose page may be damaged too.
+	var bdb *bbolt.DB
+	err := withFaultsAsPanics(path, func() (err error) {
+		bdb, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, InitialMmapSize: initialMmapSize})
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+		}
+		if errors.Is(err, ErrDamaged) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -102,22 +130,24 @@ func Open(dir string) (*DB, error) {
 	// about 2 ms, and writers that arrive during one still share the next.
 	bdb.MaxBatchDelay = commitDelay
 	db := &DB{bolt: bdb, path: path, Now: time.Now}
-	if err := bdb.Update(func(tx *bbolt.Tx) error {
-		for _, name := range topBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
+	if err := withFaultsAsPanics(path, func() error {
+		return bdb.Update(func(tx *bbolt.Tx) error {
+			for _, name := range topBuckets {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return fmt.Errorf("create bucket %s: %w", name, err)
+				}
 			}
-		}
-		meta := tx.Bucket(bucketMeta)
-		if s := meta.Get(keySecret); s != nil {
-			db.secret = append([]byte(nil), s...)
-			return nil
-		}
-		db.secret = make([]byte, 32)
-		if _, err := rand.Read(db.secret); err != nil {
-			return fmt.Errorf("generate server secret: %w", err)
-		}
-		return meta.Put(keySecret, db.secret)
+			meta := tx.Bucket(bucketMeta)
+			if s := meta.Get(keySecret); s != nil {
+				db.secret = append([]byte(nil), s...)
+				return nil
+			}
+			db.secret = make([]byte, 32)
+			if _, err := rand.Read(db.secret); err != nil {
+				return fmt.Errorf("generate server secret: %w", err)
+			}
+			return meta.Put(keySecret, db.secret)
+		})
 	}); err != nil {
 		bdb.Close()
 		return nil, err

@@ -26,6 +26,10 @@ func OpenReadOnly(path string, timeout time.Duration) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	badMeta, err := inspectFile(path)
+	if err != nil {
+		return nil, err
+	}
 	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: timeout})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
@@ -33,14 +37,19 @@ func OpenReadOnly(path string, timeout time.Duration) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, path: path, Now: time.Now}
-	if err := bdb.View(func(tx *bbolt.Tx) error {
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			db.secret = bytes.Clone(meta.Get(keySecret))
-		}
-		return nil
+	db := &DB{bolt: bdb, path: path, Now: time.Now, badMeta: badMeta}
+	if err := withFaultsAsPanics(path, func() error {
+		return bdb.View(func(tx *bbolt.Tx) error {
+			if meta := tx.Bucket(bucketMeta); meta != nil {
+				db.secret = bytes.Clone(meta.Get(keySecret))
+			}
+			return nil
+		})
 	}); err != nil {
 		bdb.Close()
+		if errors.Is(err, ErrDamaged) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return db, nil

@@ -15,6 +15,7 @@ import { useCredits } from '../credits';
 import { expandNote } from '../noteDraft';
 import type { AiChange } from './tools';
 import { ChatSession, type Mode } from './session';
+import { acceptLabel, proposalText, type Proposal } from './proposals';
 import { currentPhase } from './context';
 import { parseSuggestions, withoutSuggestionBlock, type Suggestion } from './suggestions';
 import { chatError, cutReason } from './chatError';
@@ -101,6 +102,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       // The conversation is not a live region (every streamed word would be
       // read out): this status says when an answer is complete.
       if (isError) setStatusText('');
+      else if (session.proposals.length) setStatusText('The assistant is waiting for your answer.');
       else if (changes.length) setStatusText(`The AI made ${changes.length} change${changes.length === 1 ? '' : 's'} to the board. Undo reverts them in one step.`);
       else setStatusText('The assistant has answered.');
     },
@@ -115,9 +117,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
       const t = text.trim();
       if (!t || busy) return;
       clearError();
-      session.startTurn();
       setStatusText('');
-      void sendMessage({ text: t });
+      void session.startTurn().then(() => sendMessage({ text: t }));
     },
     [busy, clearError, session, sendMessage],
   );
@@ -147,6 +148,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
   const shownError = error ? chatError(error, textOf(lastAssistant)) : null;
   const suggestions: Suggestion[] | null = lastAssistant && !busy ? parseSuggestions(textOf(lastAssistant)) : null;
   const phase = currentPhase(phases);
+  const proposals = session.proposals;
+  const waiting = new Set(proposals.map((p) => p.toolCallId));
 
   return (
     <aside className="ai-chat" aria-label="AI assistant" hidden={hidden}>
@@ -192,7 +195,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
         {messages.map((m) => (
           <li key={m.id} className={`ai-msg ai-${m.role}`} data-role={m.role}>
             <span className="sr-only">{m.role === 'user' ? 'You:' : 'Assistant:'}</span>
-            <MessageParts message={m} streaming={busy && m === last} expanding={expanding} />
+            <MessageParts message={m} streaming={busy && m === last} expanding={expanding} waiting={waiting} />
+            {m === last && proposals.length > 0 && <ProposalCard proposals={proposals} onDecide={(ok) => session.decide(ok)} />}
             {m.role === 'assistant' && <Changes changes={turns.get(m.id) ?? (m === last ? session.changes : undefined)} />}
           </li>
         ))}
@@ -212,9 +216,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
               type="button"
               onClick={() => {
                 clearError();
-                session.startTurn();
                 setStatusText('');
-                void regenerate();
+                void session.startTurn().then(() => regenerate());
               }}
             >
               Try again
@@ -267,7 +270,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
   );
 }
 
-function MessageParts({ message, streaming, expanding }: { message: UIMessage; streaming: boolean; expanding: ReadonlyMap<string, string> }) {
+function MessageParts({ message, streaming, expanding, waiting }: { message: UIMessage; streaming: boolean; expanding: ReadonlyMap<string, string>; waiting: ReadonlySet<string> }) {
   if (message.role === 'user') return <p className="ai-user-text">{textOf(message)}</p>;
   const texts = message.parts.filter((p) => p.type === 'text');
   const lastText = texts[texts.length - 1];
@@ -279,7 +282,7 @@ function MessageParts({ message, streaming, expanding }: { message: UIMessage; s
           const text = p === lastText ? withoutSuggestionBlock(p.text, streaming) : p.text;
           return text.trim() ? <div key={i} className="md ai-text" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} /> : null;
         }
-        if (isToolUIPart(p)) return <ToolPart key={p.toolCallId} part={p} expanding={expanding} />;
+        if (isToolUIPart(p)) return <ToolPart key={p.toolCallId} part={p} expanding={expanding} waiting={waiting.has(p.toolCallId)} />;
         return null;
       })}
     </>
@@ -295,7 +298,7 @@ const TOOL_LABELS: Record<string, string> = {
   summarizeBoard: 'Summary of the board',
 };
 
-function ToolPart({ part, expanding }: { part: Extract<UIMessage['parts'][number], { toolCallId: string }>; expanding: ReadonlyMap<string, string> }) {
+function ToolPart({ part, expanding, waiting }: { part: Extract<UIMessage['parts'][number], { toolCallId: string }>; expanding: ReadonlyMap<string, string>; waiting: boolean }) {
   const name = getToolName(part as Parameters<typeof getToolName>[0]);
   const label = TOOL_LABELS[name] ?? `Tool ${name}`;
   const input = (part.input ?? {}) as Record<string, unknown>;
@@ -308,7 +311,14 @@ function ToolPart({ part, expanding }: { part: Extract<UIMessage['parts'][number
     );
   }
   if (part.state === 'output-available') {
-    const out = part.output as { message?: string } | undefined;
+    const out = part.output as { message?: string; kept?: boolean } | undefined;
+    if (out?.kept) {
+      return (
+        <p className="ai-tool ai-tool-kept" data-tool={name}>
+          ✗ Not done: {out.message}
+        </p>
+      );
+    }
     return (
       <p className="ai-tool ai-tool-done" data-tool={name}>
         ✓ {out?.message ?? label}
@@ -322,12 +332,37 @@ function ToolPart({ part, expanding }: { part: Extract<UIMessage['parts'][number
       </p>
     );
   }
+  // A proposal's call shows nothing of its own: the card below says it all.
+  if (waiting) return null;
   const progress = name === 'expandNote' && typeof input.id === 'string' ? expanding.get(input.id) : undefined;
   return (
     <div className="ai-tool ai-tool-running" data-tool={name} aria-busy="true">
       <p>{label}…</p>
       {progress && <pre className="ai-expand-preview">{parseNoteAnswer(progress).body || progress}</pre>}
     </div>
+  );
+}
+
+/**
+ * ProposalCard asks before a destructive change (issue 21): the assistant
+ * wants to delete notes or replace most of their text. Nothing happens
+ * until a button is pressed; Keep has the focus, so Enter keeps, and a new
+ * message keeps too.
+ */
+function ProposalCard({ proposals, onDecide }: { proposals: readonly Proposal[]; onDecide: (accept: boolean) => void }) {
+  const id = useId();
+  return (
+    <section className="ai-proposal" role="group" aria-labelledby={id}>
+      <p id={id}>{proposalText(proposals)}</p>
+      <div className="row">
+        <button type="button" className="danger" onClick={() => onDecide(true)}>
+          {acceptLabel(proposals)}
+        </button>
+        <button type="button" className="primary" autoFocus onClick={() => onDecide(false)}>
+          Keep
+        </button>
+      </div>
+    </section>
   );
 }
 

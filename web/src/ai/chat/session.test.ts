@@ -77,7 +77,7 @@ async function setup(o: { canEdit?: boolean } = {}) {
   const chat = new Chat<UIMessage>({ transport: session.transport, onToolCall: session.onToolCall, sendAutomaticallyWhen: session.sendAutomaticallyWhen, onFinish: session.onFinish });
   session.bind(chat);
   const ask = async (t: string) => {
-    session.startTurn();
+    await session.startTurn();
     await chat.sendMessage({ text: t });
   };
   return { server, client, undo, session, chat, ask };
@@ -218,5 +218,84 @@ describe('ChatSession', () => {
     const e = chatError(chat.error, 'So far');
     expect(e.kind).toBe('cut');
     expect(cutReason(e)).toBe('The connection to the server broke.');
+  });
+});
+
+describe('destructive tool calls are proposals (issue 21)', () => {
+  /** setupTwo is the board with the two notes a prompt-injected answer tries to delete. */
+  async function setupTwo() {
+    const s = await setup();
+    s.client.upsertNote(note('keep1', { title: 'Keep one', content: 'Important one' }));
+    s.client.upsertNote(note('keep2', { title: 'Keep two', content: 'Important two' }));
+    await settle();
+    return s;
+  }
+  const deleteBoth = () => sse(answer(text('Cleaning up.'), toolCall('deleteNote', { id: 'keep1' }, 'call_d1'), toolCall('deleteNote', { id: 'keep2' }, 'call_d2')));
+  /** waitProposals waits until the session holds n proposals (the tool calls were seen). */
+  const waitProposals = (session: ChatSession, n: number) => vi.waitFor(() => expect(session.proposals).toHaveLength(n));
+
+  it('deletes nothing until the person answers, and Keep keeps both notes', async () => {
+    const { client, session, chat, ask } = await setupTwo();
+    const posted = serve(deleteBoth(), sse(answer(text('Understood, I kept them.'))));
+    await ask('Summarise this board');
+    await waitProposals(session, 2);
+    expect(session.proposals.map((p) => [p.kind, p.noteId])).toEqual([['delete', 'keep1'], ['delete', 'keep2']]);
+    expect(client.getSnapshot().notes.has('keep1')).toBe(true);
+    expect(client.getSnapshot().notes.has('keep2')).toBe(true);
+    expect(posted).toHaveLength(1); // the conversation waits for the answer
+
+    session.decide(false);
+    await vi.waitFor(() => expect(posted).toHaveLength(2));
+    await vi.waitFor(() => expect(chat.status).toBe('ready'));
+    expect(session.proposals).toHaveLength(0);
+    expect(client.getSnapshot().notes.has('keep1')).toBe(true);
+    expect(client.getSnapshot().notes.has('keep2')).toBe(true);
+    // The model is told the person kept them.
+    const parts = posted[1].body.messages.at(-1)!.parts.filter((p) => p.type === 'tool-deleteNote') as { state: string; output: { message: string } }[];
+    expect(parts.map((p) => p.state)).toEqual(['output-available', 'output-available']);
+    expect(parts[0].output.message).toMatch(/kept/);
+  });
+
+  it('Delete deletes both in one undo step', async () => {
+    const { client, session, undo, ask } = await setupTwo();
+    const posted = serve(deleteBoth(), sse(answer(text('Deleted.'))));
+    await ask('Summarise this board');
+    await waitProposals(session, 2);
+    session.decide(true);
+    await vi.waitFor(() => expect(posted).toHaveLength(2));
+    expect(client.getSnapshot().notes.has('keep1')).toBe(false);
+    expect(client.getSnapshot().notes.has('keep2')).toBe(false);
+    expect(session.changes.map((c) => c.kind)).toEqual(['deleted', 'deleted']);
+    undo.undo();
+    expect(client.getSnapshot().notes.has('keep1')).toBe(true);
+    expect(client.getSnapshot().notes.has('keep2')).toBe(true);
+  });
+
+  it('a new message keeps what was proposed', async () => {
+    const { client, session, chat, ask } = await setupTwo();
+    const posted = serve(deleteBoth(), sse(answer(text('Fine.'))));
+    await ask('Summarise this board');
+    await waitProposals(session, 2);
+    await ask('Never mind');
+    expect(session.proposals).toHaveLength(0);
+    expect(client.getSnapshot().notes.has('keep1')).toBe(true);
+    const parts = posted[1].body.messages.find((m) => m.role === 'assistant')!.parts.filter((p) => p.type === 'tool-deleteNote') as { state: string }[];
+    expect(parts.map((p) => p.state)).toEqual(['output-available', 'output-available']);
+    expect(chat.status).toBe('ready');
+  });
+
+  it('an update that replaces most of a note waits too; one that adds applies at once', async () => {
+    const { client, session, ask } = await setupTwo();
+    serve(
+      sse(answer(toolCall('updateNote', { id: 'keep1', content: 'Important one\nand more' }, 'call_u1'), toolCall('updateNote', { id: 'keep2', content: 'Gone' }, 'call_u2'))),
+      sse(answer(text('Done.'))),
+    );
+    await ask('Edit them');
+    await waitProposals(session, 1);
+    expect(session.proposals[0]).toMatchObject({ kind: 'replace', noteId: 'keep2' });
+    expect(client.getSnapshot().notes.get('keep1')!.content).toBe('Important one\nand more');
+    expect(client.getSnapshot().notes.get('keep2')!.content).toBe('Important two');
+    session.decide(true);
+    await vi.waitFor(() => expect(client.getSnapshot().notes.get('keep2')!.content).toBe('Gone'));
   });
 });

@@ -10,6 +10,7 @@ import type { UndoHistory } from '../../canvas/undo';
 import { randomId } from '../../boards/ids';
 import { creditsChanged } from '../credits';
 import { AiTurn, applyToolCall, type ExpandNote, type NoteStore, type ToolResult } from './tools';
+import type { Proposal } from './proposals';
 import { buildBoardState, currentPhase } from './context';
 import type { SyncState } from '../../sync/client';
 
@@ -70,6 +71,8 @@ interface Turn {
   /** applied: tool calls this client carried out (or refused itself). */
   applied: Set<string>;
   abort: AbortController;
+  /** pending are the proposals waiting for the person's answer, with how to answer each. */
+  pending: { p: Proposal; answer: (ok: boolean) => void; tool: string }[];
 }
 
 /** The part of useChat's helpers the session calls back. */
@@ -117,14 +120,58 @@ export class ChatSession {
     this.chat = chat;
   }
 
-  /** startTurn begins a new AI turn: call it just before sending the user's message. */
-  startTurn(): void {
+  /**
+   * startTurn begins a new AI turn: await it just before sending the
+   * user's message (it first answers what the last turn still proposed).
+   */
+  startTurn(): Promise<void> {
+    const kept = this.keepPending();
     this.turn?.abort.abort();
-    this.turn = { t: new AiTurn(this.o.client, this.o.undo), mode: this.mode, continuations: 0, applied: new Set(), abort: new AbortController() };
+    this.turn = { t: new AiTurn(this.o.client, this.o.undo), mode: this.mode, continuations: 0, applied: new Set(), abort: new AbortController(), pending: [] };
+    return kept;
   }
 
-  /** stop cancels what the turn still runs on its own (an expandNote's note-ai request). */
+  /** proposals are the destructive changes waiting for the person's answer (Keep is the default). */
+  get proposals(): readonly Proposal[] {
+    return this.turn?.pending.map((x) => x.p) ?? [];
+  }
+
+  /**
+   * decide answers every waiting proposal at once: accept applies them
+   * (one undo step with the rest of the turn), else the notes are kept.
+   * Either way the model is told, and the conversation goes on.
+   */
+  decide(accept: boolean): void {
+    const cur = this.turn;
+    if (!cur) return;
+    const pending = cur.pending.splice(0);
+    for (const x of pending) x.answer(accept);
+    this.o.changed?.();
+  }
+
+  /**
+   * keepPending answers the waiting proposals "kept" before a new turn or a
+   * stop: the model's calls each get their result now (a conversation with
+   * a call left unanswered cannot go on), and nothing is deleted unasked.
+   */
+  private async keepPending(): Promise<void> {
+    const cur = this.turn;
+    if (!cur?.pending.length) return;
+    const pending = cur.pending.splice(0);
+    const answered: unknown[] = [];
+    for (const x of pending) {
+      cur.applied.add(x.p.toolCallId); // answered here, not by the promise
+      const kept = `The user kept the note "${x.p.title || 'Untitled'}" (id ${x.p.noteId}): it was not ${x.p.kind === 'delete' ? 'deleted' : 'changed'}.`;
+      answered.push(this.chat?.addToolOutput({ tool: x.tool, toolCallId: x.p.toolCallId, output: { ok: true, kept: true, id: x.p.noteId, title: x.p.title, message: kept } }));
+      x.answer(false);
+    }
+    this.o.changed?.();
+    await Promise.all(answered);
+  }
+
+  /** stop cancels what the turn still runs on its own (an expandNote's note-ai request) and keeps what it proposed. */
   stop(): void {
+    void this.keepPending();
     this.turn?.abort.abort();
   }
 
@@ -147,9 +194,16 @@ export class ChatSession {
       newId: this.o.newId ?? (() => randomId()),
       expand: this.o.expand,
       signal: cur.abort.signal,
+      propose: (p) =>
+        new Promise<boolean>((answer) => {
+          if (cur !== this.turn) return answer(false);
+          cur.pending.push({ p, answer, tool: toolCall.toolName });
+          this.o.changed?.();
+        }),
     });
     const done = (result: ToolResult) => {
       if (cur !== this.turn || !this.chat) return; // a new turn began meanwhile
+      if (cur.applied.has(toolCall.toolCallId)) return; // answered already (keepPending)
       cur.applied.add(toolCall.toolCallId);
       const tool = toolCall.toolName;
       const toolCallId = toolCall.toolCallId;

@@ -20,6 +20,8 @@ async function setup(notes = [note('h1', { title: 'Human note', content: 'Writte
     canEdit: true,
     newId: () => `ai${++n}`,
     expand: async () => ({ title: 'Expanded', content: 'More text' }),
+    // These tests are about applying: every proposal is accepted at once.
+    propose: () => true,
     ...o,
   });
   return { server, client, undo, ctx };

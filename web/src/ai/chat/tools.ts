@@ -8,6 +8,7 @@ import type { Note } from '../../api/types';
 import { AI_MARK, aiMarkOf, type AiMark } from '../../canvas/aiMark';
 import { NOTE_HEIGHT, NOTE_WIDTH } from '../../canvas/notes';
 import type { StepRecorder, UndoHistory } from '../../canvas/undo';
+import { classify, replacesMost, type Proposal } from './proposals';
 
 /** The notes as the tools see them: a SyncClient fits. */
 export interface NoteStore {
@@ -102,6 +103,8 @@ export interface ToolOutput {
   id?: string;
   title?: string;
   summary?: string;
+  /** kept: the person kept the note (a proposal they did not accept). */
+  kept?: true;
 }
 
 /** ExpandNote runs note-ai on a note and resolves to its new title and content. */
@@ -114,6 +117,28 @@ export interface ToolContext {
   newId: () => string;
   expand: ExpandNote;
   signal?: AbortSignal;
+  /**
+   * propose shows a destructive change (proposals.ts) to the person and
+   * answers whether they accept it; nothing of it is applied before. A
+   * boolean answers at once (tests).
+   */
+  propose: (p: Proposal) => Promise<boolean> | boolean;
+}
+
+/** keptResult tells the model (and the chat) that the person kept the note. */
+function keptResult(p: Proposal): ToolResult {
+  const what = p.kind === 'delete' ? 'deleted' : 'changed';
+  return { output: { ok: true, kept: true, id: p.noteId, title: p.title, message: `The user kept the note ${quoted(p.title)} (id ${p.noteId}): it was not ${what}.` } };
+}
+
+/**
+ * afterAnswer applies a proposal's change when the person accepts it
+ * (apply re-reads the board: the note may have changed meanwhile), else
+ * says it was kept.
+ */
+function afterAnswer(p: Proposal, answer: Promise<boolean> | boolean, apply: () => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult> {
+  if (typeof answer === 'boolean') return answer ? apply() : keptResult(p);
+  return answer.then((ok) => (ok ? apply() : keptResult(p)));
 }
 
 const COLORS = ['yellow', 'pink', 'blue', 'green', 'purple', 'orange', 'gray'];
@@ -126,11 +151,23 @@ const quoted = (t: string) => `"${t || 'Untitled'}"`;
 const BOARD_TOOLS = new Set(['createNote', 'updateNote', 'deleteNote', 'createPlaceholderNote', 'expandNote']);
 
 /**
- * applyToolCall carries out one call; a promise only for expandNote, which
- * waits for note-ai. Unknown tools and notes that are gone are errors the
- * model reads back.
+ * applyToolCall carries out one call; a promise for expandNote, which
+ * waits for note-ai, and for a destructive call (proposals.ts), which waits
+ * for the person's answer (ctx.propose). Unknown tools and notes that are
+ * gone are errors the model reads back.
  */
 export function applyToolCall(call: ToolCall, ctx: ToolContext): ToolResult | Promise<ToolResult> {
+  if (BOARD_TOOLS.has(call.toolName) && !ctx.canEdit) {
+    return { errorText: 'The user can only view this board, so the change was not made.' };
+  }
+  // A destructive call waits for the person; accepted, it runs as any other.
+  const proposal = classify(call, ctx.store.getSnapshot().notes);
+  if (proposal) return afterAnswer(proposal, ctx.propose(proposal), () => applyNow(call, ctx));
+  return applyNow(call, ctx);
+}
+
+/** applyNow carries out a call that needs no answer from the person, or got it. */
+function applyNow(call: ToolCall, ctx: ToolContext): ToolResult | Promise<ToolResult> {
   const input = (call.input ?? {}) as Record<string, unknown>;
   if (BOARD_TOOLS.has(call.toolName) && !ctx.canEdit) {
     return { errorText: 'The user can only view this board, so the change was not made.' };
@@ -197,8 +234,16 @@ export function applyToolCall(call: ToolCall, ctx: ToolContext): ToolResult | Pr
           // The note may have changed while note-ai wrote: keep its other fields as they are now.
           const now = ctx.store.getSnapshot().notes.get(cur.id);
           if (!now) return { errorText: `The note "${cur.title}" was deleted while it was being expanded.` };
-          const row = ctx.turn.update({ ...now, title: r.title || now.title, content: r.content });
-          return { output: { ok: true, id: row.id, title: row.title, message: `Expanded the note ${quoted(row.title)} (id ${row.id}).` } };
+          const write = (): ToolResult => {
+            const latest = ctx.store.getSnapshot().notes.get(cur.id);
+            if (!latest) return { errorText: `The note "${cur.title}" was deleted meanwhile.` };
+            const row = ctx.turn.update({ ...latest, title: r.title || latest.title, content: r.content });
+            return { output: { ok: true, id: row.id, title: row.title, message: `Expanded the note ${quoted(row.title)} (id ${row.id}).` } };
+          };
+          // An expansion that rewrites most of the note is a proposal too.
+          if (!replacesMost(now.content, r.content)) return write();
+          const p: Proposal = { toolCallId: call.toolCallId, kind: 'replace', noteId: now.id, title: now.title, removed: 1 };
+          return afterAnswer(p, ctx.propose(p), write);
         },
         (e: unknown) => ({ errorText: `The note could not be expanded: ${e instanceof Error ? e.message : String(e)}` }),
       );
