@@ -209,7 +209,9 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		v, changed, err := sub.PullTo(ctx, since, cu.part(since))
 		if err == nil && !changed {
 			hello.ServerVersion = max(hello.ServerVersion, v)
-			err = out.writeNow(textFrame(mustJSON(hello)))
+			if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
+				return false
+			}
 		} else if err == nil {
 			err = cu.finish()
 		}
