@@ -178,7 +178,14 @@ function diff3(base: string, theirs: string, mine: string): MergeResult<string> 
  * b's other lines (that line moved; merging by place would show it twice).
  */
 function inPlace(b: string[], s: string[]): boolean {
-  for (let k = 0; k < s.length; k++) if (s[k] !== b[k] && b.includes(s[k])) return false;
+  // A set, not b.includes: two long texts changed everywhere would cost
+  // the square of their length.
+  let lines: Set<string> | null = null;
+  for (let k = 0; k < s.length; k++) {
+    if (s[k] === b[k]) continue;
+    lines ??= new Set(b);
+    if (lines.has(s[k])) return false;
+  }
   return true;
 }
 
