@@ -163,7 +163,7 @@ test('logout with unsent edits says how many and asks first; Cancel keeps them',
     const dialog = page.getByRole('dialog', { name: 'Log out?' });
     await dialog.or(page.getByLabel('E-mail address')).first().waitFor();
     assert.ok(await dialog.isVisible(), 'logout went ahead without asking');
-    await dialog.getByText(`${pending} changes have not reached the server yet. Log out and discard them?`).waitFor();
+    assert.equal(await dialog.locator('p').first().textContent(), `${pending} changes have not reached the server yet. Log out and discard them?`);
     // Cancel is the safe default: it has the focus, so Enter keeps the edits.
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel');
     await shot(page, `logout-unsent-${viewport.width}`);
