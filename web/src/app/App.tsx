@@ -7,7 +7,7 @@ import { Login } from '../auth/Login';
 import { BoardList } from '../boards/BoardList';
 import { BoardGate } from '../boards/BoardGate';
 import type { Api } from '../api/api';
-import { beginLogout, browserEnv, endServerSession, lastUser, logoutPending, rememberUser, USER_KEY, wipeLocalData, type Env } from '../auth/localData';
+import { beginLogout, browserEnv, endServerSession, lastUser, loggedInAgain, logoutPending, rememberUser, USER_KEY, wipeLocalData, type Env } from '../auth/localData';
 
 /** Session is who is logged in, as far as the client knows. */
 export type Session = { state: 'loading' } | { state: 'out'; notice?: string } | { state: 'leaving' } | { state: 'in'; email: string; offline: boolean };
@@ -100,6 +100,10 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
   const beforeLogin = useCallback(async () => {
     await endServerSession(env, api);
   }, [api, env]);
+  const loggedIn = useCallback(() => {
+    loggedInAgain(env);
+    void check();
+  }, [env, check]);
 
   let screen;
   if (session.state === 'loading' || session.state === 'leaving' || (session.state === 'in' && !services)) {
@@ -109,7 +113,7 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
       </main>
     );
   } else if (session.state === 'out') {
-    screen = <Login onLoggedIn={check} notice={session.notice} beforeLogin={beforeLogin} />;
+    screen = <Login onLoggedIn={loggedIn} notice={session.notice} beforeLogin={beforeLogin} />;
   } else {
     const boardId = boardIdOf(path);
     screen = boardId ? (

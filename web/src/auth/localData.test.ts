@@ -11,6 +11,7 @@ import {
   beginLogout,
   endServerSession,
   lastUser,
+  loggedInAgain,
   LEGACY_OUTBOX,
   LEGACY_STORE,
   LOGOUT_PENDING_KEY,
@@ -94,6 +95,15 @@ describe('logout', () => {
     beginLogout(env);
     expect(await endServerSession(env, fakeApi(answer))).toBe(want);
     expect(logoutPending(env)).toBe(pending);
+  });
+
+  it('a new login drops the pending logout, which would end the new session', async () => {
+    const env = newEnv();
+    beginLogout(env);
+    loggedInAgain(env);
+    let asked = 0;
+    expect(await endServerSession(env, fakeApi(async () => (asked++, { ok: true })))).toBe('done');
+    expect(asked).toBe(0);
   });
 
   it('endServerSession asks nothing without a pending logout', async () => {

@@ -91,6 +91,16 @@ export function beginLogout(env: Env): void {
   }, undefined);
 }
 
+/**
+ * loggedInAgain drops a pending logout once a new login succeeded: its
+ * cookie replaced the one the logout was to end, so that token is in no
+ * browser any more, and ending "the session" now would end the new one.
+ * (Login tries the pending logout first; this covers its failing.)
+ */
+export function loggedInAgain(env: Env): void {
+  tryStorage(() => env.local.removeItem(LOGOUT_PENDING_KEY), undefined);
+}
+
 /** LogoutResult says whether the server session was ended, or must wait for the network. */
 export type LogoutResult = 'done' | 'offline';
 
