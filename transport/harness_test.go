@@ -74,6 +74,8 @@ type envConfig struct {
 	wrapMailer func(auth.Mailer) auth.Mailer
 	// routes mounts extra handlers beside the API (which serves "/").
 	routes func(api *transport.Server, mux *http.ServeMux)
+	// app is transport.Deps.App: the browser client outside /api/.
+	app http.Handler
 	// liveQueue is transport.Config.LiveQueueSize.
 	liveQueue int
 	// hub tunes the hub (live caps, push budgets); the janitor's sweep is
@@ -176,6 +178,9 @@ func withMailer(wrap func(auth.Mailer) auth.Mailer) option {
 func withRoutes(mount func(api *transport.Server, mux *http.ServeMux)) option {
 	return func(c *envConfig) { c.routes = mount }
 }
+
+// withApp serves app as the browser client (transport.Deps.App).
+func withApp(app http.Handler) option { return func(c *envConfig) { c.app = app } }
 
 // env is the whole server on real parts: bbolt in a temp folder, auth
 // mailing codes through a real SMTP conversation to an in-process sink,
@@ -317,7 +322,7 @@ func (e *env) start() {
 	e.api = transport.New(
 		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue, BoardCacheTTL: e.cfg.cacheTTL,
 			LargeReadsPerUser: e.cfg.largeReads.LargeReadsPerUser, LargeReads: e.cfg.largeReads.LargeReads, LargeReadWait: e.cfg.largeReads.LargeReadWait},
-		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Meter: meter, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl},
+		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Meter: meter, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl, App: e.cfg.app},
 		e.log,
 	)
 	var inner http.Handler = e.api

@@ -158,8 +158,11 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Every answer says nosniff: a browser
+// must never read a JSON or Markdown body as HTML or script, whatever it
+// holds (a note's text is the user's).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if s.serveOps(w, r) {
 		return
 	}

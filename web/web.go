@@ -29,6 +29,26 @@ const immutableCache = "public, max-age=31536000, immutable"
 // answered 304 by ETag when unchanged.
 const revalidateCache = "no-cache"
 
+// contentSecurityPolicy is the app shell's policy (docs/web-client.md,
+// "Content-Security-Policy"). The client loads only its own modules and
+// styles; 'self' in connect-src covers the live socket (ws: and wss: of the
+// same host in Chromium and Firefox ESR, CSP Level 3); style attributes are
+// allowed because the canvas places notes with them and Markdown tables
+// align cells with them, while <style> elements are not; data: and blob:
+// images are for pasted and exported pictures.
+const contentSecurityPolicy = "default-src 'self'; " +
+	"script-src 'self'; " +
+	"style-src 'self'; style-src-attr 'unsafe-inline'; " +
+	"img-src 'self' data: blob:; " +
+	"font-src 'self'; " +
+	"connect-src 'self'; " +
+	"worker-src 'self'; " +
+	"manifest-src 'self'; " +
+	"object-src 'none'; " +
+	"base-uri 'self'; " +
+	"form-action 'self'; " +
+	"frame-ancestors 'none'"
+
 // minGzipSize is the smallest file worth compressing.
 const minGzipSize = 1024
 
@@ -146,6 +166,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, f *file) {
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	if f == h.index {
 		// The app shell: nobody may frame it, and it only loads its own code.
+		hdr.Set("Content-Security-Policy", contentSecurityPolicy)
 		hdr.Set("X-Frame-Options", "DENY")
 		hdr.Set("Referrer-Policy", "same-origin")
 	}

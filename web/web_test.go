@@ -60,6 +60,32 @@ func TestHandler(t *testing.T) {
 		}
 	})
 
+	t.Run("ShellSecurityHeaders", func(t *testing.T) {
+		for _, p := range []string{"/", "/index.html", "/b/roadmap"} {
+			hdr := get(h, "GET", p).Header()
+			csp := hdr.Get("Content-Security-Policy")
+			for _, want := range []string{"default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "connect-src 'self'", "worker-src 'self'", "frame-ancestors 'none'", "base-uri 'self'", "form-action 'self'", "object-src 'none'"} {
+				if !strings.Contains(csp, want+";") && !strings.HasSuffix(csp, want) {
+					t.Fatalf("%s: Content-Security-Policy=%q, want it to hold %q", p, csp, want)
+				}
+			}
+			if strings.Contains(csp, "unsafe-eval") || strings.Contains(csp, "script-src 'self' 'unsafe-inline'") {
+				t.Fatalf("%s: Content-Security-Policy=%q allows eval or inline scripts", p, csp)
+			}
+			if got, want := hdr.Get("X-Content-Type-Options"), "nosniff"; got != want {
+				t.Fatalf("%s: X-Content-Type-Options=%q, want %q", p, got, want)
+			}
+		}
+	})
+
+	t.Run("NosniffOnEveryFile", func(t *testing.T) {
+		for _, p := range []string{"/sw.js", "/assets/index-AbC123.js", "/assets/tiny-Zz9.css", "/assets/index-old.js"} {
+			if got, want := get(h, "GET", p).Header().Get("X-Content-Type-Options"), "nosniff"; got != want {
+				t.Fatalf("%s: X-Content-Type-Options=%q, want %q", p, got, want)
+			}
+		}
+	})
+
 	t.Run("HashedAssetImmutable", func(t *testing.T) {
 		rec := get(h, "GET", "/assets/index-AbC123.js")
 		if got, want := rec.Code, http.StatusOK; got != want {

@@ -1,7 +1,9 @@
-// The app's services, built once: the API module, the local store and a
-// factory for a board's sync client. Components get them from context.
+// The app's services: the API module, the local store of the user logged in
+// and a factory for a board's sync client. Built for each user who logs in
+// (their own databases, auth/localData.ts); the login screen gets guest
+// services that keep nothing. Components get them from context.
 import { createContext, useContext } from 'react';
-import { createApi, liveUrl, type Api } from '../api/api';
+import { liveUrl, type Api } from '../api/api';
 import { IdbStore } from '../sync/idbStore';
 import { MemoryStore, type LocalStore } from '../sync/store';
 import { SyncClient } from '../sync/client';
@@ -9,6 +11,13 @@ import { LiveSocket, browserEnvironment, type SocketLike } from '../sync/socket'
 import { ChangelogClient, feedFrom } from '../history/changelog';
 import { IdbOutbox, MemoryOutbox, type Outbox } from '../history/outbox';
 import { logUrl } from '../api/api';
+import { adoptLegacy, outboxName, storeName, type Env } from '../auth/localData';
+
+/** Unsent is what has not reached the server: board edits and changelog entries. */
+export interface Unsent {
+  edits: number;
+  history: number;
+}
 
 export interface Services {
   api: Api;
@@ -19,25 +28,50 @@ export interface Services {
    * edits; the returned close ends it (flushing what waits).
    */
   openChangelog(client: SyncClient): () => void;
+  /** unsent counts what has not reached the server, over every board (asked before logout). */
+  unsent(): Promise<Unsent>;
+  /** close closes the databases (before a logout deletes them); safe twice. */
+  close(): void;
 }
 
-export async function createServices(): Promise<Services> {
-  const api = createApi();
-  let store: LocalStore;
+/**
+ * createServices builds the services of email: their own databases, into
+ * which a shared database of an older build is moved first when it was
+ * theirs.
+ */
+export async function createServices(api: Api, email: string, env: Env): Promise<Services> {
+  let store: LocalStore & { close?(): void };
+  let outbox: Outbox & { close?(): void };
   try {
-    store = await IdbStore.open();
+    const [s, o] = await Promise.all([IdbStore.open(storeName(email)), IdbOutbox.open(outboxName(email))]);
+    store = s;
+    outbox = o;
+    await adoptLegacy(env, email).catch((err) => console.error('corkboard: moving the local copy of an older build failed', err));
   } catch {
-    store = new MemoryStore(); // no IndexedDB (some private windows): online only
-  }
-  let outbox: Outbox;
-  try {
-    outbox = await IdbOutbox.open();
-  } catch {
+    // No IndexedDB (some private windows): online only.
+    store = new MemoryStore();
     outbox = new MemoryOutbox();
   }
+  return servicesOn(api, store, outbox);
+}
+
+/** guestServices are the services of the login screen: the API, and a store that keeps nothing. */
+export function guestServices(api: Api): Services {
+  return servicesOn(api, new MemoryStore(), new MemoryOutbox());
+}
+
+function servicesOn(api: Api, store: LocalStore & { close?(): void }, outbox: Outbox & { close?(): void }): Services {
   return {
     api,
     store,
+    async unsent() {
+      const [edits, history] = await Promise.all([store.countPending().catch(() => 0), outbox.count().catch(() => 0)]);
+      return { edits, history };
+    },
+    close() {
+      store.close?.();
+      outbox.close?.();
+    },
     openBoard(boardId) {
       let client: SyncClient | null = null;
       const live = new LiveSocket({

@@ -12,8 +12,13 @@ function waitText(seconds?: number): string {
   return `${Math.ceil(seconds / 60)} minutes`;
 }
 
-/** Login is the two-step form: e-mail, then the six-digit code. */
-export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
+/**
+ * Login is the two-step form: e-mail, then the six-digit code. notice is
+ * shown above it (what a logout could not do yet); beforeLogin runs before
+ * the code is checked, so a logout made offline ends its session before a
+ * new one replaces its cookie.
+ */
+export function Login({ onLoggedIn, notice, beforeLogin }: { onLoggedIn: () => void; notice?: string; beforeLogin?: () => Promise<void> }) {
   const { api } = useServices();
   const [step, setStep] = useState<'email' | 'code'>('email');
   const [email, setEmail] = useState('');
@@ -64,6 +69,7 @@ export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
     }
     setBusy(true);
     try {
+      await beforeLogin?.();
       await api.verifyOtp(email.trim(), code);
       onLoggedIn();
     } catch (err) {
@@ -94,6 +100,11 @@ export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
     <main className="centered">
       <div className="card login">
         <h1>Corkboard</h1>
+        {notice && (
+          <p className="banner" role="status">
+            {notice}
+          </p>
+        )}
         {step === 'email' ? (
           <form onSubmit={send} aria-describedby={error ? ids.err : undefined}>
             <h2>Log in</h2>

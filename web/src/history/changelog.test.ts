@@ -274,6 +274,7 @@ describe('ChangelogClient, starting', () => {
         stored();
       },
       remove: (b, s) => box.remove(b, s),
+      count: () => box.count(),
       load: async (b) => {
         await put; // the read sees the entry…
         const rows = await box.load(b);

@@ -17,6 +17,8 @@ export interface Outbox {
   load(boardId: string): Promise<Queued[]>;
   put(q: Queued[]): Promise<void>;
   remove(boardId: string, seqs: number[]): Promise<void>;
+  /** count counts the entries of every board (asked before logout). */
+  count(): Promise<number>;
 }
 
 /** MemoryOutbox is an Outbox that forgets on reload (no IndexedDB, tests). */
@@ -31,21 +33,34 @@ export class MemoryOutbox implements Outbox {
   async remove(boardId: string, seqs: number[]) {
     seqs.forEach((s) => this.rows.delete(`${boardId}\0${s}`));
   }
+  async count() {
+    return this.rows.size;
+  }
 }
 
 const range = (boardId: string) => IDBKeyRange.bound([boardId], [boardId, []]);
 
-/** IdbOutbox is the Outbox on IndexedDB, keyed [boardId, seq]. */
+/**
+ * IdbOutbox is the Outbox on IndexedDB, keyed [boardId, seq]: a database
+ * per user (auth/localData.ts names it), closed when a logout deletes it.
+ */
 export class IdbOutbox implements Outbox {
   private constructor(private readonly db: IDBPDatabase) {}
 
-  static async open(name = 'corkboard-changelog'): Promise<IdbOutbox> {
-    const db = await openDB(name, 1, {
+  static async open(name: string): Promise<IdbOutbox> {
+    const db: IDBPDatabase = await openDB(name, 1, {
       upgrade(db) {
         db.createObjectStore('outbox', { keyPath: ['boardId', 'seq'] });
       },
+      blocking() {
+        db.close();
+      },
     });
     return new IdbOutbox(db);
+  }
+
+  async count(): Promise<number> {
+    return this.db.count('outbox');
   }
 
   close(): void {

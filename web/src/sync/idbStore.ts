@@ -1,12 +1,12 @@
 // IdbStore: LocalStore on IndexedDB (through idb). Rows are one record each,
 // keyed [boardId, id], so applying a change writes only what changed; the
 // queue of unsent edits is keyed [boardId, seq] and survives reloads and
-// browser restarts.
+// browser restarts. Each user has a database of their own (auth/localData.ts
+// names it), so nothing one user fetched is read for another.
 import { openDB, type IDBPDatabase } from 'idb';
 import type { BoardMeta, Note, TrackerItem } from '../api/types';
 import type { CachedBoard, LocalStore, PendingEdit, ServerPatch } from './store';
 
-const DB_NAME = 'corkboard';
 const DB_VERSION = 1;
 /** CHUNK is how many rows one write transaction of a big patch holds. */
 const CHUNK = 250;
@@ -23,9 +23,13 @@ const boardRange = (boardId: string) => IDBKeyRange.bound([boardId], [boardId, [
 export class IdbStore implements LocalStore {
   private constructor(private readonly db: IDBPDatabase) {}
 
-  /** open opens (or creates) the database; factory is for tests. */
-  static async open(name = DB_NAME): Promise<IdbStore> {
-    const db = await openDB(name, DB_VERSION, {
+  /**
+   * open opens (or creates) the database name. The connection closes itself
+   * when another one wants the database deleted (a logout in this tab or
+   * another): the deletion would wait for it otherwise.
+   */
+  static async open(name: string): Promise<IdbStore> {
+    const db: IDBPDatabase = await openDB(name, DB_VERSION, {
       upgrade(db) {
         db.createObjectStore('boards', { keyPath: 'boardId' });
         db.createObjectStore('notes');
@@ -33,12 +37,21 @@ export class IdbStore implements LocalStore {
         db.createObjectStore('pending');
         db.createObjectStore('values');
       },
+      blocking() {
+        db.close();
+      },
     });
     return new IdbStore(db);
   }
 
   close(): void {
     this.db.close();
+  }
+
+  async countPending(): Promise<number> {
+    const tx = this.db.transaction('pending', 'readonly');
+    const [keys, edits] = await Promise.all([tx.store.getAllKeys() as Promise<[string, number][]>, tx.store.getAll() as Promise<PendingEdit[]>, tx.done]);
+    return new Set(edits.map((e, i) => `${keys[i][0]}\0${e.kind}\0${e.id}`)).size;
   }
 
   async load(boardId: string): Promise<CachedBoard> {

@@ -80,9 +80,15 @@ export interface LocalStore {
   applyServer(boardId: string, patch: ServerPatch): Promise<void>;
   putPending(boardId: string, edits: PendingEdit[]): Promise<void>;
   deletePending(boardId: string, seqs: number[]): Promise<void>;
-  /** getValue/setValue keep small app data (the board list, the user). */
+  /** getValue/setValue keep small app data (the board list, access answers). */
   getValue<T>(key: string): Promise<T | undefined>;
   setValue(key: string, value: unknown): Promise<void>;
+  /**
+   * countPending counts the rows (notes, items, board names) with unsent
+   * edits, refused ones included, over every board: what the header calls
+   * "N edits waiting to sync", asked before a logout discards them.
+   */
+  countPending(): Promise<number>;
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -142,5 +148,11 @@ export class MemoryStore implements LocalStore {
 
   async setValue(key: string, value: unknown): Promise<void> {
     this.values.set(key, clone(value));
+  }
+
+  async countPending(): Promise<number> {
+    let n = 0;
+    this.boards.forEach((b) => (n += new Set([...b.pending.values()].map((e) => `${e.kind}\0${e.id}`)).size));
+    return n;
   }
 }

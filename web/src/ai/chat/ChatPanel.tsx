@@ -2,6 +2,7 @@
 // assistant"): useChat over /api/canvas/chat or /api/canvas/subagent, the
 // board tools applied as the model calls them, its suggestions as buttons,
 // and the errors and credits a person needs. Loaded lazily by BoardScreen.
+import './noEval';
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useChat } from '@ai-sdk/react';
 import { isToolUIPart, getToolName, type UIMessage } from 'ai';
