@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'c3c50babb6c7e7e0';
-const FILES = ["assets/AiErrorText-7puPaxbA.js","assets/Analyse-BeSaJh1C.js","assets/ChatPanel-CKr0VgHu.css","assets/ChatPanel-CSUBD9bt.js","assets/HistoryPanel-pFr3Vr8Z.js","assets/ImportDialog-DElm-vHM.js","assets/NoteAssist-HwqpofSM.js","assets/NoteHints-w3U10MH1.js","assets/SlashMenu-B7axlu5d.js","assets/SnapshotsPanel-ClVOPsUx.js","assets/TrackerGenerate-jRT4MEQr.js","assets/ai-D5Ah4wXk.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BchAGhwG.js","assets/index-C3ZVEMch.css","assets/index-Ne3Mv09c.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-C9SqOk4-.js"];
+const VERSION = 'b6d244a379ac7fc8';
+const FILES = ["assets/AiErrorText-B3dMn4zM.js","assets/Analyse-BplMTS9y.js","assets/ChatPanel-kakMzDaQ.js","assets/ChatPanel-supiKuN2.css","assets/HistoryPanel-CoHGza2V.js","assets/ImportDialog-BxPDy4q5.js","assets/NoteAssist-DQiHK8B-.js","assets/NoteHints-BMhMeDF8.js","assets/SlashMenu-BeuAvOk6.js","assets/SnapshotsPanel-C_W8YK5k.js","assets/TrackerGenerate-BLELI3vw.js","assets/ai-COl7wCZh.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BUUIdJ1p.js","assets/index-B7PE30tR.js","assets/index-C3ZVEMch.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Dlj_HY-a.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
