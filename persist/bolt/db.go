@@ -81,13 +81,7 @@ func Open(dir string) (*DB, error) {
 		return nil, fmt.Errorf("create data folder %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	// InitialMmapSize: a commit that grows the file past the mapping waits
-	// for every open read transaction to end before it remaps, and
-	// streamed pulls (ScanChangesSince) keep theirs open while a client
-	// reads. Mapping 1 GiB of address space up front (not memory: only
-	// pages read count in RSS) keeps pushes from waiting on a slow reader
-	// until the file is that large.
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, InitialMmapSize: 1 << 30})
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
