@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -44,21 +42,6 @@ var topBuckets = [][]byte{bucketMeta, bucketUsers, bucketSessions, bucketOTP, bu
 
 // commitDelay is how long a group commit waits for more writers.
 const commitDelay = time.Millisecond
-
-// initialMmapSize is the mapping bbolt starts with. A commit that grows
-// the file past the mapping waits for every open read transaction to end
-// before it remaps, and streamed pulls (ScanChangesSince) keep theirs open
-// while a client reads. Mapping 1 GiB of address space up front (not
-// memory: only pages read count in RSS) keeps pushes from waiting on a
-// slow reader until the file is that large. Not on Windows, where bbolt
-// grows the file itself to the mapping's size, nor on 32-bit systems,
-// whose address space is too small for it.
-var initialMmapSize = func() int {
-	if runtime.GOOS == "windows" || strconv.IntSize == 32 {
-		return 0
-	}
-	return 1 << 30
-}()
 
 // ErrLocked is returned by Open when another process holds the data file.
 var ErrLocked = errors.New("the data file is in use by another corkboard process")
@@ -113,7 +96,7 @@ func Open(dir string) (*DB, error) {
 	// bbolt's open loads the freelist, whose page may be damaged too.
 	var bdb *bbolt.DB
 	err := withFaultsAsPanics(path, func() (err error) {
-		bdb, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, InitialMmapSize: initialMmapSize})
+		bdb, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
 		return err
 	})
 	if err != nil {
