@@ -630,7 +630,11 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 		defer cancel()
 		for {
 			if _, _, err := slow.Read(ctx); err != nil {
-				slowClosed <- websocket.CloseStatus(err)
+				code := websocket.CloseStatus(err)
+				if ctx.Err() != nil {
+					code = -2 // never closed: the read timed out
+				}
+				slowClosed <- code
 				return
 			}
 		}
@@ -651,8 +655,14 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 	}
 	select {
 	case code := <-slowClosed:
-		if code != rooms.CloseResync {
-			t.Fatalf("client that stopped reading closed with %d, want %d", code, rooms.CloseResync)
+		// The close frame waits behind megabytes the client did not read,
+		// and coder/websocket gives it 5 s to go out: on a loaded machine
+		// the client may not drain them in time and sees the connection
+		// end without it (-1). Either way it was dropped, and a client
+		// reconnects and catches up from its version on both (the web
+		// client does); what must never come is any other code.
+		if code != rooms.CloseResync && code != -1 {
+			t.Fatalf("client that stopped reading closed with %d, want %d (or no close frame)", code, rooms.CloseResync)
 		}
 	case <-time.After(4 * liveWait):
 		t.Fatal("the client that stopped reading was never dropped (no leave announced, or no close)")
