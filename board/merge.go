@@ -315,38 +315,41 @@ func splitLines(s string) []string {
 }
 
 // splitLines3 is splitLines of three texts in two allocations, whatever
-// their number of lines: the texts are copied once, each followed by the
-// "\n" splitLines adds, so that every line is a piece of the copy, and
-// their lines share one array.
+// their number of lines: their lines share one array, and their last
+// lines, with the "\n" splitLines adds, one string. Every other line is a
+// piece of its text.
 func splitLines3(x, y, z string) (xl, yl, zl []string) {
 	texts := [3]string{x, y, z}
 	n, size := 0, 0
-	for _, s := range texts {
+	var lastAt [3]int // where each text's last line starts
+	for k, s := range texts {
 		if s != "" {
 			n += strings.Count(s, "\n") + 1
-			size += len(s) + 1
+			lastAt[k] = strings.LastIndexByte(s, '\n') + 1
+			size += len(s) - lastAt[k] + 1
 		}
 	}
 	var sb strings.Builder
 	sb.Grow(size)
-	for _, s := range texts {
+	for k, s := range texts {
 		if s != "" {
-			sb.WriteString(s)
+			sb.WriteString(s[lastAt[k]:])
 			sb.WriteByte('\n')
 		}
 	}
-	all, lines := sb.String(), make([]string, 0, n)
+	tails, lines := sb.String(), make([]string, 0, n)
 	var split [3][]string
 	for k, s := range texts {
 		start := len(lines)
 		if s != "" {
-			text := all[:len(s)+1]
-			all = all[len(s)+1:]
-			for text != "" {
+			for text := s[:lastAt[k]]; text != ""; {
 				i := strings.IndexByte(text, '\n')
 				lines = append(lines, text[:i+1])
 				text = text[i+1:]
 			}
+			n := len(s) - lastAt[k] + 1
+			lines = append(lines, tails[:n])
+			tails = tails[n:]
 		}
 		split[k] = lines[start:len(lines):len(lines)]
 	}
