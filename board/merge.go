@@ -128,9 +128,12 @@ func mergeExtra(base, theirs, mine []Field) []Field {
 //
 // The check is the second diff3 of base, the result and mine, done
 // without repeating what the first one already knows: the lines of base
-// and mine and their match (the same, since diff3 is deterministic).
-// web/src/sync/merge.ts runs both diff3 whole; the two give the same
-// (merge_ref_test.go compares them).
+// and mine and their match (the same, since diff3 is deterministic), and
+// the result's lines (the first diff3's, which splitting the result gives
+// back). web/src/sync/merge.ts runs both diff3 whole; the two give
+// the same (merge_ref_test.go compares them). Every merged push runs this,
+// so the three texts' lines share one allocation and the line matches
+// share their scratch space (differ).
 func MergeText(base, theirs, mine string) (merged string, overlap bool) {
 	if theirs == base || mine == theirs {
 		return mine, false
@@ -138,9 +141,10 @@ func MergeText(base, theirs, mine string) (merged string, overlap bool) {
 	if mine == base {
 		return theirs, false
 	}
-	b, t, m := splitLines(base), splitLines(theirs), splitLines(mine)
-	mm := matchLines(b, m)
-	out, overlap := diff3Lines(b, t, m, matchLines(b, t), mm)
+	b, t, m := splitLines3(base, theirs, mine)
+	d := newDiffer(len(b), 3, max(len(t), len(m)))
+	mt, mm := d.matchLines(b, t), d.matchLines(b, m)
+	out, overlap := diff3Lines(b, t, m, mt, mm)
 	merged = joinLines(out)
 	if merged == theirs || merged == mine {
 		return merged, overlap
@@ -150,8 +154,12 @@ func MergeText(base, theirs, mine string) (merged string, overlap bool) {
 	if merged == base {
 		return mine, true
 	}
-	ml := splitLines(merged)
-	if again, _ := diff3Lines(b, ml, m, matchLines(b, ml), mm); !joinsTo(again, merged) {
+	// The result's lines are out, except for "" (out ["\n"]), which has none.
+	ml := out
+	if merged == "" {
+		ml = nil
+	}
+	if again, _ := diff3Lines(b, ml, m, d.matchLines(b, ml), mm); !joinsTo(again, merged) {
 		return mine, true
 	}
 	return merged, overlap
@@ -185,8 +193,8 @@ func diff3Lines(b, t, m []string, mt, mm []int) (out []string, overlap bool) {
 		if j < len(b) {
 			tEnd, mEnd = mt[j], mm[j]
 		}
-		lines, o := mergeChunk(b[i:j], t[ti:tEnd], m[mi:mEnd])
-		out = append(out, lines...)
+		var o bool
+		out, o = mergeChunk(out, b[i:j], t[ti:tEnd], m[mi:mEnd])
 		overlap = overlap || o
 		if j == len(b) {
 			break
@@ -197,26 +205,26 @@ func diff3Lines(b, t, m []string, mt, mm []int) (out []string, overlap bool) {
 	return out, overlap
 }
 
-// mergeChunk resolves one unstable stretch: base lines b that theirs
-// replaced with t and mine with m.
-func mergeChunk(b, t, m []string) ([]string, bool) {
+// mergeChunk resolves one unstable stretch, base lines b that theirs
+// replaced with t and mine with m, and appends its lines to out.
+func mergeChunk(out, b, t, m []string) ([]string, bool) {
 	switch {
 	case equalLines(t, b):
-		return m, false
+		return append(out, m...), false
 	case equalLines(m, b), equalLines(t, m):
-		return t, false
+		return append(out, t...), false
 	case len(b) == 0:
 		// Both inserted at the same place: keep both, unless one holds the
 		// other already.
 		if containsRun(t, m) {
-			return t, false
+			return append(out, t...), false
 		}
 		if containsRun(m, t) {
-			return m, false
+			return append(out, m...), false
 		}
 		// Theirs, then mine's lines that theirs does not already hold (an
 		// edit pushed again on an older base carries lines theirs has).
-		out := append(make([]string, 0, len(t)+len(m)), t...)
+		out = append(out, t...)
 		have := map[string]int{}
 		for _, l := range t {
 			have[l]++
@@ -230,22 +238,21 @@ func mergeChunk(b, t, m []string) ([]string, bool) {
 		}
 		return out, false
 	case len(t) == len(b) && len(m) == len(b) && inPlace(b, t) && inPlace(b, m):
-		out := make([]string, len(b))
 		overlap := false
 		for k := range b {
 			switch {
 			case m[k] == b[k]:
-				out[k] = t[k]
+				out = append(out, t[k])
 			case t[k] == b[k] || t[k] == m[k]:
-				out[k] = m[k]
+				out = append(out, m[k])
 			default:
-				out[k] = m[k]
+				out = append(out, m[k])
 				overlap = true
 			}
 		}
 		return out, overlap
 	}
-	return m, true
+	return append(out, m...), true
 }
 
 // inPlace reports whether s, a stretch as long as b, changed b's lines in
@@ -307,6 +314,48 @@ func splitLines(s string) []string {
 	return append(lines, s+"\n")
 }
 
+// splitLines3 is splitLines of three texts in two allocations, whatever
+// their number of lines: their lines share one array, and their last
+// lines, with the "\n" splitLines adds, one string. Every other line is a
+// piece of its text.
+func splitLines3(x, y, z string) (xl, yl, zl []string) {
+	texts := [3]string{x, y, z}
+	n, size := 0, 0
+	var lastAt [3]int // where each text's last line starts
+	for k, s := range texts {
+		if s != "" {
+			n += strings.Count(s, "\n") + 1
+			lastAt[k] = strings.LastIndexByte(s, '\n') + 1
+			size += len(s) - lastAt[k] + 1
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for k, s := range texts {
+		if s != "" {
+			sb.WriteString(s[lastAt[k]:])
+			sb.WriteByte('\n')
+		}
+	}
+	tails, lines := sb.String(), make([]string, 0, n)
+	var split [3][]string
+	for k, s := range texts {
+		start := len(lines)
+		if s != "" {
+			for text := s[:lastAt[k]]; text != ""; {
+				i := strings.IndexByte(text, '\n')
+				lines = append(lines, text[:i+1])
+				text = text[i+1:]
+			}
+			n := len(s) - lastAt[k] + 1
+			lines = append(lines, tails[:n])
+			tails = tails[n:]
+		}
+		split[k] = lines[start:len(lines):len(lines)]
+	}
+	return split[0], split[1], split[2]
+}
+
 // joinLines is the inverse of splitLines.
 func joinLines(lines []string) string {
 	if len(lines) == 0 {
@@ -357,12 +406,44 @@ const MaxDiffWork = 1_000_000
 // same way on both sides of a merge, and merging an edit that is already
 // in theirs adds nothing.
 func matchLines(a, b []string) []int {
+	var d differ
+	return d.matchLines(a, b)
+}
+
+// differ is the scratch space of the line matches of one merge: the
+// search's furthest points and its trace, which no match keeps, so the
+// matches of one merge reuse them instead of each allocating its own.
+type differ struct {
+	// matches is room for the next matches it returns.
+	matches []int
+	v       []int
+	// trace holds v's diagonals -d..d after each step d, one after the
+	// other: step d's 2d+1 values start at d*d.
+	trace []int32
+}
+
+// newDiffer returns a differ with room, in one allocation, for count
+// matches of a text of lines lines with texts of up to other lines, and
+// for the search's first steps: what the merge of a few changed lines
+// needs, whatever the texts' length.
+func newDiffer(lines, count, other int) differ {
+	ints := make([]int, count*lines+2*(lines+other+1)+1)
+	return differ{matches: ints[:count*lines], v: ints[count*lines:], trace: make([]int32, 0, 64)}
+}
+
+// matchLines is the package's matchLines with d's scratch space.
+func (d *differ) matchLines(a, b []string) []int {
 	// Myers' search from the start of a and b reversed, read in place: the
 	// reversed a's line i is a[ae-i] (ae = len(a)-1), b's line j is
 	// b[be-j], and a match of the two is match[ae-i] = be-j. The common
 	// start of the reversed lines is matched without search.
 	ae, be := len(a)-1, len(b)-1
-	match := make([]int, len(a))
+	var match []int
+	if len(d.matches) >= len(a) {
+		match, d.matches = d.matches[:len(a):len(a)], d.matches[len(a):]
+	} else {
+		match = make([]int, len(a))
+	}
 	for i := range match {
 		match[i] = -1
 	}
@@ -377,21 +458,21 @@ func matchLines(a, b []string) []int {
 	}
 	ae, be = ae-pre, be-pre // line x of the search is a[ae-x], line y b[be-y]
 
-	// v[k+off] is the furthest x on diagonal k; trace[d] keeps v's
-	// diagonals -d..d after step d for the walk back. Small snapshots are
-	// cut from shared blocks (one allocation for the first eight steps),
-	// each large one has its own.
+	// v[k+off] is the furthest x on diagonal k.
 	off := n + m + 1
-	v := make([]int, 2*off+1)
-	trace := make([][]int32, 0, 8)
-	var block []int32
+	if cap(d.v) < 2*off+1 {
+		d.v = make([]int, 2*off+1)
+	}
+	v := d.v[:2*off+1]
+	clear(v)
+	trace := d.trace[:0]
 	work := 0
 	found := false
-	d := 0
-	for ; d <= n+m && !found; d++ {
-		for k := -d; k <= d; k += 2 {
+	step := 0
+	for ; step <= n+m && !found; step++ {
+		for k := -step; k <= step; k += 2 {
 			var x int
-			if k == -d || k != d && v[k-1+off] < v[k+1+off] {
+			if k == -step || k != step && v[k-1+off] < v[k+1+off] {
 				x = v[k+1+off]
 			} else {
 				x = v[k-1+off] + 1
@@ -409,32 +490,28 @@ func matchLines(a, b []string) []int {
 				break
 			}
 		}
-		if len(block) < 2*d+1 {
-			block = make([]int32, max(2*d+1, 64))
+		for _, x := range v[off-step : off+step+1] {
+			trace = append(trace, int32(x))
 		}
-		snap := block[: 2*d+1 : 2*d+1]
-		block = block[2*d+1:]
-		for i := range snap {
-			snap[i] = int32(v[off-d+i])
-		}
-		trace = append(trace, snap)
 		if !found && work > MaxDiffWork {
+			d.trace = trace
 			return match
 		}
 	}
+	d.trace = trace
 
 	// Walk back from (n, m), matching the lines along each snake.
 	x, y := n, m
-	for d := len(trace) - 1; d > 0; d-- {
-		prev := trace[d-1] // diagonals -(d-1)..d-1 at index k+d-1
+	for step := step - 1; step > 0; step-- {
+		prev := trace[(step-1)*(step-1) : step*step] // diagonals -(step-1)..step-1 at index k+step-1
 		k := x - y
 		var pk int
-		if k == -d || k != d && prev[k-1+d-1] < prev[k+1+d-1] {
+		if k == -step || k != step && prev[k-1+step-1] < prev[k+1+step-1] {
 			pk = k + 1
 		} else {
 			pk = k - 1
 		}
-		px := int(prev[pk+d-1])
+		px := int(prev[pk+step-1])
 		py := px - pk
 		// The snake after the edit step: from the edit's end to (x, y).
 		sx := px

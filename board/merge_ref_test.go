@@ -319,6 +319,9 @@ func checkSameAsReference(t *testing.T, base, theirs, mine string) {
 			t.Fatalf("splitLines(%q) = %q, the reference gives %q", s, l, refSplitLines(s))
 		}
 	}
+	if b, th, m := splitLines3(base, theirs, mine); !slices.Equal(b, refSplitLines(base)) || !slices.Equal(th, refSplitLines(theirs)) || !slices.Equal(m, refSplitLines(mine)) {
+		t.Fatalf("splitLines3(%q, %q, %q) = %q, %q, %q; not the reference's lines", base, theirs, mine, b, th, m)
+	}
 	bl, ml := splitLines(base), splitLines(mine)
 	if got, want := matchLines(bl, ml), refMatchLines(bl, ml); !slices.Equal(got, want) {
 		t.Fatalf("matchLines(%q, %q) = %v, the reference gives %v", bl, ml, got, want)
