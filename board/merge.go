@@ -260,13 +260,35 @@ func mergeChunk(out, b, t, m []string) ([]string, bool) {
 // other lines. A line that is would have moved, and merging by place would
 // show it twice.
 func inPlace(b, s []string) bool {
+	// Short stretches (the usual edit) search b; long ones look lines up
+	// in a set, or two long texts changed everywhere would cost the
+	// square of their length.
+	var lines map[string]struct{}
 	for k := range s {
-		if s[k] != b[k] && slices.Contains(b, s[k]) {
+		if s[k] == b[k] {
+			continue
+		}
+		if len(b) <= inPlaceScan {
+			if slices.Contains(b, s[k]) {
+				return false
+			}
+			continue
+		}
+		if lines == nil {
+			lines = make(map[string]struct{}, len(b))
+			for _, l := range b {
+				lines[l] = struct{}{}
+			}
+		}
+		if _, ok := lines[s[k]]; ok {
 			return false
 		}
 	}
 	return true
 }
+
+// inPlaceScan is the longest stretch inPlace searches line by line.
+const inPlaceScan = 64
 
 func equalLines(a, b []string) bool {
 	if len(a) != len(b) {

@@ -7,6 +7,7 @@ package board
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -392,4 +393,39 @@ func FuzzMergeMatchesReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base, theirs, mine string) {
 		checkSameAsReference(t, base, theirs, mine)
 	})
+}
+
+// TestMergeLongStretchesMatchReference covers stretches longer than
+// inPlaceScan, where inPlace looks lines up in a set: lines changed in
+// place on both sides, and a line that moved within the stretch.
+func TestMergeLongStretchesMatchReference(t *testing.T) {
+	const n = 3 * inPlaceScan
+	var base, theirs, mine, moved strings.Builder
+	for i := range n {
+		fmt.Fprintf(&base, "line %d\n", i)
+		if i%2 == 0 {
+			fmt.Fprintf(&theirs, "theirs %d\n", i)
+			fmt.Fprintf(&mine, "line %d\n", i)
+		} else {
+			fmt.Fprintf(&theirs, "line %d\n", i)
+			fmt.Fprintf(&mine, "mine %d\n", i)
+		}
+		if i == n-1 {
+			moved.WriteString("line 0\n")
+		} else {
+			fmt.Fprintf(&moved, "mine %d\n", i)
+		}
+	}
+	for _, tc := range []struct{ name, theirs, mine string }{
+		{"in place", theirs.String(), mine.String()},
+		{"a line moved", theirs.String(), moved.String()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, gotOverlap := MergeText(base.String(), tc.theirs, tc.mine)
+			want, overlap := refMergeText(base.String(), tc.theirs, tc.mine)
+			if got != want || gotOverlap != overlap {
+				t.Fatalf("MergeText differs from the reference: overlap %v, want %v", gotOverlap, overlap)
+			}
+		})
+	}
 }
