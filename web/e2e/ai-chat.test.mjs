@@ -6,20 +6,11 @@
 // answer cut midway.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { skipAI, startFakeOllama, startServer, launch } from './harness.mjs';
-import { login, createBoard, invite } from './helpers.mjs';
-
-// Screenshots go to docs/screenshots/ when SCREENSHOTS=1 (make screenshots).
-const SHOTS = process.env.SCREENSHOTS ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : '';
-async function shot(page, name) {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: SHOTS + name + '.png' });
-}
+import { login, createBoard, invite, shot } from './helpers.mjs';
 
 // This file's own rules (expandNote on a note with a known id), beside the shared ones.
 const CHAT_SCRIPT = fileURLToPath(new URL('./ollama/chat/script.json', import.meta.url));

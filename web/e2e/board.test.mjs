@@ -3,18 +3,9 @@
 // screens go to docs/screenshots/ when SCREENSHOTS=1 (make screenshots).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced } from './helpers.mjs';
-
-const SHOTS = process.env.SCREENSHOTS ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : '';
-async function shot(page, name) {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: SHOTS + name + '.png' });
-}
+import { login, createBoard, addNote, synced, shot } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {

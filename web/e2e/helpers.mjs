@@ -1,5 +1,16 @@
 // Page helpers for the e2e tests: they go through the UI the way a user does.
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const DOCS_SHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
+/** shot saves the page as docs/screenshots/<name>.png when SCREENSHOTS=1 (make screenshots). */
+export async function shot(page, name) {
+  if (!process.env.SCREENSHOTS) return;
+  mkdirSync(DOCS_SHOTS, { recursive: true });
+  await page.screenshot({ path: DOCS_SHOTS + name + '.png' });
+}
 
 /** login logs email in through the two-step form, reading the code from the outbox. */
 export async function login(page, server, email) {
