@@ -2,12 +2,17 @@ package changelog_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"corkboard/board"
 	"corkboard/changelog"
+	"corkboard/persist"
 )
 
 // TestSnapshotSizeLimit: a snapshot of exactly MaxSnapshotBytes is
@@ -79,18 +84,19 @@ func TestSnapshotIdenticalReturnsTheNewest(t *testing.T) {
 	}
 }
 
-// blockingStore holds BoardState until release is closed, telling entered
-// first: a snapshot that holds its slot for as long as the test wants.
+// blockingStore holds the board's read (ScanChangesSince, which snapshots
+// render from) until release is closed, telling entered first: a snapshot
+// that holds its slot for as long as the test wants.
 type blockingStore struct {
 	changelog.Store
 	entered chan struct{}
 	release chan struct{}
 }
 
-func (b *blockingStore) BoardState(ctx context.Context, id string) (*board.State, error) {
+func (b *blockingStore) ScanChangesSince(ctx context.Context, id string, since int64, fn func(p *persist.ChangePart) error) error {
 	b.entered <- struct{}{}
 	<-b.release
-	return b.Store.BoardState(ctx, id)
+	return b.Store.ScanChangesSince(ctx, id, since, fn)
 }
 
 // TestSnapshotSlots: with SnapshotSlots snapshots being taken, one more
@@ -139,5 +145,70 @@ func TestSnapshotKeepIsBounded(t *testing.T) {
 	}
 	if list, _ := e.db.ListSnapshots(ctx, "b1"); len(list) != changelog.MaxKeep {
 		t.Fatalf("%d snapshots kept, want MaxKeep = %d", len(list), changelog.MaxKeep)
+	}
+}
+
+// rowByRowStore refuses to read a board whole (BoardState), which costs
+// every row's decoded copy at once: snapshots and exports must render
+// from the store's row-by-row read.
+type rowByRowStore struct{ changelog.Store }
+
+func (rowByRowStore) BoardState(context.Context, string) (*board.State, error) {
+	return nil, errors.New("the board was read whole")
+}
+
+// TestSnapshotsRenderRowByRow: taking a snapshot and exporting the
+// current Markdown read the board row by row and give exactly the
+// Markdown of the whole board's state, phases included.
+func TestSnapshotsRenderRowByRow(t *testing.T) {
+	ctx := context.Background()
+	e := newLogEnv(t, 0, "b1")
+	var notes []board.Note
+	for i := range 300 {
+		notes = append(notes, board.Note{ID: fmt.Sprintf("n%03d", 299-i), Title: fmt.Sprintf("Note %d", i), Content: strings.Repeat("text ", 50)})
+	}
+	e.push(t, "b1", board.Push{
+		Notes:        board.NoteChanges{Upserted: notes},
+		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{{ID: "i2", Key: "CB-2", Summary: "two"}, {ID: "i1", Key: "CB-1", Summary: "one"}}},
+	})
+	if _, err := e.db.SetPhases(ctx, "b1", &board.Phases{Phases: []json.RawMessage{json.RawMessage(`{"id":"p1","name":"Ideas"}`)}, CurrentPhaseID: "p1"}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.db.BoardState(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(changelog.RenderBoard(*st))
+
+	l := changelog.New(rowByRowStore{e.db}, changelog.Options{Logger: slog.New(slog.DiscardHandler)})
+	doc, err := l.CurrentDoc(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exported strings.Builder
+	if _, err := doc.WriteTo(&exported); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if exported.String() != want {
+		t.Fatalf("export differs from the board's Markdown:\n%.400s\nwant\n%.400s", exported.String(), want)
+	}
+	info, err := l.Snapshot(ctx, "b1")
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	md, err := l.BoardSnapshot(ctx, "b1", info.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(md) != want {
+		t.Fatal("the snapshot differs from the board's Markdown")
+	}
+	// An unclaimed board's export fails when it is written.
+	doc, err = l.CurrentDoc(ctx, "ghost")
+	if err == nil {
+		_, err = doc.WriteTo(io.Discard)
+	}
+	if board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("export of an unclaimed board: %v, want ENOTFOUND", err)
 	}
 }

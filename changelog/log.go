@@ -78,6 +78,10 @@ type Store interface {
 	persist.ChangelogStore
 	// BoardState returns the whole live board; ENOTFOUND when unclaimed.
 	BoardState(ctx context.Context, boardID string) (*board.State, error)
+	// ScanChangesSince with since 0 streams the whole live board, its
+	// phases included, notes then items in ID order, from one read:
+	// snapshots and exports are rendered from it row by row.
+	persist.ChangeScanner
 }
 
 var _ Store = persist.Store(nil)
@@ -386,13 +390,18 @@ func corrupt(what, key, boardID string, err error) error {
 func (l *Log) render(st *board.State) (*persist.RenderedBoard, error) {
 	w := &cappedBuffer{max: l.maxBytes}
 	if err := WriteBoard(w, *st); err != nil {
-		if errors.Is(err, errSnapshotTooLarge) {
-			return nil, board.LimitErrorf("snapshot", int64(l.maxBytes),
-				"This board's snapshot would be larger than %d bytes: delete notes or shorten them to take one.", l.maxBytes)
-		}
-		return nil, err
+		return nil, l.renderError(err)
 	}
 	return &persist.RenderedBoard{Markdown: w.buf.Bytes(), Version: st.Board.Version, Phases: st.Phases}, nil
+}
+
+// renderError names the snapshot limit when a rendering passed it.
+func (l *Log) renderError(err error) error {
+	if errors.Is(err, errSnapshotTooLarge) {
+		return board.LimitErrorf("snapshot", int64(l.maxBytes),
+			"This board's snapshot would be larger than %d bytes: delete notes or shorten them to take one.", l.maxBytes)
+	}
+	return err
 }
 
 var errSnapshotTooLarge = errors.New("snapshot too large")
@@ -573,28 +582,34 @@ func (l *Log) Current(ctx context.Context, boardID string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.st == nil {
+	if d.render == nil {
 		return d.md, nil
 	}
-	return RenderBoard(*d.st), nil
+	var buf bytes.Buffer
+	if _, err := d.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Doc is a board snapshot ready to be written: Markdown as stored, or the
-// board's state, rendered while it is written.
+// board as the store has it, rendered while it is written.
 type Doc struct {
-	md []byte
-	st *board.State
+	md     []byte
+	render func(w io.Writer) error
 }
 
-// WriteTo writes the document to w; a state is rendered row by row
-// through a small buffer (WriteBoard), never whole in memory.
+// WriteTo writes the document to w. The board is rendered row by row as
+// the store reads it, through a small buffer, never whole in memory; the
+// store's read lasts as long as w takes the bytes, so a caller writing to
+// a slow client gives a spool here (transport does).
 func (d Doc) WriteTo(w io.Writer) (int64, error) {
-	if d.st == nil {
+	if d.render == nil {
 		n, err := w.Write(d.md)
 		return int64(n), err
 	}
 	cw := &countingWriter{w: w}
-	err := WriteBoard(cw, *d.st)
+	err := d.render(cw)
 	return cw.n, err
 }
 
@@ -610,10 +625,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // CurrentDoc is Current to be written: the stored current.md when it is
-// fresh, else the board's state. Every read is done when it returns, so
-// writing fails only when the writer does. The state is still read
-// whole (BoardState): a store that streams a board's rows would feed
-// NewBoardWriter instead, and the answer would cost its buffer alone.
+// fresh, else the board as the store has it, read and rendered row by row
+// while the Doc is written (ENOTFOUND for an unclaimed board may then
+// come from WriteTo).
 func (l *Log) CurrentDoc(ctx context.Context, boardID string) (Doc, error) {
 	md, fresh, err := l.store.CurrentSnapshot(ctx, boardID)
 	if err != nil {
@@ -622,11 +636,54 @@ func (l *Log) CurrentDoc(ctx context.Context, boardID string) (Doc, error) {
 	if md != nil && fresh {
 		return Doc{md: md}, nil
 	}
-	st, err := l.store.BoardState(ctx, boardID)
+	return Doc{render: func(w io.Writer) error {
+		_, err := l.writeState(ctx, boardID, w)
+		return err
+	}}, nil
+}
+
+// writeState renders the board as the store has it to w (WriteBoard's
+// Markdown), row by row from one read of the store, through a small
+// buffer; it returns the header of what it rendered. A failing w stops
+// the read within the buffer's size.
+func (l *Log) writeState(ctx context.Context, boardID string, w io.Writer) (persist.ChangesHeader, error) {
+	var h persist.ChangesHeader
+	var bw *BoardWriter
+	ew := &stickyWriter{w: w}
+	err := l.store.ScanChangesSince(ctx, boardID, 0, func(p *persist.ChangePart) error {
+		switch p.Kind {
+		case persist.PartHeader:
+			h = p.Header
+			bw = NewBoardWriter(ew, h.Board, h.Phases)
+		case persist.PartNote:
+			bw.Note(*p.Note)
+		case persist.PartItem:
+			bw.Item(*p.Item)
+		default:
+			return fmt.Errorf("a full read of board %s gave a part of kind %d", boardID, p.Kind)
+		}
+		return ew.err
+	})
 	if err != nil {
-		return Doc{}, err
+		return h, err
 	}
-	return Doc{st: st}, nil
+	return h, bw.End()
+}
+
+// stickyWriter keeps the first error of w, so that a reader of what is
+// written through a buffer can stop at it.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
 }
 
 // Snapshot stores the server's state of the board as a point-in-time
@@ -660,14 +717,14 @@ func (l *Log) snapshotWaiting(ctx context.Context, boardID string) (persist.Snap
 }
 
 func (l *Log) snapshot(ctx context.Context, boardID string) (persist.SnapshotInfo, error) {
-	st, err := l.store.BoardState(ctx, boardID)
+	// Rendered as the store reads the rows: the snapshot costs its
+	// Markdown (at most maxBytes), not the board's rows besides.
+	w := &cappedBuffer{max: l.maxBytes}
+	h, err := l.writeState(ctx, boardID, w)
 	if err != nil {
-		return persist.SnapshotInfo{}, err
+		return persist.SnapshotInfo{}, l.renderError(err)
 	}
-	rb, err := l.render(st)
-	if err != nil {
-		return persist.SnapshotInfo{}, err
-	}
+	rb := &persist.RenderedBoard{Markdown: w.buf.Bytes(), Version: h.Board.Version, Phases: h.Phases}
 	info, pruned, err := l.store.PutSnapshot(ctx, boardID, *rb, l.keep)
 	if err != nil {
 		return persist.SnapshotInfo{}, err

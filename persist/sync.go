@@ -203,6 +203,10 @@ type ChangesHeader struct {
 	Board         board.Header
 	ServerVersion int64
 	Reset         bool
+	// Phases is the board's phase configuration at that version (nil
+	// when it has none). A pull answer does not carry it; a snapshot
+	// rendered from a full scan does.
+	Phases *board.Phases
 }
 
 // ChangeScanner is the streaming read of SyncStore.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -279,7 +280,7 @@ func (s *Server) handleGetSnapshot(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Disposition", attachment(name+".md", a.Board.ID+".md"))
 	}
-	writeMarkdownFrom(w, doc)
+	s.writeMarkdownFrom(w, r, doc)
 }
 
 // handleCreateSnapshot is POST /api/boards/{boardId}/snapshot: the server's
@@ -309,15 +310,71 @@ func writeMarkdown(w http.ResponseWriter, md []byte) {
 	_, _ = w.Write(md)
 }
 
-// writeMarkdownFrom answers doc as Markdown, as writeMarkdown does. Once
-// the status is sent an error can only cut the answer short (the client
-// went away, or a write timed out): it is not answered again.
-func writeMarkdownFrom(w http.ResponseWriter, doc io.WriterTo) {
-	w.Header().Set("Content-Type", markdownType)
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	_, _ = doc.WriteTo(w)
+// writeMarkdownFrom answers doc as Markdown, as writeMarkdown does, and as
+// a pull is answered (pullstream.go): a document larger than 64 KiB takes
+// a slot of the large-read gate (429 or 503 when there is none) and is
+// spooled until it is all read, so that a slow client holds neither the
+// store's read nor the document's bytes in memory. A document is read in
+// 64 KiB pieces, never copied whole. An error before the answer starts is
+// answered; after, it cuts the connection.
+func (s *Server) writeMarkdownFrom(w http.ResponseWriter, r *http.Request, doc io.WriterTo) {
+	release := func() {}
+	defer func() { release() }()
+	out := &heldAnswer{
+		ctx:   r.Context(),
+		spool: spool{dir: s.cfg.SpoolDir},
+		buf:   make([]byte, 0, 4<<10),
+		admit: func() error {
+			rel, err := s.largeReads.acquire(r.Context(), boardAccess(r.Context()).Email)
+			if err == nil {
+				release = rel
+			}
+			return err
+		},
+		start: func() error {
+			w.Header().Set("Content-Type", markdownType)
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.WriteHeader(http.StatusOK)
+			return nil
+		},
+		send: httpSender(w),
+	}
+	defer out.discard()
+	_, err := doc.WriteTo(pieces{out})
+	if err == nil {
+		err = out.close()
+	}
+	if err == nil {
+		return
+	}
+	if !out.started {
+		s.writeError(w, r, err)
+		return
+	}
+	if r.Context().Err() == nil {
+		s.log.ErrorContext(r.Context(), "streamed snapshot failed", slog.Any("err", err))
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// pieces hands what it is given to w at most largeReadBuffer bytes at a
+// time, so that a document held in memory reaches a heldAnswer without
+// being copied whole into its buffer.
+type pieces struct{ w io.Writer }
+
+func (p pieces) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k := min(len(b), largeReadBuffer)
+		m, err := p.w.Write(b[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
 }
 
 // attachment is a Content-Disposition that saves the answer as filename:

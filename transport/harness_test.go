@@ -270,8 +270,14 @@ func newEnv(tb testing.TB, opts ...option) *env {
 	return e
 }
 
+// spoolDir is the folder the server spools large answers to.
+func (e *env) spoolDir() string { return filepath.Join(e.dir, "spool") }
+
 func (e *env) start() {
 	e.tb.Helper()
+	if err := transport.ClearSpools(e.spoolDir()); err != nil {
+		e.tb.Fatal(err)
+	}
 	db, err := bolt.Open(e.dir)
 	if err != nil {
 		e.tb.Fatal(err)
@@ -321,7 +327,8 @@ func (e *env) start() {
 	}
 	e.api = transport.New(
 		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue, BoardCacheTTL: e.cfg.cacheTTL,
-			LargeReadsPerUser: e.cfg.largeReads.LargeReadsPerUser, LargeReads: e.cfg.largeReads.LargeReads, LargeReadWait: e.cfg.largeReads.LargeReadWait},
+			LargeReadsPerUser: e.cfg.largeReads.LargeReadsPerUser, LargeReads: e.cfg.largeReads.LargeReads, LargeReadWait: e.cfg.largeReads.LargeReadWait,
+			SpoolDir: e.spoolDir()},
 		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Meter: meter, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl, App: e.cfg.app},
 		e.log,
 	)

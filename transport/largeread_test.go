@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"corkboard/billing"
 	"corkboard/board"
+	"corkboard/persist/bolt"
 	"corkboard/rooms"
 )
 
@@ -44,11 +47,17 @@ func (w *stuckWriter) Write(p []byte) (int, error) {
 // given their slots back). The test's end releases them too.
 func (e *env) holdPulls(t *testing.T, session, id string, n int) (release func()) {
 	t.Helper()
+	return e.holdReads(t, session, "/api/boards/"+id+"/sync?since=0", n)
+}
+
+// holdReads is holdPulls for any GET of path.
+func (e *env) holdReads(t *testing.T, session, path string, n int) (release func()) {
+	t.Helper()
 	unblock := make(chan struct{})
 	var wg sync.WaitGroup
 	for range n {
 		w := newStuckWriter(unblock)
-		req := e.newRequest(context.Background(), "GET", e.srv.URL+"/api/boards/"+id+"/sync?since=0", session, nil)
+		req := e.newRequest(context.Background(), "GET", e.srv.URL+path, session, nil)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -188,4 +197,99 @@ func TestLargeReadGateThreshold(t *testing.T) {
 	e.do("GET", "/api/boards/edge1/sync?since=0", bob, nil).wantStatus(t, http.StatusOK)
 	r := e.do("GET", "/api/boards/edge2/sync?since=0", bob, nil)
 	r.wantError(t, http.StatusServiceUnavailable, "")
+}
+
+// TestLargePullEndsTheStoreReadBeforeTheClientReads: a client that takes
+// a large pull's answer slowly must not hold the store's read open. On
+// bbolt an open read keeps the file from growing, so a push that needs a
+// larger file would wait for that client (up to the server's
+// WriteTimeout, two minutes). Here the client reads nothing until the
+// pushes that more than double the file are done.
+func TestLargePullEndsTheStoreReadBeforeTheClientReads(t *testing.T) {
+	e := newEnv(t)
+	alice := bigBoard(t, e, "alice@example.com", "big")
+	e.claimAs(alice, "other")
+	release := e.holdPulls(t, alice, "big", 1)
+
+	file := filepath.Join(e.dir, bolt.FileName)
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown := make(chan error, 1)
+	go func() {
+		// bbolt maps the file in powers of two: writing more than the
+		// file's size makes it map a larger file.
+		for i := 0; int64(i)*400*1024 < 2*st.Size(); i++ {
+			notes := make([]board.Note, 0, 400)
+			for j := range cap(notes) {
+				notes = append(notes, board.Note{ID: fmt.Sprintf("g%03d-%03d", i, j), Content: strings.Repeat("y", 1000), Color: "yellow", Type: "note", UpdatedAt: "2026-11-26T09:00:00Z"})
+			}
+			if code, body := e.push(alice, "other", notePush(notes...)); code != http.StatusOK {
+				grown <- fmt.Errorf("push %d: %d %v", i, code, body)
+				return
+			}
+		}
+		grown <- nil
+	}()
+	select {
+	case err := <-grown:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		release() // lets the pushes through, so that the test can end
+		t.Fatal("the pushes that grow the file waited for a client still reading a pull")
+	}
+	after, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() <= st.Size() {
+		t.Fatalf("the file did not grow (%d → %d bytes): the test proves nothing", st.Size(), after.Size())
+	}
+	release()
+	left, err := os.ReadDir(e.spoolDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Fatalf("the pull left %d spool files behind", len(left))
+	}
+	if got := len(e.pull(alice, "big", 0).Notes); got != 300 {
+		t.Fatalf("pull has %d notes, want 300", got)
+	}
+}
+
+// TestLargeMarkdownExportTakesASlot: a board's current Markdown larger
+// than 64 KiB is a large read like a pull: it takes a slot of the gate
+// (the same slots), and is answered whole once one is free.
+func TestLargeMarkdownExportTakesASlot(t *testing.T) {
+	e := newEnv(t, withLargeReads(2, 10, time.Hour))
+	alice := bigBoard(t, e, "alice@example.com", "big")
+	want := e.do("GET", "/api/boards/big/snapshot", alice, nil)
+	want.wantStatus(t, http.StatusOK)
+	if len(want.body) < 64<<10 {
+		t.Fatalf("the export is %d bytes: too small to be a large read", len(want.body))
+	}
+	release := e.holdReads(t, alice, "/api/boards/big/snapshot?download=1", 2)
+
+	r := e.do("GET", "/api/boards/big/snapshot", alice, nil)
+	r.wantError(t, http.StatusTooManyRequests, "")
+	if got := r.header.Get("Retry-After"); got != "2" {
+		t.Fatalf("Retry-After=%q, want 2", got)
+	}
+	e.do("GET", "/api/boards/big/sync?since=0", alice, nil).wantError(t, http.StatusTooManyRequests, "")
+	release()
+	got := e.do("GET", "/api/boards/big/snapshot", alice, nil)
+	got.wantStatus(t, http.StatusOK)
+	if string(got.body) != string(want.body) {
+		t.Fatalf("the export after the held ones differs: %d bytes, want %d", len(got.body), len(want.body))
+	}
+	if ct := got.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/markdown") {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	if left, _ := os.ReadDir(e.spoolDir()); len(left) != 0 {
+		t.Fatalf("the exports left %d spool files behind", len(left))
+	}
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -129,14 +130,21 @@ func (e *changesEncoder) write(b []byte) error {
 // While it holds everything written so far, nothing has left and the
 // request can still be answered otherwise (an error, a refusal by the
 // gate). When the buffer fills, admit decides whether the answer may go
-// on (a large read takes a slot); then start runs before the first byte
-// leaves, and the buffer is sent whenever it fills again.
+// on (a large read takes a slot), and the answer goes on into a spool
+// file (spool.go) rather than to the client, so that the store's read
+// ends as soon as the store has given every row, however slowly the
+// client reads. close, called once the read is over, runs start and sends
+// the spooled bytes and the buffer's; send gets them in pieces of at most
+// largeReadBuffer bytes, the last one with final set.
 type heldAnswer struct {
-	buf     []byte
-	started bool
-	admit   func() error
-	start   func() error
-	send    func(p []byte, final bool) error
+	ctx      context.Context
+	buf      []byte
+	spool    spool
+	admitted bool
+	started  bool
+	admit    func() error
+	start    func() error
+	send     func(p []byte, final bool) error
 }
 
 func (h *heldAnswer) Write(p []byte) (int, error) {
@@ -144,34 +152,42 @@ func (h *heldAnswer) Write(p []byte) (int, error) {
 	if len(h.buf) < largeReadBuffer {
 		return len(p), nil
 	}
-	if !h.started {
+	if !h.admitted {
 		if err := h.admit(); err != nil {
 			return 0, err
 		}
-		if err := h.start(); err != nil {
-			return 0, err
-		}
-		h.started = true
+		h.admitted = true
 	}
-	err := h.send(h.buf, false)
-	h.buf = h.buf[:0]
-	if err != nil {
+	// A client that has gone stops the read here, as a failed send
+	// used to.
+	if err := h.ctx.Err(); err != nil {
 		return 0, err
 	}
+	if _, err := h.spool.Write(h.buf); err != nil {
+		return 0, err
+	}
+	h.buf = h.buf[:0]
 	return len(p), nil
 }
 
-// close sends what is held as the answer's last bytes (starting the
-// answer first when it was small enough never to leave before).
+// close starts the answer and sends all of it: what was spooled, then
+// what is held, as the last piece.
 func (h *heldAnswer) close() error {
-	if !h.started {
-		if err := h.start(); err != nil {
+	if err := h.start(); err != nil {
+		return err
+	}
+	h.started = true
+	if h.spool.size > 0 {
+		chunk := make([]byte, largeReadBuffer)
+		if err := h.spool.replay(chunk, func(p []byte) error { return h.send(p, false) }); err != nil {
 			return err
 		}
-		h.started = true
 	}
 	return h.send(h.buf, true)
 }
+
+// discard removes the spool file, if the answer needed one.
+func (h *heldAnswer) discard() { h.spool.remove() }
 
 // jsonStarter returns the start of a streamed JSON answer on w: its
 // headers, as writeJSON sends them, and status 200.
@@ -210,7 +226,9 @@ type catchUp struct {
 // part returns the function PullTo feeds the catch-up since since to.
 func (c *catchUp) part(since int64) func(p *persist.ChangePart) error {
 	c.out = heldAnswer{
-		buf: append(append(make([]byte, 0, 4<<10), `{"type":"changes","since":`...), strconv.FormatInt(since, 10)+","...),
+		ctx:   c.lc.ctx,
+		spool: spool{dir: c.lc.s.cfg.SpoolDir},
+		buf:   append(append(make([]byte, 0, 4<<10), `{"type":"changes","since":`...), strconv.FormatInt(since, 10)+","...),
 		admit: func() error {
 			rel, err := c.lc.s.largeReads.acquire(c.lc.ctx, c.lc.email)
 			if err == nil {
@@ -245,8 +263,10 @@ func (c *catchUp) finish() error {
 	return c.out.close()
 }
 
-// release gives back the gate's slot, if the catch-up took one.
+// release removes the catch-up's spool and gives back the gate's slot,
+// if the catch-up took one.
 func (c *catchUp) release() {
+	c.out.discard()
 	if c.rel != nil {
 		c.rel()
 	}

@@ -50,6 +50,10 @@ type Config struct {
 	LargeReadsPerUser int
 	LargeReads        int
 	LargeReadWait     time.Duration
+	// SpoolDir is the folder large answers are spooled to while the store
+	// reads them (spool.go); "" is the system's temporary folder. Call
+	// ClearSpools on it before serving.
+	SpoolDir string
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.

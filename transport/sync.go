@@ -54,7 +54,8 @@ type versionBody struct {
 // the board to pass since (longpoll.go). Otherwise the answer is streamed
 // from the store as it is read (pullstream.go); one larger than 64 KiB
 // takes a slot of the large-read gate first (429 or 503 with Retry-After
-// when there is none, before a byte of it is sent).
+// when there is none, before a byte of it is sent) and is spooled to a
+// file until the store's read is over, then sent (spool.go).
 func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	since, err := parseSince(r, true)
 	if err != nil {
@@ -70,7 +71,9 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 	release := func() {}
 	defer func() { release() }()
 	out := &heldAnswer{
-		buf: append(make([]byte, 0, 4<<10), '{'),
+		ctx:   r.Context(),
+		spool: spool{dir: s.cfg.SpoolDir},
+		buf:   append(make([]byte, 0, 4<<10), '{'),
 		admit: func() error {
 			rel, err := s.largeReads.acquire(r.Context(), a.Email)
 			if err == nil {
@@ -81,6 +84,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 		start: jsonStarter(w),
 		send:  httpSender(w),
 	}
+	defer out.discard()
 	enc := newChangesEncoder(out)
 	v, changed, err := s.hub.PullTo(r.Context(), a.Board.ID, since, enc.part)
 	if err == nil && changed {

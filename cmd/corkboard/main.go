@@ -196,6 +196,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("web client: %w", err)
 	}
+	// Large answers wait in <data>/spool while the store reads them;
+	// what a crash left there goes now.
+	spoolDir := filepath.Join(cfg.DataDir, "spool")
+	if err := transport.ClearSpools(spoolDir); err != nil {
+		return err
+	}
 	srv := transport.New(transport.Config{
 		PublicURL:       cfg.PublicURL,
 		TrustProxy:      cfg.TrustProxy,
@@ -206,6 +212,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		LargeReadsPerUser: cfg.LargeReadsPerUser,
 		LargeReads:        cfg.LargeReads,
 		LargeReadWait:     cfg.LargeReadWait,
+		SpoolDir:          spoolDir,
 	}, transport.Deps{
 		App:       app,
 		DB:        db,

@@ -697,7 +697,7 @@ func (db *DB) ScanChangesSince(ctx context.Context, boardID string, since int64,
 		if err != nil {
 			return err
 		}
-		part := persist.ChangePart{Kind: persist.PartHeader, Header: persist.ChangesHeader{Board: b.Header(), ServerVersion: b.Version}}
+		part := persist.ChangePart{Kind: persist.PartHeader, Header: persist.ChangesHeader{Board: b.Header(), ServerVersion: b.Version, Phases: b.Phases}}
 		rb, _ := rowsBucket(tx, boardID, false)
 		// A client ahead of the board (its copy came from data that was
 		// since lost or restored) or behind the pruned tombstones cannot be

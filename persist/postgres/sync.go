@@ -656,18 +656,25 @@ func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int6
 	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
 		var b board.Board
 		var horizon int64
-		err := tx.QueryRow(ctx, "SELECT id, name, version, updated_at, horizon FROM boards WHERE id = $1", boardID).
-			Scan(&b.ID, &b.Name, &b.Version, &b.UpdatedAt, &horizon)
+		var phases []byte
+		err := tx.QueryRow(ctx, "SELECT id, name, version, updated_at, horizon, phases FROM boards WHERE id = $1", boardID).
+			Scan(&b.ID, &b.Name, &b.Version, &b.UpdatedAt, &horizon, &phases)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("Board")
 		} else if err != nil {
 			return err
 		}
+		if phases != nil {
+			b.Phases = new(board.Phases)
+			if err := json.Unmarshal(phases, b.Phases); err != nil {
+				return fmt.Errorf("decode phases of board %s: %w", b.ID, err)
+			}
+		}
 		// A client ahead of the board or behind the pruned tombstones
 		// cannot be patched: it gets everything and replaces its copy.
 		full := since == 0 || since > b.Version || since < horizon
 		part := persist.ChangePart{Kind: persist.PartHeader, Header: persist.ChangesHeader{
-			Board: b.Header(), ServerVersion: b.Version, Reset: full && since != 0 && since != b.Version}}
+			Board: b.Header(), ServerVersion: b.Version, Reset: full && since != 0 && since != b.Version, Phases: b.Phases}}
 		if err := fn(&part); err != nil || since == b.Version {
 			return err
 		}

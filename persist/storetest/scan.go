@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -19,6 +21,49 @@ func runScan(t *testing.T, open Opener) {
 	t.Run("StopsOnError", func(t *testing.T) { testScanStopsOnError(t, open) })
 	t.Run("OneVersionUnderConcurrentPushes", func(t *testing.T) { testScanOneVersion(t, open) })
 	t.Run("Errors", func(t *testing.T) { testScanErrors(t, open) })
+	t.Run("FullIsTheBoardState", func(t *testing.T) { testScanFullIsState(t, open) })
+}
+
+// testScanFullIsState: a full scan gives what BoardState gives, the phases
+// included, in the same order (snapshots are rendered from it).
+func testScanFullIsState(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b1", "b2")
+	mustPush(t, db, "b1", &board.Push{
+		Notes:        board.NoteChanges{Upserted: []board.Note{note("c", "1"), note("a", "1"), note("b", "1")}},
+		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{item("y", "1"), item("x", "1")}},
+	}, "")
+	mustPush(t, db, "b1", &board.Push{Notes: board.NoteChanges{Deleted: []string{"b"}}}, "")
+	ph := &board.Phases{Phases: []json.RawMessage{json.RawMessage(`{"id":"p1","name":"Ideas"}`)}, CurrentPhaseID: "p1"}
+	if _, err := db.SetPhases(ctx, "b1", ph); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"b1", "b2"} {
+		st, err := db.BoardState(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := board.State{Notes: []board.Note{}, TrackerItems: []board.TrackerItem{}}
+		err = db.ScanChangesSince(ctx, id, 0, func(p *persist.ChangePart) error {
+			switch p.Kind {
+			case persist.PartHeader:
+				got.Board, got.Phases = p.Header.Board, p.Header.Phases
+			case persist.PartNote:
+				got.Notes = append(got.Notes, *p.Note)
+			case persist.PartItem:
+				got.TrackerItems = append(got.TrackerItems, *p.Item)
+			default:
+				t.Fatalf("a full scan gave a part of kind %d", p.Kind)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(&got, st) {
+			t.Fatalf("board %s: full scan\n%+v\nBoardState\n%+v", id, got, *st)
+		}
+	}
 }
 
 // scanned is what a scan gave: its parts' kinds and a readable line per
