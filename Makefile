@@ -1,5 +1,10 @@
 # Corkboard. `make test` installs what the tests need, then runs every test.
+# The product is this module; the tools that measure or break it (load,
+# chaos, large reads) are the module in tools/ (docs/architecture.md, "The
+# product and the tools"): every target that builds, vets or tests covers
+# both, the tools' commands running inside tools/.
 GO        ?= go
+TOOLS     := tools
 AISDK_DIR := .cache/aisdk
 CHROMIUM  ?= /usr/bin/chromium
 FIREFOX   ?= /usr/bin/firefox-esr
@@ -13,6 +18,7 @@ all: build
 
 build:
 	$(GO) build ./...
+	cd $(TOOLS) && $(GO) build ./...
 
 run:
 	$(GO) run ./cmd/corkboard
@@ -56,7 +62,9 @@ pg:
 # so that one test also runs once without it.
 test: deps pg
 	$(GO) vet ./...
+	cd $(TOOLS) && $(GO) vet ./...
 	CORKBOARD_AI_SDK_DIR=$(CURDIR)/$(AISDK_DIR) $(GO) test -race -count=1 -timeout 20m ./...
+	cd $(TOOLS) && $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -run 'TestLargestPushIsAccepted' ./transport/
 	$(MAKE) test-web
 
@@ -65,9 +73,9 @@ test: deps pg
 # then the converge workload (issue 20) for 3 minutes on bbolt, kill -9 of
 # the server, and 3 minutes on three PostgreSQL nodes, kill -9 of one.
 chaos: pg
-	$(GO) run ./cmd/corkboard-chaos -duration 5m -pg-restart
-	$(GO) run ./cmd/corkboard-chaos -workload converge -backend bolt -duration 3m
-	$(GO) run ./cmd/corkboard-chaos -workload converge -backend pg -duration 3m
+	cd $(TOOLS) && $(GO) run ./corkboard-chaos -duration 5m -pg-restart
+	cd $(TOOLS) && $(GO) run ./corkboard-chaos -workload converge -backend bolt -duration 3m
+	cd $(TOOLS) && $(GO) run ./corkboard-chaos -workload converge -backend pg -duration 3m
 
 # deps-web installs the web client's exact dependencies (package-lock.json)
 # when they are missing or older than the lock file.
@@ -116,10 +124,12 @@ lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	cd $(TOOLS) && $(GO) vet ./...
+	cd $(TOOLS) && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # cross builds and vets (tests included) for the other platforms self-hosters
 # run: platform code sits behind build tags (transport/livewriter_unix.go,
-# cmd/corkboard-load/sys_unix.go), and a tag left off breaks only there.
+# tools/corkboard-load/sys_unix.go), and a tag left off breaks only there.
 CROSS_PLATFORMS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/arm64 freebsd/amd64
 
 cross:
@@ -127,6 +137,7 @@ cross:
 		echo "cross: GOOS=$${p%/*} GOARCH=$${p#*/} go build, go vet"; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+		(cd $(TOOLS) && GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./... && GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...); \
 	done
 
 # stress runs the concurrency-sensitive tests STRESS_COUNT times each,
@@ -153,6 +164,7 @@ fmt:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	cd $(TOOLS) && $(GO) test -run='^$$' -bench=. -benchmem ./...
 
 clean:
 	rm -rf .cache

@@ -37,7 +37,7 @@ type Config struct {
 	// published by GET /api/config.
 	LoginCodesInLog bool
 	// BoardCacheSize bounds how many boards' access facts the board guard
-	// keeps in memory (accesscache.go); 0 is 100,000.
+	// keeps in memory (accesscache.go); 0 is 10,000.
 	BoardCacheSize int
 	// BoardCacheTTL is how long a cached board is trusted before it is
 	// read again: the longest an invite removal or a phase change made on

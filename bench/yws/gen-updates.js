@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // gen-updates.js writes a sequence of real, incremental Yjs updates for the
-// load tool's y-websocket side (cmd/corkboard-load -mode compare):
+// load tool's y-websocket side (tools/corkboard-load -mode compare):
 //
 //   node gen-updates.js [count] [out-file]      (defaults: 20000 updates.bin)
 //

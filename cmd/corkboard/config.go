@@ -182,6 +182,28 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see corkboard -h)", fs.Arg(0))
 	}
+	set, err := fillFromEnv(fs, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := readSecretFiles(cfg, set); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkSizes(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkRates(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkOperations(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// fillFromEnv sets every flag of fs not given on the command line from its
+// environment variable, and returns the names of those that were given.
+func fillFromEnv(fs *flag.FlagSet, getenv func(string) string) (map[string]bool, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
@@ -195,63 +217,74 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 			}
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := readSecretFiles(cfg, set); err != nil {
-		return nil, err
-	}
+	return set, err
+}
+
+// checkSizes checks the limits that are counts: of bytes, snapshots,
+// notes, connections and reads.
+func (cfg *Config) checkSizes() error {
 	if cfg.MaxChangelogSize < 1 {
-		return nil, fmt.Errorf("-max-changelog-bytes-per-board must be at least 1, not %d", cfg.MaxChangelogSize)
+		return fmt.Errorf("-max-changelog-bytes-per-board must be at least 1, not %d", cfg.MaxChangelogSize)
 	}
 	if cfg.SnapshotKeep < 1 || cfg.SnapshotKeep > changelog.MaxKeep {
-		return nil, fmt.Errorf("-snapshot-keep must be from 1 to %d, not %d", changelog.MaxKeep, cfg.SnapshotKeep)
+		return fmt.Errorf("-snapshot-keep must be from 1 to %d, not %d", changelog.MaxKeep, cfg.SnapshotKeep)
 	}
 	for name, v := range map[string]int{"snapshot-max-bytes": cfg.SnapshotMaxBytes, "snapshot-slots": cfg.SnapshotSlots,
 		"max-notes-per-board": cfg.MaxNotesPerBoard, "max-items-per-board": cfg.MaxItemsPerBoard, "max-boards-per-user": cfg.MaxBoardsPerUser} {
 		if v < 1 {
-			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
+			return fmt.Errorf("-%s must be at least 1, not %d", name, v)
 		}
 	}
 	for name, v := range map[string]int{"live-max-per-board": cfg.LiveMaxPerBoard, "live-max-per-user": cfg.LiveMaxPerUser, "live-max": cfg.LiveMax, "poll-max-per-user": cfg.PollMaxPerUser, "poll-max": cfg.PollMax,
 		"large-reads-per-user": cfg.LargeReadsPerUser, "large-reads": cfg.LargeReads} {
 		if v < 1 {
-			return nil, fmt.Errorf("-%s must be at least 1, not %d", name, v)
+			return fmt.Errorf("-%s must be at least 1, not %d", name, v)
 		}
 	}
+	return nil
+}
+
+// checkRates checks the limits that are rates and waits.
+func (cfg *Config) checkRates() error {
 	for name, v := range map[string]float64{"live-push-rate": cfg.LivePushRate, "live-user-push-rate": cfg.LiveUserPush} {
 		if !(v >= 0.1 && v <= 1e6) {
-			return nil, fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
+			return fmt.Errorf("-%s must be from 0.1 to 1000000 pushes a second, not %g", name, v)
 		}
 	}
 	if cfg.LargeReadWait < time.Millisecond || cfg.LargeReadWait > time.Minute {
-		return nil, fmt.Errorf("-large-read-wait must be from 1ms to 1m, not %s", cfg.LargeReadWait)
+		return fmt.Errorf("-large-read-wait must be from 1ms to 1m, not %s", cfg.LargeReadWait)
 	}
 	for name, v := range map[string]float64{"live-message-rate": cfg.LiveMsgRate, "live-user-message-rate": cfg.LiveUserMsgRate} {
 		if !(v >= 1 && v <= 1e6) {
-			return nil, fmt.Errorf("-%s must be from 1 to 1000000 messages a second, not %g", name, v)
+			return fmt.Errorf("-%s must be from 1 to 1000000 messages a second, not %g", name, v)
 		}
 	}
 	if cfg.CacheTTL < time.Second || cfg.CacheTTL > time.Minute {
-		return nil, fmt.Errorf("-cache-ttl must be from 1s to 1m, not %s", cfg.CacheTTL)
+		return fmt.Errorf("-cache-ttl must be from 1s to 1m, not %s", cfg.CacheTTL)
 	}
+	return nil
+}
+
+// checkOperations checks what the operator runs the node with: the extra
+// listeners' addresses, the drain delay and the log format.
+func (cfg *Config) checkOperations() error {
 	if cfg.Pprof != "" {
 		if err := checkPprofAddr(cfg.Pprof); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(cfg.MetricsAddr); err != nil {
-			return nil, fmt.Errorf("-metrics-addr %q: %w", cfg.MetricsAddr, err)
+			return fmt.Errorf("-metrics-addr %q: %w", cfg.MetricsAddr, err)
 		}
 	}
 	if cfg.DrainDelay < 0 {
-		return nil, fmt.Errorf("-drain-delay must not be negative, not %s", cfg.DrainDelay)
+		return fmt.Errorf("-drain-delay must not be negative, not %s", cfg.DrainDelay)
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
-		return nil, fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)
+		return fmt.Errorf("-log-format must be text or json, not %q", cfg.LogFormat)
 	}
-	return cfg, nil
+	return nil
 }
 
 // limits are the store's board.Limits.

@@ -41,12 +41,21 @@ func (s *syncBuffer) String() string {
 // a stop function that waits for a clean exit.
 func start(t *testing.T, args ...string) (string, *syncBuffer, func()) {
 	t.Helper()
+	return startMain(t, func(*Main) {}, args...)
+}
+
+// startMain is start with a say over the Main before it opens (its hooks).
+func startMain(t *testing.T, setup func(*Main), args ...string) (string, *syncBuffer, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	logs := &syncBuffer{}
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, logs, io.Discard, ready)
+		done <- runMain(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, logs, io.Discard, func(m *Main) {
+			m.Ready = ready
+			setup(m)
+		})
 	}()
 	select {
 	case addr := <-ready:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,7 +60,17 @@ func loginFromOutbox(t *testing.T, base, data, email string) *http.Cookie {
 // close.
 func TestShutdownFinishesInFlightPush(t *testing.T) {
 	data := t.TempDir()
-	base, logs, stop := start(t, "-data", data)
+	// inFlight is closed when the push reaches the API's handler: its
+	// request line and headers are read, so shutdown must wait for it.
+	inFlight := make(chan struct{})
+	var once sync.Once
+	base, logs, stop := startMain(t, func(m *Main) {
+		m.OnRequest = func(r *http.Request) {
+			if r.Method == http.MethodPost && r.URL.Path == "/api/boards/b1/sync" {
+				once.Do(func() { close(inFlight) })
+			}
+		}
+	}, "-data", data)
 	cookie := loginFromOutbox(t, base, data, "ada@example.com")
 	req, _ := http.NewRequest("POST", base+"/api/boards/b1/access", nil)
 	req.AddCookie(cookie)
@@ -96,9 +107,13 @@ func TestShutdownFinishesInFlightPush(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The client flushes each chunk; give the server a moment to read the
-	// request line and headers, so that the request is in flight.
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-inFlight:
+	case r := <-done:
+		t.Fatalf("the push ended before shutdown: %+v", r)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the push did not reach the server")
+	}
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
 	// Shutdown has begun once the listener refuses connections; then finish

@@ -26,7 +26,7 @@ const (
 
 // ApplyPush applies one push to a claimed board and returns the new board
 // version; replayed is true when idemKey was already applied to this board.
-// See persist.DB.ApplyPush for the contract.
+// See persist.SyncStore.ApplyPushes for the contract.
 func (s *Store) ApplyPush(ctx context.Context, boardID string, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
 	res, err := s.ApplyPushes(ctx, boardID, []persist.PushInput{{Push: p, IdempotencyKey: idemKey}})
 	if err != nil {

@@ -162,7 +162,8 @@ func (s *Store) CreditsUsed(ctx context.Context, email, month string) (int, erro
 
 // ApplyBillingEvent applies one provider event at most once: the event id is
 // recorded in the same transaction as its effect, so a repeated event (on
-// any node) changes nothing and reports replayed. See persist.DB.
+// any node) changes nothing and reports replayed. See
+// persist.BillingStore.ApplyBillingEvent.
 func (s *Store) ApplyBillingEvent(ctx context.Context, upd persist.BillingUpdate, defaultPlan string) (u *persist.User, replayed bool, err error) {
 	ctx, cancel := s.call(ctx)
 	defer cancel()

@@ -88,7 +88,7 @@ func runConverge(t *testing.T, cfg ConvergeConfig) {
 	}
 	t.Log(res.Summary)
 	if len(res.Violations) > 0 {
-		t.Fatalf("%d violations:\n%s\nreplay the choices: CORKBOARD_CONVERGE_SEED=%d go test -race -run '%s$' ./cmd/corkboard-chaos",
+		t.Fatalf("%d violations:\n%s\nreplay the choices: CORKBOARD_CONVERGE_SEED=%d go test -C tools -race -run '%s$' ./corkboard-chaos",
 			len(res.Violations), res.Details, cfg.Seed, t.Name())
 	}
 	// RunConverge compared the server's merge counters with what the run

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"corkboard/tools/internal/corkboardbin"
 )
 
 // node is one corkboard process of the cluster: the chaos tool starts,
@@ -177,15 +179,10 @@ func (n *node) shutdown() {
 	}
 }
 
-// buildCorkboard builds the corkboard binary into dir from the module the
-// current directory is in.
+// buildCorkboard builds the corkboard binary into dir, in the product's
+// module (corkboardbin says why there).
 func buildCorkboard(ctx context.Context, dir string) (string, error) {
-	out := filepath.Join(dir, "corkboard")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "corkboard/cmd/corkboard")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build corkboard: %w: %s", err, b)
-	}
-	return out, nil
+	return corkboardbin.Build(ctx, dir)
 }
 
 // session is a logged-in person: the cookie works on every node.

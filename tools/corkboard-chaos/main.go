@@ -33,7 +33,7 @@ func run() int {
 	flag.IntVar(&conv.Notes, "notes", 4, "converge: the notes the owner writes first, which stay (the clients create and delete a few more)")
 	flag.StringVar(&conv.OverlapRule, "overlap", OverlapKeepBase, "converge: what a client does when the rebase of an unsent edit overlapped: none (the new row becomes the base; loses lines), log (writes the server row it overwrote to the changelog) or keep-base (pushes on the base it had before, so that the server finds the overlap: docs/web-client.md's rule)")
 	flag.IntVar(&conv.Ops, "ops", 0, "converge: operations per client (0: until -duration is over)")
-	flag.StringVar(&cfg.Corkboard, "corkboard", "", "the corkboard binary (default: go build corkboard/cmd/corkboard, from inside the module)")
+	flag.StringVar(&cfg.Corkboard, "corkboard", "", "the corkboard binary (default: built from the product module, when run inside the tools module)")
 	flag.StringVar(&admin, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "an administrative PostgreSQL connection: the run creates a fresh database of its own there and drops it at the end")
 	flag.BoolVar(&keep, "keep", false, "keep the database and the nodes' folders after the run")
 	flag.Uint64Var(&cfg.Seed, "seed", 0, "the seed of the fault schedule and the clients' choices (default: random, printed)")

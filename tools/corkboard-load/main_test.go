@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"corkboard/tools/internal/corkboardbin"
 )
 
 // corkboardBin is the real server, built once by TestMain for the tests
@@ -27,10 +29,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	corkboardBin = filepath.Join(dir, "corkboard")
-	build := exec.Command("go", "build", "-o", corkboardBin, "corkboard/cmd/corkboard")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build ./cmd/corkboard: %v\n%s", err, out)
+	if corkboardBin, err = corkboardbin.Build(context.Background(), dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

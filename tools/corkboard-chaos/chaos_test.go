@@ -48,7 +48,7 @@ func TestChaosShort(t *testing.T) {
 		}
 	}
 	if len(res.Violations) > 0 {
-		t.Fatalf("seed %d (reproduce the schedule: go run ./cmd/corkboard-chaos -seed %d -duration 30s -fault-every 3s -stop-min 2s -stop-max 4s): %d violations:\n%s",
+		t.Fatalf("seed %d (reproduce the schedule: go run -C tools ./corkboard-chaos -seed %d -duration 30s -fault-every 3s -stop-min 2s -stop-max 4s): %d violations:\n%s",
 			seed, seed, len(res.Violations), res.Summary)
 	}
 }
