@@ -38,6 +38,13 @@ async function pushNotes(page, boardId, notes) {
 /** colourNotes are one note of each colour with some Markdown, in a row. */
 const colourNotes = () => COLOURS.map((c, i) => ({ id: `c-${c}`, title: `A ${c} note`, content: `Some **${c}** text and a [link](https://example.com).`, color: c, x: (i % 4) * 240, y: Math.floor(i / 4) * 190 }));
 
+/** openWith pushes notes to the board and reloads it, so that it opens fitted to them. */
+async function openWith(page, boardId, notes, waitFor) {
+  await pushNotes(page, boardId, notes);
+  await page.reload();
+  await page.locator(`[data-note-id="${waitFor}"]`).waitFor();
+}
+
 /** box is an element's bounding box, or null when it is not displayed. */
 async function box(page, selector) {
   const l = page.locator(selector);
@@ -74,8 +81,7 @@ test('1280×800: the canvas takes ≥ 85 %, the top bar is one row, nothing over
   const page = await ctx.newPage();
   await login(page, server, 'layout@example.com');
   const id = await createBoard(page, 'Quarterly roadmap for the platform team');
-  await pushNotes(page, id, colourNotes());
-  await page.locator('.note', { hasText: 'A gray note' }).waitFor();
+  await openWith(page, id, colourNotes(), 'c-gray');
 
   const share = await canvasShare(page, DESKTOP.viewport);
   assert.ok(share >= 0.85, `the canvas has ${(share * 100).toFixed(1)} % of the window`);
@@ -129,7 +135,7 @@ test('1280×800: the canvas takes ≥ 85 %, the top bar is one row, nothing over
     await menuItem(page, item);
     const d = page.getByRole('dialog', { name: dialog });
     await d.waitFor();
-    await d.getByRole('button', { name: 'Close' }).click();
+    await d.getByRole('button', { name: 'Close' }).first().click();
     await d.waitFor({ state: 'detached' });
   }
   await page.getByRole('button', { name: 'Share' }).click();
@@ -157,8 +163,7 @@ test('dark mode follows the system, the menu switches it, and both pass axe\'s c
   const page = await ctx.newPage();
   await login(page, server, 'dark@example.com');
   const id = await createBoard(page, 'Dark board');
-  await pushNotes(page, id, colourNotes());
-  await page.locator('.note', { hasText: 'A gray note' }).waitFor();
+  await openWith(page, id, colourNotes(), 'c-gray');
   await synced(page);
   const bg = () => page.evaluate(() => getComputedStyle(document.querySelector('header.topbar')).backgroundColor);
   // The system says dark, no choice was made: dark.
@@ -172,7 +177,7 @@ test('dark mode follows the system, the menu switches it, and both pass axe\'s c
   assert.equal(await bg(), 'rgb(255, 255, 255)');
   assert.deepEqual(await contrastViolations(page), [], 'light');
   await page.reload();
-  await page.locator('.note', { hasText: 'A gray note' }).waitFor();
+  await page.locator('[data-note-id="c-gray"]').waitFor();
   assert.equal(await bg(), 'rgb(255, 255, 255)', 'the choice is kept');
   // The header's toggle cycles: light → dark.
   await page.getByRole('button', { name: /Colour theme: Light/ }).click();
@@ -192,8 +197,7 @@ test('390×844 with touch: the canvas is the screen, tools in a bottom bar, pane
   await shot(page, 'boards-phone');
   const id = await createBoard(page, 'Quarterly roadmap for the platform team');
   // Notes far apart: a fit of all of them would be far below 50 %.
-  await pushNotes(page, id, [...colourNotes(), { id: 'far', title: 'Far away', color: 'blue', x: 6000, y: 4000 }]);
-  await page.locator('.note', { hasText: 'A gray note' }).waitFor();
+  await openWith(page, id, colourNotes(), 'c-pink');
 
   const vp = PHONE.viewport;
   const share = await canvasShare(page, vp);
@@ -212,8 +216,12 @@ test('390×844 with touch: the canvas is the screen, tools in a bottom bar, pane
   assertLaidOut({ topbar: bar, bottombar: rail, zoom: await box(page, '.zoom-controls') }, vp);
   await page.getByRole('button', { name: '+ Note' }).waitFor();
   await shot(page, 'board-phone');
+  // Tap selects a note.
+  await page.locator('[data-note-id="c-pink"]').tap();
+  await page.locator('.note.selected[data-note-id="c-pink"]').waitFor();
 
   // Zoom to fit keeps 50 % and centres instead of shrinking the notes away.
+  await pushNotes(page, id, [{ id: 'far', title: 'Far away', color: 'blue', x: 6000, y: 4000 }]);
   await page.getByRole('button', { name: 'Zoom to fit' }).tap();
   await page.locator('.zoom-level', { hasText: '50 %' }).waitFor();
 
@@ -236,9 +244,6 @@ test('390×844 with touch: the canvas is the screen, tools in a bottom bar, pane
   await deleted.waitFor();
   await deleted.getByRole('button', { name: 'Close' }).tap();
   await deleted.waitFor({ state: 'detached' });
-  // Tap selects a note.
-  await page.locator('.note', { hasText: 'A pink note' }).tap();
-  await page.locator('.note.selected', { hasText: 'A pink note' }).waitFor();
   await synced(page);
   await ctx.close();
 });
@@ -248,8 +253,7 @@ test('390×844 dark: the phone board passes axe\'s colour contrast', { skip }, a
   const page = await ctx.newPage();
   await login(page, server, 'phone-dark@example.com');
   const id = await createBoard(page, 'Night shift');
-  await pushNotes(page, id, colourNotes());
-  await page.locator('.note', { hasText: 'A gray note' }).waitFor();
+  await openWith(page, id, colourNotes(), 'c-gray');
   await synced(page);
   assert.deepEqual(await contrastViolations(page), [], 'dark phone');
   await shot(page, 'board-phone-dark');

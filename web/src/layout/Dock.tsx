@@ -7,6 +7,19 @@ import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 're
  * Delete) listen on the document.
  */
 export function Dock({ open, onClose, children }: { open: boolean; onClose: () => void; children: ReactNode }) {
+  // Escape with the focus on the canvas (or nowhere) closes the dock too;
+  // not while a modal dialog is open, which Escape closes first.
+  useEffect(() => {
+    if (!open) return;
+    const onDocKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || document.querySelector('dialog[open]')) return;
+      const t = e.target as HTMLElement | null;
+      if (t && t !== document.body && t.closest('input, textarea, select, [role="menu"]')) return;
+      onClose();
+    };
+    document.addEventListener('keydown', onDocKey);
+    return () => document.removeEventListener('keydown', onDocKey);
+  }, [open, onClose]);
   const onKeyDown = (e: KeyboardEvent) => {
     e.stopPropagation();
     if (e.key === 'Escape' && !e.defaultPrevented) {
