@@ -69,9 +69,9 @@ export function Canvas(props: Props) {
       maxX = Math.max(maxX, n.x + NOTE_WIDTH);
       maxY = Math.max(maxY, n.y + NOTE_HEIGHT);
     }
-    // Fitted, but not below 30 %: a far view of thousands of notes shows
+    // Fitted, but not below 30 % (50 % on a phone, layout/zoom.ts): a far view of thousands of notes shows
     // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
-    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, OPEN_MIN_ZOOM, 1, 0.1));
+    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, Math.max(OPEN_MIN_ZOOM, fitOptions(window.innerWidth).minZoom ?? 0), 1, 0.1));
   }, [ready, notes, start]);
   const { client } = props;
   useEffect(() => {
