@@ -67,3 +67,10 @@ export async function menuItem(page, name, role = 'menuitem') {
   await page.getByRole('button', { name: 'Board menu' }).click();
   await page.getByRole(role, { name, exact: true }).click();
 }
+
+/** logOut clicks Log out: in the top bar, or in the board menu on a phone, where the bar has no room for it. */
+export async function logOut(page) {
+  const button = page.getByRole('button', { name: 'Log out' });
+  if (await button.isVisible()) return button.click();
+  await menuItem(page, 'Log out');
+}
