@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { skipAI, startFakeOllama, startServer, launch } from './harness.mjs';
-import { login, createBoard, invite, shot } from './helpers.mjs';
+import { login, createBoard, invite, shot, menuItem } from './helpers.mjs';
 
 // This file's own rules (expandNote on a note with a known id), beside the shared ones.
 const CHAT_SCRIPT = fileURLToPath(new URL('./ollama/chat/script.json', import.meta.url));
@@ -148,7 +148,7 @@ test('the quota 429 says how many credits were used of how many, on which plan',
 test('the phase coach shows three suggestions as buttons; one click sends its prompt', { skip: skipAI }, async () => {
   const { ctx, page } = await userPage(server, 'coach-ai@example.com');
   await createBoard(page, 'Coached board');
-  await page.getByRole('button', { name: 'Edit phases' }).click();
+  await menuItem(page, 'Edit phases');
   const dialog = page.getByRole('dialog', { name: 'Edit phases' });
   await dialog.getByRole('button', { name: 'Add a phase' }).click();
   await dialog.getByRole('textbox', { name: 'Phase 1' }).fill('Discovery');

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { skipAI, withAIServerAndBrowser } from './harness.mjs';
-import { login, createBoard, synced, invite } from './helpers.mjs';
+import { login, createBoard, synced, invite, menuItem } from './helpers.mjs';
 
 let server, browser;
 withAIServerAndBrowser((up) => ({ server, browser } = up));
@@ -42,7 +42,7 @@ test('a pasted document becomes the picked notes, and the other user sees them a
   await grace.page.goto(`${server.url}/b/${id}`);
   await grace.page.locator('[data-connection="online"]').waitFor();
 
-  await ada.page.getByRole('button', { name: 'Import document' }).click();
+  await menuItem(ada.page, 'Import document');
   const dialog = ada.page.getByRole('dialog', { name: 'Import a document' });
   const text = dialog.getByLabel('Document text');
 
@@ -210,7 +210,7 @@ test('a document over 100,000 characters is refused before anything is sent', { 
   page.on('request', (r) => {
     if (isDocPost(r)) posts++;
   });
-  await page.getByRole('button', { name: 'Import document' }).click();
+  await menuItem(page, 'Import document');
   const dialog = page.getByRole('dialog', { name: 'Import a document' });
   const text = dialog.getByLabel('Document text');
   // 99,999 + 2 astral characters: 100,001 characters, 100,003 UTF-16 units.
@@ -245,7 +245,7 @@ test('Cancel stops an import that is still running and keeps the document', { sk
   await createBoard(page, 'Cancel board');
   // The answer never comes: the request stays open until the page drops it.
   await page.route('**/api/canvas/document-to-notes', () => {});
-  await page.getByRole('button', { name: 'Import document' }).click();
+  await menuItem(page, 'Import document');
   const dialog = page.getByRole('dialog', { name: 'Import a document' });
   await dialog.getByLabel('Document text').fill(DOCUMENT);
   await dialog.getByRole('button', { name: 'Propose notes' }).click();

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skipAI, withAIServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, invite } from './helpers.mjs';
+import { login, createBoard, addNote, invite, menuItem } from './helpers.mjs';
 
 let server, browser;
 withAIServerAndBrowser(({ server: s, browser: b }) => {
@@ -68,7 +68,7 @@ test('the app shell has a strict CSP and nosniff, and the app works under it wit
   await grace.page.locator('.note', { hasText: 'Launch checklist' }).waitFor();
 
   // The history panel is a chunk of its own, with its own stylesheet.
-  await grace.page.getByRole('button', { name: 'Deleted notes' }).click();
+  await menuItem(grace.page, 'Deleted notes');
   await grace.page.getByRole('dialog').or(grace.page.getByRole('complementary', { name: /deleted/i })).first().waitFor();
 
   assert.deepEqual(await ada.violations(), []);

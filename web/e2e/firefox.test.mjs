@@ -167,3 +167,27 @@ test('Firefox: an offline edit survives a reload and reaches the server after re
   assert.deepEqual(res.body.notes.map((n) => n.title).sort(), ['Online note', 'Written offline']);
   await ctx.close();
 });
+
+test('Firefox at 1280×800: one-row top bar, the canvas ≥ 85 %, the menu opens a panel in the dock and Escape closes it', { skip }, async () => {
+  const { ctx, page } = await userPage('ff-layout@example.com');
+  await createBoard(page, 'Firefox layout');
+  await addNote(page, 'Laid out');
+  const m = await page.evaluate(() => {
+    const r = (s) => document.querySelector(s).getBoundingClientRect();
+    const bar = r('header.topbar');
+    const canvas = r('.react-flow');
+    return { bar: bar.height, share: (canvas.width * canvas.height) / (innerWidth * innerHeight), rail: r('[role="toolbar"]').left, zoom: r('.zoom-controls').top };
+  });
+  assert.ok(m.bar < 56, `the top bar is ${m.bar} px tall`);
+  assert.ok(m.share >= 0.85, `the canvas has ${(m.share * 100).toFixed(1)} %`);
+  assert.ok(m.rail < 40 && m.zoom > 600, `rail at the left, zoom controls at the bottom: ${JSON.stringify(m)}`);
+  await press(page, 'Board menu');
+  const item = await page.waitForFunction(() => [...document.querySelectorAll('[role="menuitem"]')].find((e) => e.textContent.trim() === 'Deleted notes'), POLL);
+  await item.asElement().click();
+  await page.waitForSelector('.dock.open [role="dialog"]');
+  await see(page, 'Deleted notes', '.dock h2');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.dock.open', { hidden: true });
+  await synced(page);
+  await ctx.close();
+});

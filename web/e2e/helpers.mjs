@@ -61,3 +61,16 @@ export async function invite(page, email) {
   await share.getByText(`${email} can now open this board.`).waitFor();
   await share.getByRole('button', { name: 'Close' }).click();
 }
+
+/** menuItem opens the board menu ("⋯") and clicks the item named name (role menuitem, or menuitemradio for a theme). */
+export async function menuItem(page, name, role = 'menuitem') {
+  await page.getByRole('button', { name: 'Board menu' }).click();
+  await page.getByRole(role, { name, exact: true }).click();
+}
+
+/** logOut clicks Log out: in the top bar, or in the board menu on a phone, where the bar has no room for it. */
+export async function logOut(page) {
+  const button = page.getByRole('button', { name: 'Log out' });
+  if (await button.isVisible()) return button.click();
+  await menuItem(page, 'Log out');
+}

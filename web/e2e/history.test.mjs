@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, invite } from './helpers.mjs';
+import { login, createBoard, addNote, synced, invite, menuItem } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -87,7 +87,7 @@ test('a deleted note is restored from history and comes back live for the other 
   assert.equal((await deleted).status(), 200, 'delete_note is logged at once');
   await grace.page.locator('.note', { hasText: 'Lost and found' }).waitFor({ state: 'detached' });
 
-  await ada.page.getByRole('button', { name: 'Deleted notes' }).click();
+  await menuItem(ada.page, 'Deleted notes');
   const panel = ada.page.getByRole('dialog', { name: 'Deleted notes' });
   // The list names the deleted note by its title, not its id.
   await panel.locator('.history-list li', { hasText: 'Deleted "Lost and found"' }).waitFor();
@@ -124,7 +124,7 @@ test('a snapshot is taken, the board changes, and restoring the snapshot brings 
   await addNote(page, 'Will go', 'bye');
   await synced(page);
 
-  await page.getByRole('button', { name: 'Snapshots' }).click();
+  await menuItem(page, 'Snapshots');
   let panel = page.getByRole('dialog', { name: 'Snapshots' });
   await panel.getByRole('button', { name: 'Take a snapshot' }).click();
   await panel.getByRole('button', { name: /^Restore the board of/ }).waitFor();
@@ -144,7 +144,7 @@ test('a snapshot is taken, the board changes, and restoring the snapshot brings 
   await addNote(page, 'New one');
   await synced(page);
 
-  await page.getByRole('button', { name: 'Snapshots' }).click();
+  await menuItem(page, 'Snapshots');
   panel = page.getByRole('dialog', { name: 'Snapshots' });
   await panel.getByRole('button', { name: /^View the board of/ }).click();
   await panel.locator('.past-notes h4', { hasText: 'Will go' }).waitFor();

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, shot } from './helpers.mjs';
+import { login, createBoard, addNote, synced, shot, logOut } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -160,7 +160,7 @@ test('logout with unsent edits says how many and asks first; Cancel keeps them',
     const pending = Number(await page.locator('[data-pending]').getAttribute('data-pending'));
     assert.ok(pending >= 3, `pending=${pending}`);
 
-    await page.getByRole('button', { name: 'Log out' }).click();
+    await logOut(page);
     const dialog = page.getByRole('dialog', { name: 'Log out?' });
     await dialog.or(page.getByLabel('E-mail address')).first().waitFor();
     assert.ok(await dialog.isVisible(), 'logout went ahead without asking');
@@ -178,7 +178,7 @@ test('logout with unsent edits says how many and asks first; Cancel keeps them',
     await page.locator('.note', { hasText: 'Offline three' }).waitFor();
     assert.equal(await page.locator('[data-pending]').getAttribute('data-pending'), String(pending));
 
-    await page.getByRole('button', { name: 'Log out' }).click();
+    await logOut(page);
     await dialog.getByRole('button', { name: 'Log out and discard' }).click();
     await loggedOut(page);
     const dump = await storageDump(page);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, synced } from './helpers.mjs';
+import { login, createBoard, synced, menuItem } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -50,7 +50,7 @@ test('phases: the owner edits them and picks the current one', { skip }, async (
   await synced(page);
   const boards = await (await page.request.get(`${server.url}/api/boards`)).json();
   assert.ok(boards.boards.some((b) => b.name === 'Phased plan'));
-  await page.getByRole('button', { name: 'Edit phases' }).click();
+  await menuItem(page, 'Edit phases');
   const dialog = page.getByRole('dialog', { name: 'Edit phases' });
   await dialog.getByRole('button', { name: 'Add a phase' }).click();
   await dialog.getByRole('button', { name: 'Add a phase' }).click();

@@ -1,10 +1,15 @@
 import type { ReactNode } from 'react';
 import { navigate } from './router';
+import { ThemeToggle } from '../layout/ThemeToggle';
 
-/** Header is the top bar: app name (home link), the screen's own controls, the user. */
-export function Header({ email, onLogout, children }: { email: string; onLogout: () => void; children?: ReactNode }) {
+/**
+ * Header is the top bar, one row: the app's mark (home link), the screen's
+ * own controls (children), its actions on the right (end), the theme
+ * toggle and the user.
+ */
+export function Header({ email, onLogout, children, end, className }: { email: string; onLogout: () => void; children?: ReactNode; end?: ReactNode; className?: string }) {
   return (
-    <header className="topbar">
+    <header className={className ? `topbar ${className}` : 'topbar'}>
       <a
         className="brand"
         href="/"
@@ -13,15 +18,20 @@ export function Header({ email, onLogout, children }: { email: string; onLogout:
           navigate('/');
         }}
       >
-        Corkboard
+        <span className="brand-mark" aria-hidden="true" />
+        <span className="brand-name">Corkboard</span>
       </a>
       <div className="topbar-main">{children}</div>
-      <span className="who" title={email}>
-        {email}
+      {end}
+      <span className="topbar-user">
+        <ThemeToggle />
+        <span className="who" title={email}>
+          {email}
+        </span>
+        <button type="button" onClick={onLogout}>
+          Log out
+        </button>
       </span>
-      <button type="button" onClick={onLogout}>
-        Log out
-      </button>
     </header>
   );
 }

@@ -99,7 +99,10 @@ export function Login({ onLoggedIn, notice, beforeLogin }: { onLoggedIn: () => v
   return (
     <main className="centered">
       <div className="card login">
-        <h1>Corkboard</h1>
+        <h1 className="login-brand">
+          <span className="brand-mark" aria-hidden="true" /> Corkboard
+        </h1>
+        <p className="tagline">Boards your team shares live, offline-ready, with a local AI.</p>
         {notice && (
           <p className="banner" role="status">
             {notice}

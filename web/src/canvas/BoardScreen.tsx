@@ -1,4 +1,11 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { ScreenStore } from '../layout/screenState';
+import { Dock } from '../layout/Dock';
+import { Menu, type MenuItem } from '../layout/Menu';
+import { PresenceAvatars } from '../layout/PresenceAvatars';
+import { useTheme } from '../layout/ThemeToggle';
+import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
+import { snapshotDownloadUrl } from '../api/api';
 import { emptyState, recover } from '../history/recovery';
 import { useServices } from '../app/services';
 import { Header } from '../app/Header';
@@ -6,6 +13,7 @@ import type { Access } from '../api/types';
 import type { SyncClient, SyncState } from '../sync/client';
 import { connectionBadge } from '../sync/badge';
 import { checkForUpdate, reloadingForUpdate } from '../app/serviceWorker';
+import { navigate } from '../app/router';
 import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
@@ -73,21 +81,13 @@ function ConnectionBadge({ s }: { s: SyncState }) {
 
 function Board({ client, boardId, email, access, onAccessChange, onLogout, onSessionLost }: Props & { client: SyncClient }) {
   const s = useSyncExternalStore(client ? (cb) => client.onChange(cb) : noop, client.getSnapshot);
-  const [sharing, setSharing] = useState(false);
-  const [showTracker, setShowTracker] = useState(false);
+  // Which panel, dialog and menu are open, and the rename draft (layout/screenState.ts).
+  const screen = useMemo(() => new ScreenStore(), []);
+  const ui = useSyncExternalStore(screen.onChange, screen.getSnapshot);
   const [announcement, setAnnouncement] = useState('');
-  const [renaming, setRenaming] = useState(false);
-  /** history: the open history panel (a note's, or the board's deleted notes with no noteId), opened at an entry (openKey) for a mark. */
-  const [history, setHistory] = useState<{ noteId?: string; openKey?: string } | null>(null);
-  const [snapshots, setSnapshots] = useState(false);
-  // Once opened, the chat stays mounted (hidden when closed): closing the
-  // panel keeps the conversation, and an answer still applying its changes.
-  const [showChat, setShowChat] = useState(false);
-  const [chatOpened, setChatOpened] = useState(false);
   // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoHistory(client), [client]);
-  const [importing, setImporting] = useState(false);
-  const [newName, setNewName] = useState('');
+  const theme = useTheme();
   const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
   const name = s.name || boardId;
 
@@ -137,14 +137,14 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
 
   // The same words twice (two undos) must change the live region to be read again.
   const announce = useCallback((m: string) => setAnnouncement((was) => (was === m ? m + '\u00a0' : m)), []);
-  const openNoteHistory = useCallback((noteId: string) => setHistory({ noteId }), []);
+  const openNoteHistory = useCallback((noteId: string) => screen.openHistory({ noteId }), [screen]);
   // A mark's button on a note: its History, at the changelog entry the mark names; the mark has been seen.
   const openMark = useCallback(
     (m: Mark) => {
-      setHistory({ noteId: m.id, openKey: m.logKey });
+      screen.openHistory({ noteId: m.id, openKey: m.logKey });
       client.dismissMark(m.id, m.table);
     },
-    [client],
+    [client, screen],
   );
 
   // Never silent: a note I deleted that someone brought back is announced
@@ -162,145 +162,163 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   }, [s.loaded, s.marks, s.notes]);
   const waiting = s.waiting;
 
+  const setMenu = useCallback((open: boolean) => screen.setMenu(open), [screen]);
+  const closePanel = useCallback(() => screen.closePanel(), [screen]);
+  const menuItems: MenuItem[] = [
+    ...(canEdit ? [{ label: 'Rename', onSelect: () => screen.startRename(name) }] : []),
+    { label: 'Deleted notes', onSelect: () => screen.openHistory({}) },
+    { label: 'Snapshots', onSelect: () => screen.openPanel('snapshots') },
+    ...(canEdit ? [{ label: 'Import document', onSelect: () => screen.openDialog('import') }] : []),
+    { label: 'Export as Markdown', href: snapshotDownloadUrl(boardId), download: true },
+    ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
+    ...THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) })),
+    { label: 'All boards', separated: true, onSelect: () => navigate('/') },
+    { label: 'Log out', onSelect: onLogout },
+  ];
+  const rail = (
+    <>
+      <button type="button" className="rail-panel" aria-pressed={ui.panel === 'items'} onClick={() => screen.togglePanel('items')}>
+        Work items ({s.items.size})
+      </button>
+      <button type="button" className="rail-panel" aria-pressed={ui.panel === 'chat'} onClick={() => screen.togglePanel('chat')}>
+        AI assistant
+      </button>
+    </>
+  );
+
   return (
     <div className="board-screen">
-      <Header email={email} onLogout={onLogout}>
-        {renaming ? (
+      <Header
+        email={email}
+        onLogout={onLogout}
+        className="board-topbar"
+        end={
+          <div className="topbar-actions">
+            <PresenceAvatars presence={client.presence} />
+            {access.isOwner && (
+              <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
+                Share
+              </button>
+            )}
+            <Menu label="Board menu" buttonText="⋯" items={menuItems} open={ui.menuOpen} onOpenChange={setMenu} />
+          </div>
+        }
+      >
+        {ui.renaming !== null ? (
           <form
-            className="row rename"
+            className="rename"
             onSubmit={(e) => {
               e.preventDefault();
-              if (newName.trim() && newName.trim() !== name) client.rename(newName.trim());
-              setRenaming(false);
+              const next = screen.finishRename(name);
+              if (next) client.rename(next);
             }}
           >
-            <label htmlFor="board-name">Board name</label>
-            <input id="board-name" value={newName} maxLength={200} onChange={(e) => setNewName(e.target.value)} autoFocus onKeyDown={(e) => e.key === 'Escape' && setRenaming(false)} />
+            <label htmlFor="board-name" className="sr-only">
+              Board name
+            </label>
+            <input id="board-name" value={ui.renaming} maxLength={200} onChange={(e) => screen.typeName(e.target.value)} autoFocus onKeyDown={(e) => e.key === 'Escape' && screen.cancelRename()} />
             <button type="submit" className="primary">
               Save
             </button>
-            <button type="button" onClick={() => setRenaming(false)}>
+            <button type="button" onClick={() => screen.cancelRename()}>
               Cancel
             </button>
           </form>
         ) : (
-          <>
-            <h1 className="screen-title">{name}</h1>
-            {canEdit && (
-              <button
-                type="button"
-                onClick={() => {
-                  setNewName(name);
-                  setRenaming(true);
-                }}
-                aria-label={`Rename ${name}`}
-              >
-                Rename
+          <h1 className="screen-title" title={name}>
+            {canEdit ? (
+              <button type="button" className="title-button" onClick={() => screen.startRename(name)} aria-label={`Rename ${name}`}>
+                {name}
               </button>
+            ) : (
+              name
             )}
-          </>
+          </h1>
         )}
         <ConnectionBadge s={s} />
         <span className="pending" role="status" aria-live="polite" data-pending={waiting}>
           {waiting > 0 ? `${waiting} edit${waiting === 1 ? '' : 's'} waiting to sync` : s.synced ? 'All changes saved' : ''}
         </span>
-        <button type="button" onClick={() => setHistory({})}>
-          Deleted notes
-        </button>
-        <button type="button" onClick={() => setSnapshots(true)}>
-          Snapshots
-        </button>
-        {canEdit && (
-          <button type="button" onClick={() => setImporting(true)}>
-            Import document
-          </button>
-        )}
-        <button type="button" aria-pressed={showTracker} onClick={() => setShowTracker((v) => !v)}>
-          Work items ({s.items.size})
-        </button>
-        <button
-          type="button"
-          aria-pressed={showChat}
-          onClick={() => {
-            setChatOpened(true);
-            setShowChat((v) => !v);
-          }}
-        >
-          AI assistant
-        </button>
-        {access.isOwner && (
-          <button type="button" onClick={() => setSharing(true)}>
-            Share
-          </button>
-        )}
       </Header>
-      <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} />
-      {!canEdit && (
-        <p className="banner" role="status">
-          View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
-        </p>
-      )}
-      {s.rejected.length > 0 && (
-        <section className="rejected" role="alert" aria-label="Edits the server refused">
-          <h2>Some edits were refused</h2>
-          <ul className="plain">
-            {s.rejected.map((e) => (
-              <li key={e.seq}>
-                {describeEdit(e.kind, e.op, (e.row as { title?: string; key?: string } | undefined) ?? {}, e.id)}: {e.rejected?.message}{' '}
-                <button type="button" onClick={() => client.retryRejected(e.seq)}>
-                  Try again
-                </button>{' '}
-                <button type="button" onClick={() => client.discardRejected(e.seq)}>
-                  Discard this edit
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      <div className="board-body">
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} />
-        {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} undo={undo} />}
-        {chatOpened && (
-          <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
-            <ChatPanel hidden={!showChat} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={() => setShowChat(false)} />
-          </Suspense>
-        )}
+      <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railExtra={rail} />
+        <div className="board-notices">
+          <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
+          {!canEdit && (
+            <p className="banner" role="status">
+              View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
+            </p>
+          )}
+          {s.rejected.length > 0 && (
+            <section className="rejected" role="alert" aria-label="Edits the server refused">
+              <h2>Some edits were refused</h2>
+              <ul className="plain">
+                {s.rejected.map((e) => (
+                  <li key={e.seq}>
+                    {describeEdit(e.kind, e.op, (e.row as { title?: string; key?: string } | undefined) ?? {}, e.id)}: {e.rejected?.message}{' '}
+                    <button type="button" onClick={() => client.retryRejected(e.seq)}>
+                      Try again
+                    </button>{' '}
+                    <button type="button" onClick={() => client.discardRejected(e.seq)}>
+                      Discard this edit
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </div>
+        <Dock open={ui.panel !== null} onClose={closePanel}>
+          {ui.panel === 'items' && (
+            <div className="dock-slot">
+              <TrackerPanel client={client} items={s.items} canEdit={canEdit} undo={undo} />
+              <button type="button" className="dock-close dock-close-corner" onClick={closePanel} aria-label="Close work items">
+                ✕
+              </button>
+            </div>
+          )}
+          {ui.chatOpened && (
+            <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
+              <ChatPanel hidden={ui.panel !== 'chat'} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={closePanel} />
+            </Suspense>
+          )}
+          {ui.panel === 'history' && (
+            <Suspense fallback={<p role="status">Loading the history…</p>}>
+              <HistoryPanel
+                key={`${ui.history?.noteId ?? ''} ${ui.history?.openKey ?? ''}`}
+                boardId={boardId}
+                noteId={ui.history?.noteId}
+                openKey={ui.history?.openKey}
+                notes={s.notes}
+                canEdit={canEdit}
+                // A restore is a normal edit: pushed, seen live, logged, undone by another restore.
+                onRestore={(n) => client.upsertNote({ ...n, deletedAt: undefined })}
+                onClose={closePanel}
+              />
+            </Suspense>
+          )}
+          {ui.panel === 'snapshots' && (
+            <Suspense fallback={<p role="status">Loading the snapshots…</p>}>
+              <SnapshotsPanel
+                boardId={boardId}
+                now={{ notes: s.notes, items: s.items, name: s.name }}
+                canEdit={canEdit}
+                onApply={(plan) => void import('../history/restore').then((m) => m.applyPlan(client, plan))}
+                onClose={closePanel}
+              />
+            </Suspense>
+          )}
+        </Dock>
       </div>
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
-      {history && (
-        <Suspense fallback={<p role="status">Loading the history…</p>}>
-          <HistoryPanel
-            boardId={boardId}
-            noteId={history.noteId}
-            openKey={history.openKey}
-            notes={s.notes}
-            canEdit={canEdit}
-            // A restore is a normal edit: pushed, seen live, logged, undone by another restore.
-            onRestore={(n) => client.upsertNote({ ...n, deletedAt: undefined })}
-            onClose={() => setHistory(null)}
-          />
-        </Suspense>
-      )}
-      {snapshots && (
-        <Suspense fallback={<p role="status">Loading the snapshots…</p>}>
-          <SnapshotsPanel
-            boardId={boardId}
-            now={{ notes: s.notes, items: s.items, name: s.name }}
-            canEdit={canEdit}
-            onApply={(plan) => void import('../history/restore').then((m) => m.applyPlan(client, plan))}
-            onClose={() => setSnapshots(false)}
-          />
-        </Suspense>
-      )}
-      {importing && (
+      {ui.dialog === 'import' && (
         <Suspense fallback={<p role="status">Loading the importer…</p>}>
-          <ImportDialog client={client} onClose={() => setImporting(false)} />
+          <ImportDialog client={client} onClose={() => screen.closeDialog()} />
         </Suspense>
       )}
-      {sharing && <ShareDialog boardId={boardId} onClose={() => setSharing(false)} />}
+      {ui.dialog === 'share' && <ShareDialog boardId={boardId} onClose={() => screen.closeDialog()} />}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // notes are custom nodes. The canvas renders the sync client's state and
 // sends it intents (create, move, edit, delete); it never talks to the server.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
+import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { Note } from '../api/types';
 import type { SyncClient } from '../sync/client';
@@ -16,13 +16,14 @@ import { Cursors } from './Cursors';
 import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
 import { UndoHistory, type UndoResult } from './undo';
 import { marksByNote, type NoteMarks } from './peopleView';
+import { ZoomControls } from '../layout/ZoomControls';
+import { fitOptions } from '../layout/zoom';
 
 const nodeTypes = { note: NoteNode };
 // Props given to ReactFlow must keep their identity between renders: a new
 // array or function makes it update its store, and every note re-renders.
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const NO_EDGES: never[] = [];
-const FIT = { padding: 0.1 };
 const MIN_ZOOM = 0.05;
 const OPEN_MIN_ZOOM = 0.3;
 const MINIMAP_MAX_NOTES = 500;
@@ -42,6 +43,8 @@ interface Props {
   marks?: readonly Mark[];
   /** onMark opens a note's History at a mark's changelog entry (the note's button for it). */
   onMark?: (m: Mark) => void;
+  /** railExtra: the board screen's own buttons at the end of the tool rail (its panel toggles). */
+  railExtra?: React.ReactNode;
 }
 
 const NO_MARKS: readonly Mark[] = [];
@@ -66,9 +69,9 @@ export function Canvas(props: Props) {
       maxX = Math.max(maxX, n.x + NOTE_WIDTH);
       maxY = Math.max(maxY, n.y + NOTE_HEIGHT);
     }
-    // Fitted, but not below 30 %: a far view of thousands of notes shows
+    // Fitted, but not below 30 % (50 % on a phone, layout/zoom.ts): a far view of thousands of notes shows
     // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
-    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, OPEN_MIN_ZOOM, 1, 0.1));
+    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, Math.max(OPEN_MIN_ZOOM, fitOptions(window.innerWidth).minZoom ?? 0), 1, 0.1));
   }, [ready, notes, start]);
   const { client } = props;
   useEffect(() => {
@@ -100,7 +103,7 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, railExtra }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
@@ -286,7 +289,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
       } else if (!mod && e.key === '-') {
         void rf.zoomOut();
       } else if (!mod && (e.key === '0' || (e.shiftKey && e.key === '!'))) {
-        void rf.fitView(FIT);
+        void rf.fitView(fitOptions(window.innerWidth));
       } else if (e.key.startsWith('Arrow')) {
         e.preventDefault();
         const step = e.shiftKey ? 50 : 10;
@@ -357,13 +360,11 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             Redo
           </button>
         )}
-        <button type="button" onClick={() => void rf.fitView(FIT)} aria-keyshortcuts="0">
-          Zoom to fit
-        </button>
-        <span className="muted">
+        <span className="muted rail-count">
           {notes.size} note{notes.size === 1 ? '' : 's'}
           {selected.size ? ` · ${selected.size} selected` : ''}
         </span>
+        {railExtra}
       </div>
       <DetailContext.Provider value={detail}>
         <PresenceContext.Provider value={client.presence}>
@@ -390,7 +391,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           aria-label="Board canvas"
         >
           <Background gap={24} />
-          <Controls showInteractive={false} aria-label="Zoom controls" />
+          <ZoomControls />
           {/* The minimap draws every note again (an SVG rect each): past a few
               hundred notes it costs more than it shows. */}
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}

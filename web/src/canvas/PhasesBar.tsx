@@ -7,10 +7,12 @@ import { Dialog } from '../app/Dialog';
 
 const phaseName = (p: Phase) => (typeof p.name === 'string' && p.name) || p.id;
 
-/** PhasesBar shows the board's phases and the current one; the owner edits them. */
-export function PhasesBar({ boardId, access, onAccessChange }: { boardId: string; access: Access; onAccessChange: (a: Access) => void }) {
+/**
+ * PhasesBar shows the board's phases and the current one (the owner picks
+ * it there); the board menu's "Edit phases" opens the editor (editing).
+ */
+export function PhasesBar({ boardId, access, onAccessChange, editing, onEditingDone }: { boardId: string; access: Access; onAccessChange: (a: Access) => void; editing: boolean; onEditingDone: () => void }) {
   const { api } = useServices();
-  const [editing, setEditing] = useState(false);
   const [error, setError] = useState('');
   const phases = access.phases;
 
@@ -26,10 +28,12 @@ export function PhasesBar({ boardId, access, onAccessChange }: { boardId: string
     }
   }
 
-  if (!phases?.phases.length && !access.isOwner) return null;
+  const editor = editing && <PhasesEditor phases={phases ?? { phases: [], currentPhaseId: '' }} onSave={async (p) => (await save(p)) && onEditingDone()} onClose={onEditingDone} />;
+  // No phases: nothing on the canvas (the owner adds them from the board menu).
+  if (!phases?.phases.length) return editor || null;
   return (
     <nav className="phases" aria-label="Phases">
-      {phases?.phases.length ? (
+      {phases.phases.length ? (
         <ol>
           {phases.phases.map((p) => {
             const current = p.id === phases.currentPhaseId;
@@ -51,15 +55,10 @@ export function PhasesBar({ boardId, access, onAccessChange }: { boardId: string
       ) : (
         <span className="muted">No phases yet.</span>
       )}
-      {access.isOwner && (
-        <button type="button" onClick={() => setEditing(true)}>
-          Edit phases
-        </button>
-      )}
       <span className="error" role="alert">
         {error}
       </span>
-      {editing && <PhasesEditor phases={phases ?? { phases: [], currentPhaseId: '' }} onSave={async (p) => (await save(p)) && setEditing(false)} onClose={() => setEditing(false)} />}
+      {editor}
     </nav>
   );
 }

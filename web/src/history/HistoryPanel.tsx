@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { diffLines } from 'diff';
 import { useServices } from '../app/services';
-import { Dialog } from '../app/Dialog';
+import { DockPanel } from '../layout/Dock';
 import type { LogAction, LogInfo, Note } from '../api/types';
 import { renderMarkdown } from '../canvas/notes';
 
@@ -129,7 +129,7 @@ export default function HistoryPanel({ boardId, noteId, openKey, notes, canEdit,
 
   const title = noteId ? `History of "${current?.title || noteId}"` : 'Deleted notes';
   return (
-    <Dialog title={title} onClose={onClose} wide>
+    <DockPanel title={title} onClose={onClose} wide>
       <div className="history">
         {noteId && (
           <div className="row">
@@ -188,7 +188,7 @@ export default function HistoryPanel({ boardId, noteId, openKey, notes, canEdit,
           />
         )}
       </div>
-    </Dialog>
+    </DockPanel>
   );
 }
 

@@ -3,7 +3,7 @@
 // it as normal pushes after a confirmation that says what will change.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useServices } from '../app/services';
-import { Dialog } from '../app/Dialog';
+import { DockPanel } from '../layout/Dock';
 import { snapshotDownloadUrl } from '../api/api';
 import type { BoardState, Note, SnapshotInfo, TrackerItem } from '../api/types';
 import { renderMarkdown } from '../canvas/notes';
@@ -70,7 +70,7 @@ export default function SnapshotsPanel({ boardId, now, canEdit, onApply, onClose
   }
 
   return (
-    <Dialog title="Snapshots" onClose={onClose} wide>
+    <DockPanel title="Snapshots" onClose={onClose} wide>
       <div className="history">
         <div className="row">
           {canEdit && (
@@ -134,7 +134,7 @@ export default function SnapshotsPanel({ boardId, now, canEdit, onApply, onClose
         )}
         {viewing && <PastBoard snap={viewing.snap} state={viewing.state} />}
       </div>
-    </Dialog>
+    </DockPanel>
   );
 }
 

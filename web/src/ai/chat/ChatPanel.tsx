@@ -250,7 +250,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
           maxLength={20000}
           onChange={(e) => setInput(e.target.value)}
           onKeyDown={(e) => {
-            e.stopPropagation(); // the canvas's shortcuts (N, Delete…) are not for this field
+            // The canvas's shortcuts (N, Delete…) are not for this field; Escape goes on to the dock, which closes.
+            if (e.key !== 'Escape') e.stopPropagation();
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
           }}
           placeholder={canEdit ? 'e.g. Add a note about the launch checklist' : 'You can ask, but this board is view only: the AI cannot change it for you.'}
