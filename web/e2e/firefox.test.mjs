@@ -86,7 +86,7 @@ async function createBoard(page, name) {
 async function addNote(page, title) {
   await press(page, '+ Note');
   await fill(page, 'Title', title);
-  await press(page, 'Save', 'dialog');
+  await press(page, 'Save', 'form.inplace');
   await see(page, title, '.note');
 }
 

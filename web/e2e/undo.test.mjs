@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, invite } from './helpers.mjs';
+import { login, createBoard, addNote, synced, invite, openFull } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -46,9 +46,7 @@ async function serverNote(page, boardId, pick) {
 
 /** openEditor double-clicks the note holding text and returns its editor. */
 async function openEditor(page, text) {
-  await page.locator('.note', { hasText: text }).dblclick();
-  const editor = page.getByRole('dialog', { name: 'Edit note' });
-  await editor.waitFor();
+  const editor = await openFull(page, page.locator('.note', { hasText: text }));
   return editor;
 }
 

@@ -138,6 +138,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // The same words twice (two undos) must change the live region to be read again.
   const announce = useCallback((m: string) => setAnnouncement((was) => (was === m ? m + '\u00a0' : m)), []);
   const openNoteHistory = useCallback((noteId: string) => setHistory({ noteId }), []);
+  // A work item a search found: the work items panel.
+  const openItem = useCallback(() => setShowTracker(true), []);
   // A mark's button on a note: its History, at the changelog entry the mark names; the mark has been seen.
   const openMark = useCallback(
     (m: Mark) => {
@@ -259,7 +261,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </section>
       )}
       <div className="board-body">
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} items={s.items} onItem={openItem} />
         {showTracker && <TrackerPanel client={client} items={s.items} canEdit={canEdit} undo={undo} />}
         {chatOpened && (
           <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
