@@ -63,3 +63,16 @@ describe('nearestInDirection', () => {
     expect(nearestInDirection(from, 'down', [note('b', { x: 0, y: 300 }), note('a', { x: 0, y: 300 })])?.id).toBe('a');
   });
 });
+
+describe('w and h in a merge', () => {
+  it('merge one by one as extra fields: a resize survives someone else moving the note', async () => {
+    const { mergeNote } = await import('../sync/merge');
+    const base = note('n', { x: 0, y: 0 });
+    const theirs = { ...base, x: 50, y: 60 };
+    const mine = { ...base, w: 300, h: 200 };
+    expect(mergeNote(base, theirs, mine).merged).toMatchObject({ x: 50, y: 60, w: 300, h: 200 });
+    // Both resized: mine wins each field I changed; a field only they changed is theirs.
+    const sized = { ...base, w: 300, h: 200 };
+    expect(mergeNote(sized, { ...sized, w: 500 }, { ...sized, h: 400 }).merged).toMatchObject({ w: 500, h: 400 });
+  });
+});
