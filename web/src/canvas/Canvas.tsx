@@ -165,6 +165,14 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   }, [editor, rf]);
 
   const { selected, moving, sizing, editing, draft, highlight } = s;
+  // "Is editing" while a note is edited in place or in the full editor: here, not in
+  // the in-place editor, whose unmount may come after the full editor's mount.
+  const editingId = canEdit && editing && !editing.draft ? editing.id : null;
+  useEffect(() => {
+    if (!editingId) return;
+    client.presence.setEditing(editingId);
+    return () => client.presence.setEditing(null);
+  }, [client, editingId]);
   // The one tab stop: the focused note, else the first.
   const tabStop = s.focused && (notes.has(s.focused) || draft?.id === s.focused) ? s.focused : (notes.keys().next().value ?? null);
 

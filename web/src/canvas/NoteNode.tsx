@@ -66,7 +66,6 @@ const DOUBLE_TAP_MS = 350;
 export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
   const n = data.note;
   const editor = useContext(EditorContext);
-  const presence = useContext(PresenceContext);
   const flow = useStoreApi();
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
@@ -100,7 +99,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         }}
       >
         {data.editing ? (
-          <InPlaceEditor noteId={n.id} presence={presence} />
+          <InPlaceEditor />
         ) : (
           <>
             {detail !== 'far' && (

@@ -1,5 +1,4 @@
-import { useContext, useEffect, useId, useSyncExternalStore, type KeyboardEvent } from 'react';
-import type { PresenceStore } from '../sync/presence';
+import { useContext, useId, useSyncExternalStore, type KeyboardEvent } from 'react';
 import { MAX_CONTENT, MAX_TITLE, codePoints } from '../canvas/notes';
 import { EditorContext } from './context';
 import { bindingFor } from './keymap';
@@ -14,16 +13,10 @@ const nothing = () => null;
  * component re-renders while typing. Ctrl+Enter, Enter in the title and a
  * click outside save; Escape stops, asking first when text would be lost.
  */
-export function InPlaceEditor({ noteId, presence }: { noteId: string; presence: PresenceStore | null }) {
+export function InPlaceEditor() {
   const editor = useContext(EditorContext);
   const s = useSyncExternalStore(editor ? editor.onEditChange : noSubscribe, editor ? editor.getEdit : nothing);
   const ids = { title: useId(), content: useId() };
-  // "Is editing": the others see this note being edited, as with the full editor.
-  useEffect(() => {
-    if (!presence) return;
-    presence.setEditing(noteId);
-    return () => presence.setEditing(null);
-  }, [presence, noteId]);
   if (!editor || !s) return null;
   const over = codePoints(s.values.content) > MAX_CONTENT;
   const keys = (e: KeyboardEvent, inTitle: boolean) => {
