@@ -349,3 +349,20 @@ describe('undo that asks', () => {
     expect(said.at(-1)).toBe('Nothing was undone: the note stays.');
   });
 });
+
+describe('a viewer', () => {
+  it('reads a note in the full editor, and moves, resizes and deletes nothing', () => {
+    const { board, editor } = setup([note('n1', { x: 0, y: 0 })]);
+    editor.setCanEdit(false);
+    editor.select('n1');
+    editor.handleKey(key('Enter'));
+    expect(editor.getSnapshot().editing).toEqual({ id: 'n1', mode: 'full', draft: false });
+    editor.closeEdit();
+    expect(editor.handleKey(key('ArrowRight', { altKey: true }))).toBe(false);
+    expect(editor.handleKey(key('ArrowRight', { shiftKey: true }))).toBe(false);
+    expect(editor.handleKey(key('Delete'))).toBe(false);
+    editor.resize([{ id: 'n1', w: 500, h: 500 }]);
+    expect(editor.paste('a\n\nb')).toBe(0);
+    expect(board.batches).toBe(0);
+  });
+});

@@ -24,7 +24,7 @@ export function ShortcutsPanel({ onClose, canEdit }: { onClose: () => void; canE
                     {b.keys.map((k, i) => (
                       <span key={k}>
                         {i > 0 && ' or '}
-                        {/^[a-z]/.test(k) && k.includes(' ') ? k : <kbd>{k}</kbd>}
+                        {/^[a-z]/.test(k) ? k : <kbd>{k}</kbd>}
                       </span>
                     ))}
                   </th>
