@@ -36,6 +36,8 @@ const MIN_ZOOM = 0.05;
 const OPEN_MIN_ZOOM = 0.3;
 /** JUMP_ZOOM is the zoom a search jump or a reveal goes to when the view is further out (text readable). */
 const JUMP_ZOOM = 0.8;
+/** READABLE_ZOOM is the zoom under which notes show no text (detail.ts): editing there zooms in first. */
+const READABLE_ZOOM = 0.6;
 const MINIMAP_MAX_NOTES = 500;
 const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
 const NO_ITEMS: ReadonlyMap<string, TrackerItem> = new Map();
@@ -144,6 +146,11 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
         return { x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y };
       },
       reveal: (r: Rect) => void rf.setCenter(r.x + r.w / 2, r.y + r.h / 2, { zoom: Math.max(rf.getZoom(), JUMP_ZOOM) }),
+      show: (r: Rect) => {
+        const v = view.visible();
+        const inside = r.x >= v.x && r.y >= v.y && r.x + r.w <= v.x + v.w && r.y + r.h <= v.y + v.h;
+        if (!inside || rf.getZoom() < READABLE_ZOOM) view.reveal(r);
+      },
       focusNote: (id: string) =>
         // After React has drawn the note (a reveal may bring it into the rendered set).
         requestAnimationFrame(() =>

@@ -46,6 +46,8 @@ class FakeView implements EditorView {
   zooms: string[] = [];
   visible = () => this.rect;
   reveal = (r: Rect) => void this.revealed.push(r);
+  shown: Rect[] = [];
+  show = (r: Rect) => void this.shown.push(r);
   focusNote = (id: string) => void this.focused.push(id);
   pan = (dx: number, dy: number) => void this.panned.push([dx, dy]);
   zoomIn = () => void this.zooms.push('in');
@@ -249,6 +251,7 @@ describe('focus and keys', () => {
     editor.handleKey(key('ArrowRight'));
     expect([...editor.getSnapshot().selected]).toEqual(['r']);
     expect(view.focused.at(-1)).toBe('r');
+    expect(view.shown.at(-1)).toMatchObject({ x: 400, y: 30 });
     editor.handleKey(key('ArrowDown'));
     expect(editor.getSnapshot().focused).toBe('diag');
     editor.handleKey(key('ArrowLeft'));

@@ -20,6 +20,8 @@ export interface EditorView {
   visible(): Rect;
   /** reveal pans (and zooms in to a readable size) so that r is in the middle of the view. */
   reveal(r: Rect): void;
+  /** show reveals r only when it is not wholly in view or too small to read (the view does not move for nothing). */
+  show(r: Rect): void;
   /** focusNote gives the keyboard focus to a note's element once it is drawn. */
   focusNote(id: string): void;
   /** pan moves the view by screen pixels. */
@@ -87,6 +89,7 @@ export const RESIZE_STEP = 10;
 const NO_VIEW: EditorView = {
   visible: () => ({ x: 0, y: 0, w: 0, h: 0 }),
   reveal: () => {},
+  show: () => {},
   focusNote: () => {},
   pan: () => {},
   zoomIn: () => {},
@@ -242,9 +245,7 @@ export class Editor {
     const n = this.note(id);
     if (!n) return;
     this.select(id);
-    const r = rectOf(n);
-    const v = this.view.visible();
-    if (r.x < v.x || r.y < v.y || r.x + r.w > v.x + v.w || r.y + r.h > v.y + v.h) this.view.reveal(r);
+    this.view.show(rectOf(n));
     this.view.focusNote(id);
   }
 
@@ -277,7 +278,7 @@ export class Editor {
     const draft = newNote(id, p.x, p.y);
     this.set({ draft, selected: new Set([id]), focused: id, editing: { id, mode: 'inplace', draft: true }, tool: 'select' });
     this.setEdit(openEditor(draft));
-    this.view.reveal(rectOf(draft));
+    this.view.show(rectOf(draft));
     this.announce('New note. Type its title; Tab to the content; Ctrl+Enter saves, Escape cancels.');
     return id;
   }
@@ -296,6 +297,7 @@ export class Editor {
     const m = this.snap.canEdit ? mode : 'full';
     this.set({ editing: { id, mode: m, draft: false }, selected: new Set([id]), focused: id });
     this.setEdit(openEditor(n));
+    if (m === 'inplace') this.view.show(rectOf(n));
   }
 
   /** type puts what the person typed into a field of the note edited in place. */
