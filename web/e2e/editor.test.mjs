@@ -105,6 +105,21 @@ for (const screen of [DESKTOP, PHONE]) {
     await synced(page);
     assert.deepEqual((await serverNotes(page, id)).map((n) => [n.title, n.content]), [['First, renamed', 'Some **bold** text']]);
 
+    // "+ Note" while a note is edited in place saves that one and starts the new one, which keeps the focus.
+    await note.dblclick();
+    await form.getByLabel('Content (Markdown)').fill('Some **bold** text, more');
+    await page.getByRole('button', { name: '+ Note' }).click();
+    await page.locator('.note strong', { hasText: 'bold' }).waitFor();
+    await form.getByLabel('Title').waitFor();
+    await page.waitForFunction(() => document.activeElement?.matches('form.inplace input'));
+    await page.keyboard.type('Second');
+    await page.keyboard.press('Enter');
+    await page.locator('.note', { hasText: 'Second' }).waitFor();
+    await synced(page);
+    assert.deepEqual((await serverNotes(page, id)).map((n) => [n.title, n.content]).sort(), [['First, renamed', 'Some **bold** text, more'], ['Second', '']]);
+    await page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: 'Delete' }).click();
+    await page.locator('.note', { hasText: 'Second' }).waitFor({ state: 'detached' });
+
     // A new note cancelled leaves nothing behind, on screen or on the server.
     await page.getByRole('button', { name: '+ Note' }).click();
     await form.waitFor();
