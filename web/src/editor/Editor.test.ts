@@ -354,6 +354,15 @@ describe('undo that asks', () => {
 });
 
 describe('a viewer', () => {
+  it('keeps what was typed in place when the right to edit goes', () => {
+    const { editor } = setup([note('n1')]);
+    editor.startEdit('n1');
+    editor.type('content', 'typed before the plan changed');
+    editor.setCanEdit(false);
+    expect(editor.getSnapshot().editing?.mode).toBe('full');
+    expect(editor.getEdit()?.values.content).toBe('typed before the plan changed');
+  });
+
   it('reads a note in the full editor, and moves, resizes and deletes nothing', () => {
     const { board, editor } = setup([note('n1', { x: 0, y: 0 })]);
     editor.setCanEdit(false);

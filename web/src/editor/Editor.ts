@@ -167,10 +167,19 @@ export class Editor {
     this.view = v ?? NO_VIEW;
   }
 
-  /** setCanEdit says whether the person may edit; a viewer's edit in progress is dropped. */
+  /**
+   * setCanEdit says whether the person may edit. An edit in place when the
+   * right goes (a plan change) moves to the full editor, read only, with
+   * what was typed, so that it can still be copied; with nothing typed it
+   * just stops.
+   */
   setCanEdit(canEdit: boolean): void {
     if (canEdit === this.snap.canEdit) return;
-    if (!canEdit && this.snap.editing) this.closeEdit();
+    const ed = this.snap.editing;
+    if (!canEdit && ed?.mode === 'inplace') {
+      if (this.dirty) this.set({ editing: { ...ed, mode: 'full' } });
+      else this.closeEdit();
+    }
     this.set({ canEdit, tool: canEdit ? this.snap.tool : 'select' });
   }
 
