@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { skipAI, withAIServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced } from './helpers.mjs';
+import { login, createBoard, addNote, synced, openFull } from './helpers.mjs';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'ollama', 'editor', 'script.json');
 const skip = skipAI;
@@ -37,9 +37,7 @@ async function serverNote(page, boardId, noteId) {
 async function editNote(page, title) {
   const node = page.locator('.note', { hasText: title });
   const noteId = await node.locator('xpath=ancestor-or-self::*[@data-id][1]').getAttribute('data-id');
-  await node.dblclick();
-  const dialog = page.getByRole('dialog', { name: 'Edit note' });
-  await dialog.waitFor();
+  const dialog = await openFull(page, node);
   return { dialog, noteId };
 }
 

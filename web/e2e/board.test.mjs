@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, shot } from './helpers.mjs';
+import { login, createBoard, addNote, synced, shot, openFull } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -232,8 +232,7 @@ test('no serious axe-core violations on the login, board list and board screens'
   await addNote(page, 'A note', 'Some **Markdown**');
   await synced(page);
   assert.deepEqual(await seriousViolations(page), [], 'board');
-  await page.locator('.note', { hasText: 'A note' }).dblclick();
-  await page.getByRole('dialog', { name: 'Edit note' }).waitFor();
+  await openFull(page, page.locator('.note', { hasText: 'A note' }));
   await shot(page, 'editor');
   assert.deepEqual(await seriousViolations(page), [], 'editor');
   await page.keyboard.press('Escape');

@@ -37,14 +37,28 @@ export async function createBoard(page, name) {
   return new URL(page.url()).pathname.split('/').pop();
 }
 
-/** addNote creates a note with the button and saves it with a title. */
+/** addNote creates a note with the button and saves it, edited in place, with a title. */
 export async function addNote(page, title, content = '') {
   await page.getByRole('button', { name: '+ Note' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Edit note' });
-  await dialog.getByLabel('Title').fill(title);
-  if (content) await dialog.getByLabel('Content (Markdown)').fill(content);
-  await dialog.getByRole('button', { name: 'Save' }).click();
+  const form = inPlace(page);
+  await form.getByLabel('Title').fill(title);
+  if (content) await form.getByLabel('Content (Markdown)').fill(content);
+  await form.getByRole('button', { name: 'Save' }).click();
   await page.locator('.note', { hasText: title }).waitFor();
+}
+
+/** inPlace is the note editor open in place on the canvas. */
+export function inPlace(page) {
+  return page.getByRole('form', { name: 'Edit note in place' });
+}
+
+/** openFull double-clicks a note (editing it in place), then opens the full editor from there; returns its dialog. */
+export async function openFull(page, note, options) {
+  await note.dblclick(options);
+  await inPlace(page).getByRole('button', { name: 'Full editor' }).click();
+  const editor = page.getByRole('dialog', { name: 'Edit note' });
+  await editor.waitFor();
+  return editor;
 }
 
 /** synced waits until no edit waits to be sent. */

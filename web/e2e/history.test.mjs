@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, invite, menuItem } from './helpers.mjs';
+import { login, createBoard, addNote, synced, invite, menuItem, openFull } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -33,7 +33,7 @@ test('an update is logged once, 15 s after the last of many edits', { skip }, as
   });
   const editor = page.getByRole('dialog', { name: 'Edit note' });
   for (let i = 1; i <= 5; i++) {
-    await page.locator('.note', { hasText: 'Draft' }).dblclick();
+    await openFull(page, page.locator('.note', { hasText: 'Draft' }));
     await editor.getByLabel('Content (Markdown)').fill(`version ${i}`);
     await editor.getByRole('button', { name: 'Save' }).click();
     await editor.waitFor({ state: 'detached' });
@@ -106,7 +106,7 @@ test('a deleted note is restored from history and comes back live for the other 
   assert.equal(notes[0].content, '- **keep** this');
 
   // The note's own history lists its creation and deletion.
-  await ada.page.locator('.note', { hasText: 'Lost and found' }).dblclick();
+  await openFull(ada.page, ada.page.locator('.note', { hasText: 'Lost and found' }));
   await ada.page.getByRole('dialog', { name: 'Edit note' }).getByRole('button', { name: 'History' }).click();
   const hist = ada.page.getByRole('dialog', { name: 'History of "Lost and found"' });
   await hist.locator('.history-list li', { hasText: /^Deleted/ }).waitFor();
@@ -133,8 +133,7 @@ test('a snapshot is taken, the board changes, and restoring the snapshot brings 
   await panel.getByRole('button', { name: 'Close' }).click();
 
   // Change the board: edit one note, delete one, add one.
-  // New notes are stacked, each a little lower right: its top left corner shows.
-  await page.locator('.note', { hasText: 'Will change' }).dblclick({ position: { x: 8, y: 8 } });
+  await openFull(page, page.locator('.note', { hasText: 'Will change' }), { position: { x: 8, y: 8 } });
   const editor = page.getByRole('dialog', { name: 'Edit note' });
   await editor.getByLabel('Content (Markdown)').fill('after');
   await editor.getByRole('button', { name: 'Save' }).click();
@@ -174,7 +173,7 @@ test('an update still waiting when the page closes reaches the server in a beaco
   await addNote(page, 'Unsaved thought');
   await synced(page);
   await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
-  await page.locator('.note', { hasText: 'Unsaved thought' }).dblclick();
+  await openFull(page, page.locator('.note', { hasText: 'Unsaved thought' }));
   const editor = page.getByRole('dialog', { name: 'Edit note' });
   await editor.getByLabel('Content (Markdown)').fill('written just before leaving');
   await editor.getByRole('button', { name: 'Save' }).click();

@@ -19,7 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, invite } from './helpers.mjs';
+import { login, createBoard, addNote, invite, openFull } from './helpers.mjs';
 
 const DOCS_SHOTS = process.env.SCREENSHOTS ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : '';
 /** shot saves the page to E2E_SHOTS, and to docs/screenshots/ when inDocs. */
@@ -105,9 +105,7 @@ async function serverRow(page, boardId, noteId, what, ok) {
 
 /** openEditor opens the note's editor with a double-click. */
 async function openEditor(page, noteId) {
-  await noteOf(page, noteId).dblclick();
-  const editor = page.getByRole('dialog', { name: 'Edit note' });
-  await editor.waitFor();
+  const editor = await openFull(page, noteOf(page, noteId));
   return editor;
 }
 

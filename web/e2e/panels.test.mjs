@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, synced, menuItem } from './helpers.mjs';
+import { login, createBoard, synced, menuItem, inPlace } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -98,7 +98,7 @@ test('at 200 % zoom (a 640 px wide window) nothing needs sideways scrolling', { 
   await ctx.close();
 });
 
-test('the keyboard alone: N creates a note, arrows move it, Enter edits, Delete and Ctrl+Z', { skip }, async () => {
+test('the keyboard alone: N creates a note, Alt+arrows move it, Enter edits, Delete and Ctrl+Z', { skip }, async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await ctx.newPage();
   await login(page, server, 'keys@example.com');
@@ -107,20 +107,20 @@ test('the keyboard alone: N creates a note, arrows move it, Enter edits, Delete 
 
   await page.keyboard.press('Escape');
   await page.keyboard.press('n');
-  const editor = page.getByRole('dialog', { name: 'Edit note' });
+  const editor = inPlace(page);
   await editor.waitFor();
   await page.keyboard.type('Typed note'); // the title field has the focus
-  await page.keyboard.press('Enter'); // submits the editor
+  await page.keyboard.press('Enter'); // Enter in the title saves
   await editor.waitFor({ state: 'detached' });
   const note = page.locator('.note', { hasText: 'Typed note' });
   await note.waitFor();
   await synced(page);
   const [created] = await pull();
 
-  // The new note is selected: arrows move it, 10 px a press.
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowDown');
+  // The new note is selected: Alt+arrows move it, 10 px a press (arrows alone go from note to note).
+  await page.keyboard.press('Alt+ArrowRight');
+  await page.keyboard.press('Alt+ArrowRight');
+  await page.keyboard.press('Alt+ArrowDown');
   await synced(page);
   const [moved] = await pull();
   assert.deepEqual([moved.x - created.x, moved.y - created.y], [20, 10]);

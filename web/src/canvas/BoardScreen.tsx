@@ -138,6 +138,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // The same words twice (two undos) must change the live region to be read again.
   const announce = useCallback((m: string) => setAnnouncement((was) => (was === m ? m + '\u00a0' : m)), []);
   const openNoteHistory = useCallback((noteId: string) => screen.openHistory({ noteId }), [screen]);
+  // A work item a search found: the work items panel.
+  const openItem = useCallback(() => screen.openPanel('items'), [screen]);
   // A mark's button on a note: its History, at the changelog entry the mark names; the mark has been seen.
   const openMark = useCallback(
     (m: Mark) => {
@@ -241,7 +243,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railExtra={rail} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railExtra={rail} items={s.items} onItem={openItem} />
         <div className="board-notices">
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
           {!canEdit && (

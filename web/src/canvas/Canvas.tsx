@@ -1,23 +1,32 @@
 // The board canvas: @xyflow/react draws pan/zoom, selection and dragging;
-// notes are custom nodes. The canvas renders the sync client's state and
-// sends it intents (create, move, edit, delete); it never talks to the server.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+// notes are custom nodes. Every intent (create, move, resize, edit, delete,
+// focus, keys, paste, search) goes to the Editor (src/editor/Editor.ts); the
+// canvas renders the sync client's notes and the editor's snapshot, and
+// implements the EditorView the editor asks of the screen. It never talks to
+// the server.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import type { Note } from '../api/types';
+import '../editor/editor.css';
+import type { Note, TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import type { Mark } from '../sync/marks';
-import { randomId } from '../boards/ids';
 import { NoteNode, PresenceContext, type NoteFlowNode, type NoteNodeData } from './NoteNode';
 import { DetailContext, detailOf } from './detail';
-import { NoteEditor, type EditorSave } from './NoteEditor';
+import { NoteEditor } from './NoteEditor';
 import { Dialog } from '../app/Dialog';
 import { Cursors } from './Cursors';
-import { NOTE_HEIGHT, NOTE_WIDTH, newNote, background } from './notes';
-import { UndoHistory, type UndoResult } from './undo';
+import { background } from './notes';
+import type { UndoHistory } from './undo';
 import { marksByNote, type NoteMarks } from './peopleView';
 import { ZoomControls } from '../layout/ZoomControls';
 import { fitOptions } from '../layout/zoom';
+import { Editor, type EditorView } from '../editor/Editor';
+import { EditorContext } from '../editor/context';
+import { bounds, rectOf, sizeOf, type Rect } from '../editor/geometry';
+import { ariaOf } from '../editor/keymap';
+import { SearchPanel } from '../editor/SearchPanel';
+import { ShortcutsPanel } from '../editor/ShortcutsPanel';
 
 const nodeTypes = { note: NoteNode };
 // Props given to ReactFlow must keep their identity between renders: a new
@@ -26,8 +35,13 @@ const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const NO_EDGES: never[] = [];
 const MIN_ZOOM = 0.05;
 const OPEN_MIN_ZOOM = 0.3;
+/** JUMP_ZOOM is the zoom a search jump or a reveal goes to when the view is further out (text readable). */
+const JUMP_ZOOM = 0.8;
+/** READABLE_ZOOM is the zoom under which notes show no text (detail.ts): editing there zooms in first. */
+const READABLE_ZOOM = 0.6;
 const MINIMAP_MAX_NOTES = 500;
 const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
+const NO_ITEMS: ReadonlyMap<string, TrackerItem> = new Map();
 
 interface Props {
   /** onNoteHistory opens a note's history (the editor's History button). */
@@ -43,6 +57,12 @@ interface Props {
   marks?: readonly Mark[];
   /** onMark opens a note's History at a mark's changelog entry (the note's button for it). */
   onMark?: (m: Mark) => void;
+  /** items are the board's work items (searched with the notes). */
+  items?: ReadonlyMap<string, TrackerItem>;
+  /** onItem shows a work item a search found (the work items panel). */
+  onItem?: (id: string) => void;
+  /** onEditor hands the board's Editor to the screen around the canvas (a tool rail, menus), and null when it goes. */
+  onEditor?: (e: Editor | null) => void;
   /** railExtra: the board screen's own buttons at the end of the tool rail (its panel toggles). */
   railExtra?: React.ReactNode;
 }
@@ -62,16 +82,10 @@ export function Canvas(props: Props) {
     if (start || !ready || !host.current) return;
     const { width, height } = host.current.getBoundingClientRect();
     if (!notes.size) return setStart({ x: width / 2, y: height / 2, zoom: 1 });
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    for (const n of notes.values()) {
-      minX = Math.min(minX, n.x);
-      minY = Math.min(minY, n.y);
-      maxX = Math.max(maxX, n.x + NOTE_WIDTH);
-      maxY = Math.max(maxY, n.y + NOTE_HEIGHT);
-    }
+    const b = bounds([...notes.values()].map(rectOf))!;
     // Fitted, but not below 30 % (50 % on a phone, layout/zoom.ts): a far view of thousands of notes shows
     // nothing readable and costs the most to draw. "Zoom to fit" (0) shows all.
-    setStart(getViewportForBounds({ x: minX, y: minY, width: maxX - minX, height: maxY - minY }, width, height, Math.max(OPEN_MIN_ZOOM, fitOptions(window.innerWidth).minZoom ?? 0), 1, 0.1));
+    setStart(getViewportForBounds({ x: b.x, y: b.y, width: b.w, height: b.h }, width, height, Math.max(OPEN_MIN_ZOOM, fitOptions(window.innerWidth).minZoom ?? 0), 1, 0.1));
   }, [ready, notes, start]);
   const { client } = props;
   useEffect(() => {
@@ -103,49 +117,108 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, railExtra }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railExtra }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
-  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [dragging, setDragging] = useState<ReadonlyMap<string, XYPosition>>(new Map());
-  const [editing, setEditing] = useState<string | null>(null);
-  const ownUndo = useRef<UndoHistory | null>(null);
-  const undoHistory = sharedUndo ?? (ownUndo.current ??= new UndoHistory(client));
-  /** asking: an undo or redo that waits for the person's answer (it would delete notes others changed). */
-  const [asking, setAsking] = useState<(Extract<UndoResult, { kind: 'confirm' }> & { dir: 'undo' | 'redo' }) | null>(null);
+  const announceRef = useRef(onAnnounce);
+  announceRef.current = onAnnounce;
+  const [editor] = useState(() => new Editor({ store: client, undo: sharedUndo, announce: (m) => announceRef.current(m) }));
+  const s = useSyncExternalStore(editor.onChange, editor.getSnapshot);
   const onMarkRef = useRef(onMark);
   onMarkRef.current = onMark;
   const openMark = useCallback((m: Mark) => onMarkRef.current?.(m), []);
   const byNote = marksByNote(marks);
 
-  const select = useCallback((id: string, additive: boolean) => {
-    setSelected((s) => (additive ? new Set([...s, id]) : new Set([id])));
-  }, []);
+  useEffect(() => editor.setCanEdit(canEdit), [editor, canEdit]);
+  useEffect(() => editor.notesChanged(), [editor, notes]);
+  useEffect(() => {
+    onEditor?.(editor);
+    return () => onEditor?.(null);
+  }, [editor, onEditor]);
+  useEffect(() => () => editor.dispose(), [editor]);
+
+  // The view the editor asks of the screen, over xyflow.
+  useEffect(() => {
+    const pane = () => wrapper.current?.querySelector('.react-flow') ?? wrapper.current;
+    const view: EditorView = {
+      visible: () => {
+        const r = pane()!.getBoundingClientRect();
+        const a = rf.screenToFlowPosition({ x: r.left, y: r.top }, { snapToGrid: false });
+        const b = rf.screenToFlowPosition({ x: r.right, y: r.bottom }, { snapToGrid: false });
+        return { x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y };
+      },
+      reveal: (r: Rect) => void rf.setCenter(r.x + r.w / 2, r.y + r.h / 2, { zoom: Math.max(rf.getZoom(), JUMP_ZOOM) }),
+      show: (r: Rect) => {
+        const v = view.visible();
+        const inside = r.x >= v.x && r.y >= v.y && r.x + r.w <= v.x + v.w && r.y + r.h <= v.y + v.h;
+        if (!inside || rf.getZoom() < READABLE_ZOOM) view.reveal(r);
+      },
+      focusNote: (id: string) =>
+        // After React has drawn the note (a reveal may bring it into the rendered set).
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => {
+            // Another note edited since (a stop that started a new edit) keeps the focus in its fields.
+            const ed = editor.getSnapshot().editing;
+            if (ed && ed.id !== id) return;
+            const el = wrapper.current?.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(id)}"]`);
+            if (el && !el.contains(document.activeElement)) el.focus({ preventScroll: true });
+          }),
+        ),
+      pan: (dx: number, dy: number) => {
+        const v = rf.getViewport();
+        void rf.setViewport({ ...v, x: v.x + dx * 4, y: v.y + dy * 4 });
+      },
+      zoomIn: () => void rf.zoomIn(),
+      zoomOut: () => void rf.zoomOut(),
+      fit: () => void rf.fitView(fitOptions(window.innerWidth)),
+    };
+    editor.setView(view);
+    return () => editor.setView(null);
+  }, [editor, rf]);
+
+  const { selected, moving, sizing, editing, draft, highlight } = s;
+  // "Is editing" while a note is edited in place or in the full editor: here, not in
+  // the in-place editor, whose unmount may come after the full editor's mount.
+  const editingId = canEdit && editing && !editing.draft ? editing.id : null;
+  useEffect(() => {
+    if (!editingId) return;
+    client.presence.setEditing(editingId);
+    return () => client.presence.setEditing(null);
+  }, [client, editingId]);
+  // The one tab stop: the focused note, else the first.
+  const tabStop = s.focused && (notes.has(s.focused) || draft?.id === s.focused) ? s.focused : (notes.keys().next().value ?? null);
 
   // One node object per unchanged note: xyflow keeps its internal node (and
   // does not re-render the note) when it gets the same object back, so a
   // drag or a remote edit re-renders only the notes it touches.
-  type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; canEdit: boolean; node: NoteFlowNode };
+  type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; w: number; h: number; flags: number; canEdit: boolean; node: NoteFlowNode };
   const nodeCache = useRef(new Map<string, Cached>());
   const nodes: NoteFlowNode[] = useMemo(() => {
     const cache = nodeCache.current;
     const next = new Map<string, Cached>();
     const out: NoteFlowNode[] = [];
-    for (const n of notes.values()) {
+    const all = draft ? [...notes.values(), draft] : notes.values();
+    for (const n of all) {
       const isSelected = selected.has(n.id);
-      const pos = dragging.get(n.id);
+      const pos = moving.get(n.id);
       const m = byNote.get(n.id);
+      const { w, h } = sizing.get(n.id) ?? sizeOf(n);
+      const isEditing = editing?.id === n.id && editing.mode === 'inplace';
+      const flags = (isEditing ? 1 : 0) | (tabStop === n.id ? 2 : 0) | (highlight === n.id ? 4 : 0);
       let hit = cache.get(n.id);
-      if (!hit || hit.note !== n || hit.marks !== m || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit) {
+      if (!hit || hit.note !== n || hit.marks !== m || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit || hit.w !== w || hit.h !== h || hit.flags !== flags) {
         const x = Number.isFinite(n.x) ? n.x : 0;
         const y = Number.isFinite(n.y) ? n.y : 0;
-        const data: NoteNodeData = hit && hit.note === n && hit.marks === m ? hit.node.data : { note: n, marks: m, onOpen: setEditing, onFocusNote: select, onMark: openMark };
+        const data: NoteNodeData = { note: n, marks: m, onMark: openMark, w, h, editing: isEditing, tabStop: tabStop === n.id, highlight: highlight === n.id, canEdit };
         hit = {
           note: n,
           marks: m,
           selected: isSelected,
           pos,
+          w,
+          h,
+          flags,
           canEdit,
           node: {
             id: n.id,
@@ -153,11 +226,11 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             position: pos ?? { x, y },
             data,
             selected: isSelected,
-            width: NOTE_WIDTH,
-            height: NOTE_HEIGHT,
-            // Notes have a fixed size: telling xyflow saves it measuring 2,000 of them.
-            measured: { width: NOTE_WIDTH, height: NOTE_HEIGHT },
-            draggable: canEdit,
+            width: w,
+            height: h,
+            // Notes have a known size: telling xyflow saves it measuring 2,000 of them.
+            measured: { width: w, height: h },
+            draggable: canEdit && !isEditing,
           },
         };
       }
@@ -166,150 +239,55 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     }
     nodeCache.current = next;
     return out;
-  }, [notes, byNote, dragging, selected, canEdit, select, openMark]);
+  }, [notes, draft, byNote, moving, sizing, selected, editing, tabStop, highlight, canEdit, openMark]);
 
-
-  const onNodesChange = useCallback((changes: NodeChange<NoteFlowNode>[]) => {
-    // Only real changes become state: xyflow reports unchanged selections
-    // too, and a needless render of 2,000 notes costs a frame.
-    let sel: Set<string> | null = null;
-    let drag: Map<string, XYPosition> | null = null;
-    for (const c of changes) {
-      if (c.type === 'select') {
-        if (selectedRef.current.has(c.id) === c.selected && !sel) continue;
-        sel ??= new Set(selectedRef.current);
-        if (c.selected) sel.add(c.id);
-        else sel.delete(c.id);
-      } else if (c.type === 'position' && c.position && c.dragging) {
-        drag ??= new Map(draggingRef.current);
-        drag.set(c.id, c.position);
+  const onNodesChange = useCallback(
+    (changes: NodeChange<NoteFlowNode>[]) => {
+      // Only real changes become state: xyflow reports unchanged selections
+      // too, and a needless render of 2,000 notes costs a frame.
+      let sel: Set<string> | null = null;
+      let drag: Map<string, XYPosition> | null = null;
+      const snap = editor.getSnapshot();
+      for (const c of changes) {
+        if (c.type === 'select') {
+          if (snap.selected.has(c.id) === c.selected && !sel) continue;
+          sel ??= new Set(snap.selected);
+          if (c.selected) sel.add(c.id);
+          else sel.delete(c.id);
+        } else if (c.type === 'position' && c.position && c.dragging) {
+          drag ??= new Map(snap.moving);
+          drag.set(c.id, c.position);
+        }
       }
-    }
-    if (sel && (sel.size !== selectedRef.current.size || [...sel].some((id) => !selectedRef.current.has(id)))) setSelected(sel);
-    if (drag) setDragging(drag);
-  }, []);
-  const selectedRef = useRef(selected);
-  selectedRef.current = selected;
-  const draggingRef = useRef(dragging);
-  draggingRef.current = dragging;
-  const notesRef = useRef(notes);
-  notesRef.current = notes;
-
-  /** moveNotes commits new positions: one push and one undo step for the whole drop. */
-  const moveNotes = useCallback(
-    (moves: { id: string; x: number; y: number }[]) => {
-      // The notes as they are now (the render may be a frame behind: two quick arrow presses move twice).
-      const now = client.getSnapshot().notes;
-      const moved = moves.flatMap((m) => {
-        const n = now.get(m.id);
-        return n && (n.x !== m.x || n.y !== m.y) ? [{ ...n, x: Math.round(m.x), y: Math.round(m.y) }] : [];
-      });
-      if (!moved.length) return;
-      undoHistory.transact(`move of ${moved.length} note${moved.length > 1 ? 's' : ''}`, (r) => moved.forEach((n) => r.upsertNote(n)));
+      if (sel) editor.setSelection(sel);
+      if (drag) editor.previewMove(drag);
     },
-    [undoHistory, client],
+    [editor],
   );
 
   const onNodeDragStop = useCallback(
-    (_e: unknown, _node: NoteFlowNode, dragged: NoteFlowNode[]) => {
-      moveNotes(dragged.map((d) => ({ id: d.id, x: d.position.x, y: d.position.y })));
-      setDragging(new Map());
-    },
-    [moveNotes],
+    (_e: unknown, _node: NoteFlowNode, dragged: NoteFlowNode[]) => editor.moveNotes(dragged.map((d) => ({ id: d.id, x: d.position.x, y: d.position.y }))),
+    [editor],
   );
-
-  const createNote = useCallback(() => {
-    const rect = wrapper.current!.getBoundingClientRect();
-    const c = rf.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 });
-    let x = c.x - NOTE_WIDTH / 2;
-    let y = c.y - NOTE_HEIGHT / 2;
-    // Do not hide a note under a new one: step down and right past any at the spot.
-    const taken = (px: number, py: number) => [...notesRef.current.values()].some((o) => Math.abs(o.x - px) < 16 && Math.abs(o.y - py) < 16);
-    for (let i = 0; i < 50 && taken(x, y); i++) {
-      x += 24;
-      y += 24;
-    }
-    const id = randomId();
-    undoHistory.transact('new note', (r) => r.upsertNote(newNote(id, x, y)));
-    setSelected(new Set([id]));
-    onAnnounce('Note created. Press Enter to edit it.');
-    setEditing(id);
-  }, [undoHistory, rf, onAnnounce]);
-
-  const deleteSelected = useCallback(() => {
-    const gone = [...selectedRef.current].filter((id) => notesRef.current.has(id));
-    if (!gone.length) return;
-    undoHistory.transact(`deletion of ${gone.length} note${gone.length > 1 ? 's' : ''}`, (r) => gone.forEach((id) => r.deleteNote(id)));
-    setSelected(new Set());
-    onAnnounce(`${gone.length} note${gone.length > 1 ? 's' : ''} deleted. Press Ctrl+Z to undo.`);
-  }, [undoHistory, onAnnounce]);
-
-  /** said tells the person what an undo or redo did (the board's live region), or asks them first. */
-  const said = useCallback(
-    (r: UndoResult, dir: 'undo' | 'redo') => {
-      if (r.kind === 'empty') onAnnounce(dir === 'undo' ? 'Nothing to undo.' : 'Nothing to redo.');
-      else if (r.kind === 'done') onAnnounce(`${dir === 'undo' ? 'Undid' : 'Redid'} the ${r.label}.`);
-      else setAsking({ ...r, dir });
-    },
-    [onAnnounce],
-  );
-  const undo = useCallback(() => said(undoHistory.undo(), 'undo'), [undoHistory, said]);
-  const redo = useCallback(() => said(undoHistory.redo(), 'redo'), [undoHistory, said]);
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
+      if (document.querySelector('dialog[open]')) return;
+      if (editor.handleKey(e, isTyping(e.target))) e.preventDefault();
+    }
+    // Paste onto the canvas (no text field focused) makes notes.
+    function onPaste(e: ClipboardEvent) {
       if (isTyping(e.target) || document.querySelector('dialog[open]')) return;
-      const mod = e.ctrlKey || e.metaKey;
-      if (mod && (e.key === 'z' || e.key === 'Z') && !e.shiftKey) {
-        if (!canEdit) return;
-        e.preventDefault();
-        undo();
-      } else if (mod && (((e.key === 'z' || e.key === 'Z') && e.shiftKey) || ((e.key === 'y' || e.key === 'Y') && !e.shiftKey))) {
-        if (!canEdit) return;
-        e.preventDefault();
-        redo();
-      } else if (!mod && (e.key === 'n' || e.key === 'N')) {
-        if (!canEdit) return;
-        e.preventDefault();
-        createNote();
-      } else if (e.key === 'Delete' || e.key === 'Backspace') {
-        if (!canEdit) return;
-        e.preventDefault();
-        deleteSelected();
-      } else if (e.key === 'Enter') {
-        const first = [...selectedRef.current][0];
-        if (first) {
-          e.preventDefault();
-          setEditing(first);
-        }
-      } else if (e.key === 'Escape') {
-        setSelected(new Set());
-      } else if (!mod && (e.key === '+' || e.key === '=')) {
-        void rf.zoomIn();
-      } else if (!mod && e.key === '-') {
-        void rf.zoomOut();
-      } else if (!mod && (e.key === '0' || (e.shiftKey && e.key === '!'))) {
-        void rf.fitView(fitOptions(window.innerWidth));
-      } else if (e.key.startsWith('Arrow')) {
-        e.preventDefault();
-        const step = e.shiftKey ? 50 : 10;
-        const dx = e.key === 'ArrowLeft' ? -step : e.key === 'ArrowRight' ? step : 0;
-        const dy = e.key === 'ArrowUp' ? -step : e.key === 'ArrowDown' ? step : 0;
-        if (selectedRef.current.size && canEdit) {
-          const now = client.getSnapshot().notes;
-          moveNotes([...selectedRef.current].flatMap((id) => {
-            const n = now.get(id);
-            return n ? [{ id, x: n.x + dx, y: n.y + dy }] : [];
-          }));
-        } else {
-          const v = rf.getViewport();
-          void rf.setViewport({ ...v, x: v.x - dx * 4, y: v.y - dy * 4 });
-        }
-      }
+      const text = e.clipboardData?.getData('text/plain');
+      if (text && editor.paste(text) > 0) e.preventDefault();
     }
     document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [canEdit, createNote, deleteSelected, undo, redo, moveNotes, rf, client]);
+    document.addEventListener('paste', onPaste);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('paste', onPaste);
+    };
+  }, [editor]);
 
   const onPointerMove = useCallback(
     (e: React.PointerEvent) => {
@@ -319,47 +297,55 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     [client, rf],
   );
 
-  const onNodeDoubleClick = useCallback((_: unknown, n: NoteFlowNode) => setEditing(n.id), []);
-  const clearSelection = useCallback(() => setSelected(new Set()), []);
-  // A note deleted (by someone else) while its editor is open stays in the
-  // editor, as last seen: what was typed is not lost, and Save brings it back.
+  const onPaneClick = useCallback((e: React.MouseEvent) => editor.paneClick(rf.screenToFlowPosition({ x: e.clientX, y: e.clientY })), [editor, rf]);
+  // The full editor: a note deleted (by someone else) while it is open stays
+  // in the editor, as last seen: what was typed is not lost, and Save brings it back.
+  const full = editing?.mode === 'full' ? editing : null;
   const lastEdited = useRef<Note | null>(null);
-  const current = editing ? notes.get(editing) : undefined;
+  const current = full ? (notes.get(full.id) ?? (draft?.id === full.id ? draft : undefined)) : undefined;
   if (current) lastEdited.current = current;
-  const editingNote = current ?? (editing && lastEdited.current?.id === editing ? lastEdited.current : undefined);
-  const save = useCallback(
-    (e: EditorSave): Note | undefined => {
-      undoHistory.transact('edit', (r) => r.upsertNote(e.row, e.base));
-      return client.getSnapshot().notes.get(e.row.id);
-    },
-    [undoHistory, client],
-  );
+  const editingNote = current ?? (full && lastEdited.current?.id === full.id ? lastEdited.current : undefined);
   // The editor's AI parts read the board's notes when they ask (as context for the model).
+  const notesRef = useRef(notes);
+  notesRef.current = notes;
   const aiContext = useMemo(() => ({ boardId: client.boardId, allNotes: () => [...notesRef.current.values()] }), [client]);
+  const asking = s.asking;
 
   return (
-    <div className={`canvas detail-${detail}`} ref={wrapper} onPointerMove={onPointerMove}>
+    <EditorContext.Provider value={editor}>
+    <div className={`canvas detail-${detail}${s.tool === 'note' ? ' tool-note' : ''}`} ref={wrapper} onPointerMove={onPointerMove}>
       <div className="canvas-tools" role="toolbar" aria-label="Board tools">
         {canEdit && (
-          <button type="button" className="primary" onClick={createNote} aria-keyshortcuts="N">
+          <button type="button" className="primary" onClick={() => editor.createNote()} aria-keyshortcuts={ariaOf('create')}>
             + Note
           </button>
         )}
         {canEdit && (
-          <button type="button" onClick={deleteSelected} disabled={!selected.size} aria-keyshortcuts="Delete">
+          <button type="button" aria-pressed={s.tool === 'note'} onClick={() => editor.setTool(s.tool === 'note' ? 'select' : 'note')} aria-keyshortcuts={ariaOf('toolNote')} title="Click on the canvas to put a note there">
+            Note tool
+          </button>
+        )}
+        {canEdit && (
+          <button type="button" onClick={() => editor.deleteSelected()} disabled={!selected.size} aria-keyshortcuts={ariaOf('delete')}>
             Delete{selected.size > 1 ? ` (${selected.size})` : ''}
           </button>
         )}
         {canEdit && (
-          <button type="button" onClick={undo} aria-keyshortcuts="Control+Z">
+          <button type="button" onClick={() => editor.undo()} aria-keyshortcuts={ariaOf('undo')}>
             Undo
           </button>
         )}
         {canEdit && (
-          <button type="button" onClick={redo} aria-keyshortcuts="Control+Shift+Z Control+Y">
+          <button type="button" onClick={() => editor.redo()} aria-keyshortcuts={ariaOf('redo')}>
             Redo
           </button>
         )}
+        <button type="button" onClick={() => editor.openPanel('search')} aria-keyshortcuts={ariaOf('search')}>
+          Search
+        </button>
+        <button type="button" onClick={() => editor.openPanel('shortcuts')} aria-keyshortcuts={ariaOf('shortcuts')} aria-label="Keyboard shortcuts">
+          ?
+        </button>
         <span className="muted rail-count">
           {notes.size} note{notes.size === 1 ? '' : 's'}
           {selected.size ? ` · ${selected.size} selected` : ''}
@@ -374,8 +360,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           nodeTypes={nodeTypes}
           onNodesChange={onNodesChange}
           onNodeDragStop={onNodeDragStop}
-          onNodeDoubleClick={onNodeDoubleClick}
-          onPaneClick={clearSelection}
+          onPaneClick={onPaneClick}
           nodesDraggable={canEdit}
           nodesConnectable={false}
           elementsSelectable
@@ -399,54 +384,56 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
         </ReactFlow>
         </PresenceContext.Provider>
       </DetailContext.Provider>
-      {editingNote && (
+      {editingNote && full && (
         <NoteEditor
           key={editingNote.id}
           note={editingNote}
+          initial={editor.getEdit() ?? undefined}
           gone={!current}
           presence={client.presence}
           readOnly={!canEdit}
           ai={aiContext}
-          onClose={() => setEditing(null)}
+          onClose={() => editor.closeEdit()}
           onHistory={
-            onNoteHistory
+            onNoteHistory && !full.draft
               ? () => {
-                  setEditing(null);
+                  editor.closeEdit();
                   onNoteHistory(editingNote.id);
                 }
               : undefined
           }
-          onSave={save}
+          onSave={(e) => editor.saveFull(e)}
         />
       )}
-      {asking && (
-        <Dialog title={asking.title} onClose={() => setAsking(null)}>
-          <p>{asking.text}</p>
+      {s.panel === 'search' && <SearchPanel notes={notes} items={items} onNote={(id) => editor.jumpTo(id)} onItem={onItem} onClose={() => editor.openPanel(null)} />}
+      {s.panel === 'shortcuts' && <ShortcutsPanel canEdit={canEdit} onClose={() => editor.openPanel(null)} />}
+      {asking?.kind === 'discard' && (
+        <Dialog title="Discard your changes?" onClose={() => editor.keepEditing()}>
+          <p>What you typed in this note has not been saved.</p>
           <div className="row dialog-actions">
-            <button
-              type="button"
-              className="primary danger"
-              onClick={() => {
-                setAsking(null);
-                said(asking.proceed(), asking.dir);
-              }}
-            >
+            <button type="button" className="primary danger" onClick={() => editor.discardEdit()}>
+              Discard
+            </button>
+            <button type="button" data-autofocus onClick={() => editor.keepEditing()}>
+              Keep editing
+            </button>
+          </div>
+        </Dialog>
+      )}
+      {asking?.kind === 'undo' && (
+        <Dialog title={asking.result.title} onClose={() => editor.answerUndo(false)}>
+          <p>{asking.result.text}</p>
+          <div className="row dialog-actions">
+            <button type="button" className="primary danger" onClick={() => editor.answerUndo(true)}>
               Delete
             </button>
-            <button
-              type="button"
-              data-autofocus
-              onClick={() => {
-                asking.keep();
-                setAsking(null);
-                onAnnounce(`Nothing was ${asking.dir === 'undo' ? 'undone' : 'redone'}: the note stays.`);
-              }}
-            >
+            <button type="button" data-autofocus onClick={() => editor.answerUndo(false)}>
               Keep it
             </button>
           </div>
         </Dialog>
       )}
     </div>
+    </EditorContext.Provider>
   );
 }

@@ -31,6 +31,8 @@ const FIELD_NAMES: Record<EditorField, string> = { title: 'title', color: 'colou
 interface Props {
   /** note is the note as it is now (as last seen, when gone). */
   note: Note;
+  /** initial: the fields as they were being edited elsewhere (in place on the canvas): what was typed carries over. */
+  initial?: EditorState;
   /** gone: the note was deleted (by someone else) while the editor was open. */
   gone?: boolean;
   /** presence: who else is editing (and where this editor announces itself). */
@@ -65,8 +67,8 @@ const NOBODY: readonly never[] = [];
  * clients keep on the note survive unchanged. Closing with unsaved changes
  * asks first.
  */
-export function NoteEditor({ note, gone = false, presence, readOnly, onSave, onClose, onHistory, ai }: Props) {
-  const [state, setState] = useState<EditorState>(() => openEditor(note));
+export function NoteEditor({ note, initial, gone = false, presence, readOnly, onSave, onClose, onHistory, ai }: Props) {
+  const [state, setState] = useState<EditorState>(() => initial ?? openEditor(note));
   // Follow the note: someone else's change shows in the untouched fields at once.
   const [seen, setSeen] = useState(note);
   let s = state;

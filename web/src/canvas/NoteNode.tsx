@@ -1,9 +1,11 @@
-import { createContext, memo, useContext, useSyncExternalStore } from 'react';
-import type { NodeProps, Node } from '@xyflow/react';
+import { createContext, memo, useContext, useRef, useSyncExternalStore } from 'react';
+import { useStoreApi, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import type { Mark } from '../sync/marks';
 import type { PresenceStore } from '../sync/presence';
-import { background, COLORS, NOTE_HEIGHT, NOTE_WIDTH, renderMarkdown } from './notes';
+import { background, COLORS, renderMarkdown } from './notes';
+import { EditorContext } from '../editor/context';
+import { InPlaceEditor } from '../editor/InPlaceEditor';
 import { DetailContext } from './detail';
 import { aiMarkOf } from './aiMark';
 import { editingLabel, OVERLAP_NAME, REVIVED_NAME, type NoteMarks } from './peopleView';
@@ -12,9 +14,17 @@ export type NoteNodeData = {
   note: Note;
   /** marks: what merges did to my changes of this note (buttons to its History). */
   marks?: NoteMarks;
-  onOpen: (id: string) => void;
-  onFocusNote: (id: string, additive: boolean) => void;
   onMark: (m: Mark) => void;
+  /** w and h are the size the note is drawn at (its own, or the one its handle is being dragged to). */
+  w: number;
+  h: number;
+  /** editing: edited in place now. */
+  editing: boolean;
+  /** tabStop: the canvas's one tab stop (roving tabindex). */
+  tabStop: boolean;
+  /** highlight: a search just jumped here. */
+  highlight: boolean;
+  canEdit: boolean;
 };
 export type NoteFlowNode = Node<NoteNodeData, 'note'>;
 
@@ -43,48 +53,119 @@ function EditingTag({ noteId }: { noteId: string }) {
   );
 }
 
-/** NoteNode draws one sticky note: colour, type, title and rendered Markdown. */
+/** DOUBLE_TAP_MS is the longest time between two taps that edit a note. */
+const DOUBLE_TAP_MS = 350;
+
+/**
+ * NoteNode draws one sticky note: colour, type, title and rendered Markdown
+ * (fading out at the bottom when long; scrollable while selected), at its
+ * size, with a resize handle and a button to the full editor; or, while
+ * edited in place, the in-place editor over it. Every intent goes to the
+ * Editor.
+ */
 export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
   const n = data.note;
+  const editor = useContext(EditorContext);
+  const flow = useStoreApi();
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
+  const lastTap = useRef(0);
+  const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
   const ai = aiMarkOf(n);
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
+  const cls = `note${selected ? ' selected' : ''}${data.highlight ? ' highlight' : ''}${data.editing ? ' editing' : ''}`;
   return (
       <article
-        className={selected ? 'note selected' : 'note'}
-        style={{ background: background(n.color), width: NOTE_WIDTH, height: NOTE_HEIGHT }}
-        tabIndex={0}
+        className={cls}
+        style={{ background: background(n.color), width: data.w, height: data.h }}
+        tabIndex={data.tabStop ? 0 : -1}
         aria-label={label}
+        aria-keyshortcuts="Enter Shift+Enter Delete"
         data-note-id={n.id}
         onFocus={(e) => {
           // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).
-          if (!selected && e.currentTarget.matches(':focus-visible')) data.onFocusNote(n.id, false);
+          if (e.target === e.currentTarget && !selected && e.currentTarget.matches(':focus-visible')) editor?.select(n.id);
           e.stopPropagation();
         }}
-        onDoubleClick={() => data.onOpen(n.id)}
+        onDoubleClick={() => editor?.startEdit(n.id)}
+        onPointerUp={(e) => {
+          // A double tap edits (touch browsers do not all send dblclick).
+          if (e.pointerType !== 'touch' || data.editing) return;
+          if (e.timeStamp - lastTap.current < DOUBLE_TAP_MS) {
+            lastTap.current = 0;
+            editor?.startEdit(n.id);
+          } else lastTap.current = e.timeStamp;
+        }}
       >
-        {detail !== 'far' && (
-          <header className="note-head">
-            <span className="note-type">{n.type}</span>
-            <EditingTag noteId={n.id} />
-            {/* A colour from another client that this one does not draw: name it. */}
-            {n.color && !Object.hasOwn(COLORS, n.color) && <span className="note-color">{n.color}</span>}
-            {ai && (
-              <span className="note-ai" title={ai === 'created' ? 'Made by the AI assistant' : 'Changed by the AI assistant'}>
-                AI
-              </span>
+        {data.editing ? (
+          <InPlaceEditor />
+        ) : (
+          <>
+            {detail !== 'far' && (
+              <header className="note-head">
+                <span className="note-type">{n.type}</span>
+                <EditingTag noteId={n.id} />
+                {/* A colour from another client that this one does not draw: name it. */}
+                {n.color && !Object.hasOwn(COLORS, n.color) && <span className="note-color">{n.color}</span>}
+                {ai && (
+                  <span className="note-ai" title={ai === 'created' ? 'Made by the AI assistant' : 'Changed by the AI assistant'}>
+                    AI
+                  </span>
+                )}
+                {selected && detail === 'near' && (
+                  <button
+                    type="button"
+                    className="note-open nodrag nopan"
+                    aria-label="Open in the full editor"
+                    title="Open in the full editor (Shift+Enter)"
+                    onClick={(e) => {
+                      e.stopPropagation();
+                      editor?.openFull(n.id);
+                    }}
+                    onDoubleClick={(e) => e.stopPropagation()}
+                  >
+                    ⤢
+                  </button>
+                )}
+              </header>
             )}
-          </header>
+            {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
+            {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
+            {detail === 'near' && <div className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {(overlap || revived) && (
+              <div className="note-marks">
+                {overlap && <MarkButton mark={overlap} name={OVERLAP_NAME} text="Changed by someone else" onMark={data.onMark} />}
+                {revived && <MarkButton mark={revived} name={REVIVED_NAME} text="Brought back" onMark={data.onMark} />}
+              </div>
+            )}
+          </>
         )}
-        {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
-        {detail === 'near' && <div className="note-body md" dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
-        {(overlap || revived) && (
-          <div className="note-marks">
-            {overlap && <MarkButton mark={overlap} name={OVERLAP_NAME} text="Changed by someone else" onMark={data.onMark} />}
-            {revived && <MarkButton mark={revived} name={REVIVED_NAME} text="Brought back" onMark={data.onMark} />}
-          </div>
+        {data.canEdit && !data.editing && detail !== 'far' && (
+          <div
+            className="note-resize nodrag nopan"
+            aria-hidden="true"
+            title="Drag to resize (keyboard: Shift+arrows)"
+            onPointerDown={(e) => {
+              e.stopPropagation();
+              e.currentTarget.setPointerCapture(e.pointerId);
+              resizing.current = { x: e.clientX, y: e.clientY, w: data.w, h: data.h, zoom: flow.getState().transform[2] || 1 };
+            }}
+            onPointerMove={(e) => {
+              const r = resizing.current;
+              if (r) editor?.previewSize(n.id, r.w + (e.clientX - r.x) / r.zoom, r.h + (e.clientY - r.y) / r.zoom);
+            }}
+            onPointerUp={(e) => {
+              if (!resizing.current) return;
+              e.stopPropagation();
+              resizing.current = null;
+              editor?.endResize(n.id);
+            }}
+            onPointerCancel={() => {
+              resizing.current = null;
+              editor?.endResize(n.id);
+            }}
+          />
         )}
       </article>
   );

@@ -1,0 +1,645 @@
+// The editor layer under the canvas (docs/web-client.md, "The editor
+// layer"), as tldraw's Editor sits under its components: every intent of
+// the canvas (create, move, resize, delete, select, focus, edit in place,
+// undo and redo, paste, search jumps, tools and the keymap) is a method
+// here; React components render the snapshot and forward events. Plain
+// TypeScript: the store is anything with a SyncClient's edit methods, the
+// view is a small interface the canvas implements over xyflow.
+import type { Note } from '../api/types';
+import { randomId } from '../boards/ids';
+import { newNote } from '../canvas/notes';
+import { UndoHistory, type UndoResult, type UndoStore } from '../canvas/undo';
+import { edit, follow, openEditor, toSave, touched, type EditorField, type EditorState } from '../canvas/editorState';
+import { clampSize, freeSpot, freeSpots, nearestInDirection, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
+import { bindingFor, type Action, type KeyLike } from './keymap';
+import { parsePaste } from './paste';
+
+/** EditorView is what the editor asks of the canvas on screen. */
+export interface EditorView {
+  /** visible is the part of the board in view, in board coordinates. */
+  visible(): Rect;
+  /** reveal pans (and zooms in to a readable size) so that r is in the middle of the view. */
+  reveal(r: Rect): void;
+  /** show reveals r only when it is not wholly in view or too small to read (the view does not move for nothing). */
+  show(r: Rect): void;
+  /** focusNote gives the keyboard focus to a note's element once it is drawn. */
+  focusNote(id: string): void;
+  /** pan moves the view by screen pixels. */
+  pan(dx: number, dy: number): void;
+  zoomIn(): void;
+  zoomOut(): void;
+  fit(): void;
+}
+
+/** Tool is what a click on the empty canvas does: select (clear the selection) or put a note there. */
+export type Tool = 'select' | 'note';
+
+/** Panel is the editor's panel on screen: search, the shortcuts, or none. */
+export type Panel = 'search' | 'shortcuts' | null;
+
+/** Editing is the note being edited: in place on the canvas or in the full editor; draft: not created yet. */
+export interface Editing {
+  id: string;
+  mode: 'inplace' | 'full';
+  draft: boolean;
+}
+
+/** Asking is a question waiting for the person: an undo that would delete others' work, or typed text to discard. */
+export type Asking = { kind: 'undo'; dir: 'undo' | 'redo'; result: Extract<UndoResult, { kind: 'confirm' }> } | { kind: 'discard' };
+
+/** EditorSnapshot is what the canvas renders; a new object whenever anything in it changes. */
+export interface EditorSnapshot {
+  selected: ReadonlySet<string>;
+  /** focused is the canvas's one tab stop: the note arrows move from. */
+  focused: string | null;
+  editing: Editing | null;
+  /** draft is a new note not saved yet: drawn on the canvas, never pushed unless saved with text. */
+  draft: Note | null;
+  tool: Tool;
+  /** highlight is a note a search jumped to, lit for a moment. */
+  highlight: string | null;
+  panel: Panel;
+  /** moving are notes being dragged (positions not committed yet). */
+  moving: ReadonlyMap<string, XY>;
+  /** sizing are notes being resized by their handle (sizes not committed yet). */
+  sizing: ReadonlyMap<string, Size>;
+  asking: Asking | null;
+  canEdit: boolean;
+}
+
+/** EditorOptions are what an Editor works with. */
+export interface EditorOptions {
+  store: UndoStore;
+  /** undo is the board's undo history (shared with the panels); the editor makes one when not given. */
+  undo?: UndoHistory;
+  /** announce says something in the board's live region. */
+  announce?: (msg: string) => void;
+  newId?: () => string;
+  setTimeout?: (cb: () => void, ms: number) => unknown;
+  clearTimeout?: (h: unknown) => void;
+}
+
+/** HIGHLIGHT_MS is how long a note a search jumped to stays lit. */
+export const HIGHLIGHT_MS = 2000;
+/** NUDGE and NUDGE_FAR are what Alt+arrows (and Alt+Shift+arrows) move; RESIZE_STEP what Shift+arrows resize. */
+export const NUDGE = 10;
+export const NUDGE_FAR = 50;
+export const RESIZE_STEP = 10;
+
+const NO_VIEW: EditorView = {
+  visible: () => ({ x: 0, y: 0, w: 0, h: 0 }),
+  reveal: () => {},
+  show: () => {},
+  focusNote: () => {},
+  pan: () => {},
+  zoomIn: () => {},
+  zoomOut: () => {},
+  fit: () => {},
+};
+
+const EMPTY_SET: ReadonlySet<string> = new Set();
+const EMPTY_MAP = new Map<string, never>();
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+const DIRS: Record<string, Direction> = { ArrowLeft: 'left', ArrowRight: 'right', ArrowUp: 'up', ArrowDown: 'down' };
+
+/**
+ * Editor owns the canvas's intents. Listeners are onChange(cb) (the
+ * snapshot) and onEditChange(cb) (the text being typed in place, so that
+ * typing re-renders the in-place editor alone), each returning an
+ * unsubscribe function.
+ */
+export class Editor {
+  readonly undoHistory: UndoHistory;
+  private readonly store: UndoStore;
+  private readonly announce: (msg: string) => void;
+  private readonly newId: () => string;
+  private readonly setTimer: (cb: () => void, ms: number) => unknown;
+  private readonly clearTimer: (h: unknown) => void;
+  private view: EditorView = NO_VIEW;
+  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, canEdit: true };
+  private editState: EditorState | null = null;
+  private readonly cbs = new Set<() => void>();
+  private readonly editCbs = new Set<() => void>();
+  private highlightTimer: unknown = null;
+
+  constructor(o: EditorOptions) {
+    this.store = o.store;
+    this.undoHistory = o.undo ?? new UndoHistory(o.store);
+    this.announce = o.announce ?? (() => {});
+    this.newId = o.newId ?? randomId;
+    this.setTimer = o.setTimeout ?? ((cb, ms) => setTimeout(cb, ms));
+    this.clearTimer = o.clearTimeout ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
+  }
+
+  // --- subscriptions -------------------------------------------------------
+
+  /** getSnapshot is the editor's state now (the same object until it changes). */
+  getSnapshot = (): EditorSnapshot => this.snap;
+
+  /** onChange tells cb when the snapshot changes; returns the unsubscribe. */
+  onChange = (cb: () => void): (() => void) => {
+    this.cbs.add(cb);
+    return () => this.cbs.delete(cb);
+  };
+
+  /** getEdit is the in-place editor's fields, or null when nothing is edited in place. */
+  getEdit = (): EditorState | null => this.editState;
+
+  /** onEditChange tells cb when the in-place editor's fields change. */
+  onEditChange = (cb: () => void): (() => void) => {
+    this.editCbs.add(cb);
+    return () => this.editCbs.delete(cb);
+  };
+
+  private set(patch: Partial<EditorSnapshot>) {
+    this.snap = { ...this.snap, ...patch };
+    this.cbs.forEach((cb) => cb());
+  }
+
+  private setEdit(s: EditorState | null) {
+    if (s === this.editState) return;
+    this.editState = s;
+    this.editCbs.forEach((cb) => cb());
+  }
+
+  /** setView connects the canvas on screen (NO_VIEW until it is drawn). */
+  setView(v: EditorView | null): void {
+    this.view = v ?? NO_VIEW;
+  }
+
+  /**
+   * setCanEdit says whether the person may edit. An edit in place when the
+   * right goes (a plan change) moves to the full editor, read only, with
+   * what was typed, so that it can still be copied; with nothing typed it
+   * just stops.
+   */
+  setCanEdit(canEdit: boolean): void {
+    if (canEdit === this.snap.canEdit) return;
+    const ed = this.snap.editing;
+    if (!canEdit && ed?.mode === 'inplace') {
+      if (this.dirty) this.set({ editing: { ...ed, mode: 'full' } });
+      else this.closeEdit();
+    }
+    this.set({ canEdit, tool: canEdit ? this.snap.tool : 'select' });
+  }
+
+  /** dispose stops the highlight timer. */
+  dispose(): void {
+    if (this.highlightTimer !== null) this.clearTimer(this.highlightTimer);
+    this.highlightTimer = null;
+  }
+
+  // --- the board ------------------------------------------------------------
+
+  private notes(): ReadonlyMap<string, Note> {
+    return this.store.getSnapshot().notes;
+  }
+
+  /** note is a note as it is now, or the draft. */
+  note(id: string): Note | undefined {
+    return this.notes().get(id) ?? (this.snap.draft?.id === id ? this.snap.draft : undefined);
+  }
+
+  private rects(): Rect[] {
+    const out: Rect[] = [];
+    for (const n of this.notes().values()) out.push(rectOf(n));
+    if (this.snap.draft) out.push(rectOf(this.snap.draft));
+    return out;
+  }
+
+  private centre(): XY {
+    const v = this.view.visible();
+    return { x: v.x + v.w / 2, y: v.y + v.h / 2 };
+  }
+
+  /** notesChanged follows the note edited in place when someone else changes it, and drops what was deleted from the selection. */
+  notesChanged(): void {
+    const notes = this.notes();
+    const ed = this.snap.editing;
+    if (ed && !ed.draft && this.editState) {
+      const now = notes.get(ed.id);
+      if (now) this.setEdit(follow(this.editState, now));
+      else if (ed.mode === 'inplace') {
+        // Deleted by someone else while edited in place: the full editor says so, and keeps what was typed.
+        this.set({ editing: { ...ed, mode: 'full' } });
+      }
+    }
+    const gone = [...this.snap.selected].filter((id) => !notes.has(id) && id !== this.snap.draft?.id);
+    if (gone.length) this.set({ selected: new Set([...this.snap.selected].filter((id) => !gone.includes(id))) });
+  }
+
+  // --- selection and focus -------------------------------------------------
+
+  /** select selects a note (additive: added to the selection) and makes it the tab stop. */
+  select(id: string, additive = false): void {
+    const selected = additive ? new Set([...this.snap.selected, id]) : new Set([id]);
+    this.set({ selected, focused: id });
+  }
+
+  /** setSelection takes a selection made on the canvas (a click, a drag box); unchanged sets are ignored. */
+  setSelection(ids: Iterable<string>): void {
+    const next = new Set(ids);
+    const cur = this.snap.selected;
+    if (next.size === cur.size && [...next].every((id) => cur.has(id))) return;
+    this.set({ selected: next, focused: next.size === 1 ? [...next][0] : this.snap.focused });
+  }
+
+  /** clearSelection selects nothing (the tab stop stays where it was). */
+  clearSelection(): void {
+    if (this.snap.selected.size) this.set({ selected: EMPTY_SET });
+  }
+
+  /** focus selects a note, brings it into view and gives it the keyboard focus. */
+  focus(id: string): void {
+    const n = this.note(id);
+    if (!n) return;
+    this.select(id);
+    this.view.show(rectOf(n));
+    this.view.focusNote(id);
+  }
+
+  /** focusToward moves the focus to the nearest note in a direction; false when there is none. */
+  focusToward(dir: Direction): boolean {
+    const fromId = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : [...this.snap.selected][0];
+    const from = fromId ? this.note(fromId) : undefined;
+    if (!from) return false;
+    const next = nearestInDirection(rectOf(from), dir, this.notes().values(), from.id);
+    if (!next) {
+      this.announce(`No note ${dir === 'up' ? 'above' : dir === 'down' ? 'below' : `to the ${dir}`}.`);
+      return false;
+    }
+    this.focus(next.id);
+    return true;
+  }
+
+  // --- creating and editing ------------------------------------------------
+
+  /**
+   * createNote starts a new note at the free spot nearest `at` (default:
+   * the centre of the view) and edits it in place. It is a draft until
+   * saved with some text: cancelled, it leaves nothing behind.
+   */
+  createNote(at?: XY): string | null {
+    if (!this.snap.canEdit) return null;
+    if (this.snap.editing) this.commitEdit();
+    const id = this.newId();
+    const p = freeSpot(this.rects(), at ?? this.centre());
+    const draft = newNote(id, p.x, p.y);
+    this.set({ draft, selected: new Set([id]), focused: id, editing: { id, mode: 'inplace', draft: true }, tool: 'select' });
+    this.setEdit(openEditor(draft));
+    this.view.show(rectOf(draft));
+    this.announce('New note. Type its title; Tab to the content; Ctrl+Enter saves, Escape cancels.');
+    return id;
+  }
+
+  /** startEdit edits a note in place (or in the full editor). */
+  startEdit(id: string, mode: Editing['mode'] = 'inplace'): void {
+    const n = this.note(id);
+    if (!n) return;
+    const ed = this.snap.editing;
+    if (ed && ed.id === id) {
+      if (ed.mode !== mode) this.set({ editing: { ...ed, mode } });
+      return;
+    }
+    if (ed) this.commitEdit();
+    // A viewer reads in the full editor (read only): in place there is nothing to do.
+    const m = this.snap.canEdit ? mode : 'full';
+    this.set({ editing: { id, mode: m, draft: false }, selected: new Set([id]), focused: id });
+    this.setEdit(openEditor(n));
+    if (m === 'inplace') this.view.show(rectOf(n));
+  }
+
+  /** type puts what the person typed into a field of the note edited in place. */
+  type(field: EditorField, value: string): void {
+    if (this.editState) this.setEdit(edit(this.editState, field, value));
+  }
+
+  /** dirty says whether the note being edited has unsaved text. */
+  get dirty(): boolean {
+    return !!this.editState && touched(this.editState).length > 0;
+  }
+
+  /**
+   * commitEdit saves the note edited in place (only the fields typed in, on
+   * the note as it was when editing began, so others' lines are merged) and
+   * stops editing. A draft with nothing typed is dropped.
+   */
+  commitEdit(): void {
+    const ed = this.snap.editing;
+    if (!ed) return;
+    const out = this.editState && this.snap.canEdit ? toSave(this.editState) : null;
+    if (out) {
+      if (ed.draft) this.undoHistory.transact('new note', (r) => r.upsertNote(out.row));
+      else this.undoHistory.transact('edit', (r) => r.upsertNote(out.row, out.base));
+      if (ed.draft) this.announce('Note created.');
+    }
+    this.closeEdit();
+  }
+
+  /** cancelEdit stops editing, asking first when typed text would be lost. */
+  cancelEdit(): void {
+    if (!this.snap.editing) return;
+    if (this.dirty && this.snap.canEdit) this.set({ asking: { kind: 'discard' } });
+    else this.closeEdit();
+  }
+
+  /** discardEdit answers "discard" to the question: the typed text goes, a draft with it. */
+  discardEdit(): void {
+    this.set({ asking: null });
+    this.closeEdit();
+  }
+
+  /** keepEditing answers "keep editing" to the question. */
+  keepEditing(): void {
+    this.set({ asking: null });
+  }
+
+  /** closeEdit stops editing without saving; a draft goes, and the focus returns to the note. */
+  closeEdit(): void {
+    const ed = this.snap.editing;
+    if (!ed) return;
+    const draftId = this.snap.draft?.id;
+    const created = draftId !== undefined && this.notes().has(draftId);
+    const selected = draftId !== undefined && !created ? new Set([...this.snap.selected].filter((id) => id !== draftId)) : this.snap.selected;
+    this.set({ editing: null, draft: null, selected, asking: this.snap.asking?.kind === 'discard' ? null : this.snap.asking, focused: this.notes().has(ed.id) ? ed.id : this.snap.focused === ed.id ? null : this.snap.focused });
+    this.setEdit(null);
+    if (this.notes().has(ed.id)) this.view.focusNote(ed.id);
+  }
+
+  /**
+   * openFull opens a note (default: the one edited in place, else the
+   * first selected) in the full editor; what was typed in place goes with it.
+   */
+  openFull(id?: string): void {
+    const target = id ?? this.snap.editing?.id ?? [...this.snap.selected][0];
+    if (!target) return;
+    this.startEdit(target, 'full');
+  }
+
+  /**
+   * saveFull is the full editor's Save: a draft becomes a note (one undo
+   * step "new note"); a note is saved on the base the editor opened on.
+   * Returns the note as it is after the save.
+   */
+  saveFull(e: { row: Note; base: Note }): Note | undefined {
+    const ed = this.snap.editing;
+    if (ed?.draft && ed.id === e.row.id) {
+      this.undoHistory.transact('new note', (r) => r.upsertNote(e.row));
+      this.set({ draft: null, editing: { ...ed, draft: false } });
+    } else this.undoHistory.transact('edit', (r) => r.upsertNote(e.row, e.base));
+    return this.notes().get(e.row.id);
+  }
+
+  // --- moving, resizing, deleting ----------------------------------------
+
+  /** previewMove shows notes being dragged at new positions (nothing is pushed). */
+  previewMove(moves: ReadonlyMap<string, XY>): void {
+    this.set({ moving: moves });
+  }
+
+  /** moveNotes commits new positions: one push and one undo step for them all. */
+  moveNotes(moves: { id: string; x: number; y: number }[]): void {
+    if (this.snap.moving.size) this.set({ moving: EMPTY_MAP });
+    if (!this.snap.canEdit) return;
+    const now = this.notes();
+    const moved = moves.flatMap((m) => {
+      const n = now.get(m.id);
+      const x = Math.round(m.x);
+      const y = Math.round(m.y);
+      return n && (n.x !== x || n.y !== y) ? [{ ...n, x, y }] : [];
+    });
+    if (!moved.length) return;
+    this.undoHistory.transact(`move of ${plural(moved.length, 'note')}`, (r) => moved.forEach((n) => r.upsertNote(n)));
+  }
+
+  /** nudge moves the selected notes by (dx, dy). */
+  nudge(dx: number, dy: number): void {
+    const now = this.notes();
+    this.moveNotes([...this.snap.selected].flatMap((id) => {
+      const n = now.get(id);
+      return n ? [{ id, x: n.x + dx, y: n.y + dy }] : [];
+    }));
+  }
+
+  /** previewSize shows a note being resized at a new size (nothing is pushed). */
+  previewSize(id: string, w: number, h: number): void {
+    const m = new Map(this.snap.sizing);
+    m.set(id, clampSize(w, h));
+    this.set({ sizing: m });
+  }
+
+  /** resize gives notes new sizes (clamped to the limits): one push, one undo step. */
+  resize(sizes: { id: string; w: number; h: number }[]): void {
+    if (this.snap.sizing.size) this.set({ sizing: EMPTY_MAP });
+    if (!this.snap.canEdit) return;
+    const now = this.notes();
+    const changed = sizes.flatMap((s) => {
+      const n = now.get(s.id);
+      if (!n) return [];
+      const want = clampSize(s.w, s.h);
+      const was = sizeOf(n);
+      return want.w !== was.w || want.h !== was.h || n.w !== want.w || n.h !== want.h ? [{ ...n, w: want.w, h: want.h }] : [];
+    });
+    if (!changed.length) return;
+    this.undoHistory.transact(`resize of ${plural(changed.length, 'note')}`, (r) => changed.forEach((n) => r.upsertNote(n)));
+  }
+
+  /** endResize commits the size a note's handle was dragged to. */
+  endResize(id: string): void {
+    const s = this.snap.sizing.get(id);
+    if (s) this.resize([{ id, ...s }]);
+  }
+
+  /** resizeBy grows (or shrinks) the selected notes. */
+  resizeBy(dw: number, dh: number): void {
+    const now = this.notes();
+    this.resize([...this.snap.selected].flatMap((id) => {
+      const n = now.get(id);
+      if (!n) return [];
+      const s = sizeOf(n);
+      return [{ id, w: s.w + dw, h: s.h + dh }];
+    }));
+  }
+
+  /** deleteSelected deletes the selected notes, in one undoable step. */
+  deleteSelected(): void {
+    if (!this.snap.canEdit) return;
+    const now = this.notes();
+    const gone = [...this.snap.selected].filter((id) => now.has(id));
+    if (!gone.length) return;
+    this.undoHistory.transact(`deletion of ${plural(gone.length, 'note')}`, (r) => gone.forEach((id) => r.deleteNote(id)));
+    this.set({ selected: EMPTY_SET });
+    this.announce(`${plural(gone.length, 'note')} deleted. Press Ctrl+Z to undo.`);
+  }
+
+  // --- undo and redo -------------------------------------------------------
+
+  /** undo reverts my last step (or asks first when it would delete notes others changed). */
+  undo(): void {
+    if (this.snap.canEdit) this.said(this.undoHistory.undo(), 'undo');
+  }
+
+  /** redo applies again what was undone last. */
+  redo(): void {
+    if (this.snap.canEdit) this.said(this.undoHistory.redo(), 'redo');
+  }
+
+  private said(r: UndoResult, dir: 'undo' | 'redo') {
+    if (r.kind === 'empty') this.announce(dir === 'undo' ? 'Nothing to undo.' : 'Nothing to redo.');
+    else if (r.kind === 'done') this.announce(`${dir === 'undo' ? 'Undid' : 'Redid'} the ${r.label}.`);
+    else this.set({ asking: { kind: 'undo', dir, result: r } });
+  }
+
+  /** answerUndo answers the undo question: proceed (delete them anyway) or keep the notes. */
+  answerUndo(proceed: boolean): void {
+    const a = this.snap.asking;
+    if (a?.kind !== 'undo') return;
+    this.set({ asking: null });
+    if (proceed) this.said(a.result.proceed(), a.dir);
+    else {
+      a.result.keep();
+      this.announce(`Nothing was ${a.dir === 'undo' ? 'undone' : 'redone'}: the note stays.`);
+    }
+  }
+
+  // --- tools, panels, paste, search ----------------------------------------
+
+  /** setTool picks what a click on the empty canvas does. */
+  setTool(tool: Tool): void {
+    if (tool === 'note' && !this.snap.canEdit) return;
+    if (tool !== this.snap.tool) this.set({ tool });
+  }
+
+  /** paneClick is a click on the empty canvas at a board point: the note tool puts a note there; else the selection clears. */
+  paneClick(at: XY): void {
+    if (this.snap.tool === 'note') this.createNote(at);
+    else this.clearSelection();
+  }
+
+  /** openPanel shows the search or the shortcuts panel (or none). */
+  openPanel(panel: Panel): void {
+    if (panel !== this.snap.panel) this.set({ panel });
+  }
+
+  /**
+   * paste makes notes of pasted text (paste.ts: one per paragraph or
+   * top-level list item, at most MAX_PASTE_NOTES), at free spots near the
+   * centre, in one undoable step, and selects them. Returns how many.
+   */
+  paste(text: string): number {
+    if (!this.snap.canEdit) return 0;
+    const { notes, dropped } = parsePaste(text);
+    if (!notes.length) return 0;
+    if (this.snap.editing) this.commitEdit();
+    const spots = freeSpots(this.rects(), this.centre(), notes.length);
+    const rows = notes.map((p, i) => ({ ...newNote(this.newId(), spots[i].x, spots[i].y), title: p.title, content: p.content }));
+    this.undoHistory.transact(`paste of ${plural(rows.length, 'note')}`, (r) => rows.forEach((n) => r.upsertNote(n)));
+    this.set({ selected: new Set(rows.map((n) => n.id)), focused: rows[0].id });
+    this.announce(`Pasted ${plural(rows.length, 'note')}${dropped ? ` (the first ${rows.length}; ${dropped} more left out)` : ''}. Press Ctrl+Z to undo.`);
+    return rows.length;
+  }
+
+  /** jumpTo brings a note into view, selects it, gives it the focus and lights it for HIGHLIGHT_MS. */
+  jumpTo(id: string): void {
+    const n = this.note(id);
+    if (!n) return;
+    this.select(id);
+    this.view.reveal(rectOf(n));
+    this.view.focusNote(id);
+    if (this.highlightTimer !== null) this.clearTimer(this.highlightTimer);
+    this.set({ highlight: id, panel: null });
+    this.highlightTimer = this.setTimer(() => {
+      this.highlightTimer = null;
+      if (this.snap.highlight === id) this.set({ highlight: null });
+    }, HIGHLIGHT_MS);
+  }
+
+  // --- keys ------------------------------------------------------------------
+
+  /**
+   * handleKey runs the board binding for a key, if any applies now; true
+   * when it did something (the caller then prevents the browser's default).
+   * typing: a text field has the focus (only global bindings apply).
+   */
+  handleKey(e: KeyLike, typing = false): boolean {
+    const b = bindingFor(e, 'board');
+    if (!b || (typing && !b.global)) return false;
+    if (b.edits && !this.snap.canEdit) return false;
+    return this.run(b.action, e);
+  }
+
+  /** run carries out a keymap action; false when it did not apply. */
+  run(action: Action, e?: KeyLike): boolean {
+    const first = [...this.snap.selected][0];
+    const dir = e ? DIRS[e.key] : undefined;
+    switch (action) {
+      case 'create':
+        return this.createNote() !== null;
+      case 'edit':
+        if (!first) return false;
+        this.startEdit(first);
+        return true;
+      case 'openFull':
+        if (!first) return false;
+        this.openFull(first);
+        return true;
+      case 'delete':
+        this.deleteSelected();
+        return true;
+      case 'undo':
+        this.undo();
+        return true;
+      case 'redo':
+        this.redo();
+        return true;
+      case 'focus':
+        if (!dir) return false;
+        if (!this.snap.selected.size) {
+          const step = 40;
+          this.view.pan(dir === 'left' ? step : dir === 'right' ? -step : 0, dir === 'up' ? step : dir === 'down' ? -step : 0);
+        } else this.focusToward(dir);
+        return true;
+      case 'move': {
+        if (!dir || !this.snap.selected.size) return false;
+        const step = e?.shiftKey ? NUDGE_FAR : NUDGE;
+        this.nudge(dir === 'left' ? -step : dir === 'right' ? step : 0, dir === 'up' ? -step : dir === 'down' ? step : 0);
+        return true;
+      }
+      case 'resize':
+        if (!dir || !this.snap.selected.size) return false;
+        this.resizeBy(dir === 'left' ? -RESIZE_STEP : dir === 'right' ? RESIZE_STEP : 0, dir === 'up' ? -RESIZE_STEP : dir === 'down' ? RESIZE_STEP : 0);
+        return true;
+      case 'clear':
+        if (this.snap.tool !== 'select') this.setTool('select');
+        this.clearSelection();
+        return true;
+      case 'zoomIn':
+        this.view.zoomIn();
+        return true;
+      case 'zoomOut':
+        this.view.zoomOut();
+        return true;
+      case 'fit':
+        this.view.fit();
+        return true;
+      case 'search':
+        this.openPanel('search');
+        return true;
+      case 'shortcuts':
+        this.openPanel('shortcuts');
+        return true;
+      case 'toolSelect':
+        this.setTool('select');
+        return true;
+      case 'toolNote':
+        this.setTool('note');
+        return true;
+      case 'save':
+        this.commitEdit();
+        return true;
+      case 'cancel':
+        this.cancelEdit();
+        return true;
+    }
+  }
+}
