@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'b6d244a379ac7fc8';
-const FILES = ["assets/AiErrorText-B3dMn4zM.js","assets/Analyse-BplMTS9y.js","assets/ChatPanel-kakMzDaQ.js","assets/ChatPanel-supiKuN2.css","assets/HistoryPanel-CoHGza2V.js","assets/ImportDialog-BxPDy4q5.js","assets/NoteAssist-DQiHK8B-.js","assets/NoteHints-BMhMeDF8.js","assets/SlashMenu-BeuAvOk6.js","assets/SnapshotsPanel-C_W8YK5k.js","assets/TrackerGenerate-BLELI3vw.js","assets/ai-COl7wCZh.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-5h5WC9Tp.css","assets/importgen-BUUIdJ1p.js","assets/index-B7PE30tR.js","assets/index-C3ZVEMch.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Dlj_HY-a.js"];
+const VERSION = '3d4cf6363a7e9fa1';
+const FILES = ["assets/AiErrorText-D7YtTyYK.js","assets/Analyse-B6tpm3EX.js","assets/ChatPanel-BA85OdTi.js","assets/ChatPanel-Bae7mnjI.css","assets/HistoryPanel-Cs-9WQbV.js","assets/ImportDialog-Bk-jZo50.js","assets/NoteAssist-Dirdq5Qo.js","assets/NoteHints-DrKJUY1k.js","assets/SlashMenu-BitdZxN1.js","assets/SnapshotsPanel-xTpg4EEL.js","assets/TrackerGenerate-CbwY1966.js","assets/ai-BFFXEctt.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-DaN-5xXo.js","assets/importgen-Dn2DlGcc.css","assets/index-Bg0nSbxr.css","assets/index-DQJDscbu.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-Ij2Eco2B.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
