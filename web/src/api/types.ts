@@ -9,6 +9,13 @@ export interface Note {
   content: string;
   x: number;
   y: number;
+  /**
+   * w and h are the note's size in board units (Corkboard's extension,
+   * docs/sync.md "Note size"): both or neither, absent when never set (the
+   * client then draws 220×160).
+   */
+  w?: number;
+  h?: number;
   color: string;
   type: string;
   updatedAt: string;
