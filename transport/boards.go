@@ -354,5 +354,10 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		// Access is withdrawn now, not at their next reconnect.
 		s.hub.Kick(b.ID, email)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails})
+	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
 }

@@ -88,7 +88,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const undo = useMemo(() => new UndoHistory(client), [client]);
   const [importing, setImporting] = useState(false);
   const [newName, setNewName] = useState('');
-  const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
+  // The live channel's answer is newer than the one the board opened with:
+  // a plan change turns the board editable, or view only, without a reload.
+  const canEdit = (s.canEdit ?? access.canEdit) && s.connection !== 'forbidden';
   const name = s.name || boardId;
 
   useEffect(() => {
