@@ -44,7 +44,7 @@ func (s *Service) SendInvite(ctx context.Context, inv Invitation) {
 	if name == "" {
 		name = "an untitled board"
 	} else {
-		name = "“" + name + "”"
+		name = `"` + name + `"`
 	}
 	var access string
 	if inv.CanEdit {
