@@ -1,12 +1,15 @@
 package transport_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
 	"github.com/coder/websocket"
 
 	"corkboard/billing"
+	"corkboard/internal/cache"
+	"corkboard/persist"
 	"corkboard/rooms"
 )
 
@@ -58,5 +61,35 @@ func TestPlanChangeReachesOpenBoards(t *testing.T) {
 	env.webhook(deleted, billStripeSigned(billSecret, env.clock.Now(), deleted)).wantExactObject(t, http.StatusOK, billOK)
 	if m := readType(t, invited, rooms.TypeAccess); m.CanEdit {
 		t.Fatalf("access after the cancellation %+v, want canEdit false", m)
+	}
+}
+
+// TestPlanChangeFromAnotherNode: a plan changed on another node reaches
+// this node as a cache invalidation (cmd/corkboard's node links call
+// Server.Invalidate), and this node tells its own open boards.
+func TestPlanChangeFromAnotherNode(t *testing.T) {
+	env := newEnv(t)
+	owner := env.login("owner@example.com")
+	ada := env.login("ada@example.com")
+	env.claimAs(owner, "shared")
+	env.addInvite(owner, "shared", "ada@example.com")
+	c, hello := env.connect(ada, "shared", "")
+	if hello.You.CanEdit {
+		t.Fatal("hello canEdit=true on free, want false")
+	}
+	// Ask once, so that the free plan is cached here.
+	if got := env.do("GET", "/api/boards/shared/access", ada, nil).object(t)["canEdit"]; got != false {
+		t.Fatalf("canEdit=%v, want false", got)
+	}
+	// Another node stores the new plan and announces it.
+	if _, err := env.db.UpdateUser(context.Background(), "ada@example.com", billing.Free, func(u *persist.User) error {
+		u.Plan = billing.Team
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	env.api.Invalidate(cache.Plan, "ada@example.com")
+	if m := readType(t, c, rooms.TypeAccess); !m.CanEdit {
+		t.Fatalf("access %+v, want canEdit true", m)
 	}
 }
