@@ -249,6 +249,12 @@ func (n *Note) UnmarshalJSON(data []byte) error {
 	if err != nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return err
 	}
+	if checkNoteSize("", f.W, f.H) != nil {
+		// Only a stored extra field from before w and h were the note's
+		// own can be out of bounds, or one without the other: it reads as
+		// no size rather than as a size no push could set.
+		f.W, f.H = 0, 0
+	}
 	f.Extra = extra
 	*n = Note(f)
 	return nil
@@ -307,7 +313,8 @@ func (it *TrackerItem) UnmarshalJSON(data []byte) error {
 // unmarshalSize reads a note's w or h. null is 0 (no size), and so is a
 // value that is not a number: before w and h were the note's own fields a
 // client could have stored anything under those names as extra fields, and
-// a stored row must stay readable (docs/sync.md, "Note size").
+// a stored row must stay readable (docs/sync.md, "Note size"). UnmarshalJSON
+// then drops a pair that is not a valid size.
 func unmarshalSize(v []byte, dst *float64) error {
 	if json.Unmarshal(v, dst) != nil {
 		*dst = 0

@@ -39,13 +39,15 @@ func TestNoteSizeJSON(t *testing.T) {
 			t.Fatalf("Unmarshal=%+v, want w 300.5, h 120 and one extra field", out)
 		}
 	})
-	t.Run("OK legacy value", func(t *testing.T) {
-		var out board.Note
-		if err := json.Unmarshal([]byte(`{"id":"n1","w":"wide","h":null}`), &out); err != nil {
-			t.Fatalf("Unmarshal=%v, want nil", err)
-		}
-		if out.W != 0 || out.H != 0 || len(out.Extra) != 0 {
-			t.Fatalf("Unmarshal=%+v, want no size and no extra field", out)
-		}
-	})
+	for _, legacy := range []string{`"w":"wide","h":null`, `"w":300`, `"w":50,"h":50`, `"w":300,"h":[1]`} {
+		t.Run("OK legacy "+legacy, func(t *testing.T) {
+			var out board.Note
+			if err := json.Unmarshal([]byte(`{"id":"n1",`+legacy+`}`), &out); err != nil {
+				t.Fatalf("Unmarshal=%v, want nil", err)
+			}
+			if out.W != 0 || out.H != 0 || len(out.Extra) != 0 {
+				t.Fatalf("Unmarshal=%+v, want no size and no extra field", out)
+			}
+		})
+	}
 }
