@@ -51,6 +51,11 @@ type Config struct {
 	// voids the code. So the owner, who asks for a fresh code and enters
 	// it, still logs in. Default 100/24h (docs/auth.md works out the bound).
 	GuessRate ratelimit.Rate
+	// InviteRate limits the invitations one board owner sends (each sends
+	// an e-mail), over all their boards: the server must not be a way to
+	// mail strangers in bulk. Default 30/1h (docs/auth.md, "Invitation
+	// e-mails").
+	InviteRate ratelimit.Rate
 	// DefaultPlan is the plan of a user created at first login. Default "free".
 	DefaultPlan string
 	// MailQueue is how many messages may wait for a sender; past it new
@@ -94,6 +99,7 @@ func Defaults() Config {
 		VerifyIPRate:    ratelimit.Rate{Count: 30, Window: 15 * time.Minute},
 		VerifyEmailRate: ratelimit.Rate{Count: 10, Window: time.Hour},
 		GuessRate:       ratelimit.Rate{Count: 100, Window: 24 * time.Hour},
+		InviteRate:      ratelimit.Rate{Count: 30, Window: time.Hour},
 		DefaultPlan:     "free",
 		MailQueue:       256,
 		MailWorkers:     2,
@@ -134,6 +140,7 @@ func (c Config) withDefaults() Config {
 	fillRate(&c.VerifyIPRate, d.VerifyIPRate)
 	fillRate(&c.VerifyEmailRate, d.VerifyEmailRate)
 	fillRate(&c.GuessRate, d.GuessRate)
+	fillRate(&c.InviteRate, d.InviteRate)
 	if c.DefaultPlan == "" {
 		c.DefaultPlan = d.DefaultPlan
 	}
@@ -174,6 +181,8 @@ type Service struct {
 	// (one guess per address and network and window): past the address's
 	// budget only a network without a mark may try the code it asked for.
 	netGuesses *ratelimit.Budget
+	// invites counts the invitations each owner sends (invite.go).
+	invites *ratelimit.Window
 
 	// watched are the sessions long-lived connections hang on (watch.go).
 	watchMu sync.Mutex
@@ -189,9 +198,19 @@ type Service struct {
 	wg        sync.WaitGroup
 }
 
-// outgoing is a login-code mail waiting for a sender.
+// outgoing is a mail (a login code, an invitation) waiting for a sender.
 type outgoing struct {
 	to, subject, body string
+	// kind names the mail in logs: "" is a login code.
+	kind string
+}
+
+// what names m in logs.
+func (m outgoing) what() string {
+	if m.kind == "" {
+		return "login code mail"
+	}
+	return m.kind + " mail"
 }
 
 // New builds the service on db, sending codes through mailer.
@@ -211,6 +230,7 @@ func New(db Store, mailer Mailer, cfg Config, log *slog.Logger) *Service {
 		verifyEmailLimit: ratelimit.NewWindow(cfg.VerifyEmailRate, cfg.MaxLimiterKeys),
 		guesses:          ratelimit.NewBudget(cfg.GuessRate, cfg.MaxLimiterKeys),
 		netGuesses:       ratelimit.NewBudget(ratelimit.Rate{Count: 1, Window: cfg.GuessRate.Window}, cfg.MaxLimiterKeys),
+		invites:          ratelimit.NewWindow(cfg.InviteRate, cfg.MaxLimiterKeys),
 		watched:          map[sessionID]map[*SessionWatch]struct{}{},
 		sessions:         newSessionCache(cfg),
 		queue:            make(chan outgoing, cfg.MailQueue),
@@ -274,14 +294,14 @@ func (s *Service) Close(ctx context.Context) error {
 func (s *Service) enqueue(ctx context.Context, m outgoing) {
 	select {
 	case <-s.quit:
-		s.log.WarnContext(ctx, "login code mail dropped: service is shutting down", slog.String("to", m.to))
+		s.log.WarnContext(ctx, m.what()+" dropped: service is shutting down", slog.String("to", m.to))
 		return
 	default:
 	}
 	select {
 	case s.queue <- m:
 	default:
-		s.log.WarnContext(ctx, "login code mail dropped: send queue full", slog.String("to", m.to), slog.Int("queue", cap(s.queue)))
+		s.log.WarnContext(ctx, m.what()+" dropped: send queue full", slog.String("to", m.to), slog.Int("queue", cap(s.queue)))
 	}
 }
 
@@ -312,10 +332,10 @@ func (s *Service) deliver(ctx context.Context, m outgoing) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.MailTimeout)
 	defer cancel()
 	if err := s.mailer.Send(ctx, m.to, m.subject, m.body); err != nil {
-		s.log.WarnContext(ctx, "login code mail failed", slog.String("to", m.to), slog.Any("err", err))
+		s.log.WarnContext(ctx, m.what()+" failed", slog.String("to", m.to), slog.Any("err", err))
 		return
 	}
-	s.log.DebugContext(ctx, "login code mail sent", slog.String("to", m.to))
+	s.log.DebugContext(ctx, m.what()+" sent", slog.String("to", m.to))
 }
 
 // sweepLoop runs Sweep every SweepInterval.

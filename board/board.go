@@ -57,11 +57,17 @@ type Phases struct {
 // Note is a sticky note. On pull, Version is the board version that last
 // changed it and DeletedAt is null for a live note.
 type Note struct {
-	ID        string  `json:"id"`
-	Title     string  `json:"title"`
-	Content   string  `json:"content"`
-	X         float64 `json:"x"`
-	Y         float64 `json:"y"`
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Content string  `json:"content"`
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	// W and H are the note's size in board units, Corkboard's extension
+	// (docs/sync.md, "Note size"): both set or both 0, and 0 means never
+	// set, which is left out of every answer so the spec's clients see
+	// nothing new.
+	W         float64 `json:"w,omitempty"`
+	H         float64 `json:"h,omitempty"`
 	Color     string  `json:"color"`
 	Type      string  `json:"type"`
 	UpdatedAt string  `json:"updatedAt"`

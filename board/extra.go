@@ -34,7 +34,7 @@ type Field struct {
 
 // NoteFields are the JSON names of Note's own fields (baseVersion is read
 // from pushes only, and is never an extra field).
-var NoteFields = []string{"id", "title", "content", "x", "y", "color", "type", "updatedAt", "version", "deletedAt", "baseVersion"}
+var NoteFields = []string{"id", "title", "content", "x", "y", "w", "h", "color", "type", "updatedAt", "version", "deletedAt", "baseVersion"}
 
 // ItemFields are the JSON names of TrackerItem's own fields.
 var ItemFields = []string{"id", "key", "type", "summary", "description", "status", "parentId", "updatedAt", "version", "deletedAt", "baseVersion"}
@@ -229,6 +229,10 @@ func (n *Note) UnmarshalJSON(data []byte) error {
 			return json.Unmarshal(v, &f.X)
 		case "y":
 			return json.Unmarshal(v, &f.Y)
+		case "w":
+			return unmarshalSize(v, &f.W)
+		case "h":
+			return unmarshalSize(v, &f.H)
 		case "color":
 			return json.Unmarshal(v, &f.Color)
 		case "type":
@@ -244,6 +248,12 @@ func (n *Note) UnmarshalJSON(data []byte) error {
 	})
 	if err != nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return err
+	}
+	if checkNoteSize("", f.W, f.H) != nil {
+		// Only a stored extra field from before w and h were the note's
+		// own can be out of bounds, or one without the other: it reads as
+		// no size rather than as a size no push could set.
+		f.W, f.H = 0, 0
 	}
 	f.Extra = extra
 	*n = Note(f)
@@ -297,5 +307,17 @@ func (it *TrackerItem) UnmarshalJSON(data []byte) error {
 	}
 	f.Extra = extra
 	*it = TrackerItem(f)
+	return nil
+}
+
+// unmarshalSize reads a note's w or h. null is 0 (no size), and so is a
+// value that is not a number: before w and h were the note's own fields a
+// client could have stored anything under those names as extra fields, and
+// a stored row must stay readable (docs/sync.md, "Note size"). UnmarshalJSON
+// then drops a pair that is not a valid size.
+func unmarshalSize(v []byte, dst *float64) error {
+	if json.Unmarshal(v, dst) != nil {
+		*dst = 0
+	}
 	return nil
 }

@@ -15,7 +15,8 @@ import (
 
 // MergeNote merges mine, an edit of base, into theirs, the row as committed
 // since base. A field mine did not change keeps theirs; a field only mine
-// changed takes mine; x and y move together as one position; color, type
+// changed takes mine; x and y move together as one position, and w and h
+// as one size, apart from it (a move and a resize both survive); color, type
 // and each extra field are one value each, and mine (the later push) wins
 // when both changed one. title and content merge line by line (MergeText).
 // overlap reports that both sides changed the same lines of a text field,
@@ -27,6 +28,9 @@ func MergeNote(base, theirs, mine Note) (merged Note, overlap bool) {
 	merged.BaseVersion = 0
 	if mine.X != base.X || mine.Y != base.Y {
 		merged.X, merged.Y = mine.X, mine.Y
+	}
+	if mine.W != base.W || mine.H != base.H {
+		merged.W, merged.H = mine.W, mine.H
 	}
 	merged.Color = mergeValue(base.Color, theirs.Color, mine.Color)
 	merged.Type = mergeValue(base.Type, theirs.Type, mine.Type)

@@ -24,6 +24,9 @@ const (
 	MaxItemSummaryLen  = 1000
 	MaxItemDescription = 30000
 	MaxCoordinate      = 1e9 // |x| and |y|
+	MinNoteWidth       = 120 // a note's w, when set
+	MinNoteHeight      = 80  // a note's h, when set
+	MaxNoteSize        = 4000
 	MaxEmailLen        = 254
 	MaxPhases          = 100
 	MaxPhaseBytes      = 4096 // one phase object, as JSON
@@ -114,6 +117,33 @@ func checkCoord(field string, v float64) error {
 	return nil
 }
 
+// checkNoteSize checks a note's w and h: both 0 (no size), or both set
+// within their bounds. Bounds keep a note grabbable and a board's layout
+// sane; the client's default, 220×160, sits well inside them.
+func checkNoteSize(path string, w, h float64) error {
+	if w == 0 && h == 0 {
+		return nil
+	}
+	for _, c := range []struct {
+		name      string
+		v, other  float64
+		min       float64
+		otherName string
+	}{
+		{"w", w, h, MinNoteWidth, "h"},
+		{"h", h, w, MinNoteHeight, "w"},
+	} {
+		f := path + "." + c.name
+		if c.v == 0 {
+			return FieldErrorf(f, "%s is required when %s is set: a note's size is both or neither.", f, c.otherName)
+		}
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) || c.v < c.min || c.v > MaxNoteSize {
+			return FieldErrorf(f, "%s must be a number from %g to %g.", f, c.min, float64(MaxNoteSize))
+		}
+	}
+	return nil
+}
+
 // Validate checks a note as upserted by a client; path is its place in the
 // request, e.g. "notes.upserted[17]".
 func (n *Note) Validate(path string) error {
@@ -137,6 +167,9 @@ func (n *Note) Validate(path string) error {
 		return err
 	}
 	if err := checkCoord(path+".y", n.Y); err != nil {
+		return err
+	}
+	if err := checkNoteSize(path, n.W, n.H); err != nil {
 		return err
 	}
 	if err := ValidateTimestamp(path+".updatedAt", n.UpdatedAt); err != nil {

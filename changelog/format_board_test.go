@@ -161,7 +161,10 @@ func TestBoardRoundTrip(t *testing.T) {
 	withDeleted.Notes[0].DeletedAt = ptr("2026-03-02T00:00:00Z")
 	withDeleted.TrackerItems = append([]board.TrackerItem(nil), base.TrackerItems...)
 	withDeleted.TrackerItems[1].DeletedAt = ptr("")
-	cases = append(cases, withDeleted, base)
+	sized := base
+	sized.Notes = append([]board.Note(nil), base.Notes...)
+	sized.Notes[0].W, sized.Notes[0].H = 480.5, 320 // a board snapshot restores a note's size
+	cases = append(cases, withDeleted, base, sized)
 
 	for i, s := range cases {
 		doc := changelog.RenderBoard(s)

@@ -38,6 +38,12 @@ func writeNoteFields(b mdWriter, n board.Note) {
 	writeField(b, "", "title", quote(n.Title))
 	writeField(b, "", "x", formatFloat(n.X))
 	writeField(b, "", "y", formatFloat(n.Y))
+	if n.W != 0 || n.H != 0 {
+		// Only a note that has a size: documents of notes without one,
+		// and those written before notes had one, stay as they were.
+		writeField(b, "", "w", formatFloat(n.W))
+		writeField(b, "", "h", formatFloat(n.H))
+	}
 	writeField(b, "", "color", quote(n.Color))
 	writeField(b, "", "type", quote(n.Type))
 	writeField(b, "", "updatedAt", quote(n.UpdatedAt))
@@ -78,6 +84,8 @@ func noteSetters(n *board.Note) map[string]fieldSetter {
 		"title":     setString(&n.Title),
 		"x":         setFloat(&n.X),
 		"y":         setFloat(&n.Y),
+		"w":         setFloat(&n.W),
+		"h":         setFloat(&n.H),
 		"color":     setString(&n.Color),
 		"type":      setString(&n.Type),
 		"updatedAt": setString(&n.UpdatedAt),

@@ -54,6 +54,13 @@ func TestRenderNote_Golden(t *testing.T) {
 	deleted.DeletedAt = ptr("2026-03-02T10:00:00Z")
 	golden(t, "note-deleted.md", changelog.RenderNote(deleted))
 
+	sized := n
+	sized.W, sized.H = 300, 180.5
+	golden(t, "note-sized.md", changelog.RenderNote(sized))
+	if got, err := changelog.ParseNote(changelog.RenderNote(sized)); err != nil || got.W != 300 || got.H != 180.5 {
+		t.Fatalf("ParseNote(note-sized.md)=%+v, %v, want w 300, h 180.5", got, err)
+	}
+
 	doc, err := os.ReadFile(filepath.Join("testdata", "note.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +93,11 @@ func TestNoteRoundTrip(t *testing.T) {
 	for _, xy := range [][2]float64{{0, 0}, {negZero(), 1}, {1e9, -1e9}, {0.1, 1.0 / 3}, {5e-324, -2.5e-300}, {123456789.123456789, 1e-7}, {1e6, 1.5e-5}} {
 		n := base
 		n.X, n.Y = xy[0], xy[1]
+		cases = append(cases, n)
+	}
+	for _, wh := range [][2]float64{{board.MinNoteWidth, board.MinNoteHeight}, {board.MaxNoteSize, board.MaxNoteSize}, {220.25, 1.0/3 + 160}} {
+		n := base
+		n.W, n.H = wh[0], wh[1]
 		cases = append(cases, n)
 	}
 	for _, d := range []*string{nil, ptr(""), ptr("2026-03-02T10:00:00+05:30")} {

@@ -353,6 +353,15 @@ func (h *Hub) Kick(boardID, email string) {
 	}
 }
 
+// SendTo sends msg to email's live connections to boardID on this node,
+// without starting a room; it reports whether there was one. Each node
+// sends to its own connections: a plan change reaches every node through
+// its cache invalidation, which calls this there (docs/scale-out.md).
+func (h *Hub) SendTo(boardID, email string, msg *rooms.Message) bool {
+	r := h.existing(boardID)
+	return r != nil && r.SendTo(email, msg)
+}
+
 // kickLocal is Kick on this node's room.
 func (h *Hub) kickLocal(boardID, email string) {
 	h.mu.Lock()

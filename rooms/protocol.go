@@ -45,7 +45,18 @@ const (
 	// TypeEvents carries the merge events of a push applied on another
 	// node (on the node that applied it they ride in its changes message).
 	TypeEvents = "events"
+	// TypeAccess tells a connection that its access to the board changed
+	// while it is open (a plan change): what the board guard now answers.
+	TypeAccess = "access"
 )
+
+// AccessMessage is the access a connection's person has now, pushed when
+// it changes without the invitation changing (docs/live-protocol.md,
+// "access"); a withdrawn invitation closes the socket with 4003 instead.
+type AccessMessage struct {
+	Type    string `json:"type"`
+	CanEdit bool   `json:"canEdit"`
+}
 
 // Presence is one connection on a board: who it is and its colour.
 type Presence struct {

@@ -455,6 +455,28 @@ func (r *Room) Kick(email, reason string) {
 	}
 }
 
+// SendTo sends msg to every subscriber of email on this room, after what
+// the room sent them before, and reports whether there was one. Like a
+// fan-out it never waits for a socket.
+func (r *Room) SendTo(email string, msg *Message) bool {
+	found := make(chan bool, 1)
+	if !r.onLoop(func() {
+		var subs []*Subscriber
+		for _, s := range r.subs {
+			if s.email == email {
+				subs = append(subs, s)
+			}
+		}
+		if len(subs) > 0 {
+			r.handOver(fanJob{msg: msg, subs: subs})
+		}
+		found <- len(subs) > 0
+	}) {
+		return false
+	}
+	return <-found
+}
+
 // StopIfIdle stops the room when it has no subscribers, no waiters, no
 // pushes in flight and no request since cutoff; it reports whether the
 // room is stopped. Requests that race with the stop get ErrClosed.

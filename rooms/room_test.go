@@ -922,3 +922,34 @@ func testLargeRoomFanOut(t *testing.T, kept int) {
 		t.Fatalf("%d subscribers left, want %d", got, kept)
 	}
 }
+
+// TestSendTo: a message for one person reaches each of their connections
+// and nobody else's, in order with the room's other messages.
+func TestSendTo(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	a1, _ := subscribe(t, r, "A1", "a@example.com")
+	a2, _ := subscribe(t, r, "A2", "a@example.com")
+	b, _ := subscribe(t, r, "B", "b@example.com")
+	if !r.SendTo("a@example.com", rooms.NewMessage([]byte(`{"type":"access","canEdit":true}`))) {
+		t.Fatal("SendTo(a)=false, want true")
+	}
+	if r.SendTo("nobody@example.com", rooms.NewMessage([]byte(`{"type":"access","canEdit":true}`))) {
+		t.Fatal("SendTo(nobody)=true, want false")
+	}
+	for _, s := range []*rooms.Subscriber{a1, a2} {
+		nextOf(t, s, rooms.TypeAccess)
+	}
+	// b's next change comes with no access message before it.
+	if _, _, err := r.Push(context.Background(), onePush("n1", "x"), ""); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m := next(t, b)
+		if m.Type == rooms.TypeAccess {
+			t.Fatalf("b got %+v, want no access message", m)
+		}
+		if m.Type == rooms.TypeChanges {
+			break
+		}
+	}
+}

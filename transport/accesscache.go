@@ -134,6 +134,8 @@ func (s *Server) Invalidate(kind cache.Kind, key string) {
 		}
 	case cache.Plan:
 		s.meter.Invalidate(kind, key)
+		// Another node changed the plan; this node tells its own sockets.
+		s.PlanChanged(context.Background(), key)
 	case cache.Session:
 		if s.auth != nil {
 			s.auth.Invalidate(kind, key)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
@@ -71,7 +72,9 @@ func TestCachedMembershipEndsAtInviteRemoval(t *testing.T) {
 	e.addInvite(ada, "roadmap", "bob@example.com")
 	wantStatus(t, "pull after a new invite", e.pullStatus(bob, "roadmap"), http.StatusOK)
 	// The owner's list is the stored one, not the cached board's.
-	e.do("GET", "/api/boards/roadmap/invite", ada, nil).wantExactObject(t, http.StatusOK, map[string]any{"invitedEmails": []any{"bob@example.com"}})
+	if got := e.do("GET", "/api/boards/roadmap/invite", ada, nil).wantObject(t, http.StatusOK)["invitedEmails"]; !reflect.DeepEqual(got, []any{"bob@example.com"}) {
+		t.Fatalf("invitedEmails %v, want [bob@example.com]", got)
+	}
 }
 
 // TestCachedPhasesChange: GET access shows the phases the owner just saved,

@@ -138,6 +138,9 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 	s.meter.Invalidate(cache.Plan, u.Email)
 	s.announce(cache.Plan, u.Email)
 	if changed {
+		s.PlanChanged(ctx, u.Email)
+	}
+	if changed {
 		s.log.InfoContext(ctx, "plan changed by billing event", evAttrs,
 			slog.String("email", u.Email), slog.String("from", from), slog.String("to", to))
 	} else {

@@ -3,10 +3,13 @@ package transport
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"corkboard/auth"
 	"corkboard/auth/mailaddr"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
@@ -223,8 +226,54 @@ func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleListInvites is GET /api/boards/{boardId}/invite (owner only).
+// Beside the spec's invitedEmails it says what each invitee may do and
+// why (their plan), and which plans let invitees edit, so the share
+// dialog can tell the owner before and after inviting (docs/api.md).
 func (s *Server) handleListInvites(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"invitedEmails": boardAccess(r.Context()).Board.InvitedEmails})
+	b := boardAccess(r.Context()).Board
+	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
+}
+
+// inviteeInfo is what an invitee may do on a board, and the plan that
+// decides it.
+type inviteeInfo struct {
+	Email   string `json:"email"`
+	CanEdit bool   `json:"canEdit"`
+	Plan    string `json:"plan"`
+}
+
+// inviteeAccess answers inviteeInfo for each of emails, in order.
+func (s *Server) inviteeAccess(ctx context.Context, emails []string) ([]inviteeInfo, error) {
+	out := make([]inviteeInfo, 0, len(emails))
+	for _, e := range emails {
+		p, err := s.meter.PlanOf(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inviteeInfo{Email: e, CanEdit: p.CanEdit(false), Plan: p.Name})
+	}
+	return out, nil
+}
+
+// editPlans names the plans whose invitees edit, in the table's order.
+func (s *Server) editPlans() []string {
+	names := []string{}
+	for _, p := range s.meter.Plans().All() {
+		if p.InviteeCanEdit {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// boardLink is the board's address in the browser client.
+func (s *Server) boardLink(id string) string {
+	return strings.TrimRight(s.cfg.PublicURL, "/") + "/b/" + url.PathEscape(id)
 }
 
 type inviteRequest struct {
@@ -251,12 +300,41 @@ func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	b, added, err := s.db.AddInvite(r.Context(), boardAccess(r.Context()).Board.ID, email)
+	a := boardAccess(r.Context())
+	// Only a new invitation sends mail, so only a new one counts against
+	// the owner's invitation limit; inviting again answers added false.
+	if !a.Board.HasMember(email) && s.auth != nil {
+		if err := s.auth.AllowInvite(a.Email); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	b, added, err := s.db.AddInvite(r.Context(), a.Board.ID, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "added": added, "invitedEmails": b.InvitedEmails})
+	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var invitee inviteeInfo
+	for _, in := range invitees {
+		if in.Email == email {
+			invitee = in
+		}
+	}
+	mailed := false
+	if added && s.auth != nil {
+		s.auth.SendInvite(r.Context(), auth.Invitation{
+			From: a.Email, To: email, BoardName: b.Name, Link: s.boardLink(b.ID),
+			CanEdit: invitee.CanEdit, Plan: invitee.Plan, EditPlans: s.editPlans(),
+		})
+		mailed = true
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "added": added, "invitedEmails": b.InvitedEmails,
+		"invitee": invitee, "invitees": invitees, "editPlans": s.editPlans(), "mailed": mailed})
 }
 
 // handleRemoveInvite is DELETE /api/boards/{boardId}/invite (owner only).
@@ -276,5 +354,10 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		// Access is withdrawn now, not at their next reconnect.
 		s.hub.Kick(b.ID, email)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails})
+	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
 }

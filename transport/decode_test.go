@@ -118,6 +118,9 @@ func TestPushBounds(t *testing.T) {
 		b.WriteString(`}]}}`)
 		return b.String()
 	}
+	size := func(w, h string) string {
+		return `{"notes":{"upserted":[{"id":"a","w":` + w + `,"h":` + h + `}]}}`
+	}
 	big := func(n int) string {
 		return `{"trackerItems":{"upserted":[{"id":"a","blob":"` + strings.Repeat("x", n) + `"}]}}`
 	}
@@ -132,12 +135,23 @@ func TestPushBounds(t *testing.T) {
 		{"over 16 KiB of extra JSON", big(16<<10 - len(`blob`) - 1), "trackerItems.upserted[0].blob"},
 		{"extra shadowing a field by case", `{"trackerItems":{"upserted":[{"id":"a","Summary":"x"}]}}`, "trackerItems.upserted[0].Summary"},
 		{"invalid UTF-8", "{\"notes\":{\"upserted\":[{\"id\":\"a\",\"title\":\"\xff\"}]}}", "notes.upserted[0].title"},
-		{"invalid UTF-8 in an extra field", "{\"notes\":{\"upserted\":[{\"id\":\"a\",\"w\":[\"\xc3\"]}]}}", "notes.upserted[0].w[0]"},
+		{"invalid UTF-8 in an extra field", "{\"notes\":{\"upserted\":[{\"id\":\"a\",\"width\":[\"\xc3\"]}]}}", "notes.upserted[0].width[0]"},
 		{"lone surrogate", `{"board":{"name":"\ud800"}}`, "board.name"},
-		{"duplicate key", `{"notes":{"upserted":[{"id":"a","w":1,"w":2}]}}`, "notes.upserted[0].w"},
+		{"duplicate key", `{"notes":{"upserted":[{"id":"a","width":1,"width":2}]}}`, "notes.upserted[0].width"},
 		{"duplicate envelope key", `{"board":{"name":"a"},"board":{"name":"b"}}`, "board"},
 		{"wrong type", `{"notes":{"upserted":[{"id":"a","y":true}]}}`, "notes.upserted[0].y"},
-		{"too deep", `{"notes":{"upserted":[{"id":"a","w":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}]}}`, "notes.upserted[0].w" + strings.Repeat("[0]", 96)},
+		{"too deep", `{"notes":{"upserted":[{"id":"a","width":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}]}}`, "notes.upserted[0].width" + strings.Repeat("[0]", 96)},
+		{"OK smallest note size", size(`120`, `80`), ""},
+		{"w under its minimum", size(`119.999`, `80`), "notes.upserted[0].w"},
+		{"h under its minimum", size(`120`, `79.999`), "notes.upserted[0].h"},
+		{"OK largest note size", size(`4000`, `4000`), ""},
+		{"w past the maximum", size(`4000.001`, `4000`), "notes.upserted[0].w"},
+		{"h past the maximum", size(`4000`, `4000.001`), "notes.upserted[0].h"},
+		{"w sent as 0", size(`0`, `0`), "notes.upserted[0].w"},
+		{"OK null size is no size", size(`null`, `null`), ""},
+		{"w without h", `{"notes":{"upserted":[{"id":"a","w":220}]}}`, "notes.upserted[0].h"},
+		{"w not a number", size(`"220"`, `160`), "notes.upserted[0].w"},
+		{"w shadowed by case", `{"notes":{"upserted":[{"id":"a","W":220}]}}`, "notes.upserted[0].W"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, res := e.push(s, "b1", tc.body)

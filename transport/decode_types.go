@@ -121,6 +121,10 @@ func decodeNote(d *jsondec.Decoder, n *board.Note, extra bool) error {
 			return d.Float64(&n.X)
 		case "y":
 			return d.Float64(&n.Y)
+		case "w":
+			return decodeNoteSize(d, &n.W, board.MinNoteWidth)
+		case "h":
+			return decodeNoteSize(d, &n.H, board.MinNoteHeight)
 		case "color":
 			return d.String(&n.Color)
 		case "type":
@@ -177,6 +181,23 @@ func decodeItem(d *jsondec.Decoder, it *board.TrackerItem, extra bool) error {
 
 // decodeBaseVersion reads a row's baseVersion (docs/sync.md, "How a push
 // is merged"); null is taken as absent, like a row without it.
+// decodeNoteSize decodes a note's w or h: null is no size, as absent. 0
+// is refused here because the note keeps "no size" as 0, so Validate could
+// not tell a 0 that was sent from one that was not.
+func decodeNoteSize(d *jsondec.Decoder, dst *float64, min float64) error {
+	if d.Null() {
+		*dst = 0
+		return nil
+	}
+	if err := d.Float64(dst); err != nil {
+		return err
+	}
+	if *dst == 0 {
+		return d.Errorf("%s must be a number from %g to %g.", min, float64(board.MaxNoteSize))
+	}
+	return nil
+}
+
 func decodeBaseVersion(d *jsondec.Decoder, dst *int64) error {
 	if d.Null() {
 		*dst = 0

@@ -47,6 +47,7 @@ type liveMsg struct {
 	Limit         int64               `json:"limit"`
 	NoteID        string              `json:"noteId"`
 	Events        []rooms.Event       `json:"events"`
+	CanEdit       bool                `json:"canEdit"`
 }
 
 // dial opens the live channel; query is "" or "?since=N".

@@ -193,11 +193,16 @@ func (s *Sink) WaitMessage(tb testing.TB, to string) Message {
 // codeRE finds a six-digit code.
 var codeRE = regexp.MustCompile(`\b\d{6}\b`)
 
-// WaitCode waits for the next message to the address (as WaitMessage) and
-// returns the six-digit code in its subject.
+// WaitCode waits for the next login-code message to the address (as
+// WaitMessage, passing over other mail such as invitations, which the
+// server sends to the same addresses) and returns the six-digit code in
+// its subject.
 func (s *Sink) WaitCode(tb testing.TB, to string) string {
 	tb.Helper()
 	m := s.WaitMessage(tb, to)
+	for !strings.Contains(m.Subject, "login code") {
+		m = s.WaitMessage(tb, to)
+	}
 	code := codeRE.FindString(m.Subject)
 	if code == "" {
 		tb.Fatalf("authtest: message to %s has no six-digit code in its subject %q", to, m.Subject)

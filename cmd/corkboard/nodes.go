@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"log/slog"
 	"sync/atomic"
@@ -80,6 +81,11 @@ type announcing struct {
 func (a announcing) Invalidate(kind cache.Kind, key string) {
 	a.local.Invalidate(kind, key)
 	a.links.announce(kind, key)
+	// The person's open boards on this node learn their new access (the
+	// other nodes do on the announcement).
+	if s := a.links.srv.Load(); s != nil && kind == cache.Plan {
+		s.PlanChanged(context.Background(), key)
+	}
 }
 
 // openBus returns the bus joining this node to the others on the same

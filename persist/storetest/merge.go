@@ -116,7 +116,7 @@ func forgetAllRevisions(tb testing.TB, s persist.SyncStore) int {
 // mergeWant is what a merge case expects of the push under test.
 type mergeWant struct {
 	// note, when set, checks note a in the push's changes (content, title,
-	// position, color); item checks item i (summary, description, status).
+	// position, size, color); item checks item i (summary, description, status).
 	note *board.Note
 	item *board.TrackerItem
 	// updatedAt, when set, is the row's expected updatedAt ("now" for the
@@ -130,7 +130,9 @@ type mergeWant struct {
 	// logged are the actions of the changelog entries the push appended,
 	// in order; lost is a line each of them must hold, and lostVersion the
 	// version of the note they render.
-	logged      []string
+	logged []string
+	// lostSize, when set, is the w and h of the note the entries render.
+	lostSize    *[2]float64
 	lost        string
 	lostVersion int64
 }
@@ -139,6 +141,11 @@ func wantNote(content string, x, y float64) *board.Note {
 	n := mergeNote()
 	n.Content, n.X, n.Y = content, x, y
 	return &n
+}
+
+func sized(n *board.Note, w, h float64) *board.Note {
+	n.W, n.H = w, h
+	return n
 }
 
 func testMergeRules(t *testing.T, open Opener) {
@@ -166,6 +173,40 @@ func testMergeRules(t *testing.T, open Opener) {
 				return e.notes(n)
 			},
 			want: mergeWant{note: wantNote("one\nTWO\nthree", 50, 60), updatedAt: "now", merged: 1},
+		},
+		{
+			name:   "MoveAndResizeBothSurvive",
+			before: func(e *mergeEnv) { e.notes(moved) },
+			push: func(e *mergeEnv) persist.Applied {
+				n := edited(mergeNote().Content, 1)
+				n.W, n.H = 300, 200
+				return e.notes(n)
+			},
+			want: mergeWant{note: sized(wantNote(mergeNote().Content, 50, 60), 300, 200), merged: 1},
+		},
+		{
+			name: "ResizeAndMoveBothSurvive",
+			before: func(e *mergeEnv) {
+				n := edited(mergeNote().Content, 1)
+				n.W, n.H = 480, 320
+				e.notes(n)
+			},
+			push: func(e *mergeEnv) persist.Applied { return e.notes(moved) },
+			want: mergeWant{note: sized(wantNote(mergeNote().Content, 50, 60), 480, 320), merged: 1},
+		},
+		{
+			name: "OverlapLogsTheirsWithItsSize",
+			before: func(e *mergeEnv) {
+				n := edited("one\ntheirs\nthree", 1)
+				n.W, n.H = 400, 300
+				e.notes(n)
+			},
+			push: func(e *mergeEnv) persist.Applied { return e.notes(edited("one\nmine\nthree", 1)) },
+			want: mergeWant{
+				note: sized(wantNote("one\nmine\nthree", 1, 2), 400, 300), merged: 1,
+				events: []persist.MergeEvent{{Kind: persist.MergeOverlap, Table: persist.MergeTableNote, ID: "a", Version: 2}},
+				logged: []string{persist.ActionUpdateNote}, lost: "theirs", lostVersion: 2, lostSize: &[2]float64{400, 300},
+			},
 		},
 		{
 			name:   "NeighbouringChecklistTicks",
@@ -384,9 +425,9 @@ func checkMerge(t *testing.T, s persist.Store, clock *Clock, res persist.Applied
 		}
 		n := res.Changes.Notes[0]
 		if n.ID != "a" || n.Content != want.note.Content || n.Title != want.note.Title || n.X != want.note.X || n.Y != want.note.Y ||
-			n.Color != want.note.Color || n.Version != res.Version || n.DeletedAt != nil || n.BaseVersion != 0 {
-			t.Fatalf("note %+v, want content %q at (%v, %v), title %q, color %q, version %d, live",
-				n, want.note.Content, want.note.X, want.note.Y, want.note.Title, want.note.Color, res.Version)
+			n.W != want.note.W || n.H != want.note.H || n.Color != want.note.Color || n.Version != res.Version || n.DeletedAt != nil || n.BaseVersion != 0 {
+			t.Fatalf("note %+v, want content %q at (%v, %v) sized %v×%v, title %q, color %q, version %d, live",
+				n, want.note.Content, want.note.X, want.note.Y, want.note.W, want.note.H, want.note.Title, want.note.Color, res.Version)
 		}
 		if want.updatedAt == "now" && n.UpdatedAt != clock.Now().Format(time.RFC3339Nano) {
 			t.Fatalf("updatedAt %q, want the server's time %q (the push sent none)", n.UpdatedAt, clock.Now().Format(time.RFC3339Nano))
@@ -449,6 +490,9 @@ func checkMerge(t *testing.T, s persist.Store, clock *Clock, res persist.Applied
 		n, err := changelog.ParseNote(got.Content)
 		if err != nil || n.ID != "a" || n.Version != want.lostVersion || n.DeletedAt != nil {
 			t.Fatalf("entry %s is the note %+v (%v), want a snapshot of a at version %d", le.Key, n, err, want.lostVersion)
+		}
+		if want.lostSize != nil && (n.W != want.lostSize[0] || n.H != want.lostSize[1]) {
+			t.Fatalf("entry %s is the note sized %v×%v, want %v×%v (the history must recover the size)", le.Key, n.W, n.H, want.lostSize[0], want.lostSize[1])
 		}
 	}
 }

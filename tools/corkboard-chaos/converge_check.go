@@ -208,7 +208,7 @@ type Typed struct {
 // sameFields compares what a user edits of two notes.
 func sameFields(a, b board.Note) bool {
 	return a.Title == b.Title && a.Content == b.Content && a.X == b.X && a.Y == b.Y &&
-		a.Color == b.Color && a.Type == b.Type
+		a.W == b.W && a.H == b.H && a.Color == b.Color && a.Type == b.Type
 }
 
 // sameNote compares two notes whole, as a pull gives them.
@@ -273,6 +273,8 @@ func describeNote(got, want board.Note) string {
 	f("content", got.Content, want.Content)
 	f("x", got.X, want.X)
 	f("y", got.Y, want.Y)
+	f("w", got.W, want.W)
+	f("h", got.H, want.H)
 	f("color", got.Color, want.Color)
 	f("type", got.Type, want.Type)
 	f("updatedAt", got.UpdatedAt, want.UpdatedAt)

@@ -42,7 +42,7 @@ test('two people see each other\'s notes and pointers live', { skip }, async () 
   const share = ada.page.getByRole('dialog', { name: 'Share this board' });
   await share.getByLabel('E-mail address to invite').fill('grace@example.com');
   await share.getByRole('button', { name: 'Invite' }).click();
-  await share.getByText('grace@example.com can now open this board.').waitFor();
+  await share.getByText('grace@example.com is invited and gets an e-mail with the link. Can edit: their plan (pro) lets invitees edit.').waitFor();
   await shot(ada.page, 'share');
   await share.getByRole('button', { name: 'Close' }).click();
 
@@ -157,9 +157,15 @@ test('an edit the server refuses is shown with the reason and kept', { skip }, a
   const dan = await userPage('dan@example.com');
   await dan.page.goto(`${server.url}/b/${id}`);
   await dan.page.locator('[data-connection="online"]').waitFor();
-  // Dan's plan ends while the board is open: his next push is refused (403).
-  server.setPlan('dan@example.com', 'free');
+  // Dan edits offline, and his plan ends meanwhile: the push he makes
+  // when he is back is refused (403). (Online, the plan change reaches
+  // his open board at once and it turns view only: share.test.mjs.)
+  await dan.page.waitForFunction(() => navigator.serviceWorker?.controller !== null, null, { timeout: 10000 });
+  await dan.ctx.setOffline(true);
+  await dan.page.locator('[data-connection="offline"]').waitFor();
   await addNote(dan.page, 'Too late');
+  server.setPlan('dan@example.com', 'free');
+  await dan.ctx.setOffline(false);
   const banner = dan.page.getByRole('alert', { name: 'Edits the server refused' });
   await banner.getByText(/Saving note "Too late"/).waitFor();
   assert.ok(await dan.page.locator('.note', { hasText: 'Too late' }).isVisible(), 'the refused edit stays on the board');

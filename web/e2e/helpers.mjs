@@ -72,7 +72,7 @@ export async function invite(page, email) {
   const share = page.getByRole('dialog', { name: 'Share this board' });
   await share.getByLabel('E-mail address to invite').fill(email);
   await share.getByRole('button', { name: 'Invite' }).click();
-  await share.getByText(`${email} can now open this board.`).waitFor();
+  await share.getByText(`${email} is invited`).waitFor();
   await share.getByRole('button', { name: 'Close' }).click();
 }
 

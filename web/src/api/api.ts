@@ -1,7 +1,7 @@
 // The one module that talks HTTP to the server. Every endpoint the client
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
-import type { Access, BoardState, BoardSummary, Changes, ClientConfig, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo } from './types';
+import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -70,9 +70,11 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     access: (id: string) => request<Access>(f, 'GET', `${b(id)}/access`),
     claim: (id: string) => request<{ ok: true }>(f, 'POST', `${b(id)}/access`),
     setPhases: (id: string, phases: Phases) => request<{ ok: true; phases: Phases }>(f, 'PATCH', `${b(id)}/access`, { phases }),
-    listInvites: (id: string) => request<{ invitedEmails: string[] }>(f, 'GET', `${b(id)}/invite`),
-    invite: (id: string, email: string) => request<{ ok: true; added: boolean; invitedEmails: string[] }>(f, 'POST', `${b(id)}/invite`, { email }),
-    uninvite: (id: string, email: string) => request<{ ok: true; removed: boolean; invitedEmails: string[] }>(f, 'DELETE', `${b(id)}/invite`, { email }),
+    listInvites: (id: string) => request<Invites>(f, 'GET', `${b(id)}/invite`),
+    /** invite answers the new invitee's access; mailed tells whether an invitation e-mail went out. */
+    invite: (id: string, email: string) =>
+      request<Invites & { ok: true; added: boolean; invitee?: InviteeAccess; mailed?: boolean }>(f, 'POST', `${b(id)}/invite`, { email }),
+    uninvite: (id: string, email: string) => request<Invites & { ok: true; removed: boolean }>(f, 'DELETE', `${b(id)}/invite`, { email }),
 
     pull: (id: string, since: number) => request<Changes>(f, 'GET', `${b(id)}/sync?since=${since}`),
     /** push answers replayed: true when the key had been applied before (Idempotent-Replayed). */

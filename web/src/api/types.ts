@@ -9,6 +9,13 @@ export interface Note {
   content: string;
   x: number;
   y: number;
+  /**
+   * w and h are the note's size in board units (Corkboard's extension,
+   * docs/sync.md "Note size"): both or neither, absent when never set (the
+   * client then draws 220×160).
+   */
+  w?: number;
+  h?: number;
   color: string;
   type: string;
   updatedAt: string;
@@ -88,6 +95,22 @@ export interface Access {
   phases?: Phases;
 }
 
+/** What an invitee may do on a board, and the plan that decides it (GET/POST /invite). */
+export interface InviteeAccess {
+  email: string;
+  canEdit: boolean;
+  plan: string;
+}
+
+/** GET /invite; POST and DELETE answer the same lists. */
+export interface Invites {
+  invitedEmails: string[];
+  /** Corkboard's extension: each invitee's access, in invitedEmails' order. */
+  invitees?: InviteeAccess[];
+  /** The plans whose invitees edit (the rest view only). */
+  editPlans?: string[];
+}
+
 /** One entry of GET /api/boards. */
 export interface BoardSummary {
   id: string;
@@ -131,7 +154,9 @@ export type LiveMessage =
   | ({ type: 'pointer'; x: number; y: number } & Peer)
   /** Another connection opened (noteId) or closed ("") a note's editor. */
   | ({ type: 'editing'; noteId: string } & Peer)
-  | { type: 'pong'; id?: string };
+  | { type: 'pong'; id?: string }
+  /** The person's access changed while the board is open (a plan change): what the server now answers. */
+  | { type: 'access'; canEdit: boolean };
 
 /** GET /api/config. */
 export interface ClientConfig {

@@ -88,7 +88,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoHistory(client), [client]);
   const theme = useTheme();
-  const canEdit = access.canEdit && s.canEdit !== false && s.connection !== 'forbidden';
+  // The live channel's answer is newer than the one the board opened with:
+  // a plan change turns the board editable, or view only, without a reload.
+  const canEdit = (s.canEdit ?? access.canEdit) && s.connection !== 'forbidden';
   const name = s.name || boardId;
 
   useEffect(() => {

@@ -8,11 +8,11 @@ import type { Note } from '../api/types';
 /** DEFAULT_W and DEFAULT_H are the size of a note without `w`/`h`. */
 export const DEFAULT_W = 220;
 export const DEFAULT_H = 160;
-/** MIN_W, MIN_H, MAX_W and MAX_H bound a size a person can give a note (the server validates the same). */
+/** MIN_W, MIN_H, MAX_W and MAX_H bound a note's size: the server refuses any other (docs/sync.md, "Note size"). */
 export const MIN_W = 120;
 export const MIN_H = 80;
-export const MAX_W = 1200;
-export const MAX_H = 1200;
+export const MAX_W = 4000;
+export const MAX_H = 4000;
 /** GAP is the free space kept around a placed note. */
 export const GAP = 24;
 

@@ -29,6 +29,9 @@ describe('renderNote', () => {
   it('writes the golden pre-deletion snapshot', () => {
     expect(renderNote({ ...note7, deletedAt: '2026-03-02T10:00:00Z' })).toBe(golden('note-deleted.md'));
   });
+  it('writes the golden snapshot of a note with a size (w and h after y)', () => {
+    expect(renderNote({ ...note7, w: 300, h: 180.5 })).toBe(golden('note-sized.md'));
+  });
   it('writes a rename record as the golden file', () => {
     expect(renderRename('Sprint 12 — "final"')).toBe(golden('rename.md'));
   });

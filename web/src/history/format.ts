@@ -5,7 +5,7 @@
 import type { Note } from '../api/types';
 
 /** KNOWN are the note fields the format writes as their own lines, in order. */
-const KNOWN = new Set(['id', 'title', 'content', 'x', 'y', 'color', 'type', 'updatedAt', 'version', 'deletedAt']);
+const KNOWN = new Set(['id', 'title', 'content', 'x', 'y', 'w', 'h', 'color', 'type', 'updatedAt', 'version', 'deletedAt']);
 
 // Go's strconv.IsPrint: letters, marks, numbers, punctuation, symbols and
 // the ASCII space. Anything else (tabs, line breaks, U+2028, NBSP, BOM) must
@@ -119,6 +119,11 @@ export function renderNote(n: Note): string {
   field('title', quote(n.title ?? ''));
   field('x', formatFloat(n.x ?? 0));
   field('y', formatFloat(n.y ?? 0));
+  // Only a note with a size (changelog's writeNoteFields).
+  if (n.w || n.h) {
+    field('w', formatFloat(n.w ?? 0));
+    field('h', formatFloat(n.h ?? 0));
+  }
   field('color', quote(n.color ?? ''));
   field('type', quote(n.type ?? ''));
   field('updatedAt', quote(n.updatedAt ?? ''));

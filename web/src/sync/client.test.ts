@@ -509,6 +509,27 @@ describe('SyncClient notifications', () => {
     client.close();
   });
 
+  it('turns editable, and back, when an access message says so (a plan change)', async () => {
+    const due: (() => void)[] = [];
+    const live = new FakeLive();
+    const client = new SyncClient({ boardId: 'b1', transport: new FakeServer(), store: new MemoryStore(), live, clock: new FakeClock(), newKey: () => `key-${++keyN}`, frame: (cb) => void due.push(cb) });
+    await client.start();
+    live.emit({ type: 'hello', serverVersion: 0, you: { id: 'me', email: 'a@x', color: '#111', canEdit: false }, present: [] });
+    due.splice(0).forEach((cb) => cb());
+    expect(client.getSnapshot().canEdit).toBe(false);
+    let board = 0;
+    client.onChange(() => board++);
+    live.emit({ type: 'access', canEdit: true });
+    due.splice(0).forEach((cb) => cb());
+    expect(board).toBe(1);
+    expect(client.getSnapshot().canEdit).toBe(true);
+    live.emit({ type: 'access', canEdit: false });
+    due.splice(0).forEach((cb) => cb());
+    expect(board).toBe(2);
+    expect(client.getSnapshot().canEdit).toBe(false);
+    client.close();
+  });
+
   it('announces my editor over the live channel, again after a reconnect', async () => {
     const { client, live } = setup();
     await client.start();

@@ -90,7 +90,7 @@ export interface SyncState {
   /** rejected lists edits the server refused; they are kept until discarded. */
   rejected: readonly PendingEdit[];
   connection: Connection;
-  /** canEdit as the live hello said; null before it. */
+  /** canEdit as the live hello said, or a later `access` message (a plan change); null before either. */
   canEdit: boolean | null;
   /** authLost: the session ended (401); the UI sends the user to log in. */
   authLost: boolean;
@@ -652,6 +652,14 @@ export class SyncClient {
           this.changed();
         }
         this.applyChanges(m);
+        break;
+      case 'access':
+        // A plan change: the board turns editable, or view only, without
+        // a reload (docs/live-protocol.md, "access").
+        if (this.canEdit !== m.canEdit) {
+          this.canEdit = m.canEdit;
+          this.changed();
+        }
         break;
       case 'events':
         if (m.events?.length && this.book.onEvents(m.events)) {

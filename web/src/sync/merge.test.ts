@@ -22,7 +22,7 @@ const extra = (r: Obj, own: readonly string[]) => Object.keys(r).filter((k) => !
 
 /** goNote is a note as the Go test compares it: absent fields are zero values, extra fields in order. */
 const goNote = (r: Obj) => ({
-  id: s(r.id), title: s(r.title), content: s(r.content), x: n(r.x), y: n(r.y), color: s(r.color), type: s(r.type),
+  id: s(r.id), title: s(r.title), content: s(r.content), x: n(r.x), y: n(r.y), w: n(r.w), h: n(r.h), color: s(r.color), type: s(r.type),
   updatedAt: s(r.updatedAt), version: n(r.version), deletedAt: r.deletedAt ?? null, extra: extra(r, NOTE_FIELDS),
 });
 const goItem = (r: Obj) => ({

@@ -23,7 +23,7 @@ export interface MergeResult<T> {
 export const MAX_DIFF_WORK = 1_000_000;
 
 /** NOTE_FIELDS are a note's own fields (board.NoteFields); any other key is an extra field. */
-export const NOTE_FIELDS: readonly string[] = ['id', 'title', 'content', 'x', 'y', 'color', 'type', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
+export const NOTE_FIELDS: readonly string[] = ['id', 'title', 'content', 'x', 'y', 'w', 'h', 'color', 'type', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
 
 /** ITEM_FIELDS are a tracker item's own fields (board.ItemFields). */
 export const ITEM_FIELDS: readonly string[] = ['id', 'key', 'type', 'summary', 'description', 'status', 'parentId', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
@@ -32,7 +32,8 @@ type Obj = Record<string, unknown>;
 
 /**
  * mergeNote merges mine, an edit of base, into theirs (board.MergeNote): a
- * field mine did not change keeps theirs; x and y move together; color,
+ * field mine did not change keeps theirs; x and y move together, and w
+ * and h as one size apart from them (a move and a resize both survive); color,
  * type and each extra field are one value each, mine winning when both
  * changed one; title and content merge line by line (mergeText). The id,
  * version and deletedAt of the result are theirs, updatedAt is mine, and
@@ -44,6 +45,11 @@ export function mergeNote(base: Note, theirs: Note, mine: Note): MergeResult<Not
   if (num(mine.x) !== num(base.x) || num(mine.y) !== num(base.y)) {
     out.x = mine.x;
     out.y = mine.y;
+  }
+  // An absent size is 0 on the server (board.Note's W and H), and stays
+  // absent here.
+  if (num(mine.w) !== num(base.w) || num(mine.h) !== num(base.h)) {
+    setSize(out, mine.w, mine.h);
   }
   out.color = mergeValue(str(base.color), str(theirs.color), str(mine.color));
   out.type = mergeValue(str(base.type), str(theirs.type), str(mine.type));
@@ -79,6 +85,16 @@ export function mergeItem(base: TrackerItem, theirs: TrackerItem, mine: TrackerI
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+function setSize(out: Note, w: unknown, h: unknown) {
+  if (num(w) === 0 && num(h) === 0) {
+    delete out.w;
+    delete out.h;
+    return;
+  }
+  out.w = num(w);
+  out.h = num(h);
+}
 
 function setOptional(out: TrackerItem, k: 'status' | 'parentId' | 'description', v: string) {
   if (v === '') delete out[k];

@@ -1,0 +1,55 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"corkboard/rooms"
+)
+
+// planChangeTimeout bounds what telling open boards of a plan change may
+// take: one read of the person's boards and their new plan.
+const planChangeTimeout = 5 * time.Second
+
+// PlanChanged pushes the new access of email, whose plan changed, to
+// every live connection email has open on this node to a board they are
+// invited to (not their own: owners always edit): an "access" message
+// with what the board guard answers now, so that a view-only board turns
+// editable without a reload, and back (docs/live-protocol.md, "access").
+// Call it after the Meter forgot the old plan. Pushes already pass the
+// guard again; this is for the client's screen. Failures are logged: the
+// connection learns its access at the next reconnect anyway.
+func (s *Server) PlanChanged(ctx context.Context, email string) {
+	if s.hub == nil || s.db == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, planChangeTimeout)
+	defer cancel()
+	boards, err := s.db.ListBoardsFor(ctx, email)
+	if err != nil {
+		s.log.WarnContext(ctx, "plan change: list boards", slog.String("email", email), slog.Any("err", err))
+		return
+	}
+	var msg *rooms.Message
+	for i := range boards {
+		b := &boards[i]
+		if b.OwnerEmail == email {
+			continue
+		}
+		if msg == nil {
+			canEdit, err := s.meter.CanEdit(ctx, b, email)
+			if err != nil {
+				s.log.WarnContext(ctx, "plan change: access", slog.String("email", email), slog.Any("err", err))
+				return
+			}
+			data, err := json.Marshal(rooms.AccessMessage{Type: rooms.TypeAccess, CanEdit: canEdit})
+			if err != nil {
+				return
+			}
+			msg = rooms.NewMessage(data)
+		}
+		s.hub.SendTo(b.ID, email, msg)
+	}
+}
