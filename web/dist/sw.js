@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '3d4cf6363a7e9fa1';
-const FILES = ["assets/AiErrorText-D7YtTyYK.js","assets/Analyse-B6tpm3EX.js","assets/ChatPanel-BA85OdTi.js","assets/ChatPanel-Bae7mnjI.css","assets/HistoryPanel-Cs-9WQbV.js","assets/ImportDialog-Bk-jZo50.js","assets/NoteAssist-Dirdq5Qo.js","assets/NoteHints-DrKJUY1k.js","assets/SlashMenu-BitdZxN1.js","assets/SnapshotsPanel-xTpg4EEL.js","assets/TrackerGenerate-CbwY1966.js","assets/ai-BFFXEctt.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-DaN-5xXo.js","assets/importgen-Dn2DlGcc.css","assets/index-Bg0nSbxr.css","assets/index-DQJDscbu.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-Ij2Eco2B.js"];
+const VERSION = 'e442f6fd6d9b829a';
+const FILES = ["assets/AiErrorText-D7M6LEKZ.js","assets/Analyse-DwNU6Aij.js","assets/ChatPanel-B4V3ESZP.js","assets/ChatPanel-Bae7mnjI.css","assets/HistoryPanel-C-pc5XO7.js","assets/ImportDialog-Dp3xkwdX.js","assets/NoteAssist-DlUNeNJO.js","assets/NoteHints-DFh50KLM.js","assets/SlashMenu-DJcwjmyw.js","assets/SnapshotsPanel-veSPrfYT.js","assets/TrackerGenerate-Bt9k56z9.js","assets/ai-B7kuORvg.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-BYo6325j.js","assets/importgen-Dn2DlGcc.css","assets/index-Bg0nSbxr.css","assets/index-DPEChEvb.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DcbaNBTh.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
