@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'e442f6fd6d9b829a';
-const FILES = ["assets/AiErrorText-D7M6LEKZ.js","assets/Analyse-DwNU6Aij.js","assets/ChatPanel-B4V3ESZP.js","assets/ChatPanel-Bae7mnjI.css","assets/HistoryPanel-C-pc5XO7.js","assets/ImportDialog-Dp3xkwdX.js","assets/NoteAssist-DlUNeNJO.js","assets/NoteHints-DFh50KLM.js","assets/SlashMenu-DJcwjmyw.js","assets/SnapshotsPanel-veSPrfYT.js","assets/TrackerGenerate-Bt9k56z9.js","assets/ai-B7kuORvg.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-BYo6325j.js","assets/importgen-Dn2DlGcc.css","assets/index-Bg0nSbxr.css","assets/index-DPEChEvb.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DcbaNBTh.js"];
+const VERSION = '506a57f2336a478f';
+const FILES = ["assets/AiErrorText-BxX_vBrk.js","assets/Analyse-sjMa-MSP.js","assets/ChatPanel-B3vaaXPh.js","assets/ChatPanel-Bae7mnjI.css","assets/HistoryPanel-K2aKNI2d.js","assets/ImportDialog-BGvPrbut.js","assets/NoteAssist-BXUCG1eU.js","assets/NoteHints-CBavM_RZ.js","assets/SlashMenu-rBVjik7e.js","assets/SnapshotsPanel-CqrvbklX.js","assets/TrackerGenerate-L9QURmlj.js","assets/ai-COTVAgq7.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-Dn2DlGcc.css","assets/importgen-xazrK1Zc.js","assets/index-CBc1IyGB.css","assets/index-CjbKGUoG.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DtsTDk01.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -44,7 +44,7 @@ describe('theme', () => {
   });
 });
 
-import { ThemeStore } from './theme';
+import { ThemeStore, type SystemScheme } from './theme';
 
 describe('ThemeStore', () => {
   it('cycles system, light, dark and tells subscribers', () => {
@@ -58,5 +58,26 @@ describe('ThemeStore', () => {
     expect([t.getSnapshot(), root.dataset.theme, s.m.get(THEME_KEY), told]).toEqual(['dark', 'dark', 'dark', 1]);
     t.set(t.next());
     expect([t.getSnapshot(), s.m.has(THEME_KEY)]).toEqual(['system', false]);
+  });
+});
+
+describe('the scheme', () => {
+  it('is the choice, or for system the system scheme, and follows the system as it changes', () => {
+    let change = () => {};
+    const system = { matches: true, addEventListener: (_t: string, f: () => void) => void (change = f) };
+    const root = { dataset: {} } as HTMLElement;
+    const t = new ThemeStore(memory() as unknown as Storage, root, system as unknown as SystemScheme);
+    expect([root.dataset.theme, root.dataset.scheme]).toEqual(['system', 'dark']);
+    system.matches = false;
+    change();
+    expect(root.dataset.scheme).toBe('light');
+    t.set('dark');
+    expect(root.dataset.scheme).toBe('dark');
+    system.matches = true;
+    change();
+    t.set('light');
+    expect(root.dataset.scheme).toBe('light');
+    change();
+    expect(root.dataset.scheme).toBe('light');
   });
 });

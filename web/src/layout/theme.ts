@@ -1,7 +1,9 @@
 // The colour theme: follow the system (prefers-color-scheme), or a choice
-// kept in localStorage. The choice is written on <html data-theme>, which
-// the CSS custom properties in app.css key on; "system" leaves the media
-// query in charge.
+// kept in localStorage. The choice is written on <html data-theme>, and the
+// scheme it comes to (light or dark; "system" resolved from the media
+// query, and again whenever the system changes) on <html data-scheme>,
+// which the CSS custom properties in app.css key on: one dark palette,
+// whichever way it was chosen.
 
 /** ThemeChoice is what the person picked in the board menu. */
 export type ThemeChoice = 'system' | 'light' | 'dark';
@@ -22,21 +24,25 @@ export function readTheme(storage: Pick<Storage, 'getItem'> | null): ThemeChoice
   return v === 'light' || v === 'dark' ? v : 'system';
 }
 
-/** saveTheme stores the choice ("system" removes it) and applies it to root. */
-export function saveTheme(storage: Pick<Storage, 'setItem' | 'removeItem'> | null, root: HTMLElement, choice: ThemeChoice): void {
+/** saveTheme stores the choice ("system" removes it) and applies it to root (systemDark: the system asks for dark). */
+export function saveTheme(storage: Pick<Storage, 'setItem' | 'removeItem'> | null, root: HTMLElement, choice: ThemeChoice, systemDark = false): void {
   try {
     if (choice === 'system') storage?.removeItem(THEME_KEY);
     else storage?.setItem(THEME_KEY, choice);
   } catch {
     // Not kept, but still applied for this page.
   }
-  applyTheme(root, choice);
+  applyTheme(root, choice, systemDark);
 }
 
-/** applyTheme marks root with the choice for the CSS. */
-export function applyTheme(root: HTMLElement, choice: ThemeChoice): void {
+/** applyTheme marks root with the choice and the scheme it comes to, for the CSS. */
+export function applyTheme(root: HTMLElement, choice: ThemeChoice, systemDark = false): void {
   root.dataset.theme = choice;
+  root.dataset.scheme = choice === 'system' ? (systemDark ? 'dark' : 'light') : choice;
 }
+
+/** SystemScheme is the part of a MediaQueryList for (prefers-color-scheme: dark) the store reads. */
+export type SystemScheme = Pick<MediaQueryList, 'matches' | 'addEventListener'>;
 
 /** storageOrNull is window.localStorage, or null where reading it throws. */
 export function storageOrNull(): Storage | null {
@@ -55,9 +61,16 @@ export class ThemeStore {
   constructor(
     private readonly storage: Storage | null,
     private readonly root: HTMLElement,
+    private readonly system: SystemScheme | null = null,
   ) {
     this.choice = readTheme(storage);
-    applyTheme(root, this.choice);
+    applyTheme(root, this.choice, this.systemDark());
+    // "system" follows the system as it changes (a dark mode at sunset).
+    system?.addEventListener('change', () => applyTheme(root, this.choice, this.systemDark()));
+  }
+
+  private systemDark(): boolean {
+    return this.system?.matches ?? false;
   }
 
   getSnapshot = (): ThemeChoice => this.choice;
@@ -70,7 +83,7 @@ export class ThemeStore {
   /** set keeps and applies a choice. */
   set(choice: ThemeChoice): void {
     this.choice = choice;
-    saveTheme(this.storage, this.root, choice);
+    saveTheme(this.storage, this.root, choice, this.systemDark());
     for (const l of [...this.listeners]) l();
   }
 
@@ -84,7 +97,8 @@ let pageTheme: ThemeStore | null = null;
 
 /** themeOfPage is the page's one ThemeStore, made (and applied) on first use; main.tsx calls it before the first render so nothing flashes. */
 export function themeOfPage(): ThemeStore {
-  return (pageTheme ??= new ThemeStore(storageOrNull(), document.documentElement));
+  const system = typeof window.matchMedia === 'function' ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+  return (pageTheme ??= new ThemeStore(storageOrNull(), document.documentElement, system));
 }
 
 /** THEME_NAMES are the choices as the menu and the toggle say them. */
