@@ -166,6 +166,17 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 	cd $(TOOLS) && $(GO) test -run='^$$' -bench=. -benchmem ./...
 
+# fuzz runs every fuzz target of the product for FUZZTIME each (go test
+# fuzzes one target per run); the seed corpora run in make test anyway.
+FUZZTIME ?= 10s
+fuzz:
+	@set -e; for f in $$(git grep -l '^func Fuzz' -- '*_test.go' ':!tools/'); do \
+	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "fuzz $$t ($$(dirname $$f), $(FUZZTIME))"; \
+	    $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./$$(dirname $$f)/; \
+	  done; \
+	done
+
 clean:
 	rm -rf .cache
 
