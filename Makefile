@@ -183,7 +183,8 @@ clean:
 # screenshots runs the e2e tests and saves the main screens to docs/screenshots/.
 screenshots: web
 	$(GO) build -o $(E2E_BIN) ./cmd/corkboard
-	cd web && SCREENSHOTS=1 CORKBOARD_BIN=$(E2E_BIN) CHROMIUM=$(CHROMIUM) node --test --test-concurrency=1 e2e/
+	$(GO) build -o $(FAKEOLLAMA_BIN) ./cmd/corkboard-fakeollama
+	cd web && SCREENSHOTS=1 CORKBOARD_BIN=$(E2E_BIN) CORKBOARD_FAKEOLLAMA_BIN=$(FAKEOLLAMA_BIN) CHROMIUM=$(CHROMIUM) FIREFOX=$(FIREFOX) node --test --test-concurrency=1 e2e/
 
 # perf-web measures the client (open a 2,000-note board, pan fps, bundle
 # size) in headless Chromium; record the figures in docs/benchmarks.md.
