@@ -11,8 +11,9 @@ FIREFOX   ?= /usr/bin/firefox-esr
 E2E_BIN   := $(CURDIR)/.cache/corkboard-e2e
 FAKEOLLAMA_BIN := $(CURDIR)/.cache/corkboard-fakeollama
 STATICCHECK_VERSION := v0.8.2
+GOCYCLO_VERSION := v0.6.0
 
-.PHONY: all run build pg test test-go test-web deps deps-ai deps-web chromium firefox web check-web-dist screenshots perf-web lint cross stress fmt bench fuzz clean chaos
+.PHONY: all run build pg test test-go test-web deps deps-ai deps-web chromium firefox web check-web-dist screenshots perf-web lint cyclo cross stress fmt bench fuzz clean chaos
 
 all: build
 
@@ -120,12 +121,18 @@ test-web: deps-web chromium firefox pg
 	$(GO) build -o $(FAKEOLLAMA_BIN) ./cmd/corkboard-fakeollama
 	cd web && CORKBOARD_BIN=$(E2E_BIN) CORKBOARD_FAKEOLLAMA_BIN=$(FAKEOLLAMA_BIN) CHROMIUM=$(CHROMIUM) FIREFOX=$(FIREFOX) node --test --test-concurrency=1 e2e/
 
-lint: cross
+lint: cross cyclo
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	cd $(TOOLS) && $(GO) vet ./...
 	cd $(TOOLS) && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# cyclo fails on any function of the product (every Go file outside the
+# tools module, tests included) above cyclomatic complexity 20: past it a
+# function does several things, and is split by responsibility instead.
+cyclo:
+	$(GO) run github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION) -over 20 $$(git ls-files '*.go' | grep -v '^$(TOOLS)/')
 
 # cross builds and vets (tests included) for the other platforms self-hosters
 # run: platform code sits behind build tags (transport/livewriter_unix.go,

@@ -17,6 +17,7 @@ import (
 	"corkboard/board"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ollama/ollama/api"
 )
 
 func TestChat_StreamsText(t *testing.T) {
@@ -46,25 +47,33 @@ func TestChat_StreamsText(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("model calls = %d, want 1", len(reqs))
 	}
+	checkChatModelRequest(t, reqs[0])
+	if u := usage(); len(u) != 1 || u[0].Calls != 1 || u[0].Feature != ai.FeatureChat || u[0].PromptTokens != 100 {
+		t.Errorf("usage = %+v, want one chat call with 100 prompt tokens", u)
+	}
+}
+
+// checkChatModelRequest checks what a chat asked the model: every board
+// tool declared, a system prompt describing the board, the user's text
+// last, and no thinking.
+func checkChatModelRequest(t *testing.T, req api.ChatRequest) {
+	t.Helper()
 	var tools []string
-	for _, tool := range reqs[0].Tools {
+	for _, tool := range req.Tools {
 		tools = append(tools, tool.Function.Name)
 	}
 	if diff := cmp.Diff([]string{"createNote", "updateNote", "deleteNote", "expandNote", "summarizeBoard", "createPlaceholderNote"}, tools); diff != "" {
 		t.Errorf("declared tools (-want +got):\n%s", diff)
 	}
-	sys := reqs[0].Messages[0]
+	sys := req.Messages[0]
 	if sys.Role != "system" || !strings.Contains(sys.Content, `id="n1" title="Magic link"`) {
 		t.Errorf("system prompt does not describe the board: %q", sys.Content)
 	}
-	if last := reqs[0].Messages[len(reqs[0].Messages)-1]; last.Role != "user" || last.Content != "What is on the board?" {
+	if last := req.Messages[len(req.Messages)-1]; last.Role != "user" || last.Content != "What is on the board?" {
 		t.Errorf("last message = %+v, want the user's text", last)
 	}
-	if reqs[0].Think == nil || reqs[0].Think.Bool() {
-		t.Errorf("think = %v, want false", reqs[0].Think)
-	}
-	if u := usage(); len(u) != 1 || u[0].Calls != 1 || u[0].Feature != ai.FeatureChat || u[0].PromptTokens != 100 {
-		t.Errorf("usage = %+v, want one chat call with 100 prompt tokens", u)
+	if req.Think == nil || req.Think.Bool() {
+		t.Errorf("think = %v, want false", req.Think)
 	}
 }
 

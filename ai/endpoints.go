@@ -341,9 +341,24 @@ func (s *Service) TrackerGenerate(ctx context.Context, req TrackerGenerateReques
 		return nil, err
 	}
 	byID := make(map[string]board.TrackerItem, len(req.Items))
+	for _, it := range req.Items {
+		byID[it.ID] = it
+	}
+	g, err := jsonCall(ctx, s, FeatureTrackerGenerate, "tracker-generation", trackerPrompt(req, byID), true, func(g *TrackerGeneration) error {
+		tidyGeneration(req, byID, g)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// trackerPrompt is the prompt of a TrackerGenerate request: the board's
+// context, notes and items (clipped), then the task its mode asks for.
+func trackerPrompt(req TrackerGenerateRequest, byID map[string]board.TrackerItem) string {
 	var items strings.Builder
 	for i, it := range req.Items {
-		byID[it.ID] = it
 		if i < 300 {
 			fmt.Fprintf(&items, "- id=%q key=%q type=%q parentId=%q summary=%q\n", it.ID, it.Key, it.Type, it.ParentID, clip(it.Summary, 200))
 		}
@@ -376,46 +391,46 @@ func (s *Service) TrackerGenerate(ctx context.Context, req TrackerGenerateReques
 		d.section("Number of items", fmt.Sprintf("Aim for %d items.", req.Count))
 	}
 	d.section("User instruction", req.Instruction)
-	replace := map[string]bool{}
-	for _, id := range req.ItemIDs {
-		replace[id] = true
-	}
+	return d.String()
+}
+
+// tidyGeneration bounds what the model proposed and overrides what the
+// request's mode decides: the count, clean summaries, types and parents,
+// and no reference to an item the request did not name.
+func tidyGeneration(req TrackerGenerateRequest, byID map[string]board.TrackerItem, g *TrackerGeneration) {
 	limit := MaxGeneratedItems
 	if req.Count > 0 {
 		limit = req.Count
 	}
-	g, err := jsonCall(ctx, s, FeatureTrackerGenerate, "tracker-generation", d.String(), true, func(g *TrackerGeneration) error {
-		if len(g.Items) > limit {
-			g.Items = g.Items[:limit]
-		}
-		for i := range g.Items {
-			it := &g.Items[i]
-			it.Summary = clip(strings.Join(strings.Fields(it.Summary), " "), board.MaxItemSummaryLen)
-			it.Description = strings.TrimSpace(it.Description)
-			if _, ok := byID[it.ParentID]; !ok {
-				it.ParentID = ""
-			}
-			if !replace[it.ReplacesID] {
-				it.ReplacesID = ""
-			}
-			switch req.Mode {
-			case ModeGenerateStep:
-				it.Type, it.ReplacesID = req.Step, ""
-			case ModeGenerateChildren:
-				it.Type, it.ParentID, it.ReplacesID = childType(byID[req.ParentID].Type), req.ParentID, ""
-			case ModeRegenerateItems:
-				if old, ok := byID[it.ReplacesID]; ok {
-					it.Type, it.ParentID = cmpOr(old.Type, it.Type), old.ParentID
-				}
-			}
-		}
-		if !slices.Contains(append(TrackerSteps(), "done"), g.RecommendedNextStep.Step) {
-			g.RecommendedNextStep.Step = "done"
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	if len(g.Items) > limit {
+		g.Items = g.Items[:limit]
 	}
-	return &g, nil
+	replace := map[string]bool{}
+	for _, id := range req.ItemIDs {
+		replace[id] = true
+	}
+	for i := range g.Items {
+		it := &g.Items[i]
+		it.Summary = clip(strings.Join(strings.Fields(it.Summary), " "), board.MaxItemSummaryLen)
+		it.Description = strings.TrimSpace(it.Description)
+		if _, ok := byID[it.ParentID]; !ok {
+			it.ParentID = ""
+		}
+		if !replace[it.ReplacesID] {
+			it.ReplacesID = ""
+		}
+		switch req.Mode {
+		case ModeGenerateStep:
+			it.Type, it.ReplacesID = req.Step, ""
+		case ModeGenerateChildren:
+			it.Type, it.ParentID, it.ReplacesID = childType(byID[req.ParentID].Type), req.ParentID, ""
+		case ModeRegenerateItems:
+			if old, ok := byID[it.ReplacesID]; ok {
+				it.Type, it.ParentID = cmpOr(old.Type, it.Type), old.ParentID
+			}
+		}
+	}
+	if !slices.Contains(append(TrackerSteps(), "done"), g.RecommendedNextStep.Step) {
+		g.RecommendedNextStep.Step = "done"
+	}
 }

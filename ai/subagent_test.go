@@ -84,14 +84,7 @@ func TestSubagent_SuggestionBlock(t *testing.T) {
 			if err := svc.Subagent(t.Context(), subagentRequest(t), rec); err != nil {
 				t.Fatalf("Subagent: %v", err)
 			}
-			kinds := rec.kinds()
-			if kinds[0] != "start" || kinds[len(kinds)-1] != "finish" {
-				t.Fatalf("event kinds = %v", kinds)
-			}
-			// A block the server adds is a text of its own.
-			if added := tt.wantCalls == 2; added != (len(kinds) >= 3 && kinds[len(kinds)-3] == "text-end" && kinds[len(kinds)-2] == "text") {
-				t.Errorf("event kinds = %v, want the added block after a text-end: %v", kinds, added)
-			}
+			checkSuggestionEvents(t, rec.kinds(), tt.wantCalls == 2)
 			got, ok := ai.ParseSuggestions(rec.text())
 			if !ok {
 				t.Fatalf("streamed text does not end with a valid suggestion block: %q", rec.text())
@@ -103,24 +96,44 @@ func TestSubagent_SuggestionBlock(t *testing.T) {
 			} else if !strings.Contains(got.Suggestions[0].Label, "Discovery") {
 				t.Errorf("synthesised suggestions ignore the phase: %+v", got)
 			}
-			calls := fake.Calls()
-			if len(calls) != tt.wantCalls {
-				t.Fatalf("model calls = %d, want %d", len(calls), tt.wantCalls)
-			}
-			if !strings.Contains(calls[0].Request.Messages[0].Content, `phase "Discovery"`) ||
-				!strings.Contains(calls[0].Request.Messages[0].Content, "Understand the problem") {
-				t.Errorf("system prompt does not name the phase: %q", calls[0].Request.Messages[0].Content)
-			}
-			if tt.wantCalls == 2 {
-				re := calls[1].Request
-				if re.Stream == nil || *re.Stream || len(re.Format) == 0 || len(re.Tools) != 0 {
-					t.Errorf("re-ask: stream=%v format=%s tools=%d, want a non-streamed structured call without tools", re.Stream, re.Format, len(re.Tools))
-				}
-			}
+			checkSubagentCalls(t, fake.Calls(), tt.wantCalls)
 			if u := usage(); len(u) != 1 || u[0].Calls != tt.wantCalls {
 				t.Errorf("usage = %+v, want one report of %d calls", u, tt.wantCalls)
 			}
 		})
+	}
+}
+
+// checkSuggestionEvents checks that the events start and finish, and
+// that a block the server added (added) is a text of its own after a
+// text-end.
+func checkSuggestionEvents(t *testing.T, kinds []string, added bool) {
+	t.Helper()
+	if kinds[0] != "start" || kinds[len(kinds)-1] != "finish" {
+		t.Fatalf("event kinds = %v", kinds)
+	}
+	if added != (len(kinds) >= 3 && kinds[len(kinds)-3] == "text-end" && kinds[len(kinds)-2] == "text") {
+		t.Errorf("event kinds = %v, want the added block after a text-end: %v", kinds, added)
+	}
+}
+
+// checkSubagentCalls checks the subagent's model calls: want of them, the
+// first naming the phase, and a second, if any, a non-streamed structured
+// re-ask without tools.
+func checkSubagentCalls(t *testing.T, calls []aitest.Call, want int) {
+	t.Helper()
+	if len(calls) != want {
+		t.Fatalf("model calls = %d, want %d", len(calls), want)
+	}
+	if !strings.Contains(calls[0].Request.Messages[0].Content, `phase "Discovery"`) ||
+		!strings.Contains(calls[0].Request.Messages[0].Content, "Understand the problem") {
+		t.Errorf("system prompt does not name the phase: %q", calls[0].Request.Messages[0].Content)
+	}
+	if want == 2 {
+		re := calls[1].Request
+		if re.Stream == nil || *re.Stream || len(re.Format) == 0 || len(re.Tools) != 0 {
+			t.Errorf("re-ask: stream=%v format=%s tools=%d, want a non-streamed structured call without tools", re.Stream, re.Format, len(re.Tools))
+		}
 	}
 }
 

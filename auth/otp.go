@@ -102,78 +102,122 @@ func (s *Service) Verify(ctx context.Context, email, code, ip string) (*Login, e
 		return nil, errBadCode()
 	}
 	now := s.now()
-	network := ipKey(ip)
-	if wait, ok := s.verifyLimit.Allow(network, now); !ok {
-		return nil, rateLimited("Too many login attempts from your network. Try again later.", wait)
+	g := guess{email: email, network: ipKey(ip), now: now}
+	g.netKey = email + "\x00" + g.network
+	if err := s.admitAttempt(g); err != nil {
+		return nil, err
 	}
-	netKey := email + "\x00" + network
-	if wait, ok := s.verifyEmailLimit.Allow(netKey, now); !ok {
-		return nil, rateLimited("Too many login attempts for this address from your network. Try again later.", wait)
-	}
-	// Reserve the guess before looking at the code, so that concurrent
-	// attempts cannot overshoot the budget; given back below when the
-	// attempt turns out not to be a guess.
-	guardWait, open := s.guesses.Take(email, now)
-	guarded := false // past the budget, and this network may still try once
-	if !open {
-		_, guarded = s.netGuesses.Take(netKey, now)
-	}
-	want := s.codeHash(email, code)
-	var ok, guessed, refused bool
-	err = s.db.UpdateOTP(ctx, email, func(o *persist.OTP) persist.OTPChange {
-		ok, guessed, refused = false, false, false // the callback may not assume it runs once
-		switch {
-		case o == nil:
-			// Nothing to guess at. A guarded address still refuses, so
-			// the answer does not tell whether a code is pending.
-			refused = !open && !guarded
-			return persist.OTPUnchanged
-		case !now.Before(o.ExpiresAt), o.Attempts >= s.cfg.MaxCodeAttempts:
-			refused = !open && !guarded
-			return persist.OTPDelete
-		case !open && (!guarded || o.Network != network):
-			refused = true
-			return persist.OTPUnchanged
-		case hmac.Equal(o.Hash, want):
-			ok = true
-			return persist.OTPDelete // single use
-		}
-		guessed = true
-		o.Attempts++
-		if !open || o.Attempts >= s.cfg.MaxCodeAttempts {
-			return persist.OTPDelete // void after the last allowed wrong try
-		}
-		return persist.OTPSave
-	})
-	switch {
-	case err != nil || ok || !guessed:
-		// Not a wrong guess: give the reservations back.
-		if open {
-			s.guesses.Undo(email)
-		} else if guarded {
-			s.netGuesses.Undo(netKey)
-		}
-	case open:
-		// A wrong guess under the budget marks the network too: past the
-		// budget it may not try again in this window.
-		s.netGuesses.Take(netKey, now)
-	}
+	s.reserveGuess(&g)
+	v, err := s.tryCode(ctx, g, code)
+	s.settleGuess(g, v, err)
 	if err != nil {
 		return nil, err
 	}
-	if refused {
-		return nil, rateLimited("Too many wrong codes for this address. Ask for a new code and enter it on the device that asked for it.", guardWait)
+	if v.refused {
+		return nil, rateLimited("Too many wrong codes for this address. Ask for a new code and enter it on the device that asked for it.", g.wait)
 	}
-	if !ok {
+	if !v.ok {
 		return nil, errBadCode()
 	}
 	// The count is of consecutive failures: a login clears it.
 	s.guesses.Forget(email)
-	s.netGuesses.Forget(netKey)
+	s.netGuesses.Forget(g.netKey)
 	if _, err := s.db.EnsureUser(ctx, email, s.cfg.DefaultPlan); err != nil {
 		return nil, fmt.Errorf("create user at login: %w", err)
 	}
 	return s.newSession(ctx, email, now)
+}
+
+// guess is one login attempt and its hold on the guess budgets (budget 3
+// in Verify's list).
+type guess struct {
+	email, network string
+	netKey         string // the address and the network together
+	now            time.Time
+
+	open    bool          // under the address's budget of wrong guesses
+	guarded bool          // past it, and this network may still try once
+	wait    time.Duration // until the address's budget opens again
+}
+
+// codeVerdict is what the pending code says of an attempt.
+type codeVerdict struct {
+	ok      bool // the code matched and is spent
+	guessed bool // a wrong code was tried against a pending one
+	refused bool // the attempt was not allowed to look at the code
+}
+
+// admitAttempt spends the attempt budgets of the network and of the
+// address from that network (budgets 1 and 2 in Verify's list).
+func (s *Service) admitAttempt(g guess) error {
+	if wait, ok := s.verifyLimit.Allow(g.network, g.now); !ok {
+		return rateLimited("Too many login attempts from your network. Try again later.", wait)
+	}
+	if wait, ok := s.verifyEmailLimit.Allow(g.netKey, g.now); !ok {
+		return rateLimited("Too many login attempts for this address from your network. Try again later.", wait)
+	}
+	return nil
+}
+
+// reserveGuess takes the guess before the code is looked at, so that
+// concurrent attempts cannot overshoot the budget; settleGuess gives it
+// back when the attempt turns out not to be a guess.
+func (s *Service) reserveGuess(g *guess) {
+	g.wait, g.open = s.guesses.Take(g.email, g.now)
+	if !g.open {
+		_, g.guarded = s.netGuesses.Take(g.netKey, g.now)
+	}
+}
+
+// tryCode compares code with the address's pending one, counting a wrong
+// try and voiding the code when it is spent, expired or out of tries.
+func (s *Service) tryCode(ctx context.Context, g guess, code string) (codeVerdict, error) {
+	want := s.codeHash(g.email, code)
+	var v codeVerdict
+	err := s.db.UpdateOTP(ctx, g.email, func(o *persist.OTP) persist.OTPChange {
+		v = codeVerdict{} // the callback may not assume it runs once
+		switch {
+		case o == nil:
+			// Nothing to guess at. A guarded address still refuses, so
+			// the answer does not tell whether a code is pending.
+			v.refused = !g.open && !g.guarded
+			return persist.OTPUnchanged
+		case !g.now.Before(o.ExpiresAt), o.Attempts >= s.cfg.MaxCodeAttempts:
+			v.refused = !g.open && !g.guarded
+			return persist.OTPDelete
+		case !g.open && (!g.guarded || o.Network != g.network):
+			v.refused = true
+			return persist.OTPUnchanged
+		case hmac.Equal(o.Hash, want):
+			v.ok = true
+			return persist.OTPDelete // single use
+		}
+		v.guessed = true
+		o.Attempts++
+		if !g.open || o.Attempts >= s.cfg.MaxCodeAttempts {
+			return persist.OTPDelete // void after the last allowed wrong try
+		}
+		return persist.OTPSave
+	})
+	return v, err
+}
+
+// settleGuess keeps or gives back what reserveGuess took, given how the
+// attempt went.
+func (s *Service) settleGuess(g guess, v codeVerdict, err error) {
+	switch {
+	case err != nil || v.ok || !v.guessed:
+		// Not a wrong guess: give the reservations back.
+		if g.open {
+			s.guesses.Undo(g.email)
+		} else if g.guarded {
+			s.netGuesses.Undo(g.netKey)
+		}
+	case g.open:
+		// A wrong guess under the budget marks the network too: past the
+		// budget it may not try again in this window.
+		s.netGuesses.Take(g.netKey, g.now)
+	}
 }
 
 // newCode draws a uniform code: rand.Int rejects out-of-range draws instead

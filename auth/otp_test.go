@@ -88,27 +88,7 @@ func wantBadCode(t *testing.T, err error, what string) {
 
 func TestVerifyCode(t *testing.T) {
 	ctx := context.Background()
-	t.Run("OK", func(t *testing.T) {
-		e := newCodeEnv(t, auth.Config{})
-		code := e.send(t, "ada@example.com", ip1)
-		login, err := e.svc.Verify(ctx, " Ada@Example.COM ", code, ip1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := login.Email, "ada@example.com"; got != want {
-			t.Fatalf("Email=%q, want %q", got, want)
-		}
-		if got, want := login.MaxAge, 90*24*time.Hour; got != want {
-			t.Fatalf("MaxAge=%v, want %v", got, want)
-		}
-		email, err := e.svc.Authenticate(ctx, login.Token)
-		if err != nil || email != "ada@example.com" {
-			t.Fatalf("Authenticate=%q, %v", email, err)
-		}
-		if u, err := e.db.FindUser(ctx, "ada@example.com"); err != nil || u.Plan != "free" {
-			t.Fatalf("user after first login: %+v, %v", u, err)
-		}
-	})
+	t.Run("OK", testVerifyOK)
 	// Every digit takes part in the compare: a code differing in any one
 	// position fails, the last one included.
 	for i := range auth.CodeLength {
@@ -122,54 +102,8 @@ func TestVerifyCode(t *testing.T) {
 			}
 		})
 	}
-	t.Run("ErrExpired", func(t *testing.T) {
-		tests := []struct {
-			name  string
-			after time.Duration
-			ok    bool
-		}{
-			{"JustBefore", 10*time.Minute - time.Nanosecond, true},
-			{"AtTTL", 10 * time.Minute, false},
-			{"Later", time.Hour, false},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				e := newCodeEnv(t, auth.Config{})
-				code := e.send(t, "ada@example.com", ip1)
-				e.clock.Advance(tt.after)
-				_, err := e.svc.Verify(ctx, "ada@example.com", code, ip1)
-				if tt.ok && err != nil {
-					t.Fatalf("after %v: %v, want accepted", tt.after, err)
-				}
-				if !tt.ok {
-					wantBadCode(t, err, fmt.Sprintf("after %v", tt.after))
-				}
-			})
-		}
-	})
-	t.Run("Attempts", func(t *testing.T) {
-		tests := []struct {
-			wrong int
-			ok    bool
-		}{{0, true}, {1, true}, {4, true}, {5, false}, {6, false}}
-		for _, tt := range tests {
-			t.Run(fmt.Sprintf("Wrong%d", tt.wrong), func(t *testing.T) {
-				e := newCodeEnv(t, auth.Config{})
-				code := e.send(t, "ada@example.com", ip1)
-				for i := range tt.wrong {
-					_, err := e.svc.Verify(ctx, "ada@example.com", wrong(code), ip1)
-					wantBadCode(t, err, fmt.Sprintf("wrong try %d", i+1))
-				}
-				_, err := e.svc.Verify(ctx, "ada@example.com", code, ip1)
-				if tt.ok && err != nil {
-					t.Fatalf("right code after %d wrong: %v", tt.wrong, err)
-				}
-				if !tt.ok {
-					wantBadCode(t, err, fmt.Sprintf("right code after %d wrong", tt.wrong))
-				}
-			})
-		}
-	})
+	t.Run("ErrExpired", testVerifyErrExpired)
+	t.Run("Attempts", testVerifyAttempts)
 	t.Run("MalformedDoesNotCount", func(t *testing.T) {
 		e := newCodeEnv(t, auth.Config{})
 		code := e.send(t, "ada@example.com", ip1)
@@ -190,28 +124,7 @@ func TestVerifyCode(t *testing.T) {
 		_, err := e.svc.Verify(ctx, "ada@example.com", code, ip1)
 		wantBadCode(t, err, "the code used a second time")
 	})
-	t.Run("ErrSingleUseConcurrent", func(t *testing.T) {
-		e := newCodeEnv(t, auth.Config{})
-		code := e.send(t, "ada@example.com", ip1)
-		const n = 8
-		var wg sync.WaitGroup
-		errs := make([]error, n)
-		for i := range n {
-			wg.Go(func() { _, errs[i] = e.svc.Verify(ctx, "ada@example.com", code, ip1) })
-		}
-		wg.Wait()
-		ok := 0
-		for _, err := range errs {
-			if err == nil {
-				ok++
-			} else {
-				wantBadCode(t, err, "a concurrent use")
-			}
-		}
-		if ok != 1 {
-			t.Fatalf("%d of %d concurrent uses succeeded, want 1", ok, n)
-		}
-	})
+	t.Run("ErrSingleUseConcurrent", testVerifyErrSingleUseConcurrent)
 	t.Run("ErrReplaced", func(t *testing.T) {
 		e := newCodeEnv(t, auth.Config{})
 		old := e.send(t, "ada@example.com", ip1)
@@ -244,6 +157,109 @@ func TestVerifyCode(t *testing.T) {
 		_, err := e.svc.Verify(ctx, "ada@example.com", "123456", ip1)
 		wantBadCode(t, err, "no code pending")
 	})
+}
+
+// testVerifyOK: the right code logs in (the address in any case and spacing), creates the user and a session.
+func testVerifyOK(t *testing.T) {
+	ctx := context.Background()
+	e := newCodeEnv(t, auth.Config{})
+	code := e.send(t, "ada@example.com", ip1)
+	login, err := e.svc.Verify(ctx, " Ada@Example.COM ", code, ip1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := login.Email, "ada@example.com"; got != want {
+		t.Fatalf("Email=%q, want %q", got, want)
+	}
+	if got, want := login.MaxAge, 90*24*time.Hour; got != want {
+		t.Fatalf("MaxAge=%v, want %v", got, want)
+	}
+	email, err := e.svc.Authenticate(ctx, login.Token)
+	if err != nil || email != "ada@example.com" {
+		t.Fatalf("Authenticate=%q, %v", email, err)
+	}
+	if u, err := e.db.FindUser(ctx, "ada@example.com"); err != nil || u.Plan != "free" {
+		t.Fatalf("user after first login: %+v, %v", u, err)
+	}
+}
+
+// testVerifyErrExpired: a code is accepted until its TTL, not at it.
+func testVerifyErrExpired(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		after time.Duration
+		ok    bool
+	}{
+		{"JustBefore", 10*time.Minute - time.Nanosecond, true},
+		{"AtTTL", 10 * time.Minute, false},
+		{"Later", time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newCodeEnv(t, auth.Config{})
+			code := e.send(t, "ada@example.com", ip1)
+			e.clock.Advance(tt.after)
+			_, err := e.svc.Verify(ctx, "ada@example.com", code, ip1)
+			if tt.ok && err != nil {
+				t.Fatalf("after %v: %v, want accepted", tt.after, err)
+			}
+			if !tt.ok {
+				wantBadCode(t, err, fmt.Sprintf("after %v", tt.after))
+			}
+		})
+	}
+}
+
+// testVerifyAttempts: the right code works after up to four wrong tries, not after five.
+func testVerifyAttempts(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		wrong int
+		ok    bool
+	}{{0, true}, {1, true}, {4, true}, {5, false}, {6, false}}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("Wrong%d", tt.wrong), func(t *testing.T) {
+			e := newCodeEnv(t, auth.Config{})
+			code := e.send(t, "ada@example.com", ip1)
+			for i := range tt.wrong {
+				_, err := e.svc.Verify(ctx, "ada@example.com", wrong(code), ip1)
+				wantBadCode(t, err, fmt.Sprintf("wrong try %d", i+1))
+			}
+			_, err := e.svc.Verify(ctx, "ada@example.com", code, ip1)
+			if tt.ok && err != nil {
+				t.Fatalf("right code after %d wrong: %v", tt.wrong, err)
+			}
+			if !tt.ok {
+				wantBadCode(t, err, fmt.Sprintf("right code after %d wrong", tt.wrong))
+			}
+		})
+	}
+}
+
+// testVerifyErrSingleUseConcurrent: of concurrent uses of one code, exactly one logs in.
+func testVerifyErrSingleUseConcurrent(t *testing.T) {
+	ctx := context.Background()
+	e := newCodeEnv(t, auth.Config{})
+	code := e.send(t, "ada@example.com", ip1)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { _, errs[i] = e.svc.Verify(ctx, "ada@example.com", code, ip1) })
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+		} else {
+			wantBadCode(t, err, "a concurrent use")
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d of %d concurrent uses succeeded, want 1", ok, n)
+	}
 }
 
 func TestSessions(t *testing.T) {

@@ -464,15 +464,7 @@ func (d *differ) matchLines(a, b []string) []int {
 	// b[be-j], and a match of the two is match[ae-i] = be-j. The common
 	// start of the reversed lines is matched without search.
 	ae, be := len(a)-1, len(b)-1
-	var match []int
-	if len(d.matches) >= len(a) {
-		match, d.matches = d.matches[:len(a):len(a)], d.matches[len(a):]
-	} else {
-		match = make([]int, len(a))
-	}
-	for i := range match {
-		match[i] = -1
-	}
+	match := d.takeMatches(len(a))
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[ae-pre] == b[be-pre] {
 		match[ae-pre] = be - pre
@@ -483,7 +475,34 @@ func (d *differ) matchLines(a, b []string) []int {
 		return match
 	}
 	ae, be = ae-pre, be-pre // line x of the search is a[ae-x], line y b[be-y]
+	steps, ok := d.search(a, b, ae, be, n, m)
+	if ok {
+		d.walkBack(match, steps, ae, be, n, m)
+	}
+	return match
+}
 
+// takeMatches returns room for the matches of n lines, all -1 (unmatched),
+// from d's scratch space when it has room left.
+func (d *differ) takeMatches(n int) []int {
+	var match []int
+	if len(d.matches) >= n {
+		match, d.matches = d.matches[:n:n], d.matches[n:]
+	} else {
+		match = make([]int, n)
+	}
+	for i := range match {
+		match[i] = -1
+	}
+	return match
+}
+
+// search runs Myers' search over the n lines of a and m of b left after
+// the common start (line x is a[ae-x], line y b[be-y]), keeping each
+// step's furthest points in d.trace. It returns the number of steps the
+// shortest edit script takes plus one, or false when the search gave up
+// past MaxDiffWork (every line left then counts as changed).
+func (d *differ) search(a, b []string, ae, be, n, m int) (steps int, ok bool) {
 	// v[k+off] is the furthest x on diagonal k.
 	off := n + m + 1
 	if cap(d.v) < 2*off+1 {
@@ -521,14 +540,19 @@ func (d *differ) matchLines(a, b []string) []int {
 		}
 		if !found && work > MaxDiffWork {
 			d.trace = trace
-			return match
+			return 0, false
 		}
 	}
 	d.trace = trace
+	return step, true
+}
 
-	// Walk back from (n, m), matching the lines along each snake.
+// walkBack follows d.trace of a search of steps from (n, m) back to the
+// start, matching the lines along each snake into match.
+func (d *differ) walkBack(match []int, steps, ae, be, n, m int) {
+	trace := d.trace
 	x, y := n, m
-	for step := step - 1; step > 0; step-- {
+	for step := steps - 1; step > 0; step-- {
 		prev := trace[(step-1)*(step-1) : step*step] // diagonals -(step-1)..step-1 at index k+step-1
 		k := x - y
 		var pk int
@@ -556,5 +580,4 @@ func (d *differ) matchLines(a, b []string) []int {
 		y--
 		match[ae-x] = be - y
 	}
-	return match
 }

@@ -230,11 +230,21 @@ func refMatchFromStart(a, b []string) []int {
 		return match
 	}
 
-	// v[k+off] is the furthest x on diagonal k; trace[d] keeps v's
-	// diagonals -d..d after step d for the walk back.
+	trace, ok := refSearch(a[x0:], b[y0:])
+	if ok {
+		refWalkBack(match, trace, x0, y0, n, m)
+	}
+	return match
+}
+
+// refSearch is Myers' search over all of a and b; trace[d] keeps v's
+// diagonals -d..d after step d for the walk back. It returns false when it
+// gave up past refMaxDiffWork.
+func refSearch(a, b []string) (trace [][]int32, ok bool) {
+	n, m := len(a), len(b)
+	// v[k+off] is the furthest x on diagonal k.
 	off := n + m + 1
 	v := make([]int, 2*off+1)
-	var trace [][]int32
 	work := 0
 	found := false
 	d := 0
@@ -247,7 +257,7 @@ func refMatchFromStart(a, b []string) []int {
 				x = v[k-1+off] + 1
 			}
 			y := x - k
-			for x < n && y < m && a[x0+x] == b[y0+y] {
+			for x < n && y < m && a[x] == b[y] {
 				x++
 				y++
 				work++
@@ -265,11 +275,15 @@ func refMatchFromStart(a, b []string) []int {
 		}
 		trace = append(trace, snap)
 		if !found && work > refMaxDiffWork {
-			return match
+			return nil, false
 		}
 	}
+	return trace, true
+}
 
-	// Walk back from (n, m), matching the lines along each snake.
+// refWalkBack walks trace back from (n, m), matching the lines along each
+// snake; line x of the search is a's x0+x, line y b's y0+y.
+func refWalkBack(match []int, trace [][]int32, x0, y0, n, m int) {
 	x, y := n, m
 	for d := len(trace) - 1; d > 0; d-- {
 		prev := trace[d-1] // diagonals -(d-1)..d-1 at index k+d-1
@@ -299,7 +313,6 @@ func refMatchFromStart(a, b []string) []int {
 		y--
 		match[x0+x] = y0 + y
 	}
-	return match
 }
 
 // checkSameAsReference fails when MergeText and the reference disagree.

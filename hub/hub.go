@@ -90,18 +90,38 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	o = o.withHousekeepingDefaults()
+	o = o.withLimitDefaults()
+	o = o.withClockAndLoggerDefaults()
+	if o.Bus != nil {
+		o = o.withNodeDefaults()
+	}
+	return o
+}
+
+// withHousekeepingDefaults fills how long idle rooms, tombstones and
+// idempotency keys live, and how often they are swept.
+func (o Options) withHousekeepingDefaults() Options {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
 	if o.TombstoneRetention == 0 {
 		o.TombstoneRetention = DefaultTombstoneRetention
 	}
+	// A shorter retention than the default would forget keys a client may
+	// still retry with, so the default is also the floor.
 	if o.IdempotencyRetention < DefaultIdempotencyRetention {
 		o.IdempotencyRetention = DefaultIdempotencyRetention
 	}
 	if o.SweepEvery == 0 {
 		o.SweepEvery = DefaultSweepEvery
 	}
+	return o
+}
+
+// withLimitDefaults fills the caps on connections and held polls and the
+// push and message budgets.
+func (o Options) withLimitDefaults() Options {
 	if o.MaxConnsPerUserBoard <= 0 {
 		o.MaxConnsPerUserBoard = DefaultMaxConnsPerUserBoard
 	}
@@ -110,6 +130,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = DefaultMaxConns
+	}
+	if o.MaxWaitsPerUser <= 0 {
+		o.MaxWaitsPerUser = DefaultMaxWaitsPerUser
+	}
+	if o.MaxWaits <= 0 {
+		o.MaxWaits = DefaultMaxWaits
 	}
 	if o.UserPushRate <= 0 {
 		o.UserPushRate = DefaultUserPushRate
@@ -129,6 +155,12 @@ func (o Options) withDefaults() Options {
 	if o.UserMessageBurst <= 0 {
 		o.UserMessageBurst = DefaultUserMessageBurst
 	}
+	return o
+}
+
+// withClockAndLoggerDefaults fills the clock and the logger, which the
+// rooms inherit from the hub unless given their own.
+func (o Options) withClockAndLoggerDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -141,22 +173,19 @@ func (o Options) withDefaults() Options {
 	if o.Room.Logger == nil {
 		o.Room.Logger = o.Logger
 	}
-	if o.MaxWaitsPerUser <= 0 {
-		o.MaxWaitsPerUser = DefaultMaxWaitsPerUser
+	return o
+}
+
+// withNodeDefaults fills what only a hub on a node bus uses.
+func (o Options) withNodeDefaults() Options {
+	if o.NodeID == "" {
+		o.NodeID = NewNodeID()
 	}
-	if o.MaxWaits <= 0 {
-		o.MaxWaits = DefaultMaxWaits
+	if o.PollEvery == 0 {
+		o.PollEvery = DefaultPollEvery
 	}
-	if o.Bus != nil {
-		if o.NodeID == "" {
-			o.NodeID = NewNodeID()
-		}
-		if o.PollEvery == 0 {
-			o.PollEvery = DefaultPollEvery
-		}
-		if o.PointerFlush <= 0 {
-			o.PointerFlush = DefaultPointerFlush
-		}
+	if o.PointerFlush <= 0 {
+		o.PointerFlush = DefaultPointerFlush
 	}
 	return o
 }

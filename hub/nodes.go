@@ -363,35 +363,55 @@ func (n *nodes) receive(payload []byte) {
 		n.askWho()
 	}
 	for _, nt := range env.Notes {
-		switch nt.K {
-		case kindVersion:
-			if r := n.h.existing(nt.Board); r != nil {
-				r.Advance(nt.V)
-			}
-		case kindJoin, kindLeave, kindPointer, kindEditing:
-			if r := n.h.existing(nt.Board); r != nil {
-				kind := map[string]rooms.NoteKind{kindJoin: rooms.NoteJoin, kindLeave: rooms.NoteLeave, kindPointer: rooms.NotePointer, kindEditing: rooms.NoteEditing}[nt.K]
-				r.Remote(rooms.Note{Kind: kind, Node: env.Node, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
-			}
-		case kindEvent:
-			if r := n.h.existing(nt.Board); r != nil && r.Subscribers() > 0 {
-				r.Remote(rooms.Note{Kind: rooms.NoteEvent, Node: env.Node, Event: rooms.Event{Kind: nt.Kind, Table: nt.Table, ID: nt.Row, Version: nt.V, LogKey: nt.Key}})
-			}
-		case kindWho:
-			if r := n.h.existing(nt.Board); r != nil && r.Subscribers() > 0 {
-				r.Reannounce()
-			}
-		case kindKick:
-			n.h.kickLocal(nt.Board, nt.Email)
-		case kindInvalidate:
-			if f := n.h.opts.OnInvalidate; f != nil {
-				f(nt.Kind, nt.Key)
-			}
-		case kindBye:
-			n.forget(env.Node)
-		case kindAlive:
-		}
+		n.apply(env.Node, nt)
 	}
+}
+
+// noteKinds maps the bus's presence kinds to the room's.
+var noteKinds = map[string]rooms.NoteKind{
+	kindJoin:    rooms.NoteJoin,
+	kindLeave:   rooms.NoteLeave,
+	kindPointer: rooms.NotePointer,
+	kindEditing: rooms.NoteEditing,
+}
+
+// apply hands one note from another node to the room or hub it is about.
+func (n *nodes) apply(from string, nt note) {
+	switch nt.K {
+	case kindVersion:
+		if r := n.h.existing(nt.Board); r != nil {
+			r.Advance(nt.V)
+		}
+	case kindJoin, kindLeave, kindPointer, kindEditing:
+		if r := n.h.existing(nt.Board); r != nil {
+			r.Remote(rooms.Note{Kind: noteKinds[nt.K], Node: from, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
+		}
+	case kindEvent, kindWho:
+		n.applyToWatchedRoom(from, nt)
+	case kindKick:
+		n.h.kickLocal(nt.Board, nt.Email)
+	case kindInvalidate:
+		if f := n.h.opts.OnInvalidate; f != nil {
+			f(nt.Kind, nt.Key)
+		}
+	case kindBye:
+		n.forget(from)
+	case kindAlive:
+	}
+}
+
+// applyToWatchedRoom hands an event or a "who is here" question to the
+// board's room, only if someone here watches it: nobody would see either.
+func (n *nodes) applyToWatchedRoom(from string, nt note) {
+	r := n.h.existing(nt.Board)
+	if r == nil || r.Subscribers() == 0 {
+		return
+	}
+	if nt.K == kindWho {
+		r.Reannounce()
+		return
+	}
+	r.Remote(rooms.Note{Kind: rooms.NoteEvent, Node: from, Event: rooms.Event{Kind: nt.Kind, Table: nt.Table, ID: nt.Row, Version: nt.V, LogKey: nt.Key}})
 }
 
 // askWho asks the other nodes who is connected to every board with live

@@ -331,8 +331,20 @@ func TestPresenceCrossesNodes(t *testing.T) {
 	if m := next(t, qb, rooms.TypePointer, rooms.TypeLeave); m.Type != rooms.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
 		t.Fatalf("bob saw %+v, want ann's pointer at 12.5,-3", m)
 	}
-	// Who is editing which note crosses too, and a late joiner on the
-	// other node finds it in its hello.
+	checkEditingCrosses(t, cl, sa, qb)
+	sa.Leave()
+	if m := next(t, qb, rooms.TypeLeave, rooms.TypeJoin); m.Type != rooms.TypeLeave || m.ID != "ca" {
+		t.Fatalf("bob saw %+v, want ann leave", m)
+	}
+	checkSilentNodeLeaves(t, cl, qb)
+}
+
+// checkEditingCrosses: who is editing which note crosses too (ann, sa, on
+// node A; bob's queue qb on B), and a late joiner on the other node finds
+// it in its hello.
+func checkEditingCrosses(t *testing.T, cl *cluster, sa *rooms.Subscriber, qb *roomstest.Queue) {
+	t.Helper()
+	ctx := context.Background()
 	if err := sa.Editing("n7"); err != nil {
 		t.Fatal(err)
 	}
@@ -353,13 +365,14 @@ func TestPresenceCrossesNodes(t *testing.T) {
 	if m := next(t, qb, rooms.TypeLeave); m.ID != "cd" {
 		t.Fatalf("bob saw %+v leave, want dan", m)
 	}
-	sa.Leave()
-	if m := next(t, qb, rooms.TypeLeave, rooms.TypeJoin); m.Type != rooms.TypeLeave || m.ID != "ca" {
-		t.Fatalf("bob saw %+v, want ann leave", m)
-	}
+}
 
-	// Carl joins on A, then A goes silent (it never ticks here): after a
-	// few rounds of B's timer Bob sees Carl leave.
+// checkSilentNodeLeaves: Carl joins on A, then A goes silent (it never
+// ticks here): after a few rounds of B's timer Bob (qb) sees Carl leave;
+// when A speaks again, Carl is back.
+func checkSilentNodeLeaves(t *testing.T, cl *cluster, qb *roomstest.Queue) {
+	t.Helper()
+	ctx := context.Background()
 	sc, _, err := cl.hubs[0].Subscribe(ctx, "b1", "cc", "carl@example.com", roomstest.NewQueue(256))
 	if err != nil {
 		t.Fatal(err)

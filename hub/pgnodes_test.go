@@ -276,51 +276,65 @@ func TestPGPullAfterAckOnOtherNode(t *testing.T) {
 	}
 	release := a.hold()
 	t.Cleanup(release) // before the nodes close: the listener waits on it
-	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n2"), ""); err != nil || v != 2 {
-		t.Fatalf("push on B: %d %v, want version 2", v, err)
-	}
+	pushOnB(t, nodes[1].hub, "n2", 2)
 	res, err := nodes[0].hub.Pull(ctx, "b1", 1)
 	if err != nil || res.ServerVersion != 2 || res.Changes == nil || len(res.Changes.Notes) != 1 || res.Changes.Notes[0].ID != "n2" {
 		t.Fatalf("pull since 1 on A after B acknowledged version 2: %+v %v, want version 2 with n2", res, err)
 	}
-	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n3"), ""); err != nil || v != 3 {
-		t.Fatalf("push on B: %d %v, want version 3", v, err)
-	}
+	pushOnB(t, nodes[1].hub, "n3", 3)
 	// The streamed pull (what GET /sync uses) from 2 sees 3, with n3.
-	var streamed []string
-	v, changed, err := nodes[0].hub.PullTo(ctx, "b1", 2, func(p *persist.ChangePart) error {
-		if p.Kind == persist.PartNote {
-			streamed = append(streamed, p.Note.ID)
-		}
-		return nil
-	})
+	v, changed, streamed, err := streamedPull(ctx, nodes[0].hub, 2)
 	if err != nil || v != 3 || !changed || len(streamed) != 1 || streamed[0] != "n3" {
 		t.Fatalf("streamed pull since 2 on A after B acknowledged version 3: version %d changed %v notes %v (%v), want 3 with n3", v, changed, streamed, err)
 	}
-	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n3b"), ""); err != nil || v != 4 {
-		t.Fatalf("push on B: %d %v, want version 4", v, err)
-	}
+	pushOnB(t, nodes[1].hub, "n3b", 4)
 	// A plain pull from 3 sees 4 too; and a long poll from 4 is not held.
 	if res, err := nodes[0].hub.Pull(ctx, "b1", 3); err != nil || res.ServerVersion != 4 || res.Changes == nil {
 		t.Fatalf("pull since 3 on A after B acknowledged version 4: %+v %v, want version 4 with changes", res, err)
 	}
-	if v, _, err := nodes[1].hub.Push(ctx, "b1", onePush("n4"), ""); err != nil || v != 5 {
-		t.Fatalf("push on B: %d %v, want version 5", v, err)
-	}
-	wt, err := nodes[0].hub.Wait(ctx, "b1", "x@example.com", 4)
+	pushOnB(t, nodes[1].hub, "n4", 5)
+	checkWaitNotHeld(t, nodes[0].hub, 4, 5)
+	release()
+}
+
+// checkWaitNotHeld fails unless a long poll on b1 from version from
+// through node A's hub h ends at once, at version want.
+func checkWaitNotHeld(t *testing.T, h *hub.Hub, from, want int64) {
+	t.Helper()
+	wt, err := h.Wait(context.Background(), "b1", "x@example.com", from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer wt.Stop()
 	select {
 	case e := <-wt.Ended():
-		if e.Version != 5 || e.Reason != rooms.WaitPassed {
-			t.Fatalf("long poll from 4 on A: %+v, want version 5", e)
+		if e.Version != want || e.Reason != rooms.WaitPassed {
+			t.Fatalf("long poll from %d on A: %+v, want version %d", from, e, want)
 		}
 	default:
-		t.Fatal("long poll from 4 on A is held while the store is at 5")
+		t.Fatalf("long poll from %d on A is held while the store is at %d", from, want)
 	}
-	release()
+}
+
+// pushOnB pushes note id to b1 through node B's hub h, and fails unless
+// the push makes version want.
+func pushOnB(t *testing.T, h *hub.Hub, id string, want int64) {
+	t.Helper()
+	if v, _, err := h.Push(context.Background(), "b1", onePush(id), ""); err != nil || v != want {
+		t.Fatalf("push on B: %d %v, want version %d", v, err, want)
+	}
+}
+
+// streamedPull pulls b1 since since through h as GET /sync does, and
+// returns the IDs of the notes streamed.
+func streamedPull(ctx context.Context, h *hub.Hub, since int64) (version int64, changed bool, notes []string, err error) {
+	version, changed, err = h.PullTo(ctx, "b1", since, func(p *persist.ChangePart) error {
+		if p.Kind == persist.PartNote {
+			notes = append(notes, p.Note.ID)
+		}
+		return nil
+	})
+	return version, changed, notes, err
 }
 
 // BenchmarkPGPullNoChange is a pull that finds nothing new, on PostgreSQL,

@@ -551,25 +551,13 @@ func (r *Room) loop() {
 			r.remove(req.sub, 0, "")
 			close(req.done)
 		case req := <-r.pointerC:
-			if r.has(req.sub) {
-				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
-				r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
-			}
+			r.sendPointer(req)
 		case req := <-r.editC:
-			if r.has(req.sub) && req.sub.editing != req.noteID {
-				req.sub.editing = req.noteID
-				r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
-				r.relay(Note{Kind: NoteEditing, Presence: req.sub.presence(), NoteID: req.noteID})
-			}
+			r.sendEditing(req)
 		case f := <-r.nodeC:
 			f()
 		case req := <-r.kickC:
-			for _, s := range slices.Clone(r.subs) { // remove reorders r.subs
-				if s.email == req.email {
-					r.remove(s, CloseForbidden, req.reason)
-				}
-			}
-			r.kickWaiters(req.email)
+			r.kick(req)
 		case w := <-r.waitC:
 			r.touch()
 			r.addWaiter(w)
@@ -578,12 +566,7 @@ func (r *Room) loop() {
 			r.removeWaiter(req.w)
 			close(req.done)
 		case req := <-r.idleC:
-			idle := len(r.subs) == 0 && len(r.waiters) == 0 && len(r.pending) == 0 && !r.committing && r.lastActive.Load() < req.cutoff.UnixNano()
-			if idle {
-				r.closing.Store(true)
-			}
-			req.reply <- idle
-			if idle {
+			if r.stopIfIdle(req) {
 				return
 			}
 		case <-r.quit:
@@ -592,6 +575,48 @@ func (r *Room) loop() {
 		}
 		r.flushDropped()
 	}
+}
+
+// sendPointer tells the others where a subscriber's pointer is.
+func (r *Room) sendPointer(req pointerReq) {
+	if !r.has(req.sub) {
+		return
+	}
+	r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
+	r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
+}
+
+// sendEditing tells the others which note a subscriber opened in the
+// editor ("" when it closed it), when that changed.
+func (r *Room) sendEditing(req editReq) {
+	if !r.has(req.sub) || req.sub.editing == req.noteID {
+		return
+	}
+	req.sub.editing = req.noteID
+	r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
+	r.relay(Note{Kind: NoteEditing, Presence: req.sub.presence(), NoteID: req.noteID})
+}
+
+// kick drops every subscriber and waiter of one person.
+func (r *Room) kick(req kickReq) {
+	for _, s := range slices.Clone(r.subs) { // remove reorders r.subs
+		if s.email == req.email {
+			r.remove(s, CloseForbidden, req.reason)
+		}
+	}
+	r.kickWaiters(req.email)
+}
+
+// stopIfIdle answers whether the room has been idle since req.cutoff (no
+// subscriber, waiter or push, nothing committing); an idle room stops
+// taking work, and the loop ends when this reports true.
+func (r *Room) stopIfIdle(req idleReq) bool {
+	idle := len(r.subs) == 0 && len(r.waiters) == 0 && len(r.pending) == 0 && !r.committing && r.lastActive.Load() < req.cutoff.UnixNano()
+	if idle {
+		r.closing.Store(true)
+	}
+	req.reply <- idle
+	return idle
 }
 
 // shutdown finishes the commit in flight, fails queued pushes, answers
@@ -704,65 +729,7 @@ func (r *Room) finishCommit(c *commit) {
 	before := r.version.Load()
 	own := r.finishCatchUp(c)
 	for i, req := range c.reqs {
-		if c.err != nil {
-			req.reply <- pushReply{err: c.err}
-			continue
-		}
-		a := c.applied[i]
-		if a.Err != nil {
-			req.reply <- pushReply{err: a.Err}
-			continue
-		}
-		// Not new when another node's commit after it already reached the
-		// subscribers (a note moved the version meanwhile): sending it would
-		// take their version back.
-		newer := a.Version > r.version.Load()
-		if a.Changes != nil {
-			own = max(own, a.Version)
-		}
-		if c.gapped {
-			// Held back: the catch-up from base (below) sends this push with
-			// what another node committed before it, in order.
-			r.target = max(r.target, a.Version)
-			newer = false
-		} else if newer {
-			r.version.Store(a.Version)
-		}
-		eventsSent := false
-		if msg := c.msgs[i]; newer && c.catchUp == nil && (msg != nil || len(r.subs) > 0) {
-			if msg == nil {
-				msg = r.encodeChange(req, a)
-			}
-			if msg != nil {
-				// A merged push's rows are not what its connection sent:
-				// it gets them too, before its ack.
-				skip := req.origin
-				if a.Merged > 0 {
-					skip = nil
-				}
-				r.broadcast(msg, skip)
-				eventsSent = true
-			}
-		}
-		if evs := wireEvents(a.Events); len(evs) > 0 {
-			// Where the push's own changes message did not go out (a
-			// catch-up from another node's commit carried its rows), the
-			// events go alone; the other nodes' subscribers get them alone.
-			if !eventsSent {
-				r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: evs}), nil)
-			}
-			for _, e := range evs {
-				r.relay(Note{Kind: NoteEvent, Event: e})
-			}
-		}
-		if req.origin != nil {
-			if r.has(req.origin) {
-				// The ack goes through the pusher's queue so that it arrives
-				// in version order with the changes of others.
-				r.deliver(req.origin, mustEncode(Ack{Type: TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
-			}
-		}
-		req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
+		own = max(own, r.answerPush(c, i, req))
 	}
 	if r.version.Load() != before {
 		r.answerWaiters(WaitPassed)
@@ -772,6 +739,93 @@ func (r *Room) finishCommit(c *commit) {
 	}
 	if c.err != nil && len(c.reqs) > 0 {
 		r.log.Error("commit failed", slog.Int("pushes", len(c.reqs)), slog.Any("err", c.err))
+	}
+}
+
+// answerPush answers the i-th push of a finished commit: it fans its
+// change and merge events out, acks it on its connection and replies to
+// its caller. It returns the push's version when the push changed the
+// board (0 otherwise), for the relay.
+func (r *Room) answerPush(c *commit, i int, req *pushReq) int64 {
+	if c.err != nil {
+		req.reply <- pushReply{err: c.err}
+		return 0
+	}
+	a := c.applied[i]
+	if a.Err != nil {
+		req.reply <- pushReply{err: a.Err}
+		return 0
+	}
+	var own int64
+	if a.Changes != nil {
+		own = a.Version
+	}
+	newer := r.advanceTo(c, a)
+	eventsSent := newer && c.catchUp == nil && r.sendChange(req, a, c.msgs[i])
+	r.sendEvents(a.Events, eventsSent)
+	if req.origin != nil && r.has(req.origin) {
+		// The ack goes through the pusher's queue so that it arrives in
+		// version order with the changes of others.
+		r.deliver(req.origin, mustEncode(Ack{Type: TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
+	}
+	req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
+	return own
+}
+
+// advanceTo moves the room's version to the applied push's, and reports
+// whether the push is new to the subscribers. It is not when another
+// node's commit after it already reached them (a note moved the version
+// meanwhile): sending it would take their version back. Nor when the
+// commit found a gap: the catch-up from base sends this push with what
+// another node committed before it, in order.
+func (r *Room) advanceTo(c *commit, a persist.Applied) bool {
+	newer := a.Version > r.version.Load()
+	if c.gapped {
+		r.target = max(r.target, a.Version)
+		return false
+	}
+	if newer {
+		r.version.Store(a.Version)
+	}
+	return newer
+}
+
+// sendChange fans a new push's changes message out (msg, or encoded now
+// when the commit had none and someone listens), and reports whether it
+// went.
+func (r *Room) sendChange(req *pushReq, a persist.Applied, msg *Message) bool {
+	if msg == nil && len(r.subs) == 0 {
+		return false
+	}
+	if msg == nil {
+		msg = r.encodeChange(req, a)
+	}
+	if msg == nil {
+		return false
+	}
+	// A merged push's rows are not what its connection sent: it gets them
+	// too, before its ack.
+	skip := req.origin
+	if a.Merged > 0 {
+		skip = nil
+	}
+	r.broadcast(msg, skip)
+	return true
+}
+
+// sendEvents sends a push's merge events: alone where its own changes
+// message did not carry them (sent false: a catch-up from another node's
+// commit carried its rows), and to the other nodes' subscribers always.
+func (r *Room) sendEvents(events []persist.MergeEvent, sent bool) {
+	evs := wireEvents(events)
+	if len(evs) == 0 {
+		return
+	}
+	if !sent {
+		r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: evs}), nil)
+	}
+	for _, e := range evs {
+		r.relay(Note{Kind: NoteEvent, Event: e})
 	}
 }
 

@@ -539,16 +539,7 @@ func TestPresence(t *testing.T) {
 	if m := next(t, a); m.Type != rooms.TypeJoin || m.ID != "B" || m.Email != "b@example.com" || m.Color != b.Color() {
 		t.Fatalf("A got %+v, want B's join with its colour", m)
 	}
-	if err := a.Pointer(10, 20); err != nil {
-		t.Fatal(err)
-	}
-	if m := next(t, b); m.Type != rooms.TypePointer || m.ID != "A" || m.Email != "a@example.com" || m.X != 10 || m.Y != 20 {
-		t.Fatalf("B got %+v, want A's pointer at 10,20", m)
-	}
-	noMessage(t, a) // a pointer does not come back to its sender
-	if err := a.Pointer(0, 1e10); board.ErrorCode(err) != board.EINVALID {
-		t.Fatalf("pointer beyond 1e9: err=%v, want EINVALID", err)
-	}
+	checkPointer(t, a, b)
 	b.Leave()
 	b.Leave() // twice is safe
 	if m := next(t, a); m.Type != rooms.TypeLeave || m.ID != "B" {
@@ -559,6 +550,22 @@ func TestPresence(t *testing.T) {
 	}
 	if c := rooms.ColorFor("a@example.com"); len(c) != 7 || c[0] != '#' || c != a.Color() {
 		t.Fatalf("ColorFor=%q, want the subscriber's #rrggbb colour", c)
+	}
+}
+
+// checkPointer: a's pointer reaches b with a's identity, not a itself,
+// and a pointer out of bounds is refused.
+func checkPointer(t *testing.T, a, b *rooms.Subscriber) {
+	t.Helper()
+	if err := a.Pointer(10, 20); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, b); m.Type != rooms.TypePointer || m.ID != "A" || m.Email != "a@example.com" || m.X != 10 || m.Y != 20 {
+		t.Fatalf("B got %+v, want A's pointer at 10,20", m)
+	}
+	noMessage(t, a) // a pointer does not come back to its sender
+	if err := a.Pointer(0, 1e10); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("pointer beyond 1e9: err=%v, want EINVALID", err)
 	}
 }
 

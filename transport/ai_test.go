@@ -267,65 +267,15 @@ func TestAIEndpoints(t *testing.T) {
 			if r.status != http.StatusOK {
 				t.Fatalf("status=%d, want 200 (%s)", r.status, r.body)
 			}
-			ct := r.header.Get("Content-Type")
 			switch rt.name {
 			case "chat":
-				if ct != "text/event-stream" || r.header.Get("X-Vercel-Ai-Ui-Message-Stream") != "v1" {
-					t.Fatalf("Content-Type=%q, X-Vercel-Ai-Ui-Message-Stream=%q, want an AI SDK UI message stream", ct, r.header.Get("X-Vercel-Ai-Ui-Message-Stream"))
-				}
-				chunks := aitest.ParseUIStream(t, string(r.body))
-				want := []string{"start", "start-step", "text-start", "text-delta", "text-delta", "text-end", "tool-input-available", "tool-input-error", "finish-step", "finish"}
-				if got := aitest.ChunkTypes(chunks); !slices.Equal(got, want) {
-					t.Fatalf("chunk types=%v, want %v", got, want)
-				}
-				if got := aitest.StreamText(chunks); got != "I'll add a note." {
-					t.Errorf("text=%q", got)
-				}
-				ok, bad := chunks[6], chunks[7]
-				if ok.Str("toolName") != "createNote" || !reflect.DeepEqual(ok["input"], map[string]any{"title": "Go", "content": "Fast builds", "color": "blue"}) {
-					t.Errorf("createNote chunk=%v", ok)
-				}
-				// An invalid tool argument reaches the client as an error
-				// part with what the model sent, not as a board change.
-				if bad.Str("toolName") != "updateNote" || !strings.Contains(bad.Str("errorText"), "/title") ||
-					!reflect.DeepEqual(bad["input"], map[string]any{"id": "n1", "title": float64(7)}) {
-					t.Errorf("updateNote chunk=%v, want tool-input-error about /title", bad)
-				}
+				checkChatAnswer(t, r)
 			case "subagent":
-				if ct != "text/event-stream" {
-					t.Fatalf("Content-Type=%q", ct)
-				}
-				text := aitest.StreamText(aitest.ParseUIStream(t, string(r.body)))
-				if s, ok := ai.ParseSuggestions(text); !ok || len(s.Suggestions) != 3 || !strings.HasSuffix(text, "```") {
-					t.Fatalf("answer %q does not end with a block of 3 suggestions", text)
-				}
+				checkSubagentAnswer(t, r)
 			case "note-ai", "note-ai-command":
-				if ct != "text/plain; charset=utf-8" {
-					t.Fatalf("Content-Type=%q, want text/plain; charset=utf-8", ct)
-				}
-				want := "TITLE: Login\n---\nUsers log in with a code."
-				if rt.name == "note-ai-command" {
-					want = "TITLE: Login PRD\n---\n## Problem\nUsers cannot log in."
-					// The command's own system prompt reached the model.
-					sys := e.fake.Calls()[before].Request.Messages[0]
-					if sys.Role != "system" || !strings.Contains(sys.Content, "product requirements document") {
-						t.Errorf("system prompt=%q, want the PRD command's", sys.Content)
-					}
-				}
-				if string(r.body) != want {
-					t.Fatalf("body=%q, want %q", r.body, want)
-				}
+				checkNoteAIAnswer(t, e, rt.name, r, before)
 			default:
-				if ct != "application/json; charset=utf-8" {
-					t.Fatalf("Content-Type=%q, want JSON", ct)
-				}
-				var got any
-				if err := json.Unmarshal(r.body, &got); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, rt.want) {
-					t.Fatalf("answer=%s, want %v", r.body, rt.want)
-				}
+				checkJSONAnswer(t, r, rt.want)
 			}
 			if n := e.calls() - before; n != 1 {
 				t.Errorf("model calls=%d, want 1", n)
@@ -335,6 +285,84 @@ func TestAIEndpoints(t *testing.T) {
 				t.Errorf("used=%d after %s, want %d", got, rt.name, total)
 			}
 		})
+	}
+}
+
+// checkChatAnswer checks the chat route's answer: an AI SDK UI message
+// stream with the text, a tool call, and an invalid tool call as an error
+// part.
+func checkChatAnswer(t *testing.T, r answer) {
+	t.Helper()
+	ct := r.header.Get("Content-Type")
+	if ct != "text/event-stream" || r.header.Get("X-Vercel-Ai-Ui-Message-Stream") != "v1" {
+		t.Fatalf("Content-Type=%q, X-Vercel-Ai-Ui-Message-Stream=%q, want an AI SDK UI message stream", ct, r.header.Get("X-Vercel-Ai-Ui-Message-Stream"))
+	}
+	chunks := aitest.ParseUIStream(t, string(r.body))
+	want := []string{"start", "start-step", "text-start", "text-delta", "text-delta", "text-end", "tool-input-available", "tool-input-error", "finish-step", "finish"}
+	if got := aitest.ChunkTypes(chunks); !slices.Equal(got, want) {
+		t.Fatalf("chunk types=%v, want %v", got, want)
+	}
+	if got := aitest.StreamText(chunks); got != "I'll add a note." {
+		t.Errorf("text=%q", got)
+	}
+	ok, bad := chunks[6], chunks[7]
+	if ok.Str("toolName") != "createNote" || !reflect.DeepEqual(ok["input"], map[string]any{"title": "Go", "content": "Fast builds", "color": "blue"}) {
+		t.Errorf("createNote chunk=%v", ok)
+	}
+	// An invalid tool argument reaches the client as an error part with
+	// what the model sent, not as a board change.
+	if bad.Str("toolName") != "updateNote" || !strings.Contains(bad.Str("errorText"), "/title") ||
+		!reflect.DeepEqual(bad["input"], map[string]any{"id": "n1", "title": float64(7)}) {
+		t.Errorf("updateNote chunk=%v, want tool-input-error about /title", bad)
+	}
+}
+
+// checkSubagentAnswer checks the subagent route's answer: a stream whose
+// text ends with a block of three suggestions.
+func checkSubagentAnswer(t *testing.T, r answer) {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type=%q", ct)
+	}
+	text := aitest.StreamText(aitest.ParseUIStream(t, string(r.body)))
+	if s, ok := ai.ParseSuggestions(text); !ok || len(s.Suggestions) != 3 || !strings.HasSuffix(text, "```") {
+		t.Fatalf("answer %q does not end with a block of 3 suggestions", text)
+	}
+}
+
+// checkNoteAIAnswer checks the note AI routes' plain-text answers, and
+// that a command's own system prompt reached the model (call number
+// before, counted from 0).
+func checkNoteAIAnswer(t *testing.T, e *env, route string, r answer, before int) {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
+		t.Fatalf("Content-Type=%q, want text/plain; charset=utf-8", ct)
+	}
+	want := "TITLE: Login\n---\nUsers log in with a code."
+	if route == "note-ai-command" {
+		want = "TITLE: Login PRD\n---\n## Problem\nUsers cannot log in."
+		sys := e.fake.Calls()[before].Request.Messages[0]
+		if sys.Role != "system" || !strings.Contains(sys.Content, "product requirements document") {
+			t.Errorf("system prompt=%q, want the PRD command's", sys.Content)
+		}
+	}
+	if string(r.body) != want {
+		t.Fatalf("body=%q, want %q", r.body, want)
+	}
+}
+
+// checkJSONAnswer checks a JSON route's answer against want.
+func checkJSONAnswer(t *testing.T, r answer, want any) {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Fatalf("Content-Type=%q, want JSON", ct)
+	}
+	var got any
+	if err := json.Unmarshal(r.body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answer=%s, want %v", r.body, want)
 	}
 }
 

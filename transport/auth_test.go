@@ -123,24 +123,28 @@ func TestAuthLoginFlow(t *testing.T) {
 		e.me(token2).wantBody(t, http.StatusOK, `{"email":"alice@example.com"}`)
 		e.me(token).wantBody(t, http.StatusOK, `{"email":"alice@example.com"}`)
 	})
-	t.Run("Logout", func(t *testing.T) {
-		r := e.do("GET", "/api/auth/logout", token, nil)
-		r.wantBody(t, http.StatusOK, `{"ok":true}`)
-		c := r.sessionCookie(t)
-		if c.Value != "" || c.MaxAge >= 0 || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-			t.Fatalf("logout cookie %+v: want an emptied cookie with Max-Age=0 and the same attributes", c)
-		}
-		if set := r.header.Get("Set-Cookie"); !strings.Contains(set, "Max-Age=0") {
-			t.Fatalf("Set-Cookie %q lacks Max-Age=0", set)
-		}
-		key, _ := auth.SessionKey(token)
-		if _, err := e.db.FindSession(ctx, key); board.ErrorCode(err) != board.ENOTFOUND {
-			t.Fatalf("session still stored after logout: %v", err)
-		}
-		e.me(token).wantError(t, http.StatusUnauthorized, "")
-		e.do("GET", "/api/auth/logout", token, nil).wantError(t, http.StatusUnauthorized, "")
-		e.do("GET", "/api/auth/logout", "", nil).wantError(t, http.StatusUnauthorized, "")
-	})
+	t.Run("Logout", func(t *testing.T) { testLogout(t, e, token) })
+}
+
+// testLogout: logout empties the cookie with the same attributes, deletes the session, and a second logout is refused.
+func testLogout(t *testing.T, e *env, token string) {
+	ctx := context.Background()
+	r := e.do("GET", "/api/auth/logout", token, nil)
+	r.wantBody(t, http.StatusOK, `{"ok":true}`)
+	c := r.sessionCookie(t)
+	if c.Value != "" || c.MaxAge >= 0 || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+		t.Fatalf("logout cookie %+v: want an emptied cookie with Max-Age=0 and the same attributes", c)
+	}
+	if set := r.header.Get("Set-Cookie"); !strings.Contains(set, "Max-Age=0") {
+		t.Fatalf("Set-Cookie %q lacks Max-Age=0", set)
+	}
+	key, _ := auth.SessionKey(token)
+	if _, err := e.db.FindSession(ctx, key); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("session still stored after logout: %v", err)
+	}
+	e.me(token).wantError(t, http.StatusUnauthorized, "")
+	e.do("GET", "/api/auth/logout", token, nil).wantError(t, http.StatusUnauthorized, "")
+	e.do("GET", "/api/auth/logout", "", nil).wantError(t, http.StatusUnauthorized, "")
 }
 
 // TestAuthOutboxLogin is the README's path: no SMTP server configured, the

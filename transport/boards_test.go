@@ -140,31 +140,7 @@ func TestBoardInvites(t *testing.T) {
 		}
 	})
 
-	t.Run("invitee sees the board but cannot manage it", func(t *testing.T) {
-		grace := e.login("grace@example.com")
-		r := e.do("GET", "/api/boards", grace, nil)
-		boards := r.wantObject(t, 200)["boards"].([]any)
-		if len(boards) != 1 {
-			t.Fatalf("grace's boards = %s", r.body)
-		}
-		b := boards[0].(map[string]any)
-		if b["id"] != "roadmap" || b["ownerEmail"] != "ada@example.com" || b["createdAt"] == "" || b["name"] != "" {
-			t.Fatalf("board list item %v", b)
-		}
-		r = e.do("GET", "/api/boards/roadmap/access", grace, nil)
-		want := map[string]any{"hasAccess": true, "isOwner": false, "isUnclaimed": false, "canEdit": false}
-		if m := r.wantObject(t, 200); !jsonEqual(m, want) {
-			t.Fatalf("free invitee access = %v, want %v", m, want)
-		}
-		for _, c := range []struct{ method, path string }{
-			{"GET", "/api/boards/roadmap/invite"},
-			{"POST", "/api/boards/roadmap/invite"},
-			{"DELETE", "/api/boards/roadmap/invite"},
-			{"PATCH", "/api/boards/roadmap/access"},
-		} {
-			e.do(c.method, c.path, grace, map[string]any{"email": "x@example.com", "phases": map[string]any{"phases": []any{}}}).wantError(t, http.StatusForbidden, "")
-		}
-	})
+	t.Run("invitee sees the board but cannot manage it", func(t *testing.T) { testInviteeCannotManage(t, e) })
 
 	t.Run("paid invitee can edit", func(t *testing.T) {
 		linus := e.invite(ada, "roadmap", "linus@example.com", "pro")
@@ -193,6 +169,33 @@ func TestBoardInvites(t *testing.T) {
 		}
 		e.do("GET", "/api/boards/roadmap/sync?since=0", grace, nil).wantError(t, http.StatusForbidden, "")
 	})
+}
+
+// testInviteeCannotManage: a free invitee lists the board, may not edit it, and may not manage its invitations or phases.
+func testInviteeCannotManage(t *testing.T, e *env) {
+	grace := e.login("grace@example.com")
+	r := e.do("GET", "/api/boards", grace, nil)
+	boards := r.wantObject(t, 200)["boards"].([]any)
+	if len(boards) != 1 {
+		t.Fatalf("grace's boards = %s", r.body)
+	}
+	b := boards[0].(map[string]any)
+	if b["id"] != "roadmap" || b["ownerEmail"] != "ada@example.com" || b["createdAt"] == "" || b["name"] != "" {
+		t.Fatalf("board list item %v", b)
+	}
+	r = e.do("GET", "/api/boards/roadmap/access", grace, nil)
+	want := map[string]any{"hasAccess": true, "isOwner": false, "isUnclaimed": false, "canEdit": false}
+	if m := r.wantObject(t, 200); !jsonEqual(m, want) {
+		t.Fatalf("free invitee access = %v, want %v", m, want)
+	}
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/api/boards/roadmap/invite"},
+		{"POST", "/api/boards/roadmap/invite"},
+		{"DELETE", "/api/boards/roadmap/invite"},
+		{"PATCH", "/api/boards/roadmap/access"},
+	} {
+		e.do(c.method, c.path, grace, map[string]any{"email": "x@example.com", "phases": map[string]any{"phases": []any{}}}).wantError(t, http.StatusForbidden, "")
+	}
 }
 
 func TestBoardPhases(t *testing.T) {

@@ -244,6 +244,50 @@ func TestChangelogAppendValidation(t *testing.T) {
 	})
 }
 
+// checkListed checks that a GET of the log with query listed exactly the
+// keys want, each entry matching query's filters, newest first.
+func checkListed(t *testing.T, got []clListed, want []string, query string) {
+	t.Helper()
+	var gotKeys []string
+	for _, le := range got {
+		gotKeys = append(gotKeys, le.Key)
+	}
+	if !slices.Equal(gotKeys, want) {
+		t.Fatalf("%d entries, want these %d: got %v", len(got), len(want), gotKeys)
+	}
+	q, _ := url.ParseQuery(strings.TrimPrefix(query, "?"))
+	for i, le := range got {
+		if q.Get("noteId") != "" && le.NoteID != q.Get("noteId") || q.Get("action") != "" && le.Action != q.Get("action") {
+			t.Fatalf("entry %+v does not match %s", le, query)
+		}
+		if i > 0 && got[i-1].Timestamp <= le.Timestamp {
+			t.Fatalf("entries not newest first at %d: %v then %v", i, got[i-1], le)
+		}
+	}
+}
+
+// listAllPages pages through the log with filter (a query string part
+// starting with "&", or ""), size entries a page, each page asked before
+// the last entry of the one before, and returns every key seen in order.
+func (e *env) listAllPages(t *testing.T, session, boardID, filter string, size int) []string {
+	t.Helper()
+	var seen []string
+	query := fmt.Sprintf("?limit=%d%s", size, filter)
+	for page := 0; ; page++ {
+		if page > 200 {
+			t.Fatal("paging does not end")
+		}
+		got := e.list(session, boardID, query)
+		for _, le := range got {
+			seen = append(seen, le.Key)
+		}
+		if len(got) < size {
+			return seen
+		}
+		query = fmt.Sprintf("?limit=%d%s&before=%s", size, filter, url.QueryEscape(got[len(got)-1].Timestamp))
+	}
+}
+
 func TestChangelogListQuery(t *testing.T) {
 	e := newClEnv(t)
 	s := e.claim("owner@example.com", "b1")
@@ -284,25 +328,8 @@ func TestChangelogListQuery(t *testing.T) {
 		{"?action=rename_board", 50},
 	} {
 		t.Run("OK"+tc.query, func(t *testing.T) {
-			got := e.list(s, "b1", tc.query)
 			want := matching(tc.query)
-			want = want[:min(len(want), tc.limit)]
-			var gotKeys []string
-			for _, le := range got {
-				gotKeys = append(gotKeys, le.Key)
-			}
-			if !slices.Equal(gotKeys, want) {
-				t.Fatalf("%d entries, want these %d: got %v", len(got), len(want), gotKeys)
-			}
-			q, _ := url.ParseQuery(strings.TrimPrefix(tc.query, "?"))
-			for i, le := range got {
-				if q.Get("noteId") != "" && le.NoteID != q.Get("noteId") || q.Get("action") != "" && le.Action != q.Get("action") {
-					t.Fatalf("entry %+v does not match %s", le, tc.query)
-				}
-				if i > 0 && got[i-1].Timestamp <= le.Timestamp {
-					t.Fatalf("entries not newest first at %d: %v then %v", i, got[i-1], le)
-				}
-			}
+			checkListed(t, e.list(s, "b1", tc.query), want[:min(len(want), tc.limit)], tc.query)
 		})
 	}
 	if got := e.list(s, "b1", "?limit=1"); got[0].Key != keys[len(keys)-1] {
@@ -311,21 +338,7 @@ func TestChangelogListQuery(t *testing.T) {
 
 	t.Run("PagingReturnsEachEntryOnce", func(t *testing.T) {
 		for _, filter := range []string{"", "&noteId=n2", "&action=update_note"} {
-			var seen []string
-			query := "?limit=7" + filter
-			for page := 0; ; page++ {
-				if page > 200 {
-					t.Fatal("paging does not end")
-				}
-				got := e.list(s, "b1", query)
-				for _, le := range got {
-					seen = append(seen, le.Key)
-				}
-				if len(got) < 7 {
-					break
-				}
-				query = "?limit=7" + filter + "&before=" + url.QueryEscape(got[len(got)-1].Timestamp)
-			}
+			seen := e.listAllPages(t, s, "b1", filter, 7)
 			if want := matching(filter); !slices.Equal(seen, want) {
 				t.Fatalf("paging%s saw %d keys, want each of %d exactly once, newest first", filter, len(seen), len(matching(filter)))
 			}
@@ -484,23 +497,7 @@ func TestChangelogRestoreEndpoint(t *testing.T) {
 			}
 		})
 	}
-	t.Run("BoardFromRename", func(t *testing.T) {
-		old := e.appendLog(s, "b1", clEntry{Action: "rename_board", Content: "Old name"})[0]
-		var got map[string]json.RawMessage
-		e.do("POST", "/api/boards/b1/log/restore", s, map[string]string{"logKey": old, "type": "board"}).want(t, 200, &got)
-		if got, want := slices.Sorted(maps.Keys(got)), []string{"board", "notes", "trackerItems"}; !slices.Equal(got, want) {
-			t.Fatalf("restored keys %v, want %v", got, want)
-		}
-		var st board.State
-		raw, _ := json.Marshal(got)
-		if err := json.Unmarshal(raw, &st); err != nil {
-			t.Fatal(err)
-		}
-		// The board as it is now, named as the entry says.
-		if st.Board.ID != "b1" || st.Board.Name != "Old name" || st.Board.Version != 1 || len(st.Notes) != 1 || st.Notes[0].Content != "body" || len(st.TrackerItems) != 1 {
-			t.Fatalf("restored rename %s", raw)
-		}
-	})
+	t.Run("BoardFromRename", func(t *testing.T) { testRestoreBoardFromRename(t, e, s) })
 	// The refusals agree on which type restores which entry.
 	for _, tc := range []struct{ name, logKey, typ, hint string }{
 		{"NoteFromRename", keys[1], "note", `type "board"`},
@@ -538,28 +535,30 @@ func TestChangelogRestoreEndpoint(t *testing.T) {
 	}
 }
 
+// testRestoreBoardFromRename: restoring a rename gives the board as it is now, named as the entry says.
+func testRestoreBoardFromRename(t *testing.T, e *env, s string) {
+	old := e.appendLog(s, "b1", clEntry{Action: "rename_board", Content: "Old name"})[0]
+	var got map[string]json.RawMessage
+	e.do("POST", "/api/boards/b1/log/restore", s, map[string]string{"logKey": old, "type": "board"}).want(t, 200, &got)
+	if got, want := slices.Sorted(maps.Keys(got)), []string{"board", "notes", "trackerItems"}; !slices.Equal(got, want) {
+		t.Fatalf("restored keys %v, want %v", got, want)
+	}
+	var st board.State
+	raw, _ := json.Marshal(got)
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	// The board as it is now, named as the entry says.
+	if st.Board.ID != "b1" || st.Board.Name != "Old name" || st.Board.Version != 1 || len(st.Notes) != 1 || st.Notes[0].Content != "body" || len(st.TrackerItems) != 1 {
+		t.Fatalf("restored rename %s", raw)
+	}
+}
+
 func TestChangelogSnapshots(t *testing.T) {
 	e := newClEnv(t)
 	s := e.claim("owner@example.com", "b1")
 
-	t.Run("EmptyBoard", func(t *testing.T) {
-		res := e.do("GET", "/api/boards/b1/snapshot", s, nil)
-		res.want(t, 200, nil)
-		if res.header.Get("Content-Type") != "text/markdown; charset=utf-8" || res.header.Get("Content-Disposition") != "" {
-			t.Fatalf("headers %v", res.header)
-		}
-		st, err := changelog.ParseBoard(res.body)
-		if err != nil || st.Board.ID != "b1" || len(st.Notes) != 0 {
-			t.Fatalf("empty board snapshot parses to %+v (%v):\n%s", st, err, res.body)
-		}
-		var list struct {
-			Snapshots []persist.SnapshotInfo `json:"snapshots"`
-		}
-		e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).want(t, 200, &list)
-		if list.Snapshots == nil || len(list.Snapshots) != 0 {
-			t.Fatalf("list of a new board %s, want an empty list", e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).body)
-		}
-	})
+	t.Run("EmptyBoard", func(t *testing.T) { testSnapshotsOfEmptyBoard(t, e, s) })
 
 	// Take four snapshots, an hour apart, each after a change; keep is 3.
 	var keys []string
@@ -574,31 +573,8 @@ func TestChangelogSnapshots(t *testing.T) {
 		keys = append(keys, want)
 		e.clock.Advance(time.Hour)
 	}
-	t.Run("ListNewestFirstPruned", func(t *testing.T) {
-		var list struct {
-			Snapshots []persist.SnapshotInfo `json:"snapshots"`
-		}
-		e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).want(t, 200, &list)
-		var got []string
-		for _, sn := range list.Snapshots {
-			got = append(got, sn.Key)
-			if sn.Key != "snapshots/"+sn.Timestamp+".md" {
-				t.Fatalf("snapshot %+v: timestamp does not match key", sn)
-			}
-		}
-		if want := []string{keys[3], keys[2], keys[1]}; !slices.Equal(got, want) {
-			t.Fatalf("snapshots %v, want %v", got, want)
-		}
-	})
-	t.Run("ByKey", func(t *testing.T) {
-		res := e.do("GET", "/api/boards/b1/snapshot?key="+url.QueryEscape(keys[1]), s, nil)
-		res.want(t, 200, nil)
-		if st, err := changelog.ParseBoard(res.body); err != nil || st.Notes[0].Content != "v1" {
-			t.Fatalf("snapshot %s holds %+v (%v)", keys[1], st, err)
-		}
-		e.do("GET", "/api/boards/b1/snapshot?key="+url.QueryEscape(keys[0]), s, nil).wantError(t, 404, "")
-		e.do("GET", "/api/boards/b1/snapshot?key=..%2Fsecret", s, nil).wantError(t, 400, "key")
-	})
+	t.Run("ListNewestFirstPruned", func(t *testing.T) { testSnapshotListPruned(t, e, s, keys) })
+	t.Run("ByKey", func(t *testing.T) { testSnapshotByKey(t, e, s, keys) })
 	t.Run("Download", func(t *testing.T) {
 		res := e.do("GET", "/api/boards/b1/snapshot?download=1", s, nil)
 		res.want(t, 200, nil)
@@ -617,33 +593,85 @@ func TestChangelogSnapshots(t *testing.T) {
 			t.Fatalf("current snapshot after a push: %+v (%v), want both notes", st, err)
 		}
 	})
-	t.Run("Scheduled", func(t *testing.T) {
-		tick := make(chan time.Time)
-		runs := make(chan int, 1)
-		sch := changelog.NewScheduler(e.cl, changelog.SchedulerOptions{Tick: tick, Logger: e.log, AfterRun: func(n int, err error) {
-			if err != nil {
-				t.Errorf("scheduled run: %v", err)
-			}
-			runs <- n
-		}})
-		sch.Start(context.Background())
-		defer sch.Stop()
-		tick <- e.clock.Now()
-		if n := <-runs; n != 1 {
-			t.Fatalf("scheduled run snapshotted %d boards, want 1", n)
-		}
-		var list struct {
-			Snapshots []persist.SnapshotInfo `json:"snapshots"`
-		}
-		e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).want(t, 200, &list)
-		if len(list.Snapshots) != 3 || list.Snapshots[0].Timestamp != persist.Stamp(e.clock.Now()) {
-			t.Fatalf("after the scheduled run: %+v, want the new one first of 3", list.Snapshots)
-		}
-	})
+	t.Run("Scheduled", func(t *testing.T) { testScheduledSnapshot(t, e, s) })
 	for _, q := range []string{"?list=maybe", "?download=yes"} {
 		t.Run("Err"+q, func(t *testing.T) {
 			e.do("GET", "/api/boards/b1/snapshot"+q, s, nil).wantError(t, 400, strings.Split(q[1:], "=")[0])
 		})
+	}
+}
+
+// testSnapshotListPruned: the list is newest first and keeps the last three of keys.
+func testSnapshotListPruned(t *testing.T, e *env, s string, keys []string) {
+	var list struct {
+		Snapshots []persist.SnapshotInfo `json:"snapshots"`
+	}
+	e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).want(t, 200, &list)
+	var got []string
+	for _, sn := range list.Snapshots {
+		got = append(got, sn.Key)
+		if sn.Key != "snapshots/"+sn.Timestamp+".md" {
+			t.Fatalf("snapshot %+v: timestamp does not match key", sn)
+		}
+	}
+	if want := []string{keys[3], keys[2], keys[1]}; !slices.Equal(got, want) {
+		t.Fatalf("snapshots %v, want %v", got, want)
+	}
+}
+
+// testSnapshotByKey: a kept snapshot is read by its key; a pruned one is gone; a bad key is refused.
+func testSnapshotByKey(t *testing.T, e *env, s string, keys []string) {
+	res := e.do("GET", "/api/boards/b1/snapshot?key="+url.QueryEscape(keys[1]), s, nil)
+	res.want(t, 200, nil)
+	if st, err := changelog.ParseBoard(res.body); err != nil || st.Notes[0].Content != "v1" {
+		t.Fatalf("snapshot %s holds %+v (%v)", keys[1], st, err)
+	}
+	e.do("GET", "/api/boards/b1/snapshot?key="+url.QueryEscape(keys[0]), s, nil).wantError(t, 404, "")
+	e.do("GET", "/api/boards/b1/snapshot?key=..%2Fsecret", s, nil).wantError(t, 400, "key")
+}
+
+// testSnapshotsOfEmptyBoard: a new board's snapshot is its empty state, and its list of snapshots is empty, not null.
+func testSnapshotsOfEmptyBoard(t *testing.T, e *env, s string) {
+	res := e.do("GET", "/api/boards/b1/snapshot", s, nil)
+	res.want(t, 200, nil)
+	if res.header.Get("Content-Type") != "text/markdown; charset=utf-8" || res.header.Get("Content-Disposition") != "" {
+		t.Fatalf("headers %v", res.header)
+	}
+	st, err := changelog.ParseBoard(res.body)
+	if err != nil || st.Board.ID != "b1" || len(st.Notes) != 0 {
+		t.Fatalf("empty board snapshot parses to %+v (%v):\n%s", st, err, res.body)
+	}
+	var list struct {
+		Snapshots []persist.SnapshotInfo `json:"snapshots"`
+	}
+	e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).want(t, 200, &list)
+	if list.Snapshots == nil || len(list.Snapshots) != 0 {
+		t.Fatalf("list of a new board %s, want an empty list", e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).body)
+	}
+}
+
+// testScheduledSnapshot: a tick of the scheduler snapshots the changed board, kept within the limit.
+func testScheduledSnapshot(t *testing.T, e *env, s string) {
+	tick := make(chan time.Time)
+	runs := make(chan int, 1)
+	sch := changelog.NewScheduler(e.cl, changelog.SchedulerOptions{Tick: tick, Logger: e.log, AfterRun: func(n int, err error) {
+		if err != nil {
+			t.Errorf("scheduled run: %v", err)
+		}
+		runs <- n
+	}})
+	sch.Start(context.Background())
+	defer sch.Stop()
+	tick <- e.clock.Now()
+	if n := <-runs; n != 1 {
+		t.Fatalf("scheduled run snapshotted %d boards, want 1", n)
+	}
+	var list struct {
+		Snapshots []persist.SnapshotInfo `json:"snapshots"`
+	}
+	e.do("GET", "/api/boards/b1/snapshot?list=true", s, nil).want(t, 200, &list)
+	if len(list.Snapshots) != 3 || list.Snapshots[0].Timestamp != persist.Stamp(e.clock.Now()) {
+		t.Fatalf("after the scheduled run: %+v, want the new one first of 3", list.Snapshots)
 	}
 }
 

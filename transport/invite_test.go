@@ -25,6 +25,26 @@ func TestInviteSendsMail(t *testing.T) {
 		}
 	}
 
+	checkViewerInvitation(t, e, owner)
+
+	e.post("/api/boards/b1/invite", owner, map[string]string{"email": "editor@example.com"}).wantStatus(t, http.StatusOK)
+	m := e.sink.WaitMessage(t, "editor@example.com")
+	if !strings.Contains(m.Body, "You can view and edit it: your plan (pro)") {
+		t.Fatalf("body %q, want the editor told they edit, because of pro", m.Body)
+	}
+
+	// Inviting again sends nothing more.
+	if res := e.post("/api/boards/b1/invite", owner, map[string]string{"email": "viewer@example.com"}).wantObject(t, http.StatusOK); res["added"] != false || res["mailed"] != false {
+		t.Fatalf("second invitation %v, want added and mailed false", res)
+	}
+	checkInviteeList(t, e, owner)
+}
+
+// checkViewerInvitation invites viewer@ (on the free plan) to b1 and checks
+// the answer and the mail: from whom, which board, and that viewer@ may
+// view but not edit, and why; the board's name adds no header.
+func checkViewerInvitation(t *testing.T, e *env, owner string) {
+	t.Helper()
 	res := e.post("/api/boards/b1/invite", owner, map[string]string{"email": "Viewer@Example.com"}).wantObject(t, http.StatusOK)
 	if res["added"] != true || res["mailed"] != true {
 		t.Fatalf("answer %v, want added and mailed", res)
@@ -46,18 +66,12 @@ func TestInviteSendsMail(t *testing.T) {
 	if strings.Contains(string(m.Data), "\nBcc:") {
 		t.Fatalf("the board's name added a header:\n%s", m.Data)
 	}
+}
 
-	e.post("/api/boards/b1/invite", owner, map[string]string{"email": "editor@example.com"}).wantStatus(t, http.StatusOK)
-	m = e.sink.WaitMessage(t, "editor@example.com")
-	if !strings.Contains(m.Body, "You can view and edit it: your plan (pro)") {
-		t.Fatalf("body %q, want the editor told they edit, because of pro", m.Body)
-	}
-
-	// Inviting again sends nothing more.
-	if res := e.post("/api/boards/b1/invite", owner, map[string]string{"email": "viewer@example.com"}).wantObject(t, http.StatusOK); res["added"] != false || res["mailed"] != false {
-		t.Fatalf("second invitation %v, want added and mailed false", res)
-	}
-
+// checkInviteeList checks that b1's invite list says of viewer@ and
+// editor@ what their invitations said, and which plans may edit.
+func checkInviteeList(t *testing.T, e *env, owner string) {
+	t.Helper()
 	list := e.do("GET", "/api/boards/b1/invite", owner, nil).wantObject(t, http.StatusOK)
 	got, _ := list["invitees"].([]any)
 	if len(got) != 2 {

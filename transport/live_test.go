@@ -152,6 +152,9 @@ type pushMsg struct {
 	IdempotencyKey string     `json:"idempotencyKey,omitempty"`
 }
 
+// TestLiveEndToEnd follows two people on one board through the live
+// channel: pushes over the socket and over REST, pointers, editors, bad
+// messages and reconnects, each a step on what the steps before left.
 func TestLiveEndToEnd(t *testing.T) {
 	e := newEnv(t)
 	alice := e.claim("alice@example.com", "b1")
@@ -169,120 +172,155 @@ func TestLiveEndToEnd(t *testing.T) {
 		t.Fatalf("alice got %+v, want bob's join", m)
 	}
 
-	t.Run("PushOverSocket", func(t *testing.T) {
-		send(t, ca, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1", Content: "from alice"})})
-		if m := read(t, ca); m.Type != rooms.TypeAck || m.ID != "p1" || m.ServerVersion != 1 {
-			t.Fatalf("alice got %+v, want ack p1 at 1", m)
+	sc := &liveScene{e: e, alice: alice, bob: bob, ca: ca, cb: cb, ha: ha, hb: hb}
+	t.Run("PushOverSocket", sc.pushOverSocket)
+	t.Run("RESTPushReachesEveryone", sc.restPushReachesEveryone)
+	t.Run("Pointer", sc.pointer)
+	t.Run("Editing", sc.editing)
+	t.Run("Errors", sc.badMessages)
+	t.Run("ReconnectWithSince", sc.reconnectWithSince)
+}
+
+// liveScene is what TestLiveEndToEnd's steps share: the two people's
+// sessions, their first sockets and the hellos those got.
+type liveScene struct {
+	e          *env
+	alice, bob string
+	ca, cb     *websocket.Conn
+	ha, hb     liveMsg
+}
+
+// pushOverSocket: alice pushes over her socket: she gets the ack, bob the change.
+func (sc *liveScene) pushOverSocket(t *testing.T) {
+	send(t, sc.ca, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1", Content: "from alice"})})
+	if m := read(t, sc.ca); m.Type != rooms.TypeAck || m.ID != "p1" || m.ServerVersion != 1 {
+		t.Fatalf("alice got %+v, want ack p1 at 1", m)
+	}
+	m := read(t, sc.cb)
+	if m.Type != rooms.TypeChanges || m.From != sc.ha.You.ID || m.Since != 0 || m.ServerVersion != 1 || m.Board.Version != 1 || len(m.Notes) != 1 || m.Notes[0].Content != "from alice" || m.Notes[0].Version != 1 {
+		t.Fatalf("bob got %+v, want alice's change at 1", m)
+	}
+}
+
+// restPushReachesEveryone: a push over REST reaches every socket, from no connection.
+func (sc *liveScene) restPushReachesEveryone(t *testing.T) {
+	if status, body := sc.e.push(sc.bob, "b1", notePush(board.Note{ID: "n2", Content: "from bob"})); status != 200 || version(t, body) != 2 {
+		t.Fatalf("REST push: %d %v", status, body)
+	}
+	for _, c := range []*websocket.Conn{sc.ca, sc.cb} {
+		if m := read(t, c); m.Type != rooms.TypeChanges || m.ServerVersion != 2 || m.From != "" || m.Notes[0].ID != "n2" {
+			t.Fatalf("got %+v, want the REST change at 2", m)
 		}
-		m := read(t, cb)
-		if m.Type != rooms.TypeChanges || m.From != ha.You.ID || m.Since != 0 || m.ServerVersion != 1 || m.Board.Version != 1 || len(m.Notes) != 1 || m.Notes[0].Content != "from alice" || m.Notes[0].Version != 1 {
-			t.Fatalf("bob got %+v, want alice's change at 1", m)
-		}
-	})
-	t.Run("RESTPushReachesEveryone", func(t *testing.T) {
-		if status, body := e.push(bob, "b1", notePush(board.Note{ID: "n2", Content: "from bob"})); status != 200 || version(t, body) != 2 {
-			t.Fatalf("REST push: %d %v", status, body)
-		}
-		for _, c := range []*websocket.Conn{ca, cb} {
-			if m := read(t, c); m.Type != rooms.TypeChanges || m.ServerVersion != 2 || m.From != "" || m.Notes[0].ID != "n2" {
-				t.Fatalf("got %+v, want the REST change at 2", m)
+	}
+}
+
+// pointer: alice's pointer reaches bob with her identity.
+func (sc *liveScene) pointer(t *testing.T) {
+	send(t, sc.ca, map[string]any{"type": "pointer", "x": 120.5, "y": -40})
+	if m := read(t, sc.cb); m.Type != rooms.TypePointer || m.ID != sc.ha.You.ID || m.Email != "alice@example.com" || m.Color != sc.ha.You.Color || m.X != 120.5 || m.Y != -40 {
+		t.Fatalf("bob got %+v, want alice's pointer", m)
+	}
+}
+
+// editing: alice opening and closing a note's editor reaches everyone, late joiners included.
+func (sc *liveScene) editing(t *testing.T) {
+	send(t, sc.ca, map[string]any{"type": "editing", "noteId": "n1"})
+	if m := read(t, sc.cb); m.Type != rooms.TypeEditing || m.ID != sc.ha.You.ID || m.Email != "alice@example.com" || m.Color != sc.ha.You.Color || m.NoteID != "n1" {
+		t.Fatalf("bob got %+v, want alice editing n1", m)
+	}
+	cc, hc := sc.e.connect(sc.bob, "b1", "")
+	if len(hc.Present) != 2 || hc.Present[0].ID != sc.ha.You.ID || hc.Present[0].Editing != "n1" || hc.Present[1].Editing != "" {
+		t.Fatalf("a late joiner's hello present=%+v, want alice editing n1", hc.Present)
+	}
+	sc.closeEditor(t, cc, hc)
+}
+
+// closeEditor: alice closing her editor reaches bob's two connections
+// (cc, which said hello hc, is his second), then cc leaves.
+func (sc *liveScene) closeEditor(t *testing.T, cc *websocket.Conn, hc liveMsg) {
+	t.Helper()
+	send(t, sc.ca, map[string]any{"type": "editing", "noteId": ""})
+	for _, c := range []*websocket.Conn{sc.cb, cc} {
+		for {
+			m := read(t, c)
+			if m.Type == rooms.TypeJoin {
+				continue // bob's second connection joining
 			}
-		}
-	})
-	t.Run("Pointer", func(t *testing.T) {
-		send(t, ca, map[string]any{"type": "pointer", "x": 120.5, "y": -40})
-		if m := read(t, cb); m.Type != rooms.TypePointer || m.ID != ha.You.ID || m.Email != "alice@example.com" || m.Color != ha.You.Color || m.X != 120.5 || m.Y != -40 {
-			t.Fatalf("bob got %+v, want alice's pointer", m)
-		}
-	})
-	t.Run("Editing", func(t *testing.T) {
-		send(t, ca, map[string]any{"type": "editing", "noteId": "n1"})
-		if m := read(t, cb); m.Type != rooms.TypeEditing || m.ID != ha.You.ID || m.Email != "alice@example.com" || m.Color != ha.You.Color || m.NoteID != "n1" {
-			t.Fatalf("bob got %+v, want alice editing n1", m)
-		}
-		cc, hc := e.connect(bob, "b1", "")
-		if len(hc.Present) != 2 || hc.Present[0].ID != ha.You.ID || hc.Present[0].Editing != "n1" || hc.Present[1].Editing != "" {
-			t.Fatalf("a late joiner's hello present=%+v, want alice editing n1", hc.Present)
-		}
-		send(t, ca, map[string]any{"type": "editing", "noteId": ""})
-		for _, c := range []*websocket.Conn{cb, cc} {
-			for {
-				m := read(t, c)
-				if m.Type == rooms.TypeJoin {
-					continue // bob's second connection joining
-				}
-				if m.Type != rooms.TypeEditing || m.ID != ha.You.ID || m.NoteID != "" {
-					t.Fatalf("got %+v, want alice's editor closed", m)
-				}
-				break
+			if m.Type != rooms.TypeEditing || m.ID != sc.ha.You.ID || m.NoteID != "" {
+				t.Fatalf("got %+v, want alice's editor closed", m)
 			}
+			break
 		}
-		if m := read(t, ca); m.Type != rooms.TypeJoin || m.ID != hc.You.ID {
-			t.Fatalf("alice got %+v, want only the join of bob's second connection", m)
+	}
+	if m := read(t, sc.ca); m.Type != rooms.TypeJoin || m.ID != hc.You.ID {
+		t.Fatalf("alice got %+v, want only the join of bob's second connection", m)
+	}
+	cc.Close(websocket.StatusNormalClosure, "")
+	for _, c := range []*websocket.Conn{sc.ca, sc.cb} {
+		if m := read(t, c); m.Type != rooms.TypeLeave || m.ID != hc.You.ID {
+			t.Fatalf("got %+v, want the leave of bob's second connection", m)
 		}
-		cc.Close(websocket.StatusNormalClosure, "")
-		for _, c := range []*websocket.Conn{ca, cb} {
-			if m := read(t, c); m.Type != rooms.TypeLeave || m.ID != hc.You.ID {
-				t.Fatalf("got %+v, want the leave of bob's second connection", m)
+	}
+}
+
+// badMessages: a bad message gets an error naming its field, and the socket stays.
+func (sc *liveScene) badMessages(t *testing.T) {
+	many := make([]board.Note, board.MaxUpsertedNotes+1)
+	for i := range many {
+		many[i] = board.Note{ID: fmt.Sprintf("m%d", i)}
+	}
+	for _, tc := range []struct {
+		name   string
+		msg    any
+		status int
+		field  string
+	}{
+		{"TooManyNotes", pushMsg{Type: "push", ID: "e1", Push: board.Push{Notes: board.NoteChanges{Upserted: many}}}, 400, "notes.upserted"},
+		{"WrongType", []byte(`{"type":"push","id":"e1","push":{"notes":{"upserted":[{"id":"a","x":"left"}]}}}`), 400, "notes.upserted[0].x"},
+		{"NoPush", []byte(`{"type":"push","id":"e1"}`), 400, "push"},
+		{"UnknownType", []byte(`{"type":"shout","id":"e1"}`), 400, "type"},
+		{"UnknownField", []byte(`{"type":"push","id":"e1","pushh":{}}`), 400, "pushh"},
+		{"PointerNaN", []byte(`{"type":"pointer","id":"e1","x":1e999,"y":0}`), 400, "x"},
+		{"EditingWithoutNote", []byte(`{"type":"editing","id":"e1"}`), 400, "noteId"},
+		{"EditingNoteIDTooLong", []byte(`{"type":"editing","id":"e1","noteId":"` + strings.Repeat("n", board.MaxIDLen+1) + `"}`), 400, "noteId"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			send(t, sc.ca, tc.msg)
+			m := read(t, sc.ca)
+			if m.Type != rooms.TypeError || m.Status != tc.status || m.Field != tc.field || m.Error == "" {
+				t.Fatalf("got %+v, want error %d on %s", m, tc.status, tc.field)
 			}
-		}
-	})
-	t.Run("Errors", func(t *testing.T) {
-		many := make([]board.Note, board.MaxUpsertedNotes+1)
-		for i := range many {
-			many[i] = board.Note{ID: fmt.Sprintf("m%d", i)}
-		}
-		for _, tc := range []struct {
-			name   string
-			msg    any
-			status int
-			field  string
-		}{
-			{"TooManyNotes", pushMsg{Type: "push", ID: "e1", Push: board.Push{Notes: board.NoteChanges{Upserted: many}}}, 400, "notes.upserted"},
-			{"WrongType", []byte(`{"type":"push","id":"e1","push":{"notes":{"upserted":[{"id":"a","x":"left"}]}}}`), 400, "notes.upserted[0].x"},
-			{"NoPush", []byte(`{"type":"push","id":"e1"}`), 400, "push"},
-			{"UnknownType", []byte(`{"type":"shout","id":"e1"}`), 400, "type"},
-			{"UnknownField", []byte(`{"type":"push","id":"e1","pushh":{}}`), 400, "pushh"},
-			{"PointerNaN", []byte(`{"type":"pointer","id":"e1","x":1e999,"y":0}`), 400, "x"},
-			{"EditingWithoutNote", []byte(`{"type":"editing","id":"e1"}`), 400, "noteId"},
-			{"EditingNoteIDTooLong", []byte(`{"type":"editing","id":"e1","noteId":"` + strings.Repeat("n", board.MaxIDLen+1) + `"}`), 400, "noteId"},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				send(t, ca, tc.msg)
-				m := read(t, ca)
-				if m.Type != rooms.TypeError || m.Status != tc.status || m.Field != tc.field || m.Error == "" {
-					t.Fatalf("got %+v, want error %d on %s", m, tc.status, tc.field)
-				}
-			})
-		}
-	})
-	t.Run("ReconnectWithSince", func(t *testing.T) {
-		cb.Close(websocket.StatusNormalClosure, "bye")
-		if m := readType(t, ca, rooms.TypeLeave); m.ID != hb.You.ID {
-			t.Fatalf("alice got %+v, want bob's leave", m)
-		}
-		// Bob misses version 3.
-		if status, _ := e.push(alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}}); status != 200 {
-			t.Fatal(status)
-		}
-		cb2, h := e.connect(bob, "b1", "?since=2")
-		if h.ServerVersion != 3 {
-			t.Fatalf("hello version %d, want 3", h.ServerVersion)
-		}
-		m := read(t, cb2)
-		if m.Type != rooms.TypeChanges || m.Since != 2 || m.ServerVersion != 3 || len(m.DeletedNotes) != 1 || m.DeletedNotes[0] != "n1" || m.Reset {
-			t.Fatalf("catch-up %+v, want n1's deletion since 2", m)
-		}
-		// Reconnecting up to date gets hello and nothing else.
-		cb3, h := e.connect(bob, "b1", "?since=3")
-		if h.ServerVersion != 3 {
-			t.Fatalf("hello version %d, want 3", h.ServerVersion)
-		}
-		send(t, ca, map[string]any{"type": "pointer", "x": 1, "y": 2})
-		if m := read(t, cb3); m.Type != rooms.TypePointer {
-			t.Fatalf("up-to-date reconnect got %+v first, want nothing before the pointer", m)
-		}
-	})
+		})
+	}
+}
+
+// reconnectWithSince: bob reconnecting with ?since gets what he missed, and nothing when up to date.
+func (sc *liveScene) reconnectWithSince(t *testing.T) {
+	sc.cb.Close(websocket.StatusNormalClosure, "bye")
+	if m := readType(t, sc.ca, rooms.TypeLeave); m.ID != sc.hb.You.ID {
+		t.Fatalf("alice got %+v, want bob's leave", m)
+	}
+	// Bob misses version 3.
+	if status, _ := sc.e.push(sc.alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}}); status != 200 {
+		t.Fatal(status)
+	}
+	cb2, h := sc.e.connect(sc.bob, "b1", "?since=2")
+	if h.ServerVersion != 3 {
+		t.Fatalf("hello version %d, want 3", h.ServerVersion)
+	}
+	m := read(t, cb2)
+	if m.Type != rooms.TypeChanges || m.Since != 2 || m.ServerVersion != 3 || len(m.DeletedNotes) != 1 || m.DeletedNotes[0] != "n1" || m.Reset {
+		t.Fatalf("catch-up %+v, want n1's deletion since 2", m)
+	}
+	// Reconnecting up to date gets hello and nothing else.
+	cb3, h := sc.e.connect(sc.bob, "b1", "?since=3")
+	if h.ServerVersion != 3 {
+		t.Fatalf("hello version %d, want 3", h.ServerVersion)
+	}
+	send(t, sc.ca, map[string]any{"type": "pointer", "x": 1, "y": 2})
+	if m := read(t, cb3); m.Type != rooms.TypePointer {
+		t.Fatalf("up-to-date reconnect got %+v first, want nothing before the pointer", m)
+	}
 }
 
 // TestLiveFullSyncOfEmptyBoard: ?since=0 on a board nothing was pushed to

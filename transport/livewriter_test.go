@@ -207,6 +207,41 @@ func payloadOf(i, size int) []byte {
 	return append(p, bytes.Repeat([]byte{byte('a' + i%26)}, max(0, size-len(p)))...)
 }
 
+// readWholeFrames reads frames from r until it has seen messages text
+// messages and pings pings, and fails unless each frame is whole and
+// message i is payloadOf(i, size(i)), in order. On a read error it stops
+// the writer first (stop, which returns the writer's error) so that the
+// failure names the writer's error if there is one.
+func readWholeFrames(t *testing.T, r *bufio.Reader, messages, pings int, size func(int) int, stop func() error) {
+	t.Helper()
+	next, gotPings := 0, 0
+	for next < messages || gotPings < pings {
+		f, err := readFrame(r)
+		if err != nil {
+			if werr := stop(); werr != nil {
+				t.Fatalf("writer failed: %v", werr)
+			}
+			t.Fatalf("after %d messages and %d pings: %v", next, gotPings, err)
+		}
+		switch {
+		case !f.fin:
+			t.Fatalf("fragmented frame (opcode %d)", f.opcode)
+		case f.opcode == 0x9:
+			if string(f.payload) != "ping" {
+				t.Fatalf("control frame payload %q", f.payload)
+			}
+			gotPings++
+		case f.opcode == 0x1:
+			if want := payloadOf(next, size(next)); !bytes.Equal(f.payload, want) {
+				t.Fatalf("message %d: got %d bytes starting %q, want %d bytes", next, len(f.payload), f.payload[:min(len(f.payload), 6)], len(want))
+			}
+			next++
+		default:
+			t.Fatalf("unexpected opcode %d", f.opcode)
+		}
+	}
+}
+
 // TestSocketWriterKeepsFramesWhole fills a socket so that a frame is only
 // partly written, has control frames (as coder/websocket writes them) cut in
 // meanwhile, and checks that the peer reads every frame whole and the
@@ -264,34 +299,10 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 		}
 	}
 
-	r := bufio.NewReader(sock.Peer())
-	next, gotPings := 0, 0
-	for next < messages || gotPings < pings {
-		f, err := readFrame(r)
-		if err != nil {
-			w.Stop()
-			if werr := <-failed; werr != nil {
-				t.Fatalf("writer failed: %v", werr)
-			}
-			t.Fatalf("after %d messages and %d pings: %v", next, gotPings, err)
-		}
-		switch {
-		case !f.fin:
-			t.Fatalf("fragmented frame (opcode %d)", f.opcode)
-		case f.opcode == 0x9:
-			if string(f.payload) != "ping" {
-				t.Fatalf("control frame payload %q", f.payload)
-			}
-			gotPings++
-		case f.opcode == 0x1:
-			if want := payloadOf(next, size(next)); !bytes.Equal(f.payload, want) {
-				t.Fatalf("message %d: got %d bytes starting %q, want %d bytes", next, len(f.payload), f.payload[:min(len(f.payload), 6)], len(want))
-			}
-			next++
-		default:
-			t.Fatalf("unexpected opcode %d", f.opcode)
-		}
-	}
+	readWholeFrames(t, bufio.NewReader(sock.Peer()), messages, pings, size, func() error {
+		w.Stop()
+		return <-failed
+	})
 	pingers.Wait()
 	w.Stop()
 	if err := <-failed; err != nil {

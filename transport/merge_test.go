@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
+
 	"corkboard/rooms"
 )
 
@@ -38,17 +40,7 @@ func TestLiveMergeEvents(t *testing.T) {
 	readType(t, ca, rooms.TypeChanges)
 	send(t, ca, mergePush("p3", "Title\nbody by alice", 1))
 
-	// Alice's own connection gets the merged row, then its ack.
-	m := read(t, ca)
-	if m.Type != rooms.TypeChanges || m.From != ha.You.ID || m.ServerVersion != 3 || len(m.Notes) != 1 || m.Notes[0].Content != "Title\nbody by alice" {
-		t.Fatalf("alice got %+v, want her merged row at 3 before the ack", m)
-	}
-	if len(m.Events) != 1 || m.Events[0].Kind != "overlap" || m.Events[0].Table != "note" || m.Events[0].ID != "n1" || m.Events[0].Version != 2 || m.Events[0].LogKey == "" {
-		t.Fatalf("alice's change carries events %+v, want the overlap with Bob's version 2", m.Events)
-	}
-	if a := read(t, ca); a.Type != rooms.TypeAck || a.ID != "p3" || a.ServerVersion != 3 {
-		t.Fatalf("alice got %+v, want ack p3 at 3", a)
-	}
+	m := readMergedThenAck(t, ca, ha.You.ID)
 	mb := readType(t, cb, rooms.TypeChanges)
 	if mb.ServerVersion != 3 || len(mb.Events) != 1 || mb.Events[0].LogKey != m.Events[0].LogKey {
 		t.Fatalf("bob got %+v, want the change at 3 with the same overlap", mb)
@@ -66,4 +58,22 @@ func TestLiveMergeEvents(t *testing.T) {
 	if m := readType(t, ca, rooms.TypeChanges); len(m.Events) != 0 {
 		t.Fatalf("alice got events %+v for a push with nothing to merge", m.Events)
 	}
+}
+
+// readMergedThenAck reads what Alice's own connection (c, whose ID is
+// connID) gets for her push p3 that crossed Bob's: the merged row with the
+// overlap event, then the ack. It returns the change.
+func readMergedThenAck(t *testing.T, c *websocket.Conn, connID string) liveMsg {
+	t.Helper()
+	m := read(t, c)
+	if m.Type != rooms.TypeChanges || m.From != connID || m.ServerVersion != 3 || len(m.Notes) != 1 || m.Notes[0].Content != "Title\nbody by alice" {
+		t.Fatalf("alice got %+v, want her merged row at 3 before the ack", m)
+	}
+	if len(m.Events) != 1 || m.Events[0].Kind != "overlap" || m.Events[0].Table != "note" || m.Events[0].ID != "n1" || m.Events[0].Version != 2 || m.Events[0].LogKey == "" {
+		t.Fatalf("alice's change carries events %+v, want the overlap with Bob's version 2", m.Events)
+	}
+	if a := read(t, c); a.Type != rooms.TypeAck || a.ID != "p3" || a.ServerVersion != 3 {
+		t.Fatalf("alice got %+v, want ack p3 at 3", a)
+	}
+	return m
 }

@@ -29,30 +29,7 @@ func TestPullAndPushShapes(t *testing.T) {
 		t.Fatalf("push: %d %v, want 200 {serverVersion: 1}", status, body)
 	}
 
-	t.Run("Full", func(t *testing.T) {
-		r := e.do("GET", "/api/boards/b1/sync?since=0", s, nil)
-		var body map[string]any
-		if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
-			t.Fatalf("pull: %d %s", r.status, r.body)
-		}
-		want := []string{"board", "deletedNoteIds", "deletedTrackerItemIds", "notes", "serverVersion", "trackerItems"}
-		if got := keys(body); !slices.Equal(got, want) {
-			t.Fatalf("pull keys=%v, want %v", got, want)
-		}
-		b := body["board"].(map[string]any)
-		if got := keys(b); !slices.Equal(got, []string{"id", "name", "updatedAt", "version"}) || b["name"] != "Roadmap" || b["version"] != 1.0 {
-			t.Fatalf("board=%v, want id, name Roadmap, version 1, updatedAt", b)
-		}
-		n := body["notes"].([]any)[0].(map[string]any)
-		for k, want := range map[string]any{"id": "n1", "title": "Hi", "content": "**bold**", "x": 1.5, "y": -2.0, "color": "yellow", "type": "sticky", "version": 1.0, "deletedAt": nil, "updatedAt": "2026-11-22T10:00:00Z"} {
-			if v, ok := n[k]; !ok || v != want {
-				t.Fatalf("note %s=%v (present %v), want %v", k, v, ok, want)
-			}
-		}
-		if ids := body["deletedNoteIds"].([]any); len(ids) != 0 {
-			t.Fatalf("deletedNoteIds=%v, want []", ids)
-		}
-	})
+	t.Run("Full", func(t *testing.T) { testFullPullShape(t, e, s) })
 	t.Run("NoChange", func(t *testing.T) {
 		r := e.do("GET", "/api/boards/b1/sync?since=1", s, nil)
 		if r.status != 200 || strings.TrimSpace(string(r.body)) != `{"serverVersion":1}` {
@@ -75,6 +52,32 @@ func TestPullAndPushShapes(t *testing.T) {
 			t.Fatalf("GET /api/boards = %s, want the pushed name", r.body)
 		}
 	})
+}
+
+// testFullPullShape: a full pull has exactly the spec's keys, the board header and the pushed note's fields.
+func testFullPullShape(t *testing.T, e *env, s string) {
+	r := e.do("GET", "/api/boards/b1/sync?since=0", s, nil)
+	var body map[string]any
+	if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
+		t.Fatalf("pull: %d %s", r.status, r.body)
+	}
+	want := []string{"board", "deletedNoteIds", "deletedTrackerItemIds", "notes", "serverVersion", "trackerItems"}
+	if got := keys(body); !slices.Equal(got, want) {
+		t.Fatalf("pull keys=%v, want %v", got, want)
+	}
+	b := body["board"].(map[string]any)
+	if got := keys(b); !slices.Equal(got, []string{"id", "name", "updatedAt", "version"}) || b["name"] != "Roadmap" || b["version"] != 1.0 {
+		t.Fatalf("board=%v, want id, name Roadmap, version 1, updatedAt", b)
+	}
+	n := body["notes"].([]any)[0].(map[string]any)
+	for k, want := range map[string]any{"id": "n1", "title": "Hi", "content": "**bold**", "x": 1.5, "y": -2.0, "color": "yellow", "type": "sticky", "version": 1.0, "deletedAt": nil, "updatedAt": "2026-11-22T10:00:00Z"} {
+		if v, ok := n[k]; !ok || v != want {
+			t.Fatalf("note %s=%v (present %v), want %v", k, v, ok, want)
+		}
+	}
+	if ids := body["deletedNoteIds"].([]any); len(ids) != 0 {
+		t.Fatalf("deletedNoteIds=%v, want []", ids)
+	}
 }
 
 // TestPullEmptyBoardFullSync: since=0 is a full sync even on a claimed

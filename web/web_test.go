@@ -42,41 +42,9 @@ func get(h http.Handler, method, path string, header ...string) *httptest.Respon
 func TestHandler(t *testing.T) {
 	h := newTestHandler(t)
 
-	t.Run("IndexRevalidated", func(t *testing.T) {
-		for _, p := range []string{"/", "/index.html", "/b/roadmap", "/some/client/route"} {
-			rec := get(h, "GET", p)
-			if got, want := rec.Code, http.StatusOK; got != want {
-				t.Fatalf("%s: status=%d, want %d", p, got, want)
-			}
-			if got, want := rec.Header().Get("Cache-Control"), "no-cache"; got != want {
-				t.Fatalf("%s: Cache-Control=%q, want %q", p, got, want)
-			}
-			if !strings.Contains(rec.Body.String(), "<div id=root>") {
-				t.Fatalf("%s: body=%q, want the app shell", p, rec.Body.String())
-			}
-			if got := rec.Header().Get("Content-Type"); !strings.HasPrefix(got, "text/html") {
-				t.Fatalf("%s: Content-Type=%q", p, got)
-			}
-		}
-	})
+	t.Run("IndexRevalidated", func(t *testing.T) { testIndexRevalidated(t, h) })
 
-	t.Run("ShellSecurityHeaders", func(t *testing.T) {
-		for _, p := range []string{"/", "/index.html", "/b/roadmap"} {
-			hdr := get(h, "GET", p).Header()
-			csp := hdr.Get("Content-Security-Policy")
-			for _, want := range []string{"default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "connect-src 'self'", "worker-src 'self'", "frame-ancestors 'none'", "base-uri 'self'", "form-action 'self'", "object-src 'none'"} {
-				if !strings.Contains(csp, want+";") && !strings.HasSuffix(csp, want) {
-					t.Fatalf("%s: Content-Security-Policy=%q, want it to hold %q", p, csp, want)
-				}
-			}
-			if strings.Contains(csp, "unsafe-eval") || strings.Contains(csp, "script-src 'self' 'unsafe-inline'") {
-				t.Fatalf("%s: Content-Security-Policy=%q allows eval or inline scripts", p, csp)
-			}
-			if got, want := hdr.Get("X-Content-Type-Options"), "nosniff"; got != want {
-				t.Fatalf("%s: X-Content-Type-Options=%q, want %q", p, got, want)
-			}
-		}
-	})
+	t.Run("ShellSecurityHeaders", func(t *testing.T) { testShellSecurityHeaders(t, h) })
 
 	t.Run("NosniffOnEveryFile", func(t *testing.T) {
 		for _, p := range []string{"/sw.js", "/assets/index-AbC123.js", "/assets/tiny-Zz9.css", "/assets/index-old.js"} {
@@ -113,26 +81,7 @@ func TestHandler(t *testing.T) {
 		}
 	})
 
-	t.Run("Gzip", func(t *testing.T) {
-		rec := get(h, "GET", "/assets/index-AbC123.js", "Accept-Encoding", "br, gzip")
-		if got, want := rec.Header().Get("Content-Encoding"), "gzip"; got != want {
-			t.Fatalf("Content-Encoding=%q, want %q", got, want)
-		}
-		if got := rec.Header().Get("Vary"); got != "Accept-Encoding" {
-			t.Fatalf("Vary=%q, want Accept-Encoding", got)
-		}
-		zr, err := gzip.NewReader(rec.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(body, []byte(bigJS)) {
-			t.Fatal("gunzipped body differs from the file")
-		}
-	})
+	t.Run("Gzip", func(t *testing.T) { testGzip(t, h) })
 
 	t.Run("GzipRefused", func(t *testing.T) {
 		for _, ae := range []string{"", "identity", "gzip;q=0", "br"} {
@@ -174,6 +123,66 @@ func TestHandler(t *testing.T) {
 			t.Fatalf("status=%d, want %d", got, want)
 		}
 	})
+}
+
+// testIndexRevalidated: the app shell answers every client route, revalidated.
+func testIndexRevalidated(t *testing.T, h http.Handler) {
+	for _, p := range []string{"/", "/index.html", "/b/roadmap", "/some/client/route"} {
+		rec := get(h, "GET", p)
+		if got, want := rec.Code, http.StatusOK; got != want {
+			t.Fatalf("%s: status=%d, want %d", p, got, want)
+		}
+		if got, want := rec.Header().Get("Cache-Control"), "no-cache"; got != want {
+			t.Fatalf("%s: Cache-Control=%q, want %q", p, got, want)
+		}
+		if !strings.Contains(rec.Body.String(), "<div id=root>") {
+			t.Fatalf("%s: body=%q, want the app shell", p, rec.Body.String())
+		}
+		if got := rec.Header().Get("Content-Type"); !strings.HasPrefix(got, "text/html") {
+			t.Fatalf("%s: Content-Type=%q", p, got)
+		}
+	}
+}
+
+// testShellSecurityHeaders: the app shell carries a strict CSP and nosniff.
+func testShellSecurityHeaders(t *testing.T, h http.Handler) {
+	for _, p := range []string{"/", "/index.html", "/b/roadmap"} {
+		hdr := get(h, "GET", p).Header()
+		csp := hdr.Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'self'", "script-src 'self'", "style-src 'self'", "style-src-attr 'unsafe-inline'", "connect-src 'self'", "worker-src 'self'", "frame-ancestors 'none'", "base-uri 'self'", "form-action 'self'", "object-src 'none'"} {
+			if !strings.Contains(csp, want+";") && !strings.HasSuffix(csp, want) {
+				t.Fatalf("%s: Content-Security-Policy=%q, want it to hold %q", p, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-eval") || strings.Contains(csp, "script-src 'self' 'unsafe-inline'") {
+			t.Fatalf("%s: Content-Security-Policy=%q allows eval or inline scripts", p, csp)
+		}
+		if got, want := hdr.Get("X-Content-Type-Options"), "nosniff"; got != want {
+			t.Fatalf("%s: X-Content-Type-Options=%q, want %q", p, got, want)
+		}
+	}
+}
+
+// testGzip: a large asset is gzipped for a client that takes it.
+func testGzip(t *testing.T, h http.Handler) {
+	rec := get(h, "GET", "/assets/index-AbC123.js", "Accept-Encoding", "br, gzip")
+	if got, want := rec.Header().Get("Content-Encoding"), "gzip"; got != want {
+		t.Fatalf("Content-Encoding=%q, want %q", got, want)
+	}
+	if got := rec.Header().Get("Vary"); got != "Accept-Encoding" {
+		t.Fatalf("Vary=%q, want Accept-Encoding", got)
+	}
+	zr, err := gzip.NewReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(body, []byte(bigJS)) {
+		t.Fatal("gunzipped body differs from the file")
+	}
 }
 
 // TestEmbeddedBuild checks that the committed build is embedded and served.

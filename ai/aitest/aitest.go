@@ -277,58 +277,90 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	line := func(v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err)
-		}
-		w.Write(append(b, '\n'))
-		rc.Flush()
-	}
+	out := ndjson{w: w, rc: http.NewResponseController(w)}
+	var finished bool
 	switch {
 	case reply.Lines != nil:
 		for _, l := range reply.Lines {
-			w.Write([]byte(l + "\n"))
-			rc.Flush()
+			out.raw(l)
 		}
+		finished = true
 	case !call.Streamed():
-		if !s.waitGate(r, reply.Gate) {
-			return
-		}
-		if reply.Cut {
-			return
-		}
-		if !reply.Hang && reply.ErrorLine == "" {
-			msg := message(strings.Join(reply.Text, ""), strings.Join(reply.Thinking, ""), reply.ToolCalls)
-			line(done(req.Model, msg, reply.DoneReason))
-		}
+		finished = s.answerWhole(r, out, req.Model, reply)
 	default:
-		for _, t := range reply.Thinking {
-			line(chunk(req.Model, api.Message{Role: "assistant", Thinking: t}))
-		}
-		for _, t := range reply.Text {
-			line(chunk(req.Model, api.Message{Role: "assistant", Content: t}))
-		}
-		for i, tc := range reply.ToolCalls {
-			m := message("", "", []ToolCall{tc})
-			m.ToolCalls[0].Function.Index = i
-			line(chunk(req.Model, m))
-		}
-		if !s.waitGate(r, reply.Gate) {
-			return
-		}
-		if !reply.Cut && !reply.Hang && reply.ErrorLine == "" {
-			line(done(req.Model, api.Message{Role: "assistant"}, reply.DoneReason))
-		}
+		finished = s.answerChunks(r, out, req.Model, reply)
+	}
+	if !finished {
+		return
 	}
 	if reply.ErrorLine != "" {
-		line(map[string]string{"error": reply.ErrorLine})
+		out.line(map[string]string{"error": reply.ErrorLine})
 	}
 	if reply.Hang {
 		<-r.Context().Done()
 		s.once.Do(func() { close(s.cancelled) })
 	}
+}
+
+// ndjson writes an answer one line at a time, each flushed at once so the
+// client sees it arrive.
+type ndjson struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// line writes v as one JSON line.
+func (o ndjson) line(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	o.raw(string(b))
+}
+
+// raw writes l as it is, and a newline.
+func (o ndjson) raw(l string) {
+	o.w.Write([]byte(l + "\n"))
+	o.rc.Flush()
+}
+
+// answerWhole answers a request with stream=false: the whole message in
+// one done line, after the gate. It reports false when the answer ends
+// here (the client went away, or the reply is cut).
+func (s *Server) answerWhole(r *http.Request, out ndjson, model string, reply Reply) bool {
+	if !s.waitGate(r, reply.Gate) || reply.Cut {
+		return false
+	}
+	if !reply.Hang && reply.ErrorLine == "" {
+		msg := message(strings.Join(reply.Text, ""), strings.Join(reply.Thinking, ""), reply.ToolCalls)
+		out.line(done(model, msg, reply.DoneReason))
+	}
+	return true
+}
+
+// answerChunks streams the reply's thinking, text and tool calls one chunk
+// a line, then, after the gate, the done line unless the reply is cut,
+// hangs or ends in an error line. It reports false when the client went
+// away at the gate.
+func (s *Server) answerChunks(r *http.Request, out ndjson, model string, reply Reply) bool {
+	for _, t := range reply.Thinking {
+		out.line(chunk(model, api.Message{Role: "assistant", Thinking: t}))
+	}
+	for _, t := range reply.Text {
+		out.line(chunk(model, api.Message{Role: "assistant", Content: t}))
+	}
+	for i, tc := range reply.ToolCalls {
+		m := message("", "", []ToolCall{tc})
+		m.ToolCalls[0].Function.Index = i
+		out.line(chunk(model, m))
+	}
+	if !s.waitGate(r, reply.Gate) {
+		return false
+	}
+	if !reply.Cut && !reply.Hang && reply.ErrorLine == "" {
+		out.line(done(model, api.Message{Role: "assistant"}, reply.DoneReason))
+	}
+	return true
 }
 
 // waitGate waits at the reply's gate, if any; false when the client went

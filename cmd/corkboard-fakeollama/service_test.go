@@ -67,27 +67,7 @@ func TestRecordingsThroughService(t *testing.T) {
 	ctx := context.Background()
 	const items = `[{"id": "item-1", "key": "CB-1", "type": "epic", "summary": "Passwordless login", "updatedAt": "2026-01-01T00:00:00Z", "version": 1}]`
 
-	t.Run("ChatCreatesNoteThenAnswers", func(t *testing.T) {
-		req := decode[ai.ChatRequest](t, `{"id": "c1", "boardId": "b1", "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Add a launch checklist"}]}]}`)
-		got := collect(t, func(s ai.Sink) error { return svc.Chat(ctx, req, s) })
-		if got.err != nil || len(got.calls) != 1 || got.calls[0].Name != "createNote" || got.calls[0].ErrorText != "" {
-			t.Fatalf("first turn: %+v", got)
-		}
-		var in struct{ Title, Content string }
-		if err := json.Unmarshal(got.calls[0].Input, &in); err != nil || in.Title != "Launch checklist" || !strings.Contains(in.Content, "Invite ten teams") {
-			t.Errorf("createNote input %s (%v)", got.calls[0].Input, err)
-		}
-		// The client applies the call and posts the conversation again
-		// with the tool's output.
-		req = decode[ai.ChatRequest](t, `{"id": "c1", "boardId": "b1", "messages": [
-			{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Add a launch checklist"}]},
-			{"id": "a1", "role": "assistant", "parts": [{"type": "step-start"}, {"type": "text", "text": "I'll add a note with the launch checklist."},
-				{"type": "tool-createNote", "toolCallId": "`+got.calls[0].ID+`", "state": "output-available", "input": `+string(got.calls[0].Input)+`, "output": {"id": "n7"}}]}]}`)
-		got = collect(t, func(s ai.Sink) error { return svc.Chat(ctx, req, s) })
-		if got.err != nil || len(got.calls) != 0 || got.text != "I added the note **Launch checklist** to your board with three steps." {
-			t.Errorf("second turn: %+v", got)
-		}
-	})
+	t.Run("ChatCreatesNoteThenAnswers", func(t *testing.T) { testRecordedChatCreatesNote(t, svc) })
 	t.Run("ChatText", func(t *testing.T) {
 		req := decode[ai.ChatRequest](t, `{"id": "c2", "boardId": "b1", "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "What is on this board?"}]}]}`)
 		got := collect(t, func(s ai.Sink) error { return svc.Chat(ctx, req, s) })
@@ -95,17 +75,7 @@ func TestRecordingsThroughService(t *testing.T) {
 			t.Errorf("%+v", got)
 		}
 	})
-	t.Run("Subagent", func(t *testing.T) {
-		req := decode[ai.ChatRequest](t, `{"id": "s1", "boardId": "b1", "currentPhase": {"id": "p1", "name": "Discovery"}, "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "What next?"}]}]}`)
-		got := collect(t, func(s ai.Sink) error { return svc.Subagent(ctx, req, s) })
-		sug, ok := ai.ParseSuggestions(got.text)
-		if got.err != nil || !ok || len(sug.Suggestions) != 3 || sug.Suggestions[0].Label != "Interview users" {
-			t.Errorf("%+v %+v", got, sug)
-		}
-		if !strings.HasPrefix(got.text, "In **Discovery** the next step is to talk to users.") {
-			t.Errorf("text %q", got.text)
-		}
-	})
+	t.Run("Subagent", func(t *testing.T) { testRecordedSubagent(t, svc) })
 	noteCases := []struct{ command, wantTitle string }{
 		{"", "Onboarding checklist"},
 		{"generate-prd", "Passwordless login PRD"},
@@ -177,5 +147,43 @@ func TestRecordingsThroughService(t *testing.T) {
 				t.Errorf("answer\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// testRecordedChatCreatesNote: the recorded chat calls createNote, then answers once given the tool's output.
+func testRecordedChatCreatesNote(t *testing.T, svc *ai.Service) {
+	ctx := context.Background()
+	req := decode[ai.ChatRequest](t, `{"id": "c1", "boardId": "b1", "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Add a launch checklist"}]}]}`)
+	got := collect(t, func(s ai.Sink) error { return svc.Chat(ctx, req, s) })
+	if got.err != nil || len(got.calls) != 1 || got.calls[0].Name != "createNote" || got.calls[0].ErrorText != "" {
+		t.Fatalf("first turn: %+v", got)
+	}
+	var in struct{ Title, Content string }
+	if err := json.Unmarshal(got.calls[0].Input, &in); err != nil || in.Title != "Launch checklist" || !strings.Contains(in.Content, "Invite ten teams") {
+		t.Errorf("createNote input %s (%v)", got.calls[0].Input, err)
+	}
+	// The client applies the call and posts the conversation again
+	// with the tool's output.
+	req = decode[ai.ChatRequest](t, `{"id": "c1", "boardId": "b1", "messages": [
+		{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Add a launch checklist"}]},
+		{"id": "a1", "role": "assistant", "parts": [{"type": "step-start"}, {"type": "text", "text": "I'll add a note with the launch checklist."},
+			{"type": "tool-createNote", "toolCallId": "`+got.calls[0].ID+`", "state": "output-available", "input": `+string(got.calls[0].Input)+`, "output": {"id": "n7"}}]}]}`)
+	got = collect(t, func(s ai.Sink) error { return svc.Chat(ctx, req, s) })
+	if got.err != nil || len(got.calls) != 0 || got.text != "I added the note **Launch checklist** to your board with three steps." {
+		t.Errorf("second turn: %+v", got)
+	}
+}
+
+// testRecordedSubagent: the recorded subagent answer ends with its three suggestions.
+func testRecordedSubagent(t *testing.T, svc *ai.Service) {
+	ctx := context.Background()
+	req := decode[ai.ChatRequest](t, `{"id": "s1", "boardId": "b1", "currentPhase": {"id": "p1", "name": "Discovery"}, "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "What next?"}]}]}`)
+	got := collect(t, func(s ai.Sink) error { return svc.Subagent(ctx, req, s) })
+	sug, ok := ai.ParseSuggestions(got.text)
+	if got.err != nil || !ok || len(sug.Suggestions) != 3 || sug.Suggestions[0].Label != "Interview users" {
+		t.Errorf("%+v %+v", got, sug)
+	}
+	if !strings.HasPrefix(got.text, "In **Discovery** the next step is to talk to users.") {
+		t.Errorf("text %q", got.text)
 	}
 }

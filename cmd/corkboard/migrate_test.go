@@ -276,6 +276,31 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkFirstMigration(t, first)
+	// The store is reopened, as a node would: the secret is read anew.
+	dst2, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst2.Close()
+	dst2.Now = clock.Now
+	compareStores(t, src, dst2)
+
+	second, err := migrate(ctx, src, dst2)
+	if err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	checkSecondMigration(t, first, second)
+	compareStores(t, src, dst2)
+
+	checkCarriesOn(t, src, dst2)
+	checkRefusesOverMovedBoard(t, src, dst2)
+}
+
+// checkFirstMigration checks what the first run counted and added: every
+// record of buildInstallation's, and b1 whole.
+func checkFirstMigration(t *testing.T, first *migration) {
+	t.Helper()
 	if d := first.differences(); len(d) > 0 {
 		t.Fatalf("counts differ after the first run: %v", d)
 	}
@@ -298,19 +323,11 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if got, want := b1, (persist.BoardCounts{Version: 5, Horizon: 3, Notes: 4, Items: 1, Tombstones: 1, Revisions: 3, Keys: 5, LogEntries: 4, Snapshots: 2}); got != want {
 		t.Fatalf("board b1 in PostgreSQL: %+v, want %+v", got, want)
 	}
-	// The store is reopened, as a node would: the secret is read anew.
-	dst2, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst2.Close()
-	dst2.Now = clock.Now
-	compareStores(t, src, dst2)
+}
 
-	second, err := migrate(ctx, src, dst2)
-	if err != nil {
-		t.Fatalf("second run: %v", err)
-	}
+// checkSecondMigration checks that a second run added and changed nothing.
+func checkSecondMigration(t *testing.T, first, second *migration) {
+	t.Helper()
 	if d := second.differences(); len(d) > 0 {
 		t.Fatalf("counts differ after the second run: %v", d)
 	}
@@ -322,9 +339,14 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if d := cmp.Diff(first.target, second.target); d != "" {
 		t.Fatalf("the second run changed the target's counts:\n%s", d)
 	}
-	compareStores(t, src, dst2)
+}
 
-	// PostgreSQL carries on where bbolt stopped.
+// checkCarriesOn checks that PostgreSQL carries on where bbolt stopped:
+// webhook events and idempotency keys replay, versions, revisions,
+// changelog stamps and credits continue.
+func checkCarriesOn(t *testing.T, src *bolt.DB, dst2 *postgres.Store) {
+	t.Helper()
+	ctx := context.Background()
 	_, replayed, err := dst2.ApplyBillingEvent(ctx, persist.BillingUpdate{EventID: "evt_1", Email: ada,
 		Plan: func(string) (string, bool) { return "free", true }}, "free")
 	if err != nil || !replayed {
@@ -357,8 +379,13 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if used, ok, err := dst2.SpendCredits(ctx, ada, "2026-11", 93, 100); err != nil || !ok || used != 100 {
 		t.Fatalf("spend the rest of ada's credits: %d %v %v; want 100 of 100", used, ok, err)
 	}
+}
 
-	// Now that b1 moved on in PostgreSQL, copying again would lose that.
+// checkRefusesOverMovedBoard: now that b1 moved on in PostgreSQL, copying
+// again would lose that, so a third run refuses and writes nothing.
+func checkRefusesOverMovedBoard(t *testing.T, src *bolt.DB, dst2 *postgres.Store) {
+	t.Helper()
+	ctx := context.Background()
 	before, err := dst2.DumpCounts(ctx)
 	if err != nil {
 		t.Fatal(err)

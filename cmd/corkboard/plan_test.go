@@ -296,20 +296,7 @@ func TestPlanCommandThroughAdminSocket(t *testing.T) {
 		t.Errorf("show output:\n%s", out)
 	}
 
-	// The server checks what it is sent too.
-	client := unixClient(sock)
-	for _, body := range []string{`{"email":"ada@example.com","plan":"gold"}`, `{"email":"nope","plan":"pro"}`, `{"email":"ada@example.com","plan":"pro","extra":1}`} {
-		resp, err := client.Post("http://corkboard/plan", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var e map[string]string
-		if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(msg, &e) != nil || e["error"] == "" {
-			t.Errorf("POST %s: %d %s, want 400 with an error", body, resp.StatusCode, msg)
-		}
-	}
+	checkAdminRefusesBadRequests(t, sock)
 	if u, _ := db.FindUser(context.Background(), "ada@example.com"); u.Plan != "team" {
 		t.Fatalf("a refused request changed the plan to %q", u.Plan)
 	}
@@ -322,6 +309,25 @@ func TestPlanCommandThroughAdminSocket(t *testing.T) {
 	}
 	if _, err := runPlan(t, nil, "-data", dir, "show", "ada@example.com"); err == nil || !strings.Contains(err.Error(), "admin socket did not answer") {
 		t.Fatalf("err=%v, want the admin socket not answering", err)
+	}
+}
+
+// checkAdminRefusesBadRequests: the server checks what it is sent on the
+// admin socket sock too, and answers 400 with an error.
+func checkAdminRefusesBadRequests(t *testing.T, sock string) {
+	t.Helper()
+	client := unixClient(sock)
+	for _, body := range []string{`{"email":"ada@example.com","plan":"gold"}`, `{"email":"nope","plan":"pro"}`, `{"email":"ada@example.com","plan":"pro","extra":1}`} {
+		resp, err := client.Post("http://corkboard/plan", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e map[string]string
+		if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(msg, &e) != nil || e["error"] == "" {
+			t.Errorf("POST %s: %d %s, want 400 with an error", body, resp.StatusCode, msg)
+		}
 	}
 }
 

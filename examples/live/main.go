@@ -141,29 +141,7 @@ func connect(ctx context.Context, c *client.Client, boardID string, version *int
 
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
-	go func() { // stdin → socket
-		n := 0
-		for {
-			select {
-			case <-cctx.Done():
-				return
-			case line, ok := <-lines:
-				if !ok {
-					conn.Close(websocket.StatusNormalClosure, "bye")
-					return
-				}
-				if msg := lineToMessage(line, &n); msg != nil {
-					b, _ := json.Marshal(msg)
-					wctx, cancel := context.WithTimeout(cctx, 10*time.Second)
-					err := conn.Write(wctx, websocket.MessageText, b)
-					cancel()
-					if err != nil {
-						return
-					}
-				}
-			}
-		}
-	}()
+	go sendLines(cctx, conn, lines)
 
 	for {
 		_, data, err := conn.Read(ctx)
@@ -175,53 +153,94 @@ func connect(ctx context.Context, c *client.Client, boardID string, version *int
 			fmt.Println("?? undecodable message:", err)
 			continue
 		}
-		switch m.Type {
-		case "hello":
-			fmt.Printf("-- connected as %s (%s, can edit: %v) at version %d\n", m.You.Email, m.You.Color, m.You.CanEdit, m.ServerVersion)
-			for _, p := range m.Present {
-				fmt.Printf("   here: %s (%s)\n", p.Email, p.Color)
+		if m.Type == "changes" && !showChanges(m, version) {
+			conn.Close(websocket.StatusNormalClosure, "resync")
+			return closeResync, nil
+		}
+		show(m, version)
+	}
+}
+
+// sendLines turns each typed line into a message on the socket until ctx
+// ends, the socket fails, or lines closes (which closes the socket).
+func sendLines(ctx context.Context, conn *websocket.Conn, lines <-chan string) {
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case line, ok := <-lines:
+			if !ok {
+				conn.Close(websocket.StatusNormalClosure, "bye")
+				return
 			}
-		case "changes":
-			switch {
-			case m.Reset:
-				// The server could not patch this client's copy (its version
-				// is older than the forgotten deletions, or newer than the
-				// board): this full state replaces it, whatever the versions.
-				fmt.Println("-- reset: the local copy is replaced by this full state")
-			case m.Since > *version:
-				// A gap: this client missed versions. Reconnecting with its
-				// version makes the server send them.
-				fmt.Printf("-- gap (have %d, change starts after %d); resyncing\n", *version, m.Since)
-				conn.Close(websocket.StatusNormalClosure, "resync")
-				return closeResync, nil
-			case m.ServerVersion <= *version:
-				continue // already applied (a catch-up covered it)
+			msg := lineToMessage(line, &n)
+			if msg == nil {
+				continue
 			}
-			who := "someone (REST)"
-			if m.From != "" {
-				who = "connection " + m.From
+			b, _ := json.Marshal(msg)
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := conn.Write(wctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				return
 			}
-			fmt.Printf("-- version %d (%q) by %s\n", m.ServerVersion, m.Board.Name, who)
-			for _, n := range m.Notes {
-				fmt.Printf("   note %s: %q\n", n.ID, client.FirstLine(n.Title, n.Content))
-			}
-			for _, id := range m.DeletedNoteIDs {
-				fmt.Printf("   deleted note %s\n", id)
-			}
-			*version = m.ServerVersion
-		case "ack":
-			fmt.Printf("-- your push %s is version %d\n", m.ID, m.ServerVersion)
-			*version = max(*version, m.ServerVersion)
-		case "error":
-			fmt.Printf("!! %s: %d %s %s\n", m.ID, m.Status, m.Error, m.Field)
-		case "join":
-			fmt.Printf("++ %s joined (%s)\n", m.Email, m.Color)
-		case "leave":
-			fmt.Printf("-- %s left\n", m.Email)
-		case "pointer":
-			fmt.Printf("   %s's pointer at %.0f,%.0f\n", m.Email, m.X, m.Y)
 		}
 	}
+}
+
+// show prints a server message other than "changes".
+func show(m message, version *int64) {
+	switch m.Type {
+	case "hello":
+		fmt.Printf("-- connected as %s (%s, can edit: %v) at version %d\n", m.You.Email, m.You.Color, m.You.CanEdit, m.ServerVersion)
+		for _, p := range m.Present {
+			fmt.Printf("   here: %s (%s)\n", p.Email, p.Color)
+		}
+	case "ack":
+		fmt.Printf("-- your push %s is version %d\n", m.ID, m.ServerVersion)
+		*version = max(*version, m.ServerVersion)
+	case "error":
+		fmt.Printf("!! %s: %d %s %s\n", m.ID, m.Status, m.Error, m.Field)
+	case "join":
+		fmt.Printf("++ %s joined (%s)\n", m.Email, m.Color)
+	case "leave":
+		fmt.Printf("-- %s left\n", m.Email)
+	case "pointer":
+		fmt.Printf("   %s's pointer at %.0f,%.0f\n", m.Email, m.X, m.Y)
+	}
+}
+
+// showChanges prints a "changes" message and moves version past it. It
+// reports false when the client missed versions and must reconnect.
+func showChanges(m message, version *int64) bool {
+	switch {
+	case m.Reset:
+		// The server could not patch this client's copy (its version is
+		// older than the forgotten deletions, or newer than the board):
+		// this full state replaces it, whatever the versions.
+		fmt.Println("-- reset: the local copy is replaced by this full state")
+	case m.Since > *version:
+		// A gap: this client missed versions. Reconnecting with its
+		// version makes the server send them.
+		fmt.Printf("-- gap (have %d, change starts after %d); resyncing\n", *version, m.Since)
+		return false
+	case m.ServerVersion <= *version:
+		return true // already applied (a catch-up covered it)
+	}
+	who := "someone (REST)"
+	if m.From != "" {
+		who = "connection " + m.From
+	}
+	fmt.Printf("-- version %d (%q) by %s\n", m.ServerVersion, m.Board.Name, who)
+	for _, n := range m.Notes {
+		fmt.Printf("   note %s: %q\n", n.ID, client.FirstLine(n.Title, n.Content))
+	}
+	for _, id := range m.DeletedNoteIDs {
+		fmt.Printf("   deleted note %s\n", id)
+	}
+	*version = m.ServerVersion
+	return true
 }
 
 // lineToMessage turns a typed line into a push or pointer message.

@@ -42,12 +42,41 @@ var packagePath = regexp.MustCompile(`^[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*)*$`)
 // package named in the last cell that has no row of its own is an error,
 // so a typo cannot allow an arrow silently.
 func ParseTable(r io.Reader) (Allowed, error) {
-	type row struct {
-		pkgs    []string
-		imports string
-		line    int
+	rows, err := readRows(r)
+	if err != nil {
+		return nil, err
 	}
-	var rows []row
+	known, err := knownPackages(rows)
+	if err != nil {
+		return nil, err
+	}
+	allowed := Allowed{}
+	var above []string
+	for _, rw := range rows {
+		set, err := rw.allowedImports(known, above)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range rw.pkgs {
+			delete(set, p) // "all" does not mean itself
+			allowed[p] = set
+		}
+		above = append(above, rw.pkgs...)
+	}
+	return allowed, nil
+}
+
+// tableRow is one row of the table: the packages it is about, its imports
+// cell as written, and its line in the document for error messages.
+type tableRow struct {
+	pkgs    []string
+	imports string
+	line    int
+}
+
+// readRows returns the rows of the table under tableHeading, in order.
+func readRows(r io.Reader) ([]tableRow, error) {
+	var rows []tableRow
 	sc := bufio.NewScanner(r)
 	inSection, inTable, lineNo := false, false, 0
 	for sc.Scan() {
@@ -70,25 +99,13 @@ func ParseTable(r io.Reader) (Allowed, error) {
 			continue
 		}
 		inTable = true
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if len(cells) != 3 {
-			return nil, fmt.Errorf("line %d: %d cells, want 3 (package | holds | imports)", lineNo, len(cells))
+		rw, ok, err := parseRow(line, lineNo)
+		if err != nil {
+			return nil, err
 		}
-		first := strings.TrimSpace(cells[0])
-		if first == "package" || strings.Trim(first, "-: ") == "" {
-			continue // the header or the separator
+		if ok {
+			rows = append(rows, rw)
 		}
-		var pkgs []string
-		for _, m := range backticked.FindAllStringSubmatch(first, -1) {
-			if !packagePath.MatchString(m[1]) {
-				return nil, fmt.Errorf("line %d: %q is not a package path", lineNo, m[1])
-			}
-			pkgs = append(pkgs, m[1])
-		}
-		if len(pkgs) == 0 {
-			return nil, fmt.Errorf("line %d: no `package` in the first cell", lineNo)
-		}
-		rows = append(rows, row{pkgs: pkgs, imports: strings.TrimSpace(cells[2]), line: lineNo})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -96,7 +113,36 @@ func ParseTable(r io.Reader) (Allowed, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no table under %q", tableHeading)
 	}
+	return rows, nil
+}
 
+// parseRow reads one line of the table; ok is false for the header and
+// the separator line.
+func parseRow(line string, lineNo int) (rw tableRow, ok bool, err error) {
+	cells := strings.Split(strings.Trim(line, "|"), "|")
+	if len(cells) != 3 {
+		return tableRow{}, false, fmt.Errorf("line %d: %d cells, want 3 (package | holds | imports)", lineNo, len(cells))
+	}
+	first := strings.TrimSpace(cells[0])
+	if first == "package" || strings.Trim(first, "-: ") == "" {
+		return tableRow{}, false, nil
+	}
+	var pkgs []string
+	for _, m := range backticked.FindAllStringSubmatch(first, -1) {
+		if !packagePath.MatchString(m[1]) {
+			return tableRow{}, false, fmt.Errorf("line %d: %q is not a package path", lineNo, m[1])
+		}
+		pkgs = append(pkgs, m[1])
+	}
+	if len(pkgs) == 0 {
+		return tableRow{}, false, fmt.Errorf("line %d: no `package` in the first cell", lineNo)
+	}
+	return tableRow{pkgs: pkgs, imports: strings.TrimSpace(cells[2]), line: lineNo}, true, nil
+}
+
+// knownPackages is the set of packages with a row; a package with two rows
+// is an error, since the two could allow different arrows.
+func knownPackages(rows []tableRow) (map[string]bool, error) {
 	known := map[string]bool{}
 	for _, rw := range rows {
 		for _, p := range rw.pkgs {
@@ -106,43 +152,40 @@ func ParseTable(r io.Reader) (Allowed, error) {
 			known[p] = true
 		}
 	}
-	allowed := Allowed{}
-	var above []string
-	for _, rw := range rows {
-		set := map[string]bool{}
-		cell := strings.ToLower(rw.imports)
-		switch {
-		case cell == "all":
-			for p := range known {
-				set[p] = true
-			}
-		case strings.HasPrefix(cell, "all of the above"):
-			for _, p := range above {
-				set[p] = true
-			}
-		case strings.HasPrefix(cell, "—"), strings.HasPrefix(cell, "none"):
-		default:
-			names := backticked.FindAllStringSubmatch(rw.imports, -1)
-			if len(names) == 0 {
-				return nil, fmt.Errorf("line %d: cannot read the imports cell %q", rw.line, rw.imports)
-			}
-			for _, m := range names {
-				if !packagePath.MatchString(m[1]) {
-					continue // a type or a file, e.g. (the `SyncStore` interface)
-				}
-				if !known[m[1]] {
-					return nil, fmt.Errorf("line %d: %s is not a package of the table", rw.line, m[1])
-				}
-				set[m[1]] = true
-			}
+	return known, nil
+}
+
+// allowedImports reads the row's imports cell into the set of packages it
+// allows, given every package of the table and those in earlier rows.
+func (rw tableRow) allowedImports(known map[string]bool, above []string) (map[string]bool, error) {
+	set := map[string]bool{}
+	cell := strings.ToLower(rw.imports)
+	switch {
+	case cell == "all":
+		for p := range known {
+			set[p] = true
 		}
-		for _, p := range rw.pkgs {
-			delete(set, p) // "all" does not mean itself
-			allowed[p] = set
+	case strings.HasPrefix(cell, "all of the above"):
+		for _, p := range above {
+			set[p] = true
 		}
-		above = append(above, rw.pkgs...)
+	case strings.HasPrefix(cell, "—"), strings.HasPrefix(cell, "none"):
+	default:
+		names := backticked.FindAllStringSubmatch(rw.imports, -1)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("line %d: cannot read the imports cell %q", rw.line, rw.imports)
+		}
+		for _, m := range names {
+			if !packagePath.MatchString(m[1]) {
+				continue // a type or a file, e.g. (the `SyncStore` interface)
+			}
+			if !known[m[1]] {
+				return nil, fmt.Errorf("line %d: %s is not a package of the table", rw.line, m[1])
+			}
+			set[m[1]] = true
+		}
 	}
-	return allowed, nil
+	return set, nil
 }
 
 // Check returns one line per problem in g: an arrow the table does not

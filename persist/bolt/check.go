@@ -70,28 +70,10 @@ func readMeta(b []byte) meta {
 // file from the valid one, and the next write rewrites the damaged one.
 // A missing or empty file is not damaged (Open creates it).
 func inspectFile(path string) (badMeta []string, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	head, size, err := readHead(path)
+	if err != nil || size == 0 {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	size := st.Size()
-	if size == 0 {
-		return nil, nil
-	}
-	head := make([]byte, 2*maxProbePageLen)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	head = head[:n]
 	damaged := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s; restore it from a backup", path, ErrDamaged, fmt.Sprintf(format, args...))
 	}
@@ -99,26 +81,7 @@ func inspectFile(path string) (badMeta []string, err error) {
 		return nil, damaged("the file is %d bytes, too short for a meta page", size)
 	}
 	m0 := readMeta(head)
-	// The second meta page starts one page in; the page size comes from
-	// the first, or, when that one is damaged, from probing the sizes
-	// bbolt uses for the one where a valid meta page sits.
-	m1 := meta{problem: "not found at any page size bbolt uses"}
-	if m0.problem == "" {
-		m1 = meta{problem: "the file ends before it"}
-		if ps := m0.pageSize; ps >= metaSizeOnDisk && ps+metaSizeOnDisk <= len(head) {
-			m1 = readMeta(head[ps:])
-		}
-	} else {
-		for _, ps := range []int{os.Getpagesize(), 4096, 8192, 16384, 32768, 65536} {
-			if ps+metaSizeOnDisk > len(head) {
-				continue
-			}
-			if m := readMeta(head[ps:]); m.problem == "" && m.pageSize == ps {
-				m1 = m
-				break
-			}
-		}
-	}
+	m1 := secondMeta(head, m0)
 	for i, m := range []meta{m0, m1} {
 		if m.problem != "" {
 			badMeta = append(badMeta, fmt.Sprintf("meta page %d: %s", i, m.problem))
@@ -135,6 +98,54 @@ func inspectFile(path string) (badMeta []string, err error) {
 		return nil, damaged("the file is truncated: %d bytes, its meta page counts %d pages of %d bytes (%d bytes)", size, use.pgid, use.pageSize, need)
 	}
 	return badMeta, nil
+}
+
+// readHead returns the first bytes of the file at path, enough for both
+// meta pages at the largest page size probed, and the file's size; a
+// missing file has size 0.
+func readHead(path string) (head []byte, size int64, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	if st.Size() == 0 {
+		return nil, 0, nil
+	}
+	head = make([]byte, 2*maxProbePageLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return head[:n], st.Size(), nil
+}
+
+// secondMeta reads the second meta page, which starts one page in; the
+// page size comes from the first (m0), or, when that one is damaged, from
+// probing the sizes bbolt uses for the one where a valid meta page sits.
+func secondMeta(head []byte, m0 meta) meta {
+	if m0.problem == "" {
+		if ps := m0.pageSize; ps >= metaSizeOnDisk && ps+metaSizeOnDisk <= len(head) {
+			return readMeta(head[ps:])
+		}
+		return meta{problem: "the file ends before it"}
+	}
+	for _, ps := range []int{os.Getpagesize(), 4096, 8192, 16384, 32768, 65536} {
+		if ps+metaSizeOnDisk > len(head) {
+			continue
+		}
+		if m := readMeta(head[ps:]); m.problem == "" && m.pageSize == ps {
+			return m
+		}
+	}
+	return meta{problem: "not found at any page size bbolt uses"}
 }
 
 // Check runs bbolt's consistency check over the whole file (every page

@@ -418,8 +418,43 @@ func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idem
 // push that fails validation gets its own EINVALID entry and writes
 // nothing. See SyncStore for the errors.
 func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.PushInput) ([]persist.Applied, error) {
-	out := make([]persist.Applied, len(pushes))
-	valid := make([]bool, len(pushes))
+	out, valid := validatePushes(pushes)
+	err := db.batch(ctx, func(tx *bbolt.Tx) error {
+		// Batch may run this function more than once (when another writer in
+		// the same batch fails), so it starts from a clean slate each time.
+		for i := range out {
+			if valid[i] {
+				out[i] = persist.Applied{}
+			}
+		}
+		w, err := db.startBoardWrite(tx, boardID)
+		if err != nil {
+			return err
+		}
+		for i, in := range pushes {
+			if !valid[i] {
+				continue
+			}
+			if out[i], err = db.applyInBatch(w, in); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		if board.ErrorCode(err) != board.EINTERNAL {
+			return nil, err
+		}
+		return nil, fmt.Errorf("apply pushes to board %s: %w", boardID, err)
+	}
+	return out, nil
+}
+
+// validatePushes gives each push that cannot be applied its EINVALID
+// answer, before any transaction; valid says which may be applied.
+func validatePushes(pushes []persist.PushInput) (out []persist.Applied, valid []bool) {
+	out = make([]persist.Applied, len(pushes))
+	valid = make([]bool, len(pushes))
 	for i, in := range pushes {
 		switch {
 		case in.Push == nil:
@@ -431,81 +466,85 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.
 		}
 		valid[i] = out[i].Err == nil
 	}
-	err := db.batch(ctx, func(tx *bbolt.Tx) error {
-		// Batch may run this function more than once (when another writer in
-		// the same batch fails), so it starts from a clean slate each time.
-		for i := range out {
-			if valid[i] {
-				out[i] = persist.Applied{}
-			}
-		}
-		b, err := getBoard(tx, boardID)
-		if err != nil {
-			return err
-		}
-		rb, err := rowsBucket(tx, boardID, true)
-		if err != nil {
-			return err
-		}
-		now := db.now()
-		dirty := false
-		counts, err := readCounts(rb)
-		if err != nil {
-			return err
-		}
-		for i, in := range pushes {
-			if !valid[i] {
-				continue
-			}
-			if in.IdempotencyKey != "" {
-				if v := rb.Bucket(subKeys).Get([]byte(in.IdempotencyKey)); v != nil {
-					out[i] = persist.Applied{Version: int64(binary.BigEndian.Uint64(v[:8])), Replayed: true}
-					continue
-				}
-			}
-			if changesNothing(rb, in.Push) {
-				// Empty, or only deletions of IDs that are not live: the
-				// version and updatedAt stay, nobody is told. The key is
-				// kept, so that a retry answers the same version and stays a
-				// no-op even if one of those IDs was created in between.
-				if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
-					return err
-				}
-				out[i] = persist.Applied{Version: b.Version}
-				continue
-			}
-			next, err := db.checkRowLimits(rb, counts, in.Push)
-			if err != nil {
-				// Refused whole, like an invalid push: not even its key.
-				out[i].Err = err
-				continue
-			}
-			counts = next
-			ch, tally, err := db.applyOne(tx, rb, b, in.Push, now)
-			if err != nil {
-				return fmt.Errorf("apply push to board %s: %w", boardID, err)
-			}
-			if err := recordKey(rb, in.IdempotencyKey, b.Version, now); err != nil {
-				return err
-			}
-			out[i] = persist.Applied{Version: b.Version, Changes: ch, Merged: tally.Merged, Fallbacks: tally.Fallbacks, Events: tally.Events}
-			dirty = true
-		}
-		if !dirty {
-			return nil
-		}
-		if err := writeCounts(rb, counts); err != nil {
-			return err
-		}
-		return putBoard(tx, b)
-	})
+	return out, valid
+}
+
+// boardWrite is one board inside the write transaction of ApplyPushes:
+// its header and row counts as the pushes so far left them, stored once
+// at the end if any push changed something.
+type boardWrite struct {
+	tx     *bbolt.Tx
+	rb     *bbolt.Bucket
+	b      *board.Board
+	counts rowCounts
+	now    time.Time
+	dirty  bool
+}
+
+// startBoardWrite reads the board and its row counts for a batch of pushes.
+func (db *DB) startBoardWrite(tx *bbolt.Tx, boardID string) (*boardWrite, error) {
+	b, err := getBoard(tx, boardID)
 	if err != nil {
-		if board.ErrorCode(err) != board.EINTERNAL {
-			return nil, err
-		}
-		return nil, fmt.Errorf("apply pushes to board %s: %w", boardID, err)
+		return nil, err
 	}
-	return out, nil
+	rb, err := rowsBucket(tx, boardID, true)
+	if err != nil {
+		return nil, err
+	}
+	now := db.now()
+	counts, err := readCounts(rb)
+	if err != nil {
+		return nil, err
+	}
+	return &boardWrite{tx: tx, rb: rb, b: b, counts: counts, now: now}, nil
+}
+
+// finish stores the board and its row counts when a push changed them.
+func (w *boardWrite) finish() error {
+	if !w.dirty {
+		return nil
+	}
+	if err := writeCounts(w.rb, w.counts); err != nil {
+		return err
+	}
+	return putBoard(w.tx, w.b)
+}
+
+// applyInBatch applies one valid push of a batch: a replay answers the
+// version its key recorded, a push that changes nothing keeps the version,
+// one past the row limits is refused whole (its answer, not an error), and
+// any other is written at the next version. An error aborts the batch.
+func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied, error) {
+	if in.IdempotencyKey != "" {
+		if v := w.rb.Bucket(subKeys).Get([]byte(in.IdempotencyKey)); v != nil {
+			return persist.Applied{Version: int64(binary.BigEndian.Uint64(v[:8])), Replayed: true}, nil
+		}
+	}
+	if changesNothing(w.rb, in.Push) {
+		// Empty, or only deletions of IDs that are not live: the version
+		// and updatedAt stay, nobody is told. The key is kept, so that a
+		// retry answers the same version and stays a no-op even if one of
+		// those IDs was created in between.
+		if err := recordKey(w.rb, in.IdempotencyKey, w.b.Version, w.now); err != nil {
+			return persist.Applied{}, err
+		}
+		return persist.Applied{Version: w.b.Version}, nil
+	}
+	next, err := db.checkRowLimits(w.rb, w.counts, in.Push)
+	if err != nil {
+		// Refused whole, like an invalid push: not even its key.
+		return persist.Applied{Err: err}, nil
+	}
+	w.counts = next
+	ch, tally, err := db.applyOne(w.tx, w.rb, w.b, in.Push, w.now)
+	if err != nil {
+		return persist.Applied{}, fmt.Errorf("apply push to board %s: %w", w.b.ID, err)
+	}
+	if err := recordKey(w.rb, in.IdempotencyKey, w.b.Version, w.now); err != nil {
+		return persist.Applied{}, err
+	}
+	w.dirty = true
+	return persist.Applied{Version: w.b.Version, Changes: ch, Merged: tally.Merged, Fallbacks: tally.Fallbacks, Events: tally.Events}, nil
 }
 
 // changesNothing reports whether applying p would change nothing: it
@@ -554,83 +593,26 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		b.UpdatedAt = p.Board.UpdatedAt
 	}
 	ch := &board.Changes{
-		Board:                 b.Header(),
-		Notes:                 rowmerge.LastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }),
-		DeletedNoteIDs:        []string{},
-		TrackerItems:          rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }),
-		DeletedTrackerItemIDs: []string{},
-		ServerVersion:         v,
+		Board:         b.Header(),
+		Notes:         rowmerge.LastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID }),
+		TrackerItems:  rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }),
+		ServerVersion: v,
 	}
 	tally := &rowmerge.Tally{}
-
-	notes := notesTable(rb)
-	for i := range ch.Notes {
-		mine := ch.Notes[i]
-		if mine.UpdatedAt == "" {
-			mine.UpdatedAt = stamp
-		}
-		cur, base, lastLive := notes.history(mine.ID, mine.BaseVersion)
-		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeNote)
-		if err != nil {
-			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
-		}
-		if err := tally.AddNote(res, db.renderNote); err != nil {
-			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
-		}
-		n := res.Row
-		n.Version, n.DeletedAt, n.BaseVersion = v, nil, 0
-		js, err := rowmerge.Encode(&n)
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode note %q: %w", n.ID, err)
-		}
-		if err := notes.put(n.ID, v, js, now); err != nil {
-			return nil, nil, fmt.Errorf("write note %q: %w", n.ID, err)
-		}
-		ch.Notes[i] = n
+	notes, items := notesTable(rb), itemsTable(rb)
+	var err error
+	if err = db.upsertNotes(notes, ch.Notes, v, stamp, now, tally); err != nil {
+		return nil, nil, err
 	}
-	for _, id := range p.Notes.Deleted {
-		ok, err := notes.remove(id, v, now)
-		if err != nil {
-			return nil, nil, fmt.Errorf("delete note %q: %w", id, err)
-		}
-		if ok {
-			ch.DeletedNoteIDs = append(ch.DeletedNoteIDs, id)
-		}
+	if ch.DeletedNoteIDs, err = removeRows(notes, "note", p.Notes.Deleted, v, now); err != nil {
+		return nil, nil, err
 	}
-
-	items := itemsTable(rb)
-	for i := range ch.TrackerItems {
-		mine := ch.TrackerItems[i]
-		if mine.UpdatedAt == "" {
-			mine.UpdatedAt = stamp
-		}
-		cur, base, lastLive := items.history(mine.ID, mine.BaseVersion)
-		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeItem)
-		if err != nil {
-			return nil, nil, fmt.Errorf("merge item %q: %w", mine.ID, err)
-		}
-		tally.AddItem(res)
-		it := res.Row
-		it.Version, it.DeletedAt, it.BaseVersion = v, nil, 0
-		js, err := rowmerge.Encode(&it)
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode item %q: %w", it.ID, err)
-		}
-		if err := items.put(it.ID, v, js, now); err != nil {
-			return nil, nil, fmt.Errorf("write item %q: %w", it.ID, err)
-		}
-		ch.TrackerItems[i] = it
+	if err = upsertItems(items, ch.TrackerItems, v, stamp, now, tally); err != nil {
+		return nil, nil, err
 	}
-	for _, id := range p.TrackerItems.Deleted {
-		ok, err := items.remove(id, v, now)
-		if err != nil {
-			return nil, nil, fmt.Errorf("delete item %q: %w", id, err)
-		}
-		if ok {
-			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, id)
-		}
+	if ch.DeletedTrackerItemIDs, err = removeRows(items, "item", p.TrackerItems.Deleted, v, now); err != nil {
+		return nil, nil, err
 	}
-
 	if len(tally.Entries) > 0 {
 		logged, err := appendLogTx(tx, b.ID, now, tally.Entries)
 		if err != nil {
@@ -650,6 +632,81 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		ch.TrackerItems = rowmerge.DropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
 	}
 	return ch, tally, nil
+}
+
+// upsertNotes merges each pushed note (the last copy of each ID) into what
+// is stored, writes the result at version v and puts it back in upserted
+// as the change will carry it; the tally collects what the merges did.
+func (db *DB) upsertNotes(notes table, upserted []board.Note, v int64, stamp string, now time.Time, tally *rowmerge.Tally) error {
+	for i := range upserted {
+		mine := upserted[i]
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
+		}
+		cur, base, lastLive := notes.history(mine.ID, mine.BaseVersion)
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeNote)
+		if err != nil {
+			return fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		if err := tally.AddNote(res, db.renderNote); err != nil {
+			return fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		n := res.Row
+		n.Version, n.DeletedAt, n.BaseVersion = v, nil, 0
+		js, err := rowmerge.Encode(&n)
+		if err != nil {
+			return fmt.Errorf("encode note %q: %w", n.ID, err)
+		}
+		if err := notes.put(n.ID, v, js, now); err != nil {
+			return fmt.Errorf("write note %q: %w", n.ID, err)
+		}
+		upserted[i] = n
+	}
+	return nil
+}
+
+// upsertItems is upsertNotes for tracker items.
+func upsertItems(items table, upserted []board.TrackerItem, v int64, stamp string, now time.Time, tally *rowmerge.Tally) error {
+	for i := range upserted {
+		mine := upserted[i]
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
+		}
+		cur, base, lastLive := items.history(mine.ID, mine.BaseVersion)
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeItem)
+		if err != nil {
+			return fmt.Errorf("merge item %q: %w", mine.ID, err)
+		}
+		tally.AddItem(res)
+		it := res.Row
+		it.Version, it.DeletedAt, it.BaseVersion = v, nil, 0
+		js, err := rowmerge.Encode(&it)
+		if err != nil {
+			return fmt.Errorf("encode item %q: %w", it.ID, err)
+		}
+		if err := items.put(it.ID, v, js, now); err != nil {
+			return fmt.Errorf("write item %q: %w", it.ID, err)
+		}
+		upserted[i] = it
+	}
+	return nil
+}
+
+// removeRows deletes the rows of t with the given IDs at version v and
+// returns those that were live (never nil: the change lists them as []).
+// what names the kind of row for errors.
+func removeRows(t table, what string, ids []string, v int64, now time.Time) ([]string, error) {
+	removed := []string{}
+	for _, id := range ids {
+		ok, err := t.remove(id, v, now)
+		if err != nil {
+			return nil, fmt.Errorf("delete %s %q: %w", what, id, err)
+		}
+		if ok {
+			removed = append(removed, id)
+		}
+	}
+	return removed, nil
 }
 
 // horizon is the highest version whose tombstones may have been pruned: a

@@ -315,56 +315,203 @@ func (im *Importer) Flush(ctx context.Context) error {
 	ctx, cancel := im.s.call(ctx)
 	defer cancel()
 
-	var boardID, name, owner, updated, memEmail, memBoard, memRole []string
-	var created, version, hz []int64
-	var phases [][]byte
-	for _, r := range b.boards {
+	boards, members, err := boardColumnsOf(b.boards)
+	if err != nil {
+		return err
+	}
+	states := stateColumnsOf(b.states)
+	rows := b.rowsByKind()
+	steps := []importStep{
+		{persist.CountUsers, insertUsers, len(b.userEmail), []any{b.userEmail, b.userPlan, b.userCreated, b.userCustomer}},
+		{persist.CountCustomers, insertCustomers, len(b.custID), []any{b.custID, b.custEmail}},
+		{persist.CountBillingEvents, insertEvents, len(b.eventID), []any{b.eventID, b.eventAt}},
+		{persist.CountUsage, insertUsage, len(b.usageEmail), []any{b.usageEmail, b.usageMonth, b.usageUsed}},
+		{persist.CountSessions, insertSessions, len(b.sessID), []any{b.sessID, b.sessEmail, b.sessCreated, b.sessSeen}},
+		{persist.CountOTPs, insertOTPs, len(b.otpEmail), []any{b.otpEmail, b.otpHash, b.otpExpires, b.otpAttempts, b.otpNetwork}},
+		{persist.CountBoards, insertBoards, len(boards.id), boards.args()},
+		{persist.CountMembers, insertMembers, len(members.email), members.args()},
+		{persist.CountNotes, insertRows, len(rows[0].id), rows[0].args()},
+		{persist.CountItems, insertRows, len(rows[1].id), rows[1].args()},
+		{persist.CountTombstones, insertRows, len(rows[2].id), rows[2].args()},
+		{persist.CountRevisions, insertRevisions, len(b.revID), []any{b.revBoard, b.revKind, b.revID, b.revVersion, b.revData, b.revAt}},
+		{persist.CountKeys, insertKeys, len(b.keyKey), []any{b.keyBoard, b.keyKey, b.keyVersion, b.keyRecorded}},
+		{persist.CountChangelogState, insertStates, len(states.board), states.args()},
+		{persist.CountLogEntries, insertEntries, len(b.entKey), []any{b.entBoard, b.entKey, b.entNote, b.entAction, b.entStamp, b.entContent}},
+		{persist.CountSnapshots, insertSnapshots, len(b.snapKey), []any{b.snapBoard, b.snapKey, b.snapMD}},
+	}
+	// The imported boards' live-row counts, from the rows now there, and
+	// their changelogs' bytes, from the entries now there.
+	recount := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(rows[0].board), rows[1].board...))))
+	relog := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(b.entBoard), states.board...))))
+	steps = append(steps,
+		importStep{"", recountSQL, len(recount), []any{recount}},
+		importStep{"", recountLogSQL, len(relog), []any{relog}},
+	)
+
+	var added map[string]int64
+	err = im.s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
+		added = map[string]int64{}
+		if b.secret != nil {
+			tag, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('secret', $1)
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value <> excluded.value`, b.secret)
+			if err != nil {
+				return fmt.Errorf("write the server secret: %w", err)
+			}
+			added[persist.CountSecret] = tag.RowsAffected()
+		}
+		if err := checkBoards(ctx, tx, b.boards); err != nil {
+			return err
+		}
+		return runImportSteps(ctx, tx, steps, added)
+	})
+	if err != nil {
+		return wrap(err, "import %d records", b.records)
+	}
+	for k, v := range added {
+		im.added[k] += v
+	}
+	im.buf = importBuf{}
+	return nil
+}
+
+// importStep is one statement of a flush: what it counts (empty for the
+// recounts after the rows), its SQL, how many records it writes (0: not
+// sent) and its arguments.
+type importStep struct {
+	kind string
+	sql  string
+	n    int
+	args []any
+}
+
+// runImportSteps sends the steps that have records in one batch and adds
+// what each inserted to added under its kind.
+func runImportSteps(ctx context.Context, tx pgx.Tx, steps []importStep, added map[string]int64) error {
+	batch := &pgx.Batch{}
+	for _, st := range steps {
+		if st.n > 0 {
+			batch.Queue(st.sql, st.args...)
+		}
+	}
+	res := tx.SendBatch(ctx, batch)
+	for _, st := range steps {
+		if st.n == 0 {
+			continue
+		}
+		tag, err := res.Exec()
+		if err != nil {
+			res.Close()
+			return fmt.Errorf("%s: %w", st.what(), err)
+		}
+		if st.kind != "" {
+			added[st.kind] += tag.RowsAffected()
+		}
+	}
+	return res.Close()
+}
+
+// what says what a failed step was doing, for its error.
+func (st importStep) what() string {
+	switch {
+	case st.kind != "":
+		return "write " + st.kind
+	case st.sql == recountSQL:
+		return "count the imported boards' rows"
+	default:
+		return "count the imported boards' changelog bytes"
+	}
+}
+
+// boardCols are boards columns for unnest.
+type boardCols struct {
+	id, name, owner, updated  []string
+	created, version, horizon []int64
+	phases                    [][]byte
+}
+
+func (c *boardCols) args() []any {
+	return []any{c.id, c.name, c.owner, c.created, c.updated, c.version, c.horizon, c.phases}
+}
+
+// memberCols are board_members columns for unnest.
+type memberCols struct {
+	email, board, role []string
+}
+
+func (c *memberCols) add(email, board, role string) {
+	c.email = append(c.email, email)
+	c.board = append(c.board, board)
+	c.role = append(c.role, role)
+}
+
+func (c *memberCols) args() []any { return []any{c.email, c.board, c.role} }
+
+// boardColumnsOf turns dumped boards into the columns of their boards and
+// of their members (the owner and every invitee).
+func boardColumnsOf(records []persist.BoardRecord) (boardCols, memberCols, error) {
+	var bc boardCols
+	var mc memberCols
+	for _, r := range records {
 		bd := r.Board
 		var ph []byte
 		if bd.Phases != nil {
 			js, err := json.Marshal(bd.Phases)
 			if err != nil {
-				return fmt.Errorf("encode phases of board %s: %w", bd.ID, err)
+				return boardCols{}, memberCols{}, fmt.Errorf("encode phases of board %s: %w", bd.ID, err)
 			}
 			ph = js
 		}
-		boardID = append(boardID, bd.ID)
-		name = append(name, bd.Name)
-		owner = append(owner, bd.OwnerEmail)
-		created = append(created, nanos(bd.CreatedAt))
-		updated = append(updated, bd.UpdatedAt)
-		version = append(version, bd.Version)
-		hz = append(hz, r.Horizon)
-		phases = append(phases, ph)
-		memEmail = append(memEmail, bd.OwnerEmail)
-		memBoard = append(memBoard, bd.ID)
-		memRole = append(memRole, "owner")
+		bc.id = append(bc.id, bd.ID)
+		bc.name = append(bc.name, bd.Name)
+		bc.owner = append(bc.owner, bd.OwnerEmail)
+		bc.created = append(bc.created, nanos(bd.CreatedAt))
+		bc.updated = append(bc.updated, bd.UpdatedAt)
+		bc.version = append(bc.version, bd.Version)
+		bc.horizon = append(bc.horizon, r.Horizon)
+		bc.phases = append(bc.phases, ph)
+		mc.add(bd.OwnerEmail, bd.ID, "owner")
 		for _, e := range bd.InvitedEmails {
-			memEmail = append(memEmail, e)
-			memBoard = append(memBoard, bd.ID)
-			memRole = append(memRole, "invitee")
+			mc.add(e, bd.ID, "invitee")
 		}
 	}
-	var stBoard, stStamp []string
-	var stMD, stPhases [][]byte
-	var stVersion []*int64
-	var stSnap []int64
-	for _, c := range b.states {
-		stBoard = append(stBoard, c.BoardID)
-		stStamp = append(stStamp, c.Stamp)
-		stMD = append(stMD, c.Current)
-		stPhases = append(stPhases, c.CurrentPhases)
+	return bc, mc, nil
+}
+
+// stateCols are changelog_state columns for unnest.
+type stateCols struct {
+	board, stamp    []string
+	md, phases      [][]byte
+	version         []*int64 // NULL when there is no current Markdown
+	snapshotVersion []int64
+}
+
+func (c *stateCols) args() []any {
+	return []any{c.board, c.stamp, c.md, c.version, c.phases, c.snapshotVersion}
+}
+
+// stateColumnsOf turns dumped changelog states into columns.
+func stateColumnsOf(records []persist.ChangelogStateRecord) stateCols {
+	var sc stateCols
+	for _, c := range records {
+		sc.board = append(sc.board, c.BoardID)
+		sc.stamp = append(sc.stamp, c.Stamp)
+		sc.md = append(sc.md, c.Current)
+		sc.phases = append(sc.phases, c.CurrentPhases)
 		if c.Current != nil {
 			v := c.CurrentVersion
-			stVersion = append(stVersion, &v)
+			sc.version = append(sc.version, &v)
 		} else {
-			stVersion = append(stVersion, nil)
+			sc.version = append(sc.version, nil)
 		}
-		stSnap = append(stSnap, c.SnapshotVersion)
+		sc.snapshotVersion = append(sc.snapshotVersion, c.SnapshotVersion)
 	}
+	return sc
+}
 
-	// Rows go in three statements (live notes, live items, tombstones) so
-	// that what each adds is counted by kind.
+// rowsByKind splits the buffered rows in three (live notes, live items,
+// tombstones), each written by a statement of its own so that what each
+// adds is counted by kind.
+func (b *importBuf) rowsByKind() [3]rowColumns {
 	var rows [3]rowColumns
 	for i := range b.rowID {
 		g := 2
@@ -381,97 +528,7 @@ func (im *Importer) Flush(ctx context.Context) error {
 		r.data = append(r.data, b.rowData[i])
 		r.deleted = append(r.deleted, b.rowDeleted[i])
 	}
-
-	type step struct {
-		kind string
-		sql  string
-		n    int
-		args []any
-	}
-	steps := []step{
-		{persist.CountUsers, insertUsers, len(b.userEmail), []any{b.userEmail, b.userPlan, b.userCreated, b.userCustomer}},
-		{persist.CountCustomers, insertCustomers, len(b.custID), []any{b.custID, b.custEmail}},
-		{persist.CountBillingEvents, insertEvents, len(b.eventID), []any{b.eventID, b.eventAt}},
-		{persist.CountUsage, insertUsage, len(b.usageEmail), []any{b.usageEmail, b.usageMonth, b.usageUsed}},
-		{persist.CountSessions, insertSessions, len(b.sessID), []any{b.sessID, b.sessEmail, b.sessCreated, b.sessSeen}},
-		{persist.CountOTPs, insertOTPs, len(b.otpEmail), []any{b.otpEmail, b.otpHash, b.otpExpires, b.otpAttempts, b.otpNetwork}},
-		{persist.CountBoards, insertBoards, len(boardID), []any{boardID, name, owner, created, updated, version, hz, phases}},
-		{persist.CountMembers, insertMembers, len(memEmail), []any{memEmail, memBoard, memRole}},
-		{persist.CountNotes, insertRows, len(rows[0].id), rows[0].args()},
-		{persist.CountItems, insertRows, len(rows[1].id), rows[1].args()},
-		{persist.CountTombstones, insertRows, len(rows[2].id), rows[2].args()},
-		{persist.CountRevisions, insertRevisions, len(b.revID), []any{b.revBoard, b.revKind, b.revID, b.revVersion, b.revData, b.revAt}},
-		{persist.CountKeys, insertKeys, len(b.keyKey), []any{b.keyBoard, b.keyKey, b.keyVersion, b.keyRecorded}},
-		{persist.CountChangelogState, insertStates, len(stBoard), []any{stBoard, stStamp, stMD, stVersion, stPhases, stSnap}},
-		{persist.CountLogEntries, insertEntries, len(b.entKey), []any{b.entBoard, b.entKey, b.entNote, b.entAction, b.entStamp, b.entContent}},
-		{persist.CountSnapshots, insertSnapshots, len(b.snapKey), []any{b.snapBoard, b.snapKey, b.snapMD}},
-	}
-
-	var added map[string]int64
-	err := im.s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
-		added = map[string]int64{}
-		if b.secret != nil {
-			tag, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('secret', $1)
-				ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value <> excluded.value`, b.secret)
-			if err != nil {
-				return fmt.Errorf("write the server secret: %w", err)
-			}
-			added[persist.CountSecret] = tag.RowsAffected()
-		}
-		if err := checkBoards(ctx, tx, b.boards); err != nil {
-			return err
-		}
-		batch := &pgx.Batch{}
-		for _, st := range steps {
-			if st.n == 0 {
-				continue
-			}
-			batch.Queue(st.sql, st.args...)
-		}
-		// The imported boards' live-row counts, from the rows now there.
-		recount := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(rows[0].board), rows[1].board...))))
-		if len(recount) > 0 {
-			batch.Queue(recountSQL, recount)
-		}
-		// And their changelogs' bytes, from the entries now there.
-		relog := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(b.entBoard), stBoard...))))
-		if len(relog) > 0 {
-			batch.Queue(recountLogSQL, relog)
-		}
-		res := tx.SendBatch(ctx, batch)
-		for _, st := range steps {
-			if st.n == 0 {
-				continue
-			}
-			tag, err := res.Exec()
-			if err != nil {
-				res.Close()
-				return fmt.Errorf("write %s: %w", st.kind, err)
-			}
-			added[st.kind] += tag.RowsAffected()
-		}
-		if len(recount) > 0 {
-			if _, err := res.Exec(); err != nil {
-				res.Close()
-				return fmt.Errorf("count the imported boards' rows: %w", err)
-			}
-		}
-		if len(relog) > 0 {
-			if _, err := res.Exec(); err != nil {
-				res.Close()
-				return fmt.Errorf("count the imported boards' changelog bytes: %w", err)
-			}
-		}
-		return res.Close()
-	})
-	if err != nil {
-		return wrap(err, "import %d records", b.records)
-	}
-	for k, v := range added {
-		im.added[k] += v
-	}
-	im.buf = importBuf{}
-	return nil
+	return rows
 }
 
 // rowColumns are board_rows columns for unnest.

@@ -106,23 +106,8 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 				out[i] = persist.Applied{}
 			}
 		}
-		const lockSQL = "SELECT " + boardColumns + " FROM boards WHERE id = $1 FOR UPDATE"
-		var b *board.Board
-		var err error
 		pre := prefetch{push: nextValid(-1)}
-		if pre.push >= 0 && reqs[pre.push].any() {
-			lock := &pgx.Batch{}
-			lock.Queue(lockSQL, boardID).QueryRow(func(row pgx.Row) error {
-				b, err = scanBoard(row, false)
-				return nil
-			})
-			pre.queue(lock, boardID, reqs)
-			if err := tx.SendBatch(ctx, lock).Close(); err != nil {
-				return err
-			}
-		} else {
-			b, err = scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false)
-		}
+		b, err := lockBoard(ctx, tx, boardID, reqs, &pre)
 		if err != nil {
 			return err
 		}
@@ -131,28 +116,12 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			if !valid[i] {
 				continue
 			}
-			if in.IdempotencyKey != "" {
-				var v int64
-				err := tx.QueryRow(ctx, "SELECT version FROM idempotency_keys WHERE board_id = $1 AND key = $2", boardID, in.IdempotencyKey).Scan(&v)
-				if err == nil {
-					out[i] = persist.Applied{Version: v, Replayed: true}
-					continue
-				}
-				if !errors.Is(err, pgx.ErrNoRows) {
-					return fmt.Errorf("read idempotency key: %w", err)
-				}
-			}
-			nothing, err := changesNothing(ctx, tx, boardID, in.Push)
+			res, done, err := answerWithoutWrite(ctx, tx, boardID, in, b.Version, now)
 			if err != nil {
 				return err
 			}
-			if nothing {
-				// The version and updatedAt stay; the key is kept so that
-				// a retry answers the same version and stays a no-op.
-				if err := recordKey(ctx, tx, boardID, in.IdempotencyKey, b.Version, now); err != nil {
-					return err
-				}
-				out[i] = persist.Applied{Version: b.Version}
+			if done {
+				out[i] = res
 				continue
 			}
 			hist, ok := pre.take(i)
@@ -176,6 +145,54 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 		}
 		return nil
 	})
+}
+
+// lockBoard reads the board and locks its row for the transaction. When
+// the first push to apply needs stored states for its merges, they are
+// read in the same round trip (pre).
+func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyRequest, pre *prefetch) (*board.Board, error) {
+	const lockSQL = "SELECT " + boardColumns + " FROM boards WHERE id = $1 FOR UPDATE"
+	if pre.push < 0 || !reqs[pre.push].any() {
+		return scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false)
+	}
+	var b *board.Board
+	var err error
+	lock := &pgx.Batch{}
+	lock.Queue(lockSQL, boardID).QueryRow(func(row pgx.Row) error {
+		b, err = scanBoard(row, false)
+		return nil
+	})
+	pre.queue(lock, boardID, reqs)
+	if err := tx.SendBatch(ctx, lock).Close(); err != nil {
+		return nil, err
+	}
+	return b, err
+}
+
+// answerWithoutWrite answers a push that writes no row (done): a replay of
+// an idempotency key with the version it recorded, and a push that
+// changes nothing with the board's version (keeping its key, so that a
+// retry answers the same version and stays a no-op).
+func answerWithoutWrite(ctx context.Context, tx pgx.Tx, boardID string, in persist.PushInput, version int64, now time.Time) (res persist.Applied, done bool, err error) {
+	if in.IdempotencyKey != "" {
+		var v int64
+		err := tx.QueryRow(ctx, "SELECT version FROM idempotency_keys WHERE board_id = $1 AND key = $2", boardID, in.IdempotencyKey).Scan(&v)
+		if err == nil {
+			return persist.Applied{Version: v, Replayed: true}, true, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return persist.Applied{}, false, fmt.Errorf("read idempotency key: %w", err)
+		}
+	}
+	nothing, err := changesNothing(ctx, tx, boardID, in.Push)
+	if err != nil || !nothing {
+		return persist.Applied{}, false, err
+	}
+	// The version and updatedAt stay.
+	if err := recordKey(ctx, tx, boardID, in.IdempotencyKey, version, now); err != nil {
+		return persist.Applied{}, false, err
+	}
+	return persist.Applied{Version: version}, true, nil
 }
 
 // changesNothing reports whether p would change nothing: no board patch, no
@@ -244,41 +261,14 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	}
 	v := b.Version + 1
 
-	// The last copy of an ID in the push wins, at the place of its first.
-	notes := rowmerge.LastCopies(p.Notes.Upserted, func(n *board.Note) string { return n.ID })
-	items := rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID })
-	for i := range notes {
-		if notes[i].UpdatedAt == "" {
-			notes[i].UpdatedAt = stamp
-		}
-	}
-	for i := range items {
-		if items[i].UpdatedAt == "" {
-			items[i].UpdatedAt = stamp
-		}
-	}
 	tally := &rowmerge.Tally{}
-	for i, mine := range notes {
-		h := hist[historyKey{kindNote, mine.ID}]
-		res, err := rowmerge.Resolve(mine, mine.BaseVersion, h.cur, h.base, h.lastLive, board.MergeNote)
-		if err != nil {
-			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
-		}
-		if err := tally.AddNote(res, s.renderNote); err != nil {
-			return nil, nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
-		}
-		notes[i] = res.Row
-		notes[i].Version, notes[i].DeletedAt, notes[i].BaseVersion = v, nil, 0
+	notes, err := s.mergeNotes(p.Notes.Upserted, stamp, v, hist, tally)
+	if err != nil {
+		return nil, nil, err
 	}
-	for i, mine := range items {
-		h := hist[historyKey{kindItem, mine.ID}]
-		res, err := rowmerge.Resolve(mine, mine.BaseVersion, h.cur, h.base, h.lastLive, board.MergeItem)
-		if err != nil {
-			return nil, nil, fmt.Errorf("merge item %q: %w", mine.ID, err)
-		}
-		tally.AddItem(res)
-		items[i] = res.Row
-		items[i].Version, items[i].DeletedAt, items[i].BaseVersion = v, nil, 0
+	items, err := mergeItems(p.TrackerItems.Upserted, stamp, v, hist, tally)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	batch := &pgx.Batch{}
@@ -340,6 +330,49 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 		DeletedTrackerItemIDs: deletedItems,
 		ServerVersion:         v,
 	}, tally, nil
+}
+
+// mergeNotes merges the pushed notes (the last copy of an ID wins, at
+// the place of its first) into the stored states hist holds, and returns
+// them as they are written at version v; the tally collects what the
+// merges did.
+func (s *Store) mergeNotes(upserted []board.Note, stamp string, v int64, hist map[historyKey]history, tally *rowmerge.Tally) ([]board.Note, error) {
+	notes := rowmerge.LastCopies(upserted, func(n *board.Note) string { return n.ID })
+	for i, mine := range notes {
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
+		}
+		h := hist[historyKey{kindNote, mine.ID}]
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, h.cur, h.base, h.lastLive, board.MergeNote)
+		if err != nil {
+			return nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		if err := tally.AddNote(res, s.renderNote); err != nil {
+			return nil, fmt.Errorf("merge note %q: %w", mine.ID, err)
+		}
+		notes[i] = res.Row
+		notes[i].Version, notes[i].DeletedAt, notes[i].BaseVersion = v, nil, 0
+	}
+	return notes, nil
+}
+
+// mergeItems is mergeNotes for tracker items.
+func mergeItems(upserted []board.TrackerItem, stamp string, v int64, hist map[historyKey]history, tally *rowmerge.Tally) ([]board.TrackerItem, error) {
+	items := rowmerge.LastCopies(upserted, func(it *board.TrackerItem) string { return it.ID })
+	for i, mine := range items {
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
+		}
+		h := hist[historyKey{kindItem, mine.ID}]
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, h.cur, h.base, h.lastLive, board.MergeItem)
+		if err != nil {
+			return nil, fmt.Errorf("merge item %q: %w", mine.ID, err)
+		}
+		tally.AddItem(res)
+		items[i] = res.Row
+		items[i].Version, items[i].DeletedAt, items[i].BaseVersion = v, nil, 0
+	}
+	return items, nil
 }
 
 // historyKey names one row of a board.

@@ -411,7 +411,6 @@ func testMergeRules(t *testing.T, open Opener) {
 // changes are exactly what a pull gives.
 func checkMerge(t *testing.T, s persist.Store, clock *Clock, res persist.Applied, want mergeWant) {
 	t.Helper()
-	ctx := context.Background()
 	if res.Changes == nil || res.Replayed || res.Err != nil {
 		t.Fatalf("applied %+v, want changes", res)
 	}
@@ -420,36 +419,58 @@ func checkMerge(t *testing.T, s persist.Store, clock *Clock, res persist.Applied
 		t.Fatalf("the applied change differs from a pull since version-1 (-pull +applied):\n%s", diff)
 	}
 	if want.note != nil {
-		if len(res.Changes.Notes) != 1 {
-			t.Fatalf("changed notes %+v, want a alone", res.Changes.Notes)
-		}
-		n := res.Changes.Notes[0]
-		if n.ID != "a" || n.Content != want.note.Content || n.Title != want.note.Title || n.X != want.note.X || n.Y != want.note.Y ||
-			n.W != want.note.W || n.H != want.note.H || n.Color != want.note.Color || n.Version != res.Version || n.DeletedAt != nil || n.BaseVersion != 0 {
-			t.Fatalf("note %+v, want content %q at (%v, %v) sized %v×%v, title %q, color %q, version %d, live",
-				n, want.note.Content, want.note.X, want.note.Y, want.note.W, want.note.H, want.note.Title, want.note.Color, res.Version)
-		}
-		if want.updatedAt == "now" && n.UpdatedAt != clock.Now().Format(time.RFC3339Nano) {
-			t.Fatalf("updatedAt %q, want the server's time %q (the push sent none)", n.UpdatedAt, clock.Now().Format(time.RFC3339Nano))
-		}
-		if want.updatedAt == "" && n.UpdatedAt != mergeNote().UpdatedAt {
-			t.Fatalf("updatedAt %q, want the push's %q", n.UpdatedAt, mergeNote().UpdatedAt)
-		}
+		checkMergedNote(t, clock, res, want)
 	}
 	if want.item != nil {
-		if len(res.Changes.TrackerItems) != 1 {
-			t.Fatalf("changed items %+v, want i alone", res.Changes.TrackerItems)
-		}
-		it := res.Changes.TrackerItems[0]
-		if it.ID != "i" || it.Summary != want.item.Summary || it.Description != want.item.Description || it.Status != want.item.Status ||
-			it.Key != "CB-1" || it.Version != res.Version || it.DeletedAt != nil || it.BaseVersion != 0 {
-			t.Fatalf("item %+v, want summary %q, description %q, status %q at version %d, live",
-				it, want.item.Summary, want.item.Description, want.item.Status, res.Version)
-		}
+		checkMergedItem(t, res, want)
 	}
 	if res.Merged != want.merged || res.Fallbacks != want.fallbacks {
 		t.Fatalf("Merged=%d Fallbacks=%d, want %d and %d", res.Merged, res.Fallbacks, want.merged, want.fallbacks)
 	}
+	keys := checkMergeEvents(t, res, want)
+	checkMergeLog(t, s, keys, want)
+}
+
+// checkMergedNote checks that the push changed note a alone, into
+// want.note, at the push's version.
+func checkMergedNote(t *testing.T, clock *Clock, res persist.Applied, want mergeWant) {
+	t.Helper()
+	if len(res.Changes.Notes) != 1 {
+		t.Fatalf("changed notes %+v, want a alone", res.Changes.Notes)
+	}
+	n := res.Changes.Notes[0]
+	if n.ID != "a" || n.Content != want.note.Content || n.Title != want.note.Title || n.X != want.note.X || n.Y != want.note.Y ||
+		n.W != want.note.W || n.H != want.note.H || n.Color != want.note.Color || n.Version != res.Version || n.DeletedAt != nil || n.BaseVersion != 0 {
+		t.Fatalf("note %+v, want content %q at (%v, %v) sized %v×%v, title %q, color %q, version %d, live",
+			n, want.note.Content, want.note.X, want.note.Y, want.note.W, want.note.H, want.note.Title, want.note.Color, res.Version)
+	}
+	if want.updatedAt == "now" && n.UpdatedAt != clock.Now().Format(time.RFC3339Nano) {
+		t.Fatalf("updatedAt %q, want the server's time %q (the push sent none)", n.UpdatedAt, clock.Now().Format(time.RFC3339Nano))
+	}
+	if want.updatedAt == "" && n.UpdatedAt != mergeNote().UpdatedAt {
+		t.Fatalf("updatedAt %q, want the push's %q", n.UpdatedAt, mergeNote().UpdatedAt)
+	}
+}
+
+// checkMergedItem checks that the push changed item i alone, into
+// want.item, at the push's version.
+func checkMergedItem(t *testing.T, res persist.Applied, want mergeWant) {
+	t.Helper()
+	if len(res.Changes.TrackerItems) != 1 {
+		t.Fatalf("changed items %+v, want i alone", res.Changes.TrackerItems)
+	}
+	it := res.Changes.TrackerItems[0]
+	if it.ID != "i" || it.Summary != want.item.Summary || it.Description != want.item.Description || it.Status != want.item.Status ||
+		it.Key != "CB-1" || it.Version != res.Version || it.DeletedAt != nil || it.BaseVersion != 0 {
+		t.Fatalf("item %+v, want summary %q, description %q, status %q at version %d, live",
+			it, want.item.Summary, want.item.Description, want.item.Status, res.Version)
+	}
+}
+
+// checkMergeEvents checks the push's merge events against want.events and
+// returns the changelog keys they name.
+func checkMergeEvents(t *testing.T, res persist.Applied, want mergeWant) map[string]bool {
+	t.Helper()
 	if len(res.Events) != len(want.events) {
 		t.Fatalf("events %+v, want %+v", res.Events, want.events)
 	}
@@ -467,6 +488,14 @@ func checkMerge(t *testing.T, s persist.Store, clock *Clock, res persist.Applied
 			keys[ev.LogKey] = true
 		}
 	}
+	return keys
+}
+
+// checkMergeLog checks that the changelog holds want.logged, each entry
+// named by an event (keys) and a snapshot of note a holding the lost line.
+func checkMergeLog(t *testing.T, s persist.Store, keys map[string]bool, want mergeWant) {
+	t.Helper()
+	ctx := context.Background()
 	// Nothing in the cases logs but the push under test.
 	all, err := s.ListLog(ctx, "b1", persist.LogQuery{Limit: 10})
 	if err != nil {

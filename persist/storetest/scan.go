@@ -208,74 +208,94 @@ func testScanOneVersion(t *testing.T, open Opener) {
 	pushNotes(t, db, "b1", notes)
 
 	for _, full := range []bool{true, false} {
-		t.Run(fmt.Sprintf("Full%v", full), func(t *testing.T) {
-			version := changes(t, db, "b1", 0).ServerVersion
-			since := int64(0)
-			if !full {
-				since = version - 1
-			}
-			later := fmt.Sprintf("later than %d", version)
-			pushed := make(chan error, 1)
-			var got []board.Note
-			var deleted []string
-			var header persist.ChangesHeader
-			err := db.ScanChangesSince(context.Background(), "b1", since, func(p *persist.ChangePart) error {
-				switch p.Kind {
-				case persist.PartHeader:
-					header = p.Header
-				case persist.PartDeletedNote:
-					deleted = append(deleted, p.ID)
-				case persist.PartNote:
-					got = append(got, *p.Note)
-					if len(got) == 1 {
-						go func() {
-							_, _, err := applyPush(context.Background(), db, "b1", &board.Push{Notes: board.NoteChanges{
-								Upserted: []board.Note{note("n0000", later), note(fmt.Sprintf("n%04d", n-1), later), note("n9999", later)},
-								Deleted:  []string{"n0600"},
-							}}, "")
-							pushed <- err
-						}()
-						// The push commits while the scan is open.
-						if err := <-pushed; err != nil {
-							return err
-						}
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("scan: %v", err)
-			}
-			if header.ServerVersion != version || header.Board.Version != version {
-				t.Fatalf("header %+v, want version %d (the scan's start)", header, version)
-			}
-			for _, nt := range got {
-				if nt.Version > version || nt.Content == later {
-					t.Fatalf("note %s %q at version %d is not version %d's state", nt.ID, nt.Content, nt.Version, version)
-				}
-			}
-			// What version held, whole: every live note (the later push
-			// deleted one and added one), or exactly the rows version
-			// wrote.
-			want := changes(t, db, "b1", since)
-			if want.ServerVersion != version+1 {
-				t.Fatalf("the concurrent push did not commit: board at %d, want %d", want.ServerVersion, version+1)
-			}
-			if full && (len(got) != n || len(deleted) != 0) {
-				t.Fatalf("full scan gave %d notes and %d deletions, want the %d of version %d and none", len(got), len(deleted), n, version)
-			}
-			if !full {
-				for _, nt := range got {
-					if nt.Version != version {
-						t.Fatalf("note %s at version %d, want %d", nt.ID, nt.Version, version)
-					}
-				}
-				if len(got) == 0 {
-					t.Fatal("scan since version-1 gave no notes")
-				}
-			}
-		})
+		t.Run(fmt.Sprintf("Full%v", full), func(t *testing.T) { checkScanOneVersion(t, db, n, full) })
 	}
+}
+
+// checkScanOneVersion scans the board of n notes, from 0 when full, else
+// from the version before the last, with a push committing inside the
+// scan, and checks that the scan gives the state it started at, whole.
+func checkScanOneVersion(t *testing.T, db persist.Store, n int, full bool) {
+	t.Helper()
+	version := changes(t, db, "b1", 0).ServerVersion
+	since := int64(0)
+	if !full {
+		since = version - 1
+	}
+	later := fmt.Sprintf("later than %d", version)
+	sc := scanAcrossPush(t, db, since, n, later)
+	if sc.header.ServerVersion != version || sc.header.Board.Version != version {
+		t.Fatalf("header %+v, want version %d (the scan's start)", sc.header, version)
+	}
+	for _, nt := range sc.notes {
+		if nt.Version > version || nt.Content == later {
+			t.Fatalf("note %s %q at version %d is not version %d's state", nt.ID, nt.Content, nt.Version, version)
+		}
+	}
+	// What version held, whole: every live note (the later push deleted
+	// one and added one), or exactly the rows version wrote.
+	want := changes(t, db, "b1", since)
+	if want.ServerVersion != version+1 {
+		t.Fatalf("the concurrent push did not commit: board at %d, want %d", want.ServerVersion, version+1)
+	}
+	if full && (len(sc.notes) != n || len(sc.deleted) != 0) {
+		t.Fatalf("full scan gave %d notes and %d deletions, want the %d of version %d and none", len(sc.notes), len(sc.deleted), n, version)
+	}
+	if full {
+		return
+	}
+	for _, nt := range sc.notes {
+		if nt.Version != version {
+			t.Fatalf("note %s at version %d, want %d", nt.ID, nt.Version, version)
+		}
+	}
+	if len(sc.notes) == 0 {
+		t.Fatal("scan since version-1 gave no notes")
+	}
+}
+
+// scannedAcross is what scanAcrossPush gave.
+type scannedAcross struct {
+	header  persist.ChangesHeader
+	notes   []board.Note
+	deleted []string
+}
+
+// scanAcrossPush scans b1's changes since since and, after the first note,
+// waits until a push has committed that rewrites the first and the last of
+// the n notes with content later, deletes one in the middle and adds one.
+func scanAcrossPush(t *testing.T, db persist.Store, since int64, n int, later string) scannedAcross {
+	t.Helper()
+	var sc scannedAcross
+	pushed := make(chan error, 1)
+	err := db.ScanChangesSince(context.Background(), "b1", since, func(p *persist.ChangePart) error {
+		switch p.Kind {
+		case persist.PartHeader:
+			sc.header = p.Header
+		case persist.PartDeletedNote:
+			sc.deleted = append(sc.deleted, p.ID)
+		case persist.PartNote:
+			sc.notes = append(sc.notes, *p.Note)
+			if len(sc.notes) == 1 {
+				go func() {
+					_, _, err := applyPush(context.Background(), db, "b1", &board.Push{Notes: board.NoteChanges{
+						Upserted: []board.Note{note("n0000", later), note(fmt.Sprintf("n%04d", n-1), later), note("n9999", later)},
+						Deleted:  []string{"n0600"},
+					}}, "")
+					pushed <- err
+				}()
+				// The push commits while the scan is open.
+				if err := <-pushed; err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	return sc
 }
 
 // pushNotes pushes notes in pushes of board.MaxUpsertedNotes at most.

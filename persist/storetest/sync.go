@@ -60,50 +60,62 @@ func testApplyPushAndChangesSince(t *testing.T, open Opener) {
 		t.Fatalf("second push version=%d, want 2", v2)
 	}
 
-	t.Run("Full", func(t *testing.T) {
-		ch := changes(t, db, "b1", 0)
-		if got, want := noteIDs(ch.Notes), []string{"a"}; !slices.Equal(got, want) {
-			t.Fatalf("notes=%v, want %v", got, want)
-		}
-		if ch.Notes[0].Content != "alpha 2" || ch.Notes[0].Version != 2 || ch.Notes[0].DeletedAt != nil {
-			t.Fatalf("note a = %+v, want content alpha 2 at version 2, live", ch.Notes[0])
-		}
-		if len(ch.TrackerItems) != 1 || ch.TrackerItems[0].Version != 1 {
-			t.Fatalf("items=%+v, want x at version 1", ch.TrackerItems)
-		}
-		if len(ch.DeletedNoteIDs) != 0 || ch.Reset {
-			t.Fatalf("full sync reports deletions %v / reset %v; want neither", ch.DeletedNoteIDs, ch.Reset)
-		}
-		if ch.ServerVersion != 2 || ch.Board.Version != 2 || ch.Board.ID != "b1" {
-			t.Fatalf("serverVersion=%d board=%+v, want 2", ch.ServerVersion, ch.Board)
-		}
-	})
-	t.Run("Since1", func(t *testing.T) {
-		ch := changes(t, db, "b1", 1)
-		if got := noteIDs(ch.Notes); !slices.Equal(got, []string{"a"}) {
-			t.Fatalf("notes=%v, want [a]", got)
-		}
-		if !slices.Equal(ch.DeletedNoteIDs, []string{"b"}) {
-			t.Fatalf("deletedNoteIds=%v, want [b]", ch.DeletedNoteIDs)
-		}
-		if len(ch.TrackerItems) != 0 {
-			t.Fatalf("items=%v, want none (x unchanged since 1)", ch.TrackerItems)
-		}
-	})
-	t.Run("SinceCurrent", func(t *testing.T) {
-		ch := changes(t, db, "b1", 2)
-		if len(ch.Notes)+len(ch.DeletedNoteIDs)+len(ch.TrackerItems)+len(ch.DeletedTrackerItemIDs) != 0 || ch.ServerVersion != 2 {
-			t.Fatalf("since=current gave %+v, want nothing at version 2", ch)
-		}
-		if ch.Notes == nil || ch.DeletedNoteIDs == nil || ch.TrackerItems == nil || ch.DeletedTrackerItemIDs == nil {
-			t.Fatal("empty lists must be [] not null")
-		}
-	})
+	t.Run("Full", func(t *testing.T) { checkFullPull(t, db) })
+	t.Run("Since1", func(t *testing.T) { checkPullSince1(t, db) })
+	t.Run("SinceCurrent", func(t *testing.T) { checkPullSinceCurrent(t, db) })
 	t.Run("ErrNegativeSince", func(t *testing.T) {
 		if _, err := db.ChangesSince(context.Background(), "b1", -1); board.ErrorCode(err) != board.EINVALID {
 			t.Fatalf("err=%v, want EINVALID", err)
 		}
 	})
+}
+
+// checkFullPull: a pull since 0 is the board as the two pushes left it.
+func checkFullPull(t *testing.T, db persist.Store) {
+	t.Helper()
+	ch := changes(t, db, "b1", 0)
+	if got, want := noteIDs(ch.Notes), []string{"a"}; !slices.Equal(got, want) {
+		t.Fatalf("notes=%v, want %v", got, want)
+	}
+	if ch.Notes[0].Content != "alpha 2" || ch.Notes[0].Version != 2 || ch.Notes[0].DeletedAt != nil {
+		t.Fatalf("note a = %+v, want content alpha 2 at version 2, live", ch.Notes[0])
+	}
+	if len(ch.TrackerItems) != 1 || ch.TrackerItems[0].Version != 1 {
+		t.Fatalf("items=%+v, want x at version 1", ch.TrackerItems)
+	}
+	if len(ch.DeletedNoteIDs) != 0 || ch.Reset {
+		t.Fatalf("full sync reports deletions %v / reset %v; want neither", ch.DeletedNoteIDs, ch.Reset)
+	}
+	if ch.ServerVersion != 2 || ch.Board.Version != 2 || ch.Board.ID != "b1" {
+		t.Fatalf("serverVersion=%d board=%+v, want 2", ch.ServerVersion, ch.Board)
+	}
+}
+
+// checkPullSince1: a pull since 1 is what the second push changed.
+func checkPullSince1(t *testing.T, db persist.Store) {
+	t.Helper()
+	ch := changes(t, db, "b1", 1)
+	if got := noteIDs(ch.Notes); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("notes=%v, want [a]", got)
+	}
+	if !slices.Equal(ch.DeletedNoteIDs, []string{"b"}) {
+		t.Fatalf("deletedNoteIds=%v, want [b]", ch.DeletedNoteIDs)
+	}
+	if len(ch.TrackerItems) != 0 {
+		t.Fatalf("items=%v, want none (x unchanged since 1)", ch.TrackerItems)
+	}
+}
+
+// checkPullSinceCurrent: a pull since the current version is empty lists, not nulls.
+func checkPullSinceCurrent(t *testing.T, db persist.Store) {
+	t.Helper()
+	ch := changes(t, db, "b1", 2)
+	if len(ch.Notes)+len(ch.DeletedNoteIDs)+len(ch.TrackerItems)+len(ch.DeletedTrackerItemIDs) != 0 || ch.ServerVersion != 2 {
+		t.Fatalf("since=current gave %+v, want nothing at version 2", ch)
+	}
+	if ch.Notes == nil || ch.DeletedNoteIDs == nil || ch.TrackerItems == nil || ch.DeletedTrackerItemIDs == nil {
+		t.Fatal("empty lists must be [] not null")
+	}
 }
 
 func testApplyPushChangesMatchPull(t *testing.T, open Opener) {
