@@ -1,10 +1,11 @@
-import { createContext, memo, useContext, useRef, useSyncExternalStore } from 'react';
+import { createContext, memo, useContext, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useStoreApi, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import type { Mark } from '../sync/marks';
 import type { PresenceStore } from '../sync/presence';
 import { background, COLORS, renderMarkdown } from './notes';
 import { EditorContext } from '../editor/context';
+import { MAX_H } from '../editor/geometry';
 import { InPlaceEditor } from '../editor/InPlaceEditor';
 import { DetailContext } from './detail';
 import { aiMarkOf } from './aiMark';
@@ -71,6 +72,13 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   const detail = useContext(DetailContext);
   const lastTap = useRef(0);
   const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
+  const body = useRef<HTMLDivElement>(null);
+  // cut: the content is longer than the note (it fades out); measured after drawing, near enough to read only.
+  const [cut, setCut] = useState(false);
+  useLayoutEffect(() => {
+    const el = body.current;
+    setCut(!!el && el.scrollHeight > el.clientHeight + 1);
+  }, [n.content, n.title, data.w, data.h, detail, data.editing]);
   const ai = aiMarkOf(n);
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
@@ -89,9 +97,26 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
           e.stopPropagation();
         }}
         onDoubleClick={() => editor?.startEdit(n.id)}
+        onContextMenu={(e) => {
+          // The note's menu instead of the browser's; in the in-place editor's fields the browser's stays.
+          if (data.editing || !editor) return;
+          if (editor.openMenu(n.id, e.clientX || e.clientY ? { x: e.clientX, y: e.clientY } : null)) e.preventDefault();
+        }}
+        onPointerDown={(e) => {
+          // A long press opens the menu (touch browsers do not all send contextmenu for one).
+          if (e.pointerType === 'touch' && !data.editing) editor?.pressStart(n.id, { x: e.clientX, y: e.clientY });
+        }}
+        onPointerMove={(e) => {
+          if (e.pointerType === 'touch') editor?.pressMove({ x: e.clientX, y: e.clientY });
+        }}
+        onPointerCancel={() => editor?.pressEnd()}
         onPointerUp={(e) => {
-          // A double tap edits (touch browsers do not all send dblclick).
+          // A double tap edits (touch browsers do not all send dblclick); the end of a long press is no tap.
           if (e.pointerType !== 'touch' || data.editing) return;
+          if (editor?.pressEnd()) {
+            lastTap.current = 0;
+            return;
+          }
           if (e.timeStamp - lastTap.current < DOUBLE_TAP_MS) {
             lastTap.current = 0;
             editor?.startEdit(n.id);
@@ -132,7 +157,23 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
             {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
             {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
-            {detail === 'near' && <div className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {detail === 'near' && <div ref={body} className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {cut && detail === 'near' && data.canEdit && data.h < MAX_H && (
+              <button
+                type="button"
+                className="note-expand nodrag nopan"
+                aria-label={`Expand: show all of ${n.title || 'this note'}`}
+                title="Grow the note to fit its content"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  const el = body.current;
+                  if (el) editor?.expand(n.id, { w: data.w, h: data.h + el.scrollHeight - el.clientHeight });
+                }}
+                onDoubleClick={(e) => e.stopPropagation()}
+              >
+                Expand
+              </button>
+            )}
             {(overlap || revived) && (
               <div className="note-marks">
                 {overlap && <MarkButton mark={overlap} name={OVERLAP_NAME} text="Changed by someone else" onMark={data.onMark} />}
