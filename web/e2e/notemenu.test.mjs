@@ -3,9 +3,9 @@
 // a phone and by Shift+F10; its Colour reaches another person, Duplicate
 // puts the copy at a free spot, Delete is undone; Expand grows a long note
 // and the other person sees the new size. Chromium at 1280×800 and at
-// 390×844 with touch. Every wait is a condition; the long press is
-// dispatched (finger down, wait for the menu, finger up), so the machine's
-// speed cannot matter.
+// 390×844 with touch. Every wait is a condition; the long press is a
+// finger put down, held until the menu shows, then lifted, so the
+// machine's speed cannot matter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
@@ -68,11 +68,15 @@ const noteMenu = (page) => page.getByRole('menu', { name: /^Note menu/ });
  */
 async function openMenu(page, screen, note) {
   if (screen.hasTouch) {
+    // A real finger through the DevTools protocol (Playwright has only tap()): down, held until the
+    // menu shows, then up.
     const b = await note.boundingBox();
-    const at = { x: b.x + b.width / 2, y: b.y + Math.min(b.height / 2, 30) };
-    await note.evaluate((el, p) => el.dispatchEvent(new PointerEvent('pointerdown', { pointerType: 'touch', isPrimary: true, bubbles: true, clientX: p.x, clientY: p.y })), at);
+    const at = { x: Math.round(b.x + b.width / 2), y: Math.round(b.y + Math.min(b.height / 2, 30)) };
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at] });
     await noteMenu(page).waitFor();
-    await note.evaluate((el, p) => el.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'touch', isPrimary: true, bubbles: true, clientX: p.x, clientY: p.y })), at);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await cdp.detach();
   } else await note.click({ button: 'right' });
   const menu = noteMenu(page);
   await menu.waitFor();

@@ -71,6 +71,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
   const lastTap = useRef(0);
+  const pressed = useRef(false);
   const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
   const body = useRef<HTMLDivElement>(null);
   // cut: the content is longer than the note (it fades out); measured after drawing, near enough to read only.
@@ -110,11 +111,17 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
           if (e.pointerType === 'touch') editor?.pressMove({ x: e.clientX, y: e.clientY });
         }}
         onPointerCancel={() => editor?.pressEnd()}
+        onTouchEnd={(e) => {
+          // The finger lifted after a long press: no click, which would land on the menu now under it.
+          if (pressed.current) e.preventDefault();
+          pressed.current = false;
+        }}
         onPointerUp={(e) => {
           // A double tap edits (touch browsers do not all send dblclick); the end of a long press is no tap.
           if (e.pointerType !== 'touch' || data.editing) return;
           if (editor?.pressEnd()) {
             lastTap.current = 0;
+            pressed.current = true;
             return;
           }
           if (e.timeStamp - lastTap.current < DOUBLE_TAP_MS) {
