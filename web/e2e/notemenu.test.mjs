@@ -175,7 +175,9 @@ test('Expand grows a long note to fit its content, undoably, and the other perso
   const B = await withWatcher(A);
   await B.page.locator('[data-note-id="long"]').waitFor();
 
+  // Expand shows on the note pointed at (or selected).
   const expand = note.getByRole('button', { name: 'Expand: show all of Long' });
+  await note.hover();
   await expand.click();
   await expand.waitFor({ state: 'detached' });
   await synced(A.page);
@@ -208,8 +210,9 @@ test('the note menu and Expand pass axe (colour contrast and ARIA) in dark and l
     const long = Array.from({ length: 20 }, (_, i) => `Line ${i + 1}.`).join('\n\n');
     await push(page, id, [{ id: 'n', title: 'Cut', content: long, x: -110, y: -80, color: 'pink' }]);
     const note = page.locator('[data-note-id="n"]');
-    await note.getByRole('button', { name: /^Expand/ }).waitFor();
+    await note.waitFor();
     await openMenu(page, DESKTOP, note);
+    await note.getByRole('button', { name: /^Expand/ }).waitFor();
     // scrollable-region-focusable is left out: it flags a selected long note's scrolling body, which
     // is older than the menu and Expand (docs/web-client.md, "The editor layer", "Long content").
     const r = await new AxeBuilder({ page }).include('.note-menu').include('[data-note-id="n"]').disableRules(['scrollable-region-focusable']).analyze();

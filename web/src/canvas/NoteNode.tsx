@@ -74,12 +74,17 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   const pressed = useRef(false);
   const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
   const body = useRef<HTMLDivElement>(null);
-  // cut: the content is longer than the note (it fades out); measured after drawing, near enough to read only.
+  // cut: the content is longer than the note (it fades out). Measured only for the note pointed at or
+  // selected: measuring every drawn note on each render costs a forced layout and a second render of
+  // every cut note, which a 2,000-note board's open cannot afford (docs/benchmarks.md).
   const [cut, setCut] = useState(false);
+  const [pointed, setPointed] = useState(false);
+  const active = selected || pointed;
   useLayoutEffect(() => {
+    if (!active) return;
     const el = body.current;
     setCut(!!el && el.scrollHeight > el.clientHeight + 1);
-  }, [n.content, n.title, data.w, data.h, detail, data.editing]);
+  }, [active, n.content, n.title, data.w, data.h, detail, data.editing]);
   const ai = aiMarkOf(n);
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
@@ -103,6 +108,8 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
           if (data.editing || !editor) return;
           if (editor.openMenu(n.id, e.clientX || e.clientY ? { x: e.clientX, y: e.clientY } : null)) e.preventDefault();
         }}
+        onPointerEnter={(e) => e.pointerType === 'mouse' && setPointed(true)}
+        onPointerLeave={() => setPointed(false)}
         onPointerDown={(e) => {
           // A long press opens the menu (touch browsers do not all send contextmenu for one).
           if (e.pointerType === 'touch' && !data.editing) editor?.pressStart(n.id, { x: e.clientX, y: e.clientY });
@@ -165,7 +172,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
             {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
             {detail === 'near' && <div ref={body} className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
-            {cut && detail === 'near' && data.canEdit && data.h < MAX_H && (
+            {cut && active && detail === 'near' && data.canEdit && data.h < MAX_H && (
               <button
                 type="button"
                 className="note-expand nodrag nopan"
