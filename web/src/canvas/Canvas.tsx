@@ -27,6 +27,7 @@ import { bounds, rectOf, sizeOf, type Rect } from '../editor/geometry';
 import { ariaOf } from '../editor/keymap';
 import { SearchPanel } from '../editor/SearchPanel';
 import { ShortcutsPanel } from '../editor/ShortcutsPanel';
+import { NoteMenu } from '../editor/NoteMenu';
 
 const nodeTypes = { note: NoteNode };
 // Props given to ReactFlow must keep their identity between renders: a new
@@ -123,7 +124,9 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   const wrapper = useRef<HTMLDivElement>(null);
   const announceRef = useRef(onAnnounce);
   announceRef.current = onAnnounce;
-  const [editor] = useState(() => new Editor({ store: client, undo: sharedUndo, announce: (m) => announceRef.current(m) }));
+  const historyRef = useRef(onNoteHistory);
+  historyRef.current = onNoteHistory;
+  const [editor] = useState(() => new Editor({ store: client, undo: sharedUndo, announce: (m) => announceRef.current(m), openHistory: (id) => historyRef.current?.(id) }));
   const s = useSyncExternalStore(editor.onChange, editor.getSnapshot);
   const onMarkRef = useRef(onMark);
   onMarkRef.current = onMark;
@@ -405,6 +408,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           onSave={(e) => editor.saveFull(e)}
         />
       )}
+      {s.menu && <NoteMenu key={s.menu.id} menu={s.menu} />}
       {s.panel === 'search' && <SearchPanel notes={notes} items={items} onNote={(id) => editor.jumpTo(id)} onItem={onItem} onClose={() => editor.openPanel(null)} />}
       {s.panel === 'shortcuts' && <ShortcutsPanel canEdit={canEdit} onClose={() => editor.openPanel(null)} />}
       {asking?.kind === 'discard' && (

@@ -1,10 +1,11 @@
-import { createContext, memo, useContext, useRef, useSyncExternalStore } from 'react';
+import { createContext, memo, useContext, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useStoreApi, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import type { Mark } from '../sync/marks';
 import type { PresenceStore } from '../sync/presence';
 import { background, COLORS, renderMarkdown } from './notes';
 import { EditorContext } from '../editor/context';
+import { MAX_H } from '../editor/geometry';
 import { InPlaceEditor } from '../editor/InPlaceEditor';
 import { DetailContext } from './detail';
 import { aiMarkOf } from './aiMark';
@@ -70,7 +71,20 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
   const lastTap = useRef(0);
+  const pressed = useRef(false);
   const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
+  const body = useRef<HTMLDivElement>(null);
+  // cut: the content is longer than the note (it fades out). Measured only for the note pointed at or
+  // selected: measuring every drawn note on each render costs a forced layout and a second render of
+  // every cut note, which a 2,000-note board's open cannot afford (docs/benchmarks.md).
+  const [cut, setCut] = useState(false);
+  const [pointed, setPointed] = useState(false);
+  const active = selected || pointed;
+  useLayoutEffect(() => {
+    if (!active) return;
+    const el = body.current;
+    setCut(!!el && el.scrollHeight > el.clientHeight + 1);
+  }, [active, n.content, n.title, data.w, data.h, detail, data.editing]);
   const ai = aiMarkOf(n);
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
@@ -81,7 +95,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         style={{ background: background(n.color), width: data.w, height: data.h }}
         tabIndex={data.tabStop ? 0 : -1}
         aria-label={label}
-        aria-keyshortcuts="Enter Shift+Enter Delete"
+        aria-keyshortcuts="Enter Shift+Enter Delete Shift+F10 ContextMenu"
         data-note-id={n.id}
         onFocus={(e) => {
           // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).
@@ -89,9 +103,34 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
           e.stopPropagation();
         }}
         onDoubleClick={() => editor?.startEdit(n.id)}
+        onContextMenu={(e) => {
+          // The note's menu instead of the browser's; in the in-place editor's fields the browser's stays.
+          if (data.editing || !editor) return;
+          if (editor.openMenu(n.id, e.clientX || e.clientY ? { x: e.clientX, y: e.clientY } : null)) e.preventDefault();
+        }}
+        onPointerEnter={(e) => e.pointerType === 'mouse' && setPointed(true)}
+        onPointerLeave={() => setPointed(false)}
+        onPointerDown={(e) => {
+          // A long press opens the menu (touch browsers do not all send contextmenu for one).
+          if (e.pointerType === 'touch' && !data.editing) editor?.pressStart(n.id, { x: e.clientX, y: e.clientY });
+        }}
+        onPointerMove={(e) => {
+          if (e.pointerType === 'touch') editor?.pressMove({ x: e.clientX, y: e.clientY });
+        }}
+        onPointerCancel={() => editor?.pressEnd()}
+        onTouchEnd={(e) => {
+          // The finger lifted after a long press: no click, which would land on the menu now under it.
+          if (pressed.current) e.preventDefault();
+          pressed.current = false;
+        }}
         onPointerUp={(e) => {
-          // A double tap edits (touch browsers do not all send dblclick).
+          // A double tap edits (touch browsers do not all send dblclick); the end of a long press is no tap.
           if (e.pointerType !== 'touch' || data.editing) return;
+          if (editor?.pressEnd()) {
+            lastTap.current = 0;
+            pressed.current = true;
+            return;
+          }
           if (e.timeStamp - lastTap.current < DOUBLE_TAP_MS) {
             lastTap.current = 0;
             editor?.startEdit(n.id);
@@ -132,7 +171,23 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
             {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
             {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
-            {detail === 'near' && <div className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {detail === 'near' && <div ref={body} className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {cut && active && detail === 'near' && data.canEdit && data.h < MAX_H && (
+              <button
+                type="button"
+                className="note-expand nodrag nopan"
+                aria-label={`Expand: show all of ${n.title || 'this note'}`}
+                title="Grow the note to fit its content"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  const el = body.current;
+                  if (el) editor?.expand(n.id, { w: data.w, h: data.h + el.scrollHeight - el.clientHeight });
+                }}
+                onDoubleClick={(e) => e.stopPropagation()}
+              >
+                Expand
+              </button>
+            )}
             {(overlap || revived) && (
               <div className="note-marks">
                 {overlap && <MarkButton mark={overlap} name={OVERLAP_NAME} text="Changed by someone else" onMark={data.onMark} />}

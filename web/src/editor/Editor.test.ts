@@ -3,8 +3,8 @@ import type { Note, TrackerItem } from '../api/types';
 import { note } from '../sync/testing';
 import { mergeNote } from '../sync/merge';
 import type { UndoStore } from '../canvas/undo';
-import { Editor, HIGHLIGHT_MS, type EditorView } from './Editor';
-import { DEFAULT_H, DEFAULT_W, MAX_W, MIN_H, overlaps, rectOf, type Rect } from './geometry';
+import { Editor, HIGHLIGHT_MS, LONG_PRESS_MS, type EditorView } from './Editor';
+import { DEFAULT_H, DEFAULT_W, MAX_H, MAX_W, MIN_H, overlaps, rectOf, type Rect } from './geometry';
 import { KEYMAP, type KeyLike } from './keymap';
 
 /** Board is an in-memory store that counts its pushes (one batch = one push). */
@@ -59,18 +59,20 @@ function setup(notes: Note[] = []) {
   const board = new Board();
   for (const n of notes) board.notes.set(n.id, n);
   const said: string[] = [];
+  const histories: string[] = [];
   const timers: { cb: () => void; ms: number }[] = [];
   let next = 0;
   const editor = new Editor({
     store: board,
     announce: (m) => said.push(m),
     newId: () => `new${++next}`,
+    openHistory: (id) => histories.push(id),
     setTimeout: (cb, ms) => timers.push({ cb, ms }),
     clearTimeout: () => {},
   });
   const view = new FakeView();
   editor.setView(view);
-  return { board, editor, view, said, timers };
+  return { board, editor, view, said, timers, histories };
 }
 
 const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({ key: k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, ...mods });
@@ -376,5 +378,161 @@ describe('a viewer', () => {
     editor.resize([{ id: 'n1', w: 500, h: 500 }]);
     expect(editor.paste('a\n\nb')).toBe(0);
     expect(board.batches).toBe(0);
+  });
+});
+
+describe('the note menu', () => {
+  it('opens for a note (selecting it) from a right-click point or the keyboard, and Escape gives the focus back', () => {
+    const { editor, view } = setup([note('a'), note('b', { x: 300 })]);
+    editor.select('b');
+    expect(editor.openMenu('a', { x: 10, y: 20 })).toBe(true);
+    expect(editor.getSnapshot().menu).toEqual({ id: 'a', at: { x: 10, y: 20 } });
+    expect([...editor.getSnapshot().selected]).toEqual(['a']);
+    editor.closeMenu();
+    expect(editor.getSnapshot().menu).toBeNull();
+    expect(view.focused.at(-1)).toBe('a');
+    // Shift+F10 and the menu key open it on the focused note, at the note.
+    for (const k of [key('F10', { shiftKey: true }), key('ContextMenu')]) {
+      editor.focus('b');
+      expect(editor.handleKey(k)).toBe(true);
+      expect(editor.getSnapshot().menu).toEqual({ id: 'b', at: null });
+      // While it is open the board's keys are the menu's: Delete does not delete.
+      expect(editor.handleKey(key('Delete'))).toBe(false);
+      editor.closeMenu();
+    }
+    expect(editor.handleKey(key('F10'))).toBe(false);
+  });
+
+  it('does not open with nothing selected, for a draft, or while a note is edited', () => {
+    const { editor } = setup([note('a')]);
+    expect(editor.handleKey(key('ContextMenu'))).toBe(false);
+    const id = editor.createNote()!;
+    expect(editor.openMenu(id)).toBe(false);
+    editor.cancelEdit();
+    editor.startEdit('a');
+    expect(editor.openMenu('a')).toBe(false);
+    expect(editor.getSnapshot().menu).toBeNull();
+  });
+
+  it('lists every action to an editor and only Open and History to a viewer', () => {
+    const { editor } = setup([note('a', { color: 'blue' })]);
+    editor.openMenu('a');
+    expect(editor.menuModel()).toEqual({
+      entries: ['Edit in place', 'Open in the full editor', 'Duplicate', 'History', 'Delete'].map((label) => expect.objectContaining({ label })),
+      colours: ['yellow', 'orange', 'pink', 'purple', 'blue', 'green', 'gray'],
+      colour: 'blue',
+    });
+    editor.setCanEdit(false);
+    expect(editor.menuModel()).toEqual({ entries: [expect.objectContaining({ command: 'full' }), expect.objectContaining({ command: 'history' })], colours: [], colour: 'blue' });
+  });
+
+  it('edits in place, opens the full editor or the history of its note', () => {
+    const { editor, histories } = setup([note('a')]);
+    editor.openMenu('a');
+    editor.chooseFromMenu('inplace');
+    expect(editor.getSnapshot().editing).toEqual({ id: 'a', mode: 'inplace', draft: false });
+    expect(editor.getSnapshot().menu).toBeNull();
+    editor.closeEdit();
+    editor.openMenu('a');
+    editor.chooseFromMenu('full');
+    expect(editor.getSnapshot().editing).toEqual({ id: 'a', mode: 'full', draft: false });
+    editor.closeEdit();
+    editor.openMenu('a');
+    editor.chooseFromMenu('history');
+    expect(histories).toEqual(['a']);
+  });
+
+  it('colours the note in one undoable push, keeping what someone else changed meanwhile', () => {
+    const { board, editor } = setup([note('a', { color: 'yellow', title: 'T' })]);
+    editor.openMenu('a');
+    editor.chooseColour('green');
+    expect(board.batches).toBe(1);
+    expect(board.notes.get('a')).toMatchObject({ color: 'green', title: 'T' });
+    expect(editor.getSnapshot().menu).toBeNull();
+    board.notes.set('a', { ...board.notes.get('a')!, title: 'Theirs' });
+    editor.undo();
+    expect(board.notes.get('a')).toMatchObject({ color: 'yellow', title: 'Theirs' });
+    // The colour it has already: nothing to push.
+    editor.openMenu('a');
+    editor.chooseColour('yellow');
+    expect(board.batches).toBe(2);
+  });
+
+  it('duplicates at a free spot beside the note, size and all, selected, one undo step', () => {
+    const { board, editor } = setup([note('a', { title: 'T', content: 'C', color: 'pink', type: 'idea', x: 0, y: 0, w: 300, h: 200 }), note('b', { x: 0, y: 400 })]);
+    editor.openMenu('a');
+    editor.chooseFromMenu('duplicate');
+    expect(board.batches).toBe(1);
+    expect(board.notes.size).toBe(3);
+    const copy = board.notes.get('new1')!;
+    expect(copy).toMatchObject({ title: 'T', content: 'C', color: 'pink', type: 'idea', w: 300, h: 200 });
+    const rects = [...board.notes.values()].map(rectOf);
+    for (let i = 0; i < rects.length; i++) for (let j = i + 1; j < rects.length; j++) expect(overlaps(rects[i], rects[j])).toBe(false);
+    // Beside it: within one note's size and a gap of the original.
+    expect(Math.abs(copy.x) + Math.abs(copy.y)).toBeLessThanOrEqual(300 + 24 + 200 + 24);
+    expect([...editor.getSnapshot().selected]).toEqual(['new1']);
+    editor.undo();
+    expect(board.notes.has('new1')).toBe(false);
+  });
+
+  it('deletes the note, undoably', () => {
+    const { board, editor, said } = setup([note('a'), note('b', { x: 300 })]);
+    editor.select('b');
+    editor.openMenu('a');
+    editor.chooseFromMenu('delete');
+    expect([...board.notes.keys()]).toEqual(['b']);
+    expect(said.at(-1)).toMatch(/1 note deleted/);
+    editor.undo();
+    expect(board.notes.has('a')).toBe(true);
+  });
+
+  it('closes when someone else deletes its note', () => {
+    const { board, editor } = setup([note('a')]);
+    editor.openMenu('a');
+    board.deleteNote('a');
+    editor.notesChanged();
+    expect(editor.getSnapshot().menu).toBeNull();
+  });
+});
+
+describe('long-press', () => {
+  it('opens the menu after LONG_PRESS_MS without moving, and the finger up is then no tap', () => {
+    const { editor, timers } = setup([note('a')]);
+    editor.pressStart('a', { x: 100, y: 100 });
+    editor.pressMove({ x: 104, y: 103 });
+    expect(timers.at(-1)!.ms).toBe(LONG_PRESS_MS);
+    expect(editor.getSnapshot().menu).toBeNull();
+    timers.at(-1)!.cb();
+    expect(editor.getSnapshot().menu).toEqual({ id: 'a', at: { x: 100, y: 100 } });
+    expect(editor.pressEnd()).toBe(true);
+  });
+
+  it('opens nothing when the finger moves (a drag) or lifts first (a tap)', () => {
+    for (const end of ['move', 'lift'] as const) {
+      const { editor, timers } = setup([note('a')]);
+      editor.pressStart('a', { x: 100, y: 100 });
+      if (end === 'move') editor.pressMove({ x: 100, y: 120 });
+      else expect(editor.pressEnd()).toBe(false);
+      timers.at(-1)!.cb();
+      expect(editor.getSnapshot().menu).toBeNull();
+    }
+  });
+});
+
+describe('expand', () => {
+  it('grows a cut note to what its content needs, one undoable push, never shrinking', () => {
+    const { board, editor } = setup([note('a', { w: 300, h: 160 })]);
+    editor.expand('a', { w: 250, h: 612.4 });
+    expect(board.notes.get('a')).toMatchObject({ w: 300, h: 613 });
+    expect(board.batches).toBe(1);
+    editor.undo();
+    expect(board.notes.get('a')).toMatchObject({ w: 300, h: 160 });
+  });
+
+  it('stops at the largest size a note may have', () => {
+    const { board, editor } = setup([note('a')]);
+    editor.expand('a', { w: DEFAULT_W, h: 90_000 });
+    expect(board.notes.get('a')).toMatchObject({ w: DEFAULT_W, h: MAX_H });
+    expect(MAX_H).toBe(4000);
   });
 });

@@ -7,7 +7,7 @@
 // view is a small interface the canvas implements over xyflow.
 import type { Note } from '../api/types';
 import { randomId } from '../boards/ids';
-import { newNote } from '../canvas/notes';
+import { COLORS, newNote } from '../canvas/notes';
 import { UndoHistory, type UndoResult, type UndoStore } from '../canvas/undo';
 import { edit, follow, openEditor, toSave, touched, type EditorField, type EditorState } from '../canvas/editorState';
 import { clampSize, freeSpot, freeSpots, nearestInDirection, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
@@ -47,6 +47,28 @@ export interface Editing {
 /** Asking is a question waiting for the person: an undo that would delete others' work, or typed text to discard. */
 export type Asking = { kind: 'undo'; dir: 'undo' | 'redo'; result: Extract<UndoResult, { kind: 'confirm' }> } | { kind: 'discard' };
 
+/** NoteMenu is the menu open for one note: at a screen point (a right-click, a long-press) or, from the keyboard, at the note itself (at: null). */
+export interface NoteMenu {
+  id: string;
+  at: XY | null;
+}
+
+/** MenuCommand is what an entry of the note menu does (a colour is chooseColour's). */
+export type MenuCommand = 'inplace' | 'full' | 'duplicate' | 'history' | 'delete';
+
+/** MenuEntry is one action of the note menu as the menu lists it. */
+export interface MenuEntry {
+  command: MenuCommand;
+  label: string;
+}
+
+/** NoteMenuModel is what the note menu shows: its actions, and the colours to choose from (none for a viewer). */
+export interface NoteMenuModel {
+  entries: MenuEntry[];
+  colours: string[];
+  colour: string;
+}
+
 /** EditorSnapshot is what the canvas renders; a new object whenever anything in it changes. */
 export interface EditorSnapshot {
   selected: ReadonlySet<string>;
@@ -64,6 +86,8 @@ export interface EditorSnapshot {
   /** sizing are notes being resized by their handle (sizes not committed yet). */
   sizing: ReadonlyMap<string, Size>;
   asking: Asking | null;
+  /** menu is the note menu, when open. */
+  menu: NoteMenu | null;
   canEdit: boolean;
 }
 
@@ -75,6 +99,8 @@ export interface EditorOptions {
   /** announce says something in the board's live region. */
   announce?: (msg: string) => void;
   newId?: () => string;
+  /** openHistory shows a note's history (the note menu's History). */
+  openHistory?: (id: string) => void;
   setTimeout?: (cb: () => void, ms: number) => unknown;
   clearTimeout?: (h: unknown) => void;
 }
@@ -85,6 +111,10 @@ export const HIGHLIGHT_MS = 2000;
 export const NUDGE = 10;
 export const NUDGE_FAR = 50;
 export const RESIZE_STEP = 10;
+/** LONG_PRESS_MS is how long a finger rests on a note, without moving, to open its menu. */
+export const LONG_PRESS_MS = 500;
+/** LONG_PRESS_SLOP is how far (screen px) the finger may wander before it is a drag, not a press. */
+export const LONG_PRESS_SLOP = 10;
 
 const NO_VIEW: EditorView = {
   visible: () => ({ x: 0, y: 0, w: 0, h: 0 }),
@@ -116,17 +146,20 @@ export class Editor {
   private readonly setTimer: (cb: () => void, ms: number) => unknown;
   private readonly clearTimer: (h: unknown) => void;
   private view: EditorView = NO_VIEW;
-  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, canEdit: true };
+  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, canEdit: true };
   private editState: EditorState | null = null;
   private readonly cbs = new Set<() => void>();
   private readonly editCbs = new Set<() => void>();
   private highlightTimer: unknown = null;
+  private readonly openHistory: (id: string) => void;
+  private press: { id: string; at: XY; timer: unknown; fired: boolean } | null = null;
 
   constructor(o: EditorOptions) {
     this.store = o.store;
     this.undoHistory = o.undo ?? new UndoHistory(o.store);
     this.announce = o.announce ?? (() => {});
     this.newId = o.newId ?? randomId;
+    this.openHistory = o.openHistory ?? (() => {});
     this.setTimer = o.setTimeout ?? ((cb, ms) => setTimeout(cb, ms));
     this.clearTimer = o.clearTimeout ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
   }
@@ -183,10 +216,11 @@ export class Editor {
     this.set({ canEdit, tool: canEdit ? this.snap.tool : 'select' });
   }
 
-  /** dispose stops the highlight timer. */
+  /** dispose stops the highlight and long-press timers. */
   dispose(): void {
     if (this.highlightTimer !== null) this.clearTimer(this.highlightTimer);
     this.highlightTimer = null;
+    this.pressCancel();
   }
 
   // --- the board ------------------------------------------------------------
@@ -226,6 +260,8 @@ export class Editor {
     }
     const gone = [...this.snap.selected].filter((id) => !notes.has(id) && id !== this.snap.draft?.id);
     if (gone.length) this.set({ selected: new Set([...this.snap.selected].filter((id) => !gone.includes(id))) });
+    // A menu for a note someone else deleted has nothing left to act on.
+    if (this.snap.menu && !notes.has(this.snap.menu.id)) this.set({ menu: null });
   }
 
   // --- selection and focus -------------------------------------------------
@@ -554,6 +590,159 @@ export class Editor {
     }, HIGHLIGHT_MS);
   }
 
+  // --- the note menu, long-press, expand ------------------------------------
+
+  /**
+   * openMenu opens a note's menu (a right-click or a long-press at a screen
+   * point; from the keyboard at the note, at: null) and selects the note,
+   * so that what the menu does is plainly about it. Not while a note is
+   * edited or a question waits.
+   */
+  openMenu(id: string, at: XY | null = null): boolean {
+    if (!this.notes().has(id) || this.snap.editing || this.snap.asking) return false;
+    this.set({ menu: { id, at }, selected: new Set([id]), focused: id });
+    return true;
+  }
+
+  /** closeMenu closes the note menu; refocus gives the keyboard focus back to its note (Escape does, a click elsewhere does not). */
+  closeMenu(refocus = true): void {
+    const m = this.snap.menu;
+    if (!m) return;
+    this.set({ menu: null });
+    if (refocus && this.notes().has(m.id)) this.view.focusNote(m.id);
+  }
+
+  /** menuModel is what the open note menu lists: a viewer can only open the note (read only) and its history. */
+  menuModel(): NoteMenuModel | null {
+    const m = this.snap.menu;
+    const n = m && this.notes().get(m.id);
+    if (!n) return null;
+    const entries: MenuEntry[] = this.snap.canEdit
+      ? [
+          { command: 'inplace', label: 'Edit in place' },
+          { command: 'full', label: 'Open in the full editor' },
+          { command: 'duplicate', label: 'Duplicate' },
+          { command: 'history', label: 'History' },
+          { command: 'delete', label: 'Delete' },
+        ]
+      : [
+          { command: 'full', label: 'Open' },
+          { command: 'history', label: 'History' },
+        ];
+    return { entries, colours: this.snap.canEdit ? Object.keys(COLORS) : [], colour: n.color };
+  }
+
+  /** chooseFromMenu carries out a note menu's entry on its note, and closes the menu. */
+  chooseFromMenu(command: MenuCommand): void {
+    const m = this.snap.menu;
+    if (!m) return;
+    this.set({ menu: null });
+    if (!this.notes().has(m.id)) return;
+    switch (command) {
+      case 'inplace':
+        this.startEdit(m.id, 'inplace');
+        return;
+      case 'full':
+        this.openFull(m.id);
+        return;
+      case 'duplicate':
+        this.duplicate(m.id);
+        return;
+      case 'history':
+        this.openHistory(m.id);
+        return;
+      case 'delete':
+        this.set({ selected: new Set([m.id]) });
+        this.deleteSelected();
+        return;
+    }
+  }
+
+  /** chooseColour is the note menu's colour: the note takes it (one push, one undo step), and the menu closes. */
+  chooseColour(colour: string): void {
+    const m = this.snap.menu;
+    if (!m) return;
+    this.set({ menu: null });
+    this.setColour(m.id, colour);
+    if (this.notes().has(m.id)) this.view.focusNote(m.id);
+  }
+
+  /** setColour gives a note a colour, on the note as it is now (a merge keeps whatever else changed). */
+  setColour(id: string, colour: string): void {
+    const n = this.notes().get(id);
+    if (!n || !this.snap.canEdit || n.color === colour) return;
+    this.undoHistory.transact('colour change', (r) => r.upsertNote({ ...n, color: colour }, n));
+    this.announce(`Colour: ${colour}.`);
+  }
+
+  /**
+   * duplicate copies a note (title, content, colour, type, size) to the
+   * free spot nearest it, one push and one undo step, and selects the copy.
+   * Fields this client does not know are not copied: they belong to the
+   * note, not to what it says.
+   */
+  duplicate(id: string): string | null {
+    const n = this.notes().get(id);
+    if (!n || !this.snap.canEdit) return null;
+    const size = sizeOf(n);
+    const r = rectOf(n);
+    const p = freeSpot(this.rects(), { x: r.x + r.w / 2, y: r.y + r.h / 2 }, size);
+    const copy: Note = { ...newNote(this.newId(), p.x, p.y), title: n.title, content: n.content, color: n.color, type: n.type };
+    if (n.w !== undefined || n.h !== undefined) Object.assign(copy, size);
+    this.undoHistory.transact('duplicate', (u) => u.upsertNote(copy));
+    this.select(copy.id);
+    this.view.show(rectOf(copy));
+    this.view.focusNote(copy.id);
+    this.announce('Note duplicated. Press Ctrl+Z to undo.');
+    return copy.id;
+  }
+
+  /**
+   * pressStart is a finger down on a note: resting there LONG_PRESS_MS
+   * without moving opens its menu. The timer is the editor's, so tests
+   * drive it with fake timers.
+   */
+  pressStart(id: string, at: XY): void {
+    this.pressCancel();
+    const press = { id, at, timer: null as unknown, fired: false };
+    press.timer = this.setTimer(() => {
+      press.timer = null;
+      if (this.press !== press) return;
+      press.fired = this.openMenu(id, at);
+    }, LONG_PRESS_MS);
+    this.press = press;
+  }
+
+  /** pressMove follows the finger: moved further than LONG_PRESS_SLOP, it is a drag or a pan, and no menu opens. */
+  pressMove(at: XY): void {
+    const p = this.press;
+    if (p && !p.fired && Math.hypot(at.x - p.at.x, at.y - p.at.y) > LONG_PRESS_SLOP) this.pressCancel();
+  }
+
+  /** pressEnd is the finger up (or the press cancelled); true when the press opened the menu (so it was no tap). */
+  pressEnd(): boolean {
+    const fired = !!this.press?.fired;
+    this.pressCancel();
+    return fired;
+  }
+
+  private pressCancel() {
+    if (this.press?.timer != null) this.clearTimer(this.press.timer);
+    this.press = null;
+  }
+
+  /**
+   * expand grows a note whose content is cut so that it all shows: `need`
+   * is the size its content asks for (measured by the note on screen). It
+   * only grows, within MAX_W×MAX_H; a resize, so one push and one undo step.
+   */
+  expand(id: string, need: Size): void {
+    const n = this.notes().get(id);
+    if (!n) return;
+    const s = sizeOf(n);
+    this.resize([{ id, w: Math.max(s.w, Math.ceil(need.w)), h: Math.max(s.h, Math.ceil(need.h)) }]);
+  }
+
   // --- keys ------------------------------------------------------------------
 
   /**
@@ -563,7 +752,8 @@ export class Editor {
    */
   handleKey(e: KeyLike, typing = false): boolean {
     const b = bindingFor(e, 'board');
-    if (!b || (typing && !b.global)) return false;
+    // The note menu keeps its keys to itself while open.
+    if (!b || (typing && !b.global) || this.snap.menu) return false;
     if (b.edits && !this.snap.canEdit) return false;
     return this.run(b.action, e);
   }
@@ -640,6 +830,10 @@ export class Editor {
       case 'cancel':
         this.cancelEdit();
         return true;
+      case 'menu': {
+        const id = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : first;
+        return !!id && this.openMenu(id);
+      }
     }
   }
 }

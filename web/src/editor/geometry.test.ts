@@ -1,7 +1,7 @@
 import type { Note } from '../api/types';
 import { describe, expect, it } from 'vitest';
 import { note } from '../sync/testing';
-import { clampSize, DEFAULT_H, DEFAULT_W, freeSpot, freeSpots, GAP, MAX_H, MAX_W, MIN_H, MIN_W, nearestInDirection, overlaps, sizeOf, type Rect } from './geometry';
+import { clampSize, DEFAULT_H, DEFAULT_W, freeSpot, freeSpots, GAP, MAX_H, MAX_W, MIN_H, MIN_W, nearestInDirection, overlaps, placeMenu, sizeOf, type Rect } from './geometry';
 
 describe('sizeOf', () => {
   it.each([
@@ -77,5 +77,27 @@ describe('w and h in a merge', () => {
     // whole, as board.MergeNote does.
     const sized = { ...base, w: 300, h: 200 };
     expect(mergeNote(sized, { ...sized, w: 500 }, { ...sized, h: 400 }).merged).toMatchObject({ w: 300, h: 400 });
+  });
+});
+
+describe('placeMenu', () => {
+  const phone = { w: 390, h: 844 };
+  const menu = { w: 220, h: 300 };
+  it.each([
+    ['at the point when it fits', { x: 50, y: 60 }, { x: 50, y: 60 }],
+    ['flipped left near the right edge', { x: 380, y: 60 }, { x: 160, y: 60 }],
+    ['flipped up near the bottom', { x: 50, y: 800 }, { x: 50, y: 500 }],
+    ['flipped both ways in the corner', { x: 389, y: 843 }, { x: 162, y: 536 }],
+    ['shifted in when a flip would leave the screen', { x: 200, y: 200 }, { x: 162, y: 200 }],
+  ])('%s', (_name, at, want) => {
+    const p = placeMenu(at, menu, phone);
+    expect(p).toEqual(want);
+    expect(p.x).toBeGreaterThanOrEqual(8);
+    expect(p.y).toBeGreaterThanOrEqual(8);
+    expect(p.x + menu.w).toBeLessThanOrEqual(phone.w - 8);
+    expect(p.y + menu.h).toBeLessThanOrEqual(phone.h - 8);
+  });
+  it('keeps the top-left corner of a menu larger than the screen in view', () => {
+    expect(placeMenu({ x: 100, y: 100 }, { w: 500, h: 1000 }, phone)).toEqual({ x: 8, y: 8 });
   });
 });

@@ -156,3 +156,20 @@ export function bounds(rects: Iterable<Rect>): Rect | null {
   }
   return Number.isFinite(minX) ? { x: minX, y: minY, w: maxX - minX, h: maxY - minY } : null;
 }
+
+/**
+ * placeMenu is where a menu of the given size goes so that it shows whole
+ * in a viewport: at the point, flipped to the left of it or above it when
+ * it would run past the right or the bottom edge, or, where neither fits,
+ * shifted to stay at least margin inside; a menu larger than the viewport keeps its top-left
+ * corner in view (it scrolls).
+ */
+export function placeMenu(at: XY, menu: Size, viewport: Size, margin = 8): XY {
+  const axis = (p: number, len: number, room: number) => {
+    if (p + len + margin <= room) return Math.max(margin, p);
+    const flipped = Math.min(p, room - margin) - len;
+    if (flipped >= margin) return flipped;
+    return Math.max(margin, room - margin - len);
+  };
+  return { x: axis(at.x, menu.w, viewport.w), y: axis(at.y, menu.h, viewport.h) };
+}

@@ -31,7 +31,8 @@ export type Action =
   | 'toolSelect'
   | 'toolNote'
   | 'save'
-  | 'cancel';
+  | 'cancel'
+  | 'menu';
 
 /** Binding is one entry of the keymap. */
 export interface Binding {
@@ -60,6 +61,7 @@ export const KEYMAP: readonly Binding[] = [
   { action: 'create', keys: ['N'], aria: 'N', label: 'New note at a free spot near the centre of the view', edits: true, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'n') },
   { action: 'edit', keys: ['Enter', 'double-click', 'double-tap'], aria: 'Enter', label: 'Edit the selected note in place', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && e.key === 'Enter' },
   { action: 'openFull', keys: ['Shift+Enter'], aria: 'Shift+Enter', label: 'Open the selected note in the full editor (Markdown preview, AI, history)', edits: false, context: 'board', match: (e) => plain(e) && e.shiftKey && e.key === 'Enter' },
+  { action: 'menu', keys: ['Shift+F10', 'Menu key', 'right-click', 'long-press'], aria: 'Shift+F10 ContextMenu', label: 'Open the note menu: edit, full editor, colour, duplicate, history, delete', edits: false, context: 'board', match: (e) => !mod(e) && !e.altKey && (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) },
   { action: 'delete', keys: ['Delete', 'Backspace'], aria: 'Delete', label: 'Delete the selected notes (Ctrl+Z brings them back)', edits: true, context: 'board', match: (e) => !mod(e) && (e.key === 'Delete' || e.key === 'Backspace') },
   { action: 'undo', keys: ['Ctrl+Z', '⌘Z'], aria: 'Control+Z Meta+Z', label: 'Undo my last change', edits: true, context: 'board', match: (e) => mod(e) && !e.shiftKey && key(e, 'z') },
   { action: 'redo', keys: ['Ctrl+Shift+Z', '⌘⇧Z', 'Ctrl+Y'], aria: 'Control+Shift+Z Meta+Shift+Z Control+Y', label: 'Redo', edits: true, context: 'board', match: (e) => mod(e) && ((e.shiftKey && key(e, 'z')) || (!e.shiftKey && key(e, 'y'))) },
