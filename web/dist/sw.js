@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '506a57f2336a478f';
-const FILES = ["assets/AiErrorText-BxX_vBrk.js","assets/Analyse-sjMa-MSP.js","assets/ChatPanel-B3vaaXPh.js","assets/ChatPanel-Bae7mnjI.css","assets/HistoryPanel-K2aKNI2d.js","assets/ImportDialog-BGvPrbut.js","assets/NoteAssist-BXUCG1eU.js","assets/NoteHints-CBavM_RZ.js","assets/SlashMenu-rBVjik7e.js","assets/SnapshotsPanel-CqrvbklX.js","assets/TrackerGenerate-L9QURmlj.js","assets/ai-COTVAgq7.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-Dn2DlGcc.css","assets/importgen-xazrK1Zc.js","assets/index-CBc1IyGB.css","assets/index-CjbKGUoG.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DtsTDk01.js"];
+const VERSION = '192c7fb38ce9c2c3';
+const FILES = ["assets/AiErrorText-zu5TWdGm.js","assets/Analyse-Q1wti8nR.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-D0FmlObB.js","assets/HistoryPanel-DI8tmYnE.js","assets/ImportDialog-CNEerm3j.js","assets/NoteAssist-BumEp3Ri.js","assets/NoteHints-DFC6PYC4.js","assets/SlashMenu-BY1UYdvj.js","assets/SnapshotsPanel-t_S3pkxK.js","assets/TrackerGenerate-CEMLXONr.js","assets/ai-eSXvwNAO.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-BmGXrkhA.js","assets/importgen-Dn2DlGcc.css","assets/index-B38RJuly.css","assets/index-D9hpsTPw.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-B1eUyTT8.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
