@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, invite, inPlace } from './helpers.mjs';
+import { login, createBoard, addNote, synced, invite, inPlace, DESKTOP, PHONE, screenPage, serverNotes as notesOnServer, pushNotes } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -15,33 +15,10 @@ withServerAndBrowser((s, b) => {
   browser = b;
 });
 
-const DESKTOP = { name: 'desktop', viewport: { width: 1280, height: 800 } };
-const PHONE = { name: 'phone', viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
-let users = 0;
-
-/** userPage logs a new person in at a screen size and opens a new board of theirs. */
-async function boardPage(screen, board) {
-  const ctx = await browser.newContext({ viewport: screen.viewport, hasTouch: !!screen.hasTouch, isMobile: !!screen.isMobile });
-  const page = await ctx.newPage();
-  const email = `ed${++users}-${screen.name}@example.com`;
-  await login(page, server, email);
-  const id = board ? await createBoard(page, board) : null;
-  return { ctx, page, id, email };
-}
-
-/** serverNotes reads the board's notes as the server has them. */
-async function serverNotes(page, id) {
-  const res = await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`);
-  assert.equal(res.status(), 200);
-  return (await res.json()).notes ?? [];
-}
-
-/** push writes notes straight to the server (setting up a board faster than the UI would). */
-async function push(page, id, notes) {
-  const upserted = notes.map((n) => ({ title: '', content: '', x: 0, y: 0, color: 'yellow', type: 'sticky', updatedAt: new Date().toISOString(), ...n }));
-  const res = await page.request.post(`${server.url}/api/boards/${id}/sync`, { data: { clientVersion: 0, notes: { upserted, deleted: [] }, trackerItems: { upserted: [], deleted: [] } } });
-  assert.equal(res.status(), 200, await res.text());
-}
+/** boardPage, serverNotes and push are helpers.mjs's, for this file's server and browser. */
+const boardPage = (screen, board) => screenPage(browser, server, screen, 'ed', board);
+const serverNotes = (page, id) => notesOnServer(page, server, id);
+const push = (page, id, notes) => pushNotes(page, server, id, notes);
 
 const box = (n) => ({ x: n.x, y: n.y, w: n.w ?? 220, h: n.h ?? 160 });
 const overlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;

@@ -88,3 +88,36 @@ export async function logOut(page) {
   if (await button.isVisible()) return button.click();
   await menuItem(page, 'Log out');
 }
+
+/** DESKTOP and PHONE are the two screens the canvas tests run at (PHONE with touch). */
+export const DESKTOP = { name: 'desktop', viewport: { width: 1280, height: 800 } };
+export const PHONE = { name: 'phone', viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+
+let screenUsers = 0;
+
+/**
+ * screenPage logs a new person (prefix-n-screen@example.com) in at a
+ * screen size and, given a board name, opens a new board of theirs.
+ */
+export async function screenPage(browser, server, screen, prefix, board) {
+  const ctx = await browser.newContext({ viewport: screen.viewport, hasTouch: !!screen.hasTouch, isMobile: !!screen.isMobile });
+  const page = await ctx.newPage();
+  const email = `${prefix}${++screenUsers}-${screen.name}@example.com`;
+  await login(page, server, email);
+  const id = board ? await createBoard(page, board) : null;
+  return { ctx, page, id, email };
+}
+
+/** serverNotes reads a board's notes as the server has them. */
+export async function serverNotes(page, server, id) {
+  const res = await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`);
+  if (res.status() !== 200) throw new Error(`GET /sync: ${res.status()}`);
+  return (await res.json()).notes ?? [];
+}
+
+/** pushNotes writes notes straight to the server (setting up a board faster than the UI would). */
+export async function pushNotes(page, server, id, notes) {
+  const upserted = notes.map((n) => ({ title: '', content: '', x: 0, y: 0, color: 'yellow', type: 'sticky', updatedAt: new Date().toISOString(), ...n }));
+  const res = await page.request.post(`${server.url}/api/boards/${id}/sync`, { data: { clientVersion: 0, notes: { upserted, deleted: [] }, trackerItems: { upserted: [], deleted: [] } } });
+  if (res.status() !== 200) throw new Error(`POST /sync: ${res.status()} ${await res.text()}`);
+}

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, synced, invite, shot } from './helpers.mjs';
+import { login, createBoard, synced, invite, shot, DESKTOP, PHONE, screenPage, serverNotes as notesOnServer, pushNotes } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -18,33 +18,10 @@ withServerAndBrowser((s, b) => {
   browser = b;
 });
 
-const DESKTOP = { name: 'desktop', viewport: { width: 1280, height: 800 } };
-const PHONE = { name: 'phone', viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
-let users = 0;
-
-/** boardPage logs a new person in at a screen size and, given a name, opens a new board of theirs. */
-async function boardPage(screen, board) {
-  const ctx = await browser.newContext({ viewport: screen.viewport, hasTouch: !!screen.hasTouch, isMobile: !!screen.isMobile });
-  const page = await ctx.newPage();
-  const email = `menu${++users}-${screen.name}@example.com`;
-  await login(page, server, email);
-  const id = board ? await createBoard(page, board) : null;
-  return { ctx, page, id, email };
-}
-
-/** serverNotes reads the board's notes as the server has them. */
-async function serverNotes(page, id) {
-  const res = await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`);
-  assert.equal(res.status(), 200);
-  return (await res.json()).notes ?? [];
-}
-
-/** push writes notes straight to the server. */
-async function push(page, id, notes) {
-  const upserted = notes.map((n) => ({ title: '', content: '', x: 0, y: 0, color: 'yellow', type: 'sticky', updatedAt: new Date().toISOString(), ...n }));
-  const res = await page.request.post(`${server.url}/api/boards/${id}/sync`, { data: { clientVersion: 0, notes: { upserted, deleted: [] }, trackerItems: { upserted: [], deleted: [] } } });
-  assert.equal(res.status(), 200, await res.text());
-}
+/** boardPage, serverNotes and push are helpers.mjs's, for this file's server and browser. */
+const boardPage = (screen, board) => screenPage(browser, server, screen, 'menu', board);
+const serverNotes = (page, id) => notesOnServer(page, server, id);
+const push = (page, id, notes) => pushNotes(page, server, id, notes);
 
 /** withWatcher gives A's board to a second person (pro, so they may edit) and opens it for them. */
 async function withWatcher(A) {
