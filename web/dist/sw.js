@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '192c7fb38ce9c2c3';
-const FILES = ["assets/AiErrorText-zu5TWdGm.js","assets/Analyse-Q1wti8nR.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-D0FmlObB.js","assets/HistoryPanel-DI8tmYnE.js","assets/ImportDialog-CNEerm3j.js","assets/NoteAssist-BumEp3Ri.js","assets/NoteHints-DFC6PYC4.js","assets/SlashMenu-BY1UYdvj.js","assets/SnapshotsPanel-t_S3pkxK.js","assets/TrackerGenerate-CEMLXONr.js","assets/ai-eSXvwNAO.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-BmGXrkhA.js","assets/importgen-Dn2DlGcc.css","assets/index-B38RJuly.css","assets/index-D9hpsTPw.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-B1eUyTT8.js"];
+const VERSION = '36354d70f387059b';
+const FILES = ["assets/AiErrorText-6dcDR6NY.js","assets/Analyse-BgBIchUx.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-DsvIEQ6o.js","assets/HistoryPanel-CxJJZAfw.js","assets/ImportDialog-BJrwaqQp.js","assets/NoteAssist-Dc6RhN5q.js","assets/NoteHints-DqHf-QJq.js","assets/SlashMenu-cRazC6tb.js","assets/SnapshotsPanel-08cgkFIS.js","assets/TrackerGenerate-Dt59a20X.js","assets/ai-BdMvUNIh.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-29C5AUKJ.js","assets/importgen-Dn2DlGcc.css","assets/index-D9Vr9rZm.css","assets/index-kBBSNmCz.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CojtBsHv.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

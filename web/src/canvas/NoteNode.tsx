@@ -89,6 +89,23 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
   const cls = `note${selected ? ' selected' : ''}${data.highlight ? ' highlight' : ''}${data.editing ? ' editing' : ''}`;
+  const canExpand = cut && active && detail === 'near' && data.canEdit && data.h < MAX_H;
+  const expandButton = (
+    <button
+      type="button"
+      className="note-expand nodrag nopan"
+      aria-label={`Expand: show all of ${n.title || 'this note'}`}
+      title="Grow the note to fit its content"
+      onClick={(e) => {
+        e.stopPropagation();
+        const el = body.current;
+        if (el) editor?.expand(n.id, { w: data.w, h: data.h + el.scrollHeight - el.clientHeight });
+      }}
+      onDoubleClick={(e) => e.stopPropagation()}
+    >
+      Expand
+    </button>
+  );
   return (
       <article
         className={cls}
@@ -172,27 +189,15 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
             {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
             {detail === 'near' && <div ref={body} className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
-            {cut && active && detail === 'near' && data.canEdit && data.h < MAX_H && (
-              <button
-                type="button"
-                className="note-expand nodrag nopan"
-                aria-label={`Expand: show all of ${n.title || 'this note'}`}
-                title="Grow the note to fit its content"
-                onClick={(e) => {
-                  e.stopPropagation();
-                  const el = body.current;
-                  if (el) editor?.expand(n.id, { w: data.w, h: data.h + el.scrollHeight - el.clientHeight });
-                }}
-                onDoubleClick={(e) => e.stopPropagation()}
-              >
-                Expand
-              </button>
-            )}
-            {(overlap || revived) && (
+            {/* Expand sits in the row of marks when there are some (absolute, it would cover them). */}
+            {(overlap || revived) ? (
               <div className="note-marks">
                 {overlap && <MarkButton mark={overlap} name={OVERLAP_NAME} text="Changed by someone else" onMark={data.onMark} />}
                 {revived && <MarkButton mark={revived} name={REVIVED_NAME} text="Brought back" onMark={data.onMark} />}
+                {canExpand && expandButton}
               </div>
+            ) : (
+              canExpand && expandButton
             )}
           </>
         )}
