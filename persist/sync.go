@@ -244,3 +244,23 @@ func CollectChanges(ctx context.Context, s ChangeScanner, boardID string, since 
 	}
 	return ch, nil
 }
+
+// ValidatePushes gives each push that cannot be applied its EINVALID
+// answer, before any transaction; valid says which may be applied. Both
+// stores' ApplyPushes start with it.
+func ValidatePushes(pushes []PushInput) (out []Applied, valid []bool) {
+	out = make([]Applied, len(pushes))
+	valid = make([]bool, len(pushes))
+	for i, in := range pushes {
+		switch {
+		case in.Push == nil:
+			out[i].Err = board.Errorf(board.EINVALID, "Request body must be a JSON object.")
+		case len(in.IdempotencyKey) > MaxIdempotencyKeyLen:
+			out[i].Err = board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be at most %d bytes.", MaxIdempotencyKeyLen)
+		default:
+			out[i].Err = in.Push.Validate()
+		}
+		valid[i] = out[i].Err == nil
+	}
+	return out, valid
+}

@@ -418,7 +418,7 @@ func (db *DB) ApplyPush(ctx context.Context, boardID string, p *board.Push, idem
 // push that fails validation gets its own EINVALID entry and writes
 // nothing. See SyncStore for the errors.
 func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.PushInput) ([]persist.Applied, error) {
-	out, valid := validatePushes(pushes)
+	out, valid := persist.ValidatePushes(pushes)
 	err := db.batch(ctx, func(tx *bbolt.Tx) error {
 		// Batch may run this function more than once (when another writer in
 		// the same batch fails), so it starts from a clean slate each time.
@@ -448,25 +448,6 @@ func (db *DB) ApplyPushes(ctx context.Context, boardID string, pushes []persist.
 		return nil, fmt.Errorf("apply pushes to board %s: %w", boardID, err)
 	}
 	return out, nil
-}
-
-// validatePushes gives each push that cannot be applied its EINVALID
-// answer, before any transaction; valid says which may be applied.
-func validatePushes(pushes []persist.PushInput) (out []persist.Applied, valid []bool) {
-	out = make([]persist.Applied, len(pushes))
-	valid = make([]bool, len(pushes))
-	for i, in := range pushes {
-		switch {
-		case in.Push == nil:
-			out[i].Err = board.Errorf(board.EINVALID, "Request body must be a JSON object.")
-		case len(in.IdempotencyKey) > persist.MaxIdempotencyKeyLen:
-			out[i].Err = board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be at most %d bytes.", persist.MaxIdempotencyKeyLen)
-		default:
-			out[i].Err = in.Push.Validate()
-		}
-		valid[i] = out[i].Err == nil
-	}
-	return out, valid
 }
 
 // boardWrite is one board inside the write transaction of ApplyPushes:

@@ -45,19 +45,7 @@ func (s *Store) ApplyPush(ctx context.Context, boardID string, p *board.Push, id
 func (s *Store) ApplyPushes(ctx context.Context, boardID string, pushes []persist.PushInput) ([]persist.Applied, error) {
 	ctx, cancel := s.call(ctx)
 	defer cancel()
-	out := make([]persist.Applied, len(pushes))
-	valid := make([]bool, len(pushes))
-	for i, in := range pushes {
-		switch {
-		case in.Push == nil:
-			out[i].Err = board.Errorf(board.EINVALID, "Request body must be a JSON object.")
-		case len(in.IdempotencyKey) > persist.MaxIdempotencyKeyLen:
-			out[i].Err = board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be at most %d bytes.", persist.MaxIdempotencyKeyLen)
-		default:
-			out[i].Err = in.Push.Validate()
-		}
-		valid[i] = out[i].Err == nil
-	}
+	out, valid := persist.ValidatePushes(pushes)
 	// The stored states the merges of each push need (rowmerge) are read
 	// in the round trip before the push: behind the board's lock for the
 	// first, behind the writes of the push before for the others. A merge
