@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // A large answer is read from the store into a spool file and sent from
@@ -92,9 +91,6 @@ func ClearSpools(dir string) error {
 	}
 	var errs []error
 	for _, name := range left {
-		if !strings.HasPrefix(filepath.Base(name), "answer-") {
-			continue
-		}
 		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
