@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '36354d70f387059b';
-const FILES = ["assets/AiErrorText-6dcDR6NY.js","assets/Analyse-BgBIchUx.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-DsvIEQ6o.js","assets/HistoryPanel-CxJJZAfw.js","assets/ImportDialog-BJrwaqQp.js","assets/NoteAssist-Dc6RhN5q.js","assets/NoteHints-DqHf-QJq.js","assets/SlashMenu-cRazC6tb.js","assets/SnapshotsPanel-08cgkFIS.js","assets/TrackerGenerate-Dt59a20X.js","assets/ai-BdMvUNIh.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-29C5AUKJ.js","assets/importgen-Dn2DlGcc.css","assets/index-D9Vr9rZm.css","assets/index-kBBSNmCz.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CojtBsHv.js"];
+const VERSION = '1412f84717063368';
+const FILES = ["assets/AiErrorText-CVskdoyy.js","assets/Analyse-Dgw5U9rC.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-D22vYRiw.js","assets/HistoryPanel-BRYqhppA.js","assets/ImportDialog-C7hsBCG6.js","assets/NoteAssist-BQRVZv3o.js","assets/NoteHints-Bq93gg8l.js","assets/SlashMenu-Cqk8T6zi.js","assets/SnapshotsPanel-dKWvhjE5.js","assets/TrackerGenerate-BtlH8ByJ.js","assets/ai-BwbOc4tv.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-DKosDj8T.js","assets/importgen-Dn2DlGcc.css","assets/index-D9Vr9rZm.css","assets/index-ZXGHDaR6.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CYX_2eHH.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -34,6 +34,7 @@ const nodeTypes = { note: NoteNode };
 // array or function makes it update its store, and every note re-renders.
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const NO_EDGES: never[] = [];
+const NO_HANDLES: never[] = [];
 const MIN_ZOOM = 0.05;
 const OPEN_MIN_ZOOM = 0.3;
 /** JUMP_ZOOM is the zoom a search jump or a reveal goes to when the view is further out (text readable). */
@@ -233,6 +234,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             height: h,
             // Notes have a known size: telling xyflow saves it measuring 2,000 of them.
             measured: { width: w, height: h },
+            handles: NO_HANDLES,
             draggable: canEdit && !isEditing,
           },
         };
