@@ -103,21 +103,6 @@ async function measureDrag(page, what) {
   return `${((frames.length - 1) / (span / 1000)).toFixed(1)} fps; frame time p50 ${gaps[Math.floor(gaps.length / 2)].toFixed(1)} ms, p95 ${gaps[Math.floor(gaps.length * 0.95)].toFixed(1)} ms`;
 }
 
-/** printProfile lists the 25 functions that took the most self time, with their file and line. */
-function printProfile(p) {
-  const self = new Map();
-  const dt = new Map(p.nodes.map((n) => [n.id, 0]));
-  for (let i = 0; i < p.samples.length; i++) dt.set(p.samples[i], dt.get(p.samples[i]) + (p.timeDeltas[i] ?? 0));
-  for (const n of p.nodes) {
-    const f = n.callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + dt.get(n.id));
-  }
-  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.log('CPU profile of the last open, self time:');
-  for (const [k, us] of top) console.log(`  ${(us / 1000).toFixed(1).padStart(7)} ms  ${k}`);
-}
-
 const opens = [];
 let lastMarks = '';
 const RUNS = Number(process.env.RUNS || 5);
@@ -131,20 +116,11 @@ const RUNS = Number(process.env.RUNS || 5);
         pull = { encoding: h['content-encoding'] || 'identity' };
       }
     });
-    // PERF_PROFILE=1: a CPU profile of the last open, its top functions by self time.
-    const profiling = process.env.PERF_PROFILE && run === RUNS - 1;
-    const cdp = profiling ? await c.newCDPSession(page) : null;
-    if (cdp) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-      await cdp.send('Profiler.start');
-    }
     await page.goto(server.url + '/b/perf');
     if (process.env.PERF_CSS) await page.addStyleTag({ content: process.env.PERF_CSS });
     await page.waitForFunction(() => performance.getEntriesByName('corkboard:interactive').length > 0, null, { timeout: 30000 });
     const ms = await page.evaluate(() => performance.getEntriesByName('corkboard:interactive')[0].startTime);
     opens.push(ms);
-    if (cdp) printProfile((await cdp.send('Profiler.stop')).profile);
     lastMarks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name.replace('corkboard:', '')} ${Math.round(m.startTime)}`).join(', '));
     if (run === RUNS - 1) {
       await page.waitForTimeout(500);
