@@ -1,15 +1,11 @@
 // The core cases again in Firefox (Debian's firefox-esr, driven by
 // puppeteer-core over WebDriver BiDi): log in, two people live, an offline
-// edit that survives a reload and reaches the server. Puppeteer has no
-// getByLabel/getByRole, so the small helpers below find controls the way a
-// user does: a label's text, a button's text.
+// edit that survives a reload and reaches the server, the board screen's
+// layout and editing. firefox-editor.test.mjs has issue 23's other flows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skipFirefox as skip, withServerAndFirefox } from './harness.mjs';
-
-// Poll on a timer rather than on animation frames (the default), which a
-// headless page that paints nothing need not run.
-const POLL = { polling: 50 };
+import { POLL, control, fill, press, see, login as ffLogin, userPage as ffUserPage, createBoard, addNote, synced, api } from './firefox-helpers.mjs';
 
 let server, browser;
 withServerAndFirefox((s, b) => {
@@ -17,93 +13,9 @@ withServerAndFirefox((s, b) => {
   browser = b;
 });
 
-/** control waits for the form control labelled text. */
-async function control(page, text) {
-  const h = await page.waitForFunction(
-    (t) => [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === t && l.control)?.control,
-    POLL,
-    text,
-  );
-  return h.asElement();
-}
-
-/** fill types value into the control labelled text. */
-async function fill(page, text, value) {
-  const el = await control(page, text);
-  await el.click({ count: 3 });
-  await el.type(value);
-  return el;
-}
-
-/** press clicks the enabled button whose text (or aria-label) is name. */
-async function press(page, name, within = 'body') {
-  const h = await page.waitForFunction(
-    (n, w) =>
-      [...document.querySelectorAll(`${w} button`)].find(
-        (b) => !b.disabled && (b.textContent.trim() === n || b.getAttribute('aria-label') === n),
-      ),
-    POLL,
-    name,
-    within,
-  );
-  await h.asElement().click();
-}
-
-/** see waits until text is in the page (in selector when given). */
-async function see(page, text, selector = 'body') {
-  await page.waitForFunction((t, s) => [...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)), POLL, text, selector);
-}
-
-async function login(page, email) {
-  await page.goto(server.url + '/');
-  await fill(page, 'E-mail address', email);
-  const before = server.outboxCount();
-  await press(page, 'Send me a code');
-  const code = await server.code(email, before);
-  const field = await control(page, '6-digit code');
-  assert.equal(await field.evaluate((e) => e.getAttribute('autocomplete')), 'one-time-code');
-  await field.type(code);
-  await press(page, 'Log in');
-  await see(page, 'Your boards', 'h1, h2');
-}
-
-async function userPage(email) {
-  const ctx = await browser.createBrowserContext();
-  const page = await ctx.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  await login(page, email);
-  return { ctx, page };
-}
-
-async function createBoard(page, name) {
-  await fill(page, 'Name', name);
-  await press(page, 'Create board');
-  await page.waitForSelector('[data-connection="online"]');
-  await see(page, name, 'h1, h2');
-  return new URL(page.url()).pathname.split('/').pop();
-}
-
-async function addNote(page, title) {
-  await press(page, '+ Note');
-  await fill(page, 'Title', title);
-  await press(page, 'Save', 'form.inplace');
-  await see(page, title, '.note');
-}
-
-const synced = (page) => page.waitForSelector('[data-pending="0"]');
-
-/** api calls the server from the page, with its session. */
-function api(page, method, path, body) {
-  return page.evaluate(
-    async (m, p, b) => {
-      const res = await fetch(p, { method: m, headers: b ? { 'Content-Type': 'application/json' } : {}, body: b ? JSON.stringify(b) : undefined });
-      return { status: res.status, body: await res.json() };
-    },
-    method,
-    path,
-    body,
-  );
-}
+/** login, userPage: firefox-helpers.mjs's, for this file's server and browser. */
+const login = (page, email) => ffLogin(page, server, email);
+const userPage = (email) => ffUserPage(browser, server, email);
 
 test('Firefox: log in, create a board, add a note; the session survives a reload', { skip }, async () => {
   const { ctx, page } = await userPage('ada@example.com');
