@@ -69,8 +69,101 @@ func decodePush(d *jsondec.Decoder, p *board.Push) error {
 				}
 				return d.Skip()
 			})
+		case "frames":
+			return decodeRowChanges(d, board.MaxUpsertedFrames, &p.Frames.Upserted, &p.Frames.Deleted, decodeFrame)
+		case "connectors":
+			return decodeRowChanges(d, board.MaxUpsertedConnectors, &p.Connectors.Upserted, &p.Connectors.Deleted, decodeConnector)
 		}
 		return d.Skip()
+	})
+}
+
+// decodeRowChanges decodes {"upserted": [...], "deleted": [...]} of one
+// table: at most max rows, each read by row; other keys are ignored, as
+// in the spec's tables.
+func decodeRowChanges[T any](d *jsondec.Decoder, max int, upserted *[]T, deleted *[]string, row func(*jsondec.Decoder, *T) error) error {
+	return d.Object(func(key []byte) error {
+		switch string(key) {
+		case "upserted":
+			*upserted = (*upserted)[:0]
+			if d.Null() {
+				return nil
+			}
+			return d.Array(max, func(int) error {
+				var zero T
+				*upserted = append(*upserted, zero)
+				return row(d, &(*upserted)[len(*upserted)-1])
+			})
+		case "deleted":
+			return decodeIDs(d, deleted)
+		}
+		return d.Skip()
+	})
+}
+
+// decodeFrame decodes a pushed frame; keys it does not know are kept in
+// f.Extra.
+func decodeFrame(d *jsondec.Decoder, f *board.Frame) error {
+	return d.Object(func(key []byte) error {
+		switch string(key) {
+		case "id":
+			return d.String(&f.ID)
+		case "title":
+			return d.String(&f.Title)
+		case "x":
+			return d.Float64(&f.X)
+		case "y":
+			return d.Float64(&f.Y)
+		case "w":
+			return d.Float64(&f.W)
+		case "h":
+			return d.Float64(&f.H)
+		case "color":
+			return d.String(&f.Color)
+		case "locked":
+			return d.Bool(&f.Locked)
+		case "updatedAt":
+			return d.String(&f.UpdatedAt)
+		case "version":
+			return d.Int64(&f.Version)
+		case "deletedAt":
+			return decodeOptionalString(d, &f.DeletedAt)
+		case "baseVersion":
+			return decodeBaseVersion(d, &f.BaseVersion)
+		}
+		return decodeExtra(d, key, board.FrameFields, &f.Extra)
+	})
+}
+
+// decodeConnector decodes a pushed connector; keys it does not know are
+// kept in c.Extra.
+func decodeConnector(d *jsondec.Decoder, c *board.Connector) error {
+	return d.Object(func(key []byte) error {
+		switch string(key) {
+		case "id":
+			return d.String(&c.ID)
+		case "from":
+			return d.String(&c.From)
+		case "to":
+			return d.String(&c.To)
+		case "label":
+			return d.String(&c.Label)
+		case "style":
+			return d.String(&c.Style)
+		case "dash":
+			return d.String(&c.Dash)
+		case "color":
+			return d.String(&c.Color)
+		case "updatedAt":
+			return d.String(&c.UpdatedAt)
+		case "version":
+			return d.Int64(&c.Version)
+		case "deletedAt":
+			return decodeOptionalString(d, &c.DeletedAt)
+		case "baseVersion":
+			return decodeBaseVersion(d, &c.BaseVersion)
+		}
+		return decodeExtra(d, key, board.ConnectorFields, &c.Extra)
 	})
 }
 
