@@ -84,7 +84,14 @@ func TestStructureOverRESTAndLive(t *testing.T) {
 		t.Fatalf("pull answer %s: empty extension lists must be left out", raw)
 	}
 
-	// Over the socket: a relabel, then the deletion of n2.
+	liveStructurePushes(t, e, s, c)
+}
+
+// liveStructurePushes pushes over the socket c what
+// TestStructureOverRESTAndLive checks: a relabel, a connector to nothing
+// (refused), then the deletion of n2, which takes its connectors.
+func liveStructurePushes(t *testing.T, e *env, s string, c *websocket.Conn) {
+	t.Helper()
 	send(t, c, map[string]any{"type": "push", "id": "p1", "push": map[string]any{"connectors": map[string]any{"upserted": []any{
 		map[string]any{"id": "c1", "from": "n1", "to": "n2", "label": "unblocks", "baseVersion": 1},
 	}}}})
