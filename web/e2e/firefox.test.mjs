@@ -5,7 +5,7 @@
 // user does: a label's text, a button's text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skipFirefox as skip, withServerAndFirefox } from './harness.mjs';
+import { skipFirefox as skip, withServerAndFirefox, launchFirefox } from './harness.mjs';
 
 // Poll on a timer rather than on animation frames (the default), which a
 // headless page that paints nothing need not run.
@@ -344,4 +344,30 @@ test('Firefox at 390×844 with touch: bottom bar, a sheet, + Note edited in plac
   const { body } = await api(page, 'GET', `/api/boards/${id}/sync?since=0`);
   assert.deepEqual(body.notes.map((n) => [n.title, n.content, n.color]), [['Fox on a phone', 'edited in place', 'blue']]);
   await ctx.close();
+});
+
+test('Firefox with a coarse pointer (its pointer prefs): the larger resize handle and note menu items', { skip }, async () => {
+  // A browser of its own: the prefs are the profile's (harness.mjs, COARSE_POINTER_PREFS).
+  const coarse = await launchFirefox({ coarse: true });
+  try {
+    const page = await coarse.newPage();
+    await page.setViewport({ width: 390, height: 844 });
+    await login(page, 'fox-coarse@example.com');
+    assert.deepEqual(await page.evaluate(() => [matchMedia('(pointer: coarse)').matches, matchMedia('(hover: none)').matches]), [true, true]);
+    await createBoard(page, 'Fox coarse');
+    await addNote(page, 'Big targets');
+    const note = await page.waitForSelector('.note[data-note-id]');
+    const b = await note.boundingBox();
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+    await page.waitForSelector('.note.selected');
+    // The resize handle is 28 px (16 px for a mouse), the note menu's items taller.
+    const handle = await page.$eval('.note.selected .note-resize', (e) => [e.getBoundingClientRect().width, e.getBoundingClientRect().height]);
+    assert.deepEqual(handle, [28, 28]);
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2, { button: 'right' });
+    await page.waitForSelector('[role="menu"].note-menu');
+    const pad = await page.$eval('.note-menu [role="menuitem"]', (e) => getComputedStyle(e).paddingTop);
+    assert.equal(pad, `${0.65 * 16}px`);
+  } finally {
+    await coarse.close();
+  }
 });

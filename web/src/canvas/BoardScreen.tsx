@@ -2,6 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useS
 import { ScreenStore } from '../layout/screenState';
 import { Dock } from '../layout/Dock';
 import { Menu, type MenuItem } from '../layout/Menu';
+import type { Tool } from '../layout/tools';
 import { PresenceAvatars } from '../layout/PresenceAvatars';
 import { useTheme } from '../layout/ThemeToggle';
 import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
@@ -179,15 +180,13 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     { label: 'All boards', separated: true, onSelect: () => navigate('/') },
     { label: 'Log out', onSelect: onLogout },
   ];
-  const rail = (
-    <>
-      <button type="button" className="rail-panel" aria-pressed={ui.panel === 'items'} onClick={() => screen.togglePanel('items')}>
-        Work items ({s.items.size})
-      </button>
-      <button type="button" className="rail-panel" aria-pressed={ui.panel === 'chat'} onClick={() => screen.togglePanel('chat')}>
-        AI assistant
-      </button>
-    </>
+  const itemCount = s.items.size;
+  const rail: Tool[] = useMemo(
+    () => [
+      { id: 'items', label: `Work items (${itemCount})`, pressed: ui.panel === 'items', startsGroup: true, onSelect: () => screen.togglePanel('items'), rank: 3 },
+      { id: 'chat', label: 'AI assistant', pressed: ui.panel === 'chat', onSelect: () => screen.togglePanel('chat'), rank: 4 },
+    ],
+    [itemCount, ui.panel, screen],
   );
 
   return (
@@ -245,7 +244,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railExtra={rail} items={s.items} onItem={openItem} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} items={s.items} onItem={openItem} />
         <div className="board-notices">
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
           {!canEdit && (

@@ -28,6 +28,8 @@ import { ariaOf } from '../editor/keymap';
 import { SearchPanel } from '../editor/SearchPanel';
 import { ShortcutsPanel } from '../editor/ShortcutsPanel';
 import { NoteMenu } from '../editor/NoteMenu';
+import { ToolBar } from '../layout/ToolBar';
+import type { Tool } from '../layout/tools';
 
 const nodeTypes = { note: NoteNode };
 // Props given to ReactFlow must keep their identity between renders: a new
@@ -64,8 +66,8 @@ interface Props {
   onItem?: (id: string) => void;
   /** onEditor hands the board's Editor to the screen around the canvas (a tool rail, menus), and null when it goes. */
   onEditor?: (e: Editor | null) => void;
-  /** railExtra: the board screen's own buttons at the end of the tool rail (its panel toggles). */
-  railExtra?: React.ReactNode;
+  /** railTools: the board screen's own tools at the end of the tool rail (its panel toggles). */
+  railTools?: readonly Tool[];
 }
 
 const NO_MARKS: readonly Mark[] = [];
@@ -113,12 +115,33 @@ export function Canvas(props: Props) {
   );
 }
 
+/**
+ * canvasTools are the editor's tools in the rail. Their ranks say which keep
+ * a place in a phone's bottom bar (layout/tools.ts): new notes, undo and
+ * search first; the note tool, redo and the shortcuts panel (keys a phone
+ * has not) go to More first. Delete is in the note menu too.
+ */
+function canvasTools(editor: Editor, tool: string, selectedCount: number, canEdit: boolean): Tool[] {
+  const edit: Tool[] = [
+    { id: 'create', label: '+ Note', primary: true, onSelect: () => editor.createNote(), keys: ariaOf('create'), rank: 0 },
+    { id: 'noteTool', label: 'Note tool', pressed: tool === 'note', onSelect: () => editor.setTool(tool === 'note' ? 'select' : 'note'), keys: ariaOf('toolNote'), title: 'Click on the canvas to put a note there', rank: 7 },
+    { id: 'delete', label: `Delete${selectedCount > 1 ? ` (${selectedCount})` : ''}`, disabled: !selectedCount, onSelect: () => editor.deleteSelected(), keys: ariaOf('delete'), rank: 5 },
+    { id: 'undo', label: 'Undo', onSelect: () => editor.undo(), keys: ariaOf('undo'), rank: 1 },
+    { id: 'redo', label: 'Redo', onSelect: () => editor.redo(), keys: ariaOf('redo'), rank: 6 },
+  ];
+  return [
+    ...(canEdit ? edit : []),
+    { id: 'search', label: 'Search', onSelect: () => editor.openPanel('search'), keys: ariaOf('search'), rank: 2 },
+    { id: 'shortcuts', label: '?', name: 'Keyboard shortcuts', onSelect: () => editor.openPanel('shortcuts'), keys: ariaOf('shortcuts'), rank: 8 },
+  ];
+}
+
 function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railExtra }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
   const rf = useReactFlow<NoteFlowNode>();
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
@@ -313,48 +336,20 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   notesRef.current = notes;
   const aiContext = useMemo(() => ({ boardId: client.boardId, allNotes: () => [...notesRef.current.values()] }), [client]);
   const asking = s.asking;
+  const tools = useMemo(() => [...canvasTools(editor, s.tool, selected.size, canEdit), ...(railTools ?? [])], [editor, s.tool, selected.size, canEdit, railTools]);
 
   return (
     <EditorContext.Provider value={editor}>
     <div className={`canvas detail-${detail}${s.tool === 'note' ? ' tool-note' : ''}`} ref={wrapper} onPointerMove={onPointerMove}>
-      <div className="canvas-tools" role="toolbar" aria-label="Board tools">
-        {canEdit && (
-          <button type="button" className="primary" onClick={() => editor.createNote()} aria-keyshortcuts={ariaOf('create')}>
-            + Note
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" aria-pressed={s.tool === 'note'} onClick={() => editor.setTool(s.tool === 'note' ? 'select' : 'note')} aria-keyshortcuts={ariaOf('toolNote')} title="Click on the canvas to put a note there">
-            Note tool
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.deleteSelected()} disabled={!selected.size} aria-keyshortcuts={ariaOf('delete')}>
-            Delete{selected.size > 1 ? ` (${selected.size})` : ''}
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.undo()} aria-keyshortcuts={ariaOf('undo')}>
-            Undo
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.redo()} aria-keyshortcuts={ariaOf('redo')}>
-            Redo
-          </button>
-        )}
-        <button type="button" onClick={() => editor.openPanel('search')} aria-keyshortcuts={ariaOf('search')}>
-          Search
-        </button>
-        <button type="button" onClick={() => editor.openPanel('shortcuts')} aria-keyshortcuts={ariaOf('shortcuts')} aria-label="Keyboard shortcuts">
-          ?
-        </button>
-        <span className="muted rail-count">
-          {notes.size} note{notes.size === 1 ? '' : 's'}
-          {selected.size ? ` · ${selected.size} selected` : ''}
-        </span>
-        {railExtra}
-      </div>
+      <ToolBar
+        tools={tools}
+        status={
+          <span className="muted rail-count">
+            {notes.size} note{notes.size === 1 ? '' : 's'}
+            {selected.size ? ` · ${selected.size} selected` : ''}
+          </span>
+        }
+      />
       <DetailContext.Provider value={detail}>
         <PresenceContext.Provider value={client.presence}>
         <ReactFlow<NoteFlowNode>
