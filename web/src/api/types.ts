@@ -46,6 +46,51 @@ export interface TrackerItem {
   [extra: string]: unknown;
 }
 
+/**
+ * A connector: an arrow (or a line) from one note or frame to another
+ * (Corkboard's extension, issue 24; docs/sync.md "Connectors and frames").
+ * from and to are note or frame ids; style is "arrow" or "line", with
+ * "-dashed" for a dashed one ("arrow-dashed"); an unknown style draws as an
+ * arrow and is kept.
+ */
+export interface Connector {
+  id: string;
+  from: string;
+  to: string;
+  label: string;
+  style: string;
+  color: string;
+  updatedAt: string;
+  version?: number;
+  deletedAt?: string | null;
+  /** baseVersion is sent in pushes only, as Note's. */
+  baseVersion?: number;
+  [extra: string]: unknown;
+}
+
+/**
+ * A frame: a named rectangle on the board (issue 24). What it holds is
+ * geometric: the notes whose centre is inside it (docs/web-client.md,
+ * "Frames"); the row has no list of members.
+ */
+export interface Frame {
+  id: string;
+  title: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  color: string;
+  /** locked: the frame does not move or resize on the canvas until unlocked. */
+  locked?: boolean;
+  updatedAt: string;
+  version?: number;
+  deletedAt?: string | null;
+  /** baseVersion is sent in pushes only, as Note's. */
+  baseVersion?: number;
+  [extra: string]: unknown;
+}
+
 /** Board metadata carried by pulls. */
 export interface BoardMeta {
   id: string;
@@ -61,6 +106,10 @@ export interface Changes {
   deletedNoteIds?: string[];
   trackerItems?: TrackerItem[];
   deletedTrackerItemIds?: string[];
+  connectors?: Connector[];
+  deletedConnectorIds?: string[];
+  frames?: Frame[];
+  deletedFrameIds?: string[];
   serverVersion: number;
   reset?: boolean;
   since?: number;
@@ -72,6 +121,9 @@ export interface PushBody {
   board?: { name: string; updatedAt: string };
   notes: { upserted: Note[]; deleted: string[] };
   trackerItems: { upserted: TrackerItem[]; deleted: string[] };
+  /** connectors and frames are sent only when a push has some (a server without them sees the spec's body). */
+  connectors?: { upserted: Connector[]; deleted: string[] };
+  frames?: { upserted: Frame[]; deleted: string[] };
 }
 
 /** One phase of a board; keys other than id are the client's. */
@@ -135,7 +187,7 @@ export interface Peer {
  */
 export interface LiveEvent {
   kind: 'overlap' | 'revived';
-  table: 'note' | 'item';
+  table: 'note' | 'item' | 'connector' | 'frame';
   id: string;
   version: number;
   logKey?: string;
@@ -193,4 +245,6 @@ export interface BoardState {
   phases?: Phases;
   notes: Note[];
   trackerItems: TrackerItem[];
+  connectors?: Connector[];
+  frames?: Frame[];
 }
