@@ -49,9 +49,9 @@ export interface TrackerItem {
 /**
  * A connector: an arrow (or a line) from one note or frame to another
  * (Corkboard's extension, issue 24; docs/sync.md "Connectors and frames").
- * from and to are note or frame ids; style is "arrow" or "line", with
- * "-dashed" for a dashed one ("arrow-dashed"); an unknown style draws as an
- * arrow and is kept.
+ * from and to are note or frame ids, which must exist once the push
+ * applies; style is "arrow" (a head at `to`) or "line", "" an arrow; dash
+ * is "solid" or "dashed", "" solid.
  */
 export interface Connector {
   id: string;
@@ -59,6 +59,7 @@ export interface Connector {
   to: string;
   label: string;
   style: string;
+  dash?: string;
   color: string;
   updatedAt: string;
   version?: number;
@@ -81,8 +82,8 @@ export interface Frame {
   w: number;
   h: number;
   color: string;
-  /** locked: the frame does not move or resize on the canvas until unlocked. */
-  locked?: boolean;
+  /** locked: the frame does not move or resize on the canvas until unlocked (the server stores it, the canvas enforces it). */
+  locked: boolean;
   updatedAt: string;
   version?: number;
   deletedAt?: string | null;

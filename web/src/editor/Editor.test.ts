@@ -73,6 +73,8 @@ class FakeView implements EditorView {
   zoomIn = () => void this.zooms.push('in');
   zoomOut = () => void this.zooms.push('out');
   fit = () => void this.zooms.push('fit');
+  fitted: Rect[] = [];
+  fitRect = (r: Rect) => void this.fitted.push(r);
 }
 
 function setup(notes: Note[] = []) {
@@ -316,6 +318,7 @@ describe('focus and keys', () => {
       const { editor } = setup(grid);
       editor.select('c');
       if (b.action === 'save' || b.action === 'cancel') editor.startEdit('c');
+      if (b.action === 'connect') editor.select('r', true);
       expect(editor.run(b.action, key('ArrowRight')), b.action).toBe(true);
     }
   });

@@ -29,7 +29,7 @@ export const NOTE_FIELDS: readonly string[] = ['id', 'title', 'content', 'x', 'y
 export const ITEM_FIELDS: readonly string[] = ['id', 'key', 'type', 'summary', 'description', 'status', 'parentId', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
 
 /** CONNECTOR_FIELDS are a connector's own fields. */
-export const CONNECTOR_FIELDS: readonly string[] = ['id', 'from', 'to', 'label', 'style', 'color', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
+export const CONNECTOR_FIELDS: readonly string[] = ['id', 'from', 'to', 'label', 'style', 'dash', 'color', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
 
 /** FRAME_FIELDS are a frame's own fields. */
 export const FRAME_FIELDS: readonly string[] = ['id', 'title', 'x', 'y', 'w', 'h', 'color', 'locked', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
@@ -90,21 +90,25 @@ export function mergeItem(base: TrackerItem, theirs: TrackerItem, mine: TrackerI
 }
 
 /**
- * mergeConnector merges a connector: from, to, label, style, color and each
- * extra field are one value each, mine winning when both changed one (a
- * label is a line or two: merging it line by line would only make overlaps).
- * It never overlaps: nothing of theirs goes to a changelog.
+ * mergeConnector merges a connector (board.MergeConnector): from and to
+ * move together as one value (a reconnection); label, style, dash, color
+ * and each extra field are one value each, mine winning when both changed
+ * one. It never overlaps.
  */
 export function mergeConnector(base: Connector, theirs: Connector, mine: Connector): MergeResult<Connector> {
   const out = ownFields(theirs, CONNECTOR_FIELDS) as Connector;
   out.updatedAt = mine.updatedAt;
-  for (const k of ['from', 'to', 'label', 'style', 'color'] as const) out[k] = mergeValue(str(base[k]), str(theirs[k]), str(mine[k]));
+  if (str(mine.from) !== str(base.from) || str(mine.to) !== str(base.to)) {
+    out.from = mine.from;
+    out.to = mine.to;
+  }
+  for (const k of ['label', 'style', 'dash', 'color'] as const) out[k] = mergeValue(str(base[k]), str(theirs[k]), str(mine[k]));
   mergeExtra(out, base, theirs, mine, CONNECTOR_FIELDS);
   return { merged: out, overlap: false };
 }
 
 /**
- * mergeFrame merges a frame as mergeNote does a note's geometry: x and y
+ * mergeFrame merges a frame (board.MergeFrame) as mergeNote does a note's geometry: x and y
  * move together, w and h are one size; title, color, locked and each extra
  * field are one value each, mine winning when both changed one.
  */
@@ -121,9 +125,7 @@ export function mergeFrame(base: Frame, theirs: Frame, mine: Frame): MergeResult
   }
   out.title = mergeValue(str(base.title), str(theirs.title), str(mine.title));
   out.color = mergeValue(str(base.color), str(theirs.color), str(mine.color));
-  const locked = mergeValue(!!base.locked, !!theirs.locked, !!mine.locked);
-  if (locked) out.locked = true;
-  else delete out.locked;
+  out.locked = mergeValue(!!base.locked, !!theirs.locked, !!mine.locked);
   mergeExtra(out, base, theirs, mine, FRAME_FIELDS);
   return { merged: out, overlap: false };
 }

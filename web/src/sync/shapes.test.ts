@@ -109,8 +109,8 @@ describe('connectors and frames in the sync client', () => {
 describe('mergeConnector and mergeFrame', () => {
   it('keeps both sides of a connector where they changed different fields', () => {
     const base = connector('c', 'a', 'b');
-    const m = mergeConnector(base, { ...base, label: 'theirs' }, { ...base, style: 'line-dashed', updatedAt: 'mine' });
-    expect(m.merged).toMatchObject({ label: 'theirs', style: 'line-dashed', updatedAt: 'mine' });
+    const m = mergeConnector(base, { ...base, label: 'theirs' }, { ...base, style: 'line', dash: 'dashed', updatedAt: 'mine' });
+    expect(m.merged).toMatchObject({ label: 'theirs', style: 'line', dash: 'dashed', updatedAt: 'mine' });
     expect(m.overlap).toBe(false);
   });
 

@@ -263,10 +263,10 @@ export const note = (id: string, extra: Partial<Note> = {}): Note => ({
 });
 
 /** connector makes a connector row from one note (or frame) to another. */
-export const connector = (id: string, from: string, to: string, extra: Partial<Connector> = {}): Connector => ({ id, from, to, label: '', style: 'arrow', color: 'gray', updatedAt: '', ...extra });
+export const connector = (id: string, from: string, to: string, extra: Partial<Connector> = {}): Connector => ({ id, from, to, label: '', style: 'arrow', dash: 'solid', color: 'gray', updatedAt: '', ...extra });
 
 /** frame makes a frame row. */
-export const frame = (id: string, extra: Partial<Frame> = {}): Frame => ({ id, title: id, x: 0, y: 0, w: 600, h: 400, color: 'gray', updatedAt: '', ...extra });
+export const frame = (id: string, extra: Partial<Frame> = {}): Frame => ({ id, title: id, x: 0, y: 0, w: 600, h: 400, color: 'gray', locked: false, updatedAt: '', ...extra });
 
 /** settle lets pending promises run. */
 export const settle = async () => {
