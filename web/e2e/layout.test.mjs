@@ -223,7 +223,7 @@ test('390×844 with touch: the canvas is the screen, tools in a bottom bar, pane
   assert.deepEqual(await toolbar.getByRole('button').allTextContents(), ['+ Note', 'Undo', 'Search', 'Work items (0)', 'AI assistant', 'More']);
   await toolbar.getByRole('button', { name: 'More tools' }).tap();
   const more = toolbar.getByRole('menu', { name: 'More tools' });
-  assert.deepEqual(await more.getByRole('menuitem').or(more.getByRole('menuitemcheckbox')).allTextContents(), ['Note tool', 'Delete', 'Redo', 'Keyboard shortcuts']);
+  assert.deepEqual(await more.getByRole('menuitem').or(more.getByRole('menuitemcheckbox')).allTextContents(), ['Note tool', 'Delete', 'Redo', 'Frame', 'Connect', 'Outline', 'Keyboard shortcuts']);
   assertLaidOut({ topbar: bar, more: await box(page, '.more-tools [role="menu"]') }, vp);
   await shot(page, 'more-phone');
   // The keyboard reaches it too: arrows in the menu, Escape back to More, Enter opens it again.

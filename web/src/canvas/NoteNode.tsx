@@ -1,5 +1,5 @@
 import { createContext, memo, useContext, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { useStoreApi, type NodeProps, type Node } from '@xyflow/react';
+import { Handle, Position, useStoreApi, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import type { Mark } from '../sync/marks';
 import type { PresenceStore } from '../sync/presence';
@@ -210,6 +210,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
           </>
         )}
+        {data.canEdit && !data.editing && detail !== 'far' && <ConnectHandles />}
         {data.canEdit && !data.editing && detail !== 'far' && (
           <div
             className="note-resize nodrag nopan"
@@ -250,6 +251,23 @@ function scrollKeys(e: React.KeyboardEvent<HTMLDivElement>) {
     e.stopPropagation();
     e.currentTarget.closest<HTMLElement>('[data-note-id]')?.focus();
   } else if (SCROLL_KEYS.has(e.key) && !e.altKey && !e.ctrlKey && !e.metaKey) e.stopPropagation();
+}
+
+/**
+ * ConnectHandles are the four dots on a note's (or frame's) edges that a
+ * connector is dragged from (issue 24). The canvas connects in loose mode,
+ * so any dot joins any other, and a drop on a body counts too. The keyboard
+ * way is C with two notes selected.
+ */
+export function ConnectHandles() {
+  return (
+    <>
+      <Handle type="source" position={Position.Top} id="t" className="conn-handle" title="Drag to another note to connect" />
+      <Handle type="source" position={Position.Right} id="r" className="conn-handle" title="Drag to another note to connect" />
+      <Handle type="source" position={Position.Bottom} id="b" className="conn-handle" title="Drag to another note to connect" />
+      <Handle type="source" position={Position.Left} id="l" className="conn-handle" title="Drag to another note to connect" />
+    </>
+  );
 }
 
 /** MarkButton opens the note's History at the changelog entry of a mark (and the mark goes). */
