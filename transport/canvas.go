@@ -36,7 +36,8 @@ func (s *Server) handleExportCanvas(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if download {
-		name := a.Board.Name
+		// The state's name, not the access record's: that one is cached and may miss a recent rename.
+		name := st.Board.Name
 		if name == "" {
 			name = a.Board.ID
 		}
