@@ -81,6 +81,7 @@ test('export PNG, SVG and PDF: the board\'s size, the notes and their Markdown i
   assert.equal(png.name, 'Launch.png');
   assert.equal(png.bytes.subarray(1, 4).toString(), 'PNG');
   assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [BOX.w * 2, BOX.h * 2]);
+  if (process.env.SCREENSHOTS) await writeFile(new URL('../../docs/screenshots/export-board.png', import.meta.url), png.bytes);
   const px = await pixelsOf(page, png.bytes, [
     [110, 150], // a's bottom: yellow paper
     [410, 150], // b's bottom: blue
@@ -94,6 +95,7 @@ test('export PNG, SVG and PDF: the board\'s size, the notes and their Markdown i
 
   // Dark: the board's dark background, the notes the same paper.
   const dark = await exportAs(page, 'PNG image', 'Dark');
+  if (process.env.SCREENSHOTS) await writeFile(new URL('../../docs/screenshots/export-board-dark.png', import.meta.url), dark.bytes);
   const dpx = await pixelsOf(page, dark.bytes, [[110, 150], [260, 100]]);
   assert.ok(near(dpx.at[0], hex('#fff3a3')) && near(dpx.at[1], hex('#0f141a')), `dark: ${JSON.stringify(dpx.at)}`);
 
