@@ -145,10 +145,11 @@ type Changes struct {
 	DeletedTrackerItemIDs []string      `json:"deletedTrackerItemIds"`
 	// The connector and frame lists are Corkboard's extension, left out
 	// when empty (nil or not) so that a spec client sees nothing new.
-	Connectors          []Connector `json:"connectors,omitempty"`
-	DeletedConnectorIDs []string    `json:"deletedConnectorIds,omitempty"`
+	// Frames come before connectors, whose ends they may be.
 	Frames              []Frame     `json:"frames,omitempty"`
 	DeletedFrameIDs     []string    `json:"deletedFrameIds,omitempty"`
+	Connectors          []Connector `json:"connectors,omitempty"`
+	DeletedConnectorIDs []string    `json:"deletedConnectorIds,omitempty"`
 	ServerVersion       int64       `json:"serverVersion"`
 	// Reset is true when the client's since is older than the tombstone
 	// horizon: the answer is the full state and the client must drop rows it
@@ -163,6 +164,6 @@ type State struct {
 	Phases       *Phases       `json:"phases,omitempty"`
 	Notes        []Note        `json:"notes"`
 	TrackerItems []TrackerItem `json:"trackerItems"`
-	Connectors   []Connector   `json:"connectors,omitempty"`
 	Frames       []Frame       `json:"frames,omitempty"`
+	Connectors   []Connector   `json:"connectors,omitempty"`
 }

@@ -184,7 +184,7 @@ func TestMergeConnectorAndFrame(t *testing.T) {
 	}
 	fb := validFrame()
 	ft, fm := fb, fb
-	ft.X, ft.Y = 500, 500 // a move
+	ft.X, ft.Y = 500, 500                                // a move
 	fm.W, fm.H, fm.Title = 1000, 900, "Risks and issues" // a resize and a rename
 	fg, _ := board.MergeFrame(fb, ft, fm)
 	if fg.X != 500 || fg.Y != 500 || fg.W != 1000 || fg.H != 900 || fg.Title != "Risks and issues" {
