@@ -88,6 +88,8 @@ const (
 	MaxTextNodes  = board.MaxUpsertedNotes
 	MaxGroupNodes = board.MaxUpsertedFrames
 	MaxEdges      = board.MaxUpsertedConnectors
+	// MaxNodes bounds the nodes list while it is read, before the kinds are counted.
+	MaxNodes = MaxTextNodes + MaxGroupNodes
 )
 
 // DefaultNoteW and DefaultNoteH are the size of a note that has none (the
@@ -179,8 +181,10 @@ func FromState(st *board.State) Canvas {
 	return FromRows(Rows{Notes: st.Notes, Frames: st.Frames, Connectors: st.Connectors})
 }
 
-// Decode reads a JSON Canvas document and checks it (Check). Errors are
-// board field errors naming the place, e.g. "nodes[3].width".
+// Decode reads a JSON Canvas document (a file) and checks it (Check).
+// Errors are board field errors naming the place, e.g. "nodes[3].width".
+// The server decodes request bodies with its own streaming decoder
+// (transport's canvasShape) and calls Check; this is for files and tests.
 func Decode(r io.Reader) (Canvas, error) {
 	var raw struct {
 		Nodes []json.RawMessage `json:"nodes"`

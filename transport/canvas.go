@@ -8,6 +8,49 @@ import (
 
 	"corkboard/board"
 	"corkboard/jsoncanvas"
+	"corkboard/transport/jsondec"
+)
+
+// canvasShape is a JSON Canvas document (POST /canvas), read as it streams
+// like every body (docs/api.md, "How bodies are decoded"). JSON Canvas is an
+// open format whose readers ignore what they do not know, so unknown keys
+// are skipped. The lists are bounded while read; the kinds of nodes are
+// counted by Check.
+var canvasShape = jsondec.NewShape(jsondec.Skip[jsoncanvas.Canvas],
+	jsondec.Array("nodes", jsoncanvas.MaxNodes, func(c *jsoncanvas.Canvas) *[]jsoncanvas.Node { return &c.Nodes }, canvasNodeShape.Decode),
+	jsondec.Array("edges", jsoncanvas.MaxEdges, func(c *jsoncanvas.Canvas) *[]jsoncanvas.Edge { return &c.Edges }, canvasEdgeShape.Decode),
+)
+
+var canvasNodeShape = jsondec.NewShape(jsondec.Skip[jsoncanvas.Node],
+	jsondec.String("id", func(n *jsoncanvas.Node) *string { return &n.ID }),
+	jsondec.String("type", func(n *jsoncanvas.Node) *string { return &n.Type }),
+	jsondec.Int64("x", func(n *jsoncanvas.Node) *int64 { return &n.X }),
+	jsondec.Int64("y", func(n *jsoncanvas.Node) *int64 { return &n.Y }),
+	jsondec.Int64("width", func(n *jsoncanvas.Node) *int64 { return &n.Width }),
+	jsondec.Int64("height", func(n *jsoncanvas.Node) *int64 { return &n.Height }),
+	jsondec.String("color", func(n *jsoncanvas.Node) *string { return &n.Color }),
+	jsondec.String("text", func(n *jsoncanvas.Node) *string { return &n.Text }),
+	jsondec.String("file", func(n *jsoncanvas.Node) *string { return &n.File }),
+	jsondec.String("subpath", func(n *jsoncanvas.Node) *string { return &n.Subpath }),
+	jsondec.String("url", func(n *jsoncanvas.Node) *string { return &n.URL }),
+	jsondec.String("label", func(n *jsoncanvas.Node) *string { return &n.Label }),
+	jsondec.String("background", func(n *jsoncanvas.Node) *string { return &n.Background }),
+	jsondec.String("backgroundStyle", func(n *jsoncanvas.Node) *string { return &n.BackgroundStyle }),
+	jsondec.String("noteType", func(n *jsoncanvas.Node) *string { return &n.NoteType }),
+	jsondec.Bool("locked", func(n *jsoncanvas.Node) *bool { return &n.Locked }),
+)
+
+var canvasEdgeShape = jsondec.NewShape(jsondec.Skip[jsoncanvas.Edge],
+	jsondec.String("id", func(e *jsoncanvas.Edge) *string { return &e.ID }),
+	jsondec.String("fromNode", func(e *jsoncanvas.Edge) *string { return &e.FromNode }),
+	jsondec.String("fromSide", func(e *jsoncanvas.Edge) *string { return &e.FromSide }),
+	jsondec.String("fromEnd", func(e *jsoncanvas.Edge) *string { return &e.FromEnd }),
+	jsondec.String("toNode", func(e *jsoncanvas.Edge) *string { return &e.ToNode }),
+	jsondec.String("toSide", func(e *jsoncanvas.Edge) *string { return &e.ToSide }),
+	jsondec.String("toEnd", func(e *jsoncanvas.Edge) *string { return &e.ToEnd }),
+	jsondec.String("color", func(e *jsoncanvas.Edge) *string { return &e.Color }),
+	jsondec.String("label", func(e *jsoncanvas.Edge) *string { return &e.Label }),
+	jsondec.String("dash", func(e *jsoncanvas.Edge) *string { return &e.Dash }),
 )
 
 func (s *Server) registerCanvasRoutes(r chi.Router) {
@@ -73,14 +116,9 @@ func (s *Server) handleImportCanvas(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, err := bodyReader(w, r, limitPushBody)
-	if err != nil {
+	var c jsoncanvas.Canvas
+	if err := decodeBody(w, r, limitPushBody, canvasShape.Into(&c)); err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	c, err := jsoncanvas.Decode(body)
-	if err != nil {
-		s.writeError(w, r, readError(err, limitPushBody))
 		return
 	}
 	rows, err := c.ToRows(s.now().UTC().Format(time.RFC3339))
