@@ -131,7 +131,8 @@ function isTyping(t: EventTarget | null): boolean {
 function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railExtra }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
-  const { connectors, frames } = useSyncExternalStore(client.onChange, client.getSnapshot);
+  const subscribe = useCallback((cb: () => void) => client.onChange(cb), [client]);
+  const { connectors, frames } = useSyncExternalStore(subscribe, client.getSnapshot);
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const announceRef = useRef(onAnnounce);
