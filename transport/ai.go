@@ -308,7 +308,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequ
 		}
 		return req.Validate()
 	}
-	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeChatBody(d, &body) }, validate, &req.BoardID)
+	err := s.decodeAI(w, r, limitAIBoardBody, chatBodyShape.Into(&body), validate, &req.BoardID)
 	return *req, err
 }
 
@@ -340,7 +340,7 @@ func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
 // loop, as plain text "TITLE: …\n---\n…".
 func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
-	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.Validate, &req.BoardID)
+	err := s.decodeAI(w, r, limitAIBoardBody, noteAIRequestShape.Into(&req), req.Validate, &req.BoardID)
 	ts := newTextStream(w)
 	if err == nil {
 		err = s.ai.NoteAI(r.Context(), req, ts)
@@ -355,7 +355,7 @@ func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 // command's own prompt and writing guide; the prompt may be empty.
 func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
-	err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeNoteAIRequest(d, &req) }, req.ValidateCommand, &req.BoardID)
+	err := s.decodeAI(w, r, limitAIBoardBody, noteAIRequestShape.Into(&req), req.ValidateCommand, &req.BoardID)
 	ts := newTextStream(w)
 	if err == nil {
 		err = s.ai.NoteCommand(r.Context(), chi.URLParam(r, "command"), req, ts)
@@ -369,7 +369,7 @@ func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 // handleGenerateFrontmatter is POST /api/canvas/generate-frontmatter.
 func (s *Server) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
 	var req ai.FrontmatterRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeFrontmatterRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIBoardBody, frontmatterRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -416,7 +416,7 @@ func (s *Server) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 // seconds, enforced by the ai package).
 func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerGenerateRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, func(d *jsondec.Decoder) error { return decodeTrackerGenerateRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIBoardBody, trackerGenerateRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -427,7 +427,7 @@ func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 // handleTrackerAnalyze is POST /api/canvas/tracker/analyze.
 func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerAnalyzeRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, func(d *jsondec.Decoder) error { return decodeTrackerAnalyzeRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIItemBody, trackerAnalyzeRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
@@ -438,7 +438,7 @@ func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 // handleTrackerRewrite is POST /api/canvas/tracker/rewrite.
 func (s *Server) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerRewriteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, func(d *jsondec.Decoder) error { return decodeTrackerRewriteRequest(d, &req) }, req.Validate, &req.BoardID); err != nil {
+	if err := s.decodeAI(w, r, limitAIItemBody, trackerRewriteRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}

@@ -12,7 +12,6 @@ import (
 	"corkboard/auth"
 	"corkboard/auth/mailaddr"
 	"corkboard/board"
-	"corkboard/transport/jsondec"
 )
 
 // access is what the board guard learned about the caller and the board.
@@ -201,7 +200,7 @@ type phasesRequest struct {
 // handleSetPhases is PATCH /api/boards/{boardId}/access (owner only).
 func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 	var req phasesRequest
-	if err := decodeBody(w, r, limitJSONBody, func(d *jsondec.Decoder) error { return decodePhasesRequest(d, &req) }); err != nil {
+	if err := decodeBody(w, r, limitJSONBody, phasesRequestShape.Into(&req)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -15,7 +15,6 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/persist"
-	"corkboard/transport/jsondec"
 )
 
 // limitLogBody bounds a POST /log body. The entries alone stay far below it
@@ -72,7 +71,7 @@ func (s *Server) handleAppendLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req appendLogRequest
-	if err := decodeBody(w, r, limitLogBody, func(d *jsondec.Decoder) error { return decodeAppendLog(d, &req) }); err != nil {
+	if err := decodeBody(w, r, limitLogBody, appendLogShape.Into(&req)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -1,12 +1,14 @@
 package transport
 
 import (
+	"encoding/json"
+
 	"corkboard/ai"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
 )
 
-// Decoders of the AI request bodies. They are lenient: the AI SDK's
+// Shapes of the AI request bodies. They are lenient: the AI SDK's
 // clients add keys of their own, which are skipped (still checked for
 // depth, duplicates and UTF-8). Their arrays are bounded by the ai
 // package's limits, and by maxMessageParts.
@@ -16,189 +18,81 @@ import (
 // below it.
 const maxMessageParts = 1000
 
-// skipUnknown is what the AI decoders do with keys they do not know.
-func skipUnknown(d *jsondec.Decoder) error { return d.Skip() }
+// The AI shapes skip keys they do not declare.
 
-// decodeBoardNotes decodes a list of notes sent as context.
-func decodeBoardNotes(d *jsondec.Decoder, dst *[]ai.BoardNote) error {
-	*dst = (*dst)[:0]
-	if d.Null() {
-		return nil
-	}
-	return d.Array(ai.MaxBoardNotes, func(int) error {
-		*dst = append(*dst, ai.BoardNote{})
-		n := &(*dst)[len(*dst)-1]
-		return d.Object(func(key []byte) error {
-			switch string(key) {
-			case "id":
-				return d.String(&n.ID)
-			case "title":
-				return d.String(&n.Title)
-			case "content":
-				return d.String(&n.Content)
-			case "color":
-				return d.String(&n.Color)
-			case "type":
-				return d.String(&n.Type)
-			case "x":
-				return d.Float64(&n.X)
-			case "y":
-				return d.Float64(&n.Y)
-			}
-			return skipUnknown(d)
-		})
-	})
+// boardNoteShape is a note sent as context.
+var boardNoteShape = jsondec.NewShape(jsondec.Skip[ai.BoardNote],
+	jsondec.String("id", func(n *ai.BoardNote) *string { return &n.ID }),
+	jsondec.String("title", func(n *ai.BoardNote) *string { return &n.Title }),
+	jsondec.String("content", func(n *ai.BoardNote) *string { return &n.Content }),
+	jsondec.String("color", func(n *ai.BoardNote) *string { return &n.Color }),
+	jsondec.String("type", func(n *ai.BoardNote) *string { return &n.Type }),
+	jsondec.Float64("x", func(n *ai.BoardNote) *float64 { return &n.X }),
+	jsondec.Float64("y", func(n *ai.BoardNote) *float64 { return &n.Y }),
+)
+
+// boardNotes declares a field of notes sent as context.
+func boardNotes[T any](name string, at func(*T) *[]ai.BoardNote) jsondec.Field[T] {
+	return jsondec.Array(name, ai.MaxBoardNotes, at, boardNoteShape.Decode)
 }
 
-// decodeItems decodes a list of tracker items sent as context.
-func decodeItems(d *jsondec.Decoder, dst *[]board.TrackerItem) error {
-	*dst = (*dst)[:0]
-	if d.Null() {
-		return nil
-	}
-	return d.Array(ai.MaxTrackerItems, func(int) error {
-		*dst = append(*dst, board.TrackerItem{})
-		return decodeItem(d, &(*dst)[len(*dst)-1], false)
-	})
+// contextItems declares a field of tracker items sent as context.
+func contextItems[T any](name string, at func(*T) *[]board.TrackerItem) jsondec.Field[T] {
+	return jsondec.Array(name, ai.MaxTrackerItems, at, contextItemShape.Decode)
 }
 
-func decodeBoardState(d *jsondec.Decoder, st *ai.BoardState) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "name":
-			return d.String(&st.Name)
-		case "notes":
-			return decodeBoardNotes(d, &st.Notes)
-		case "trackerItems":
-			return decodeItems(d, &st.TrackerItems)
-		}
-		return skipUnknown(d)
-	})
-}
+var boardStateShape = jsondec.NewShape(jsondec.Skip[ai.BoardState],
+	jsondec.String("name", func(st *ai.BoardState) *string { return &st.Name }),
+	boardNotes("notes", func(st *ai.BoardState) *[]ai.BoardNote { return &st.Notes }),
+	contextItems("trackerItems", func(st *ai.BoardState) *[]board.TrackerItem { return &st.TrackerItems }),
+)
 
-func decodeMessages(d *jsondec.Decoder, dst *[]ai.UIMessage) error {
-	*dst = (*dst)[:0]
-	if d.Null() {
-		return nil
-	}
-	return d.Array(ai.MaxMessages, func(int) error {
-		*dst = append(*dst, ai.UIMessage{})
-		m := &(*dst)[len(*dst)-1]
-		return d.Object(func(key []byte) error {
-			switch string(key) {
-			case "id":
-				return d.String(&m.ID)
-			case "role":
-				return d.String(&m.Role)
-			case "content":
-				return d.String(&m.Content)
-			case "parts":
-				m.Parts = nil
-				if d.Null() {
-					return nil
-				}
-				return d.Array(maxMessageParts, func(int) error {
-					m.Parts = append(m.Parts, ai.UIPart{})
-					return decodePart(d, &m.Parts[len(m.Parts)-1])
-				})
-			}
-			return skipUnknown(d)
-		})
-	})
-}
+var messageShape = jsondec.NewShape(jsondec.Skip[ai.UIMessage],
+	jsondec.String("id", func(m *ai.UIMessage) *string { return &m.ID }),
+	jsondec.String("role", func(m *ai.UIMessage) *string { return &m.Role }),
+	jsondec.String("content", func(m *ai.UIMessage) *string { return &m.Content }),
+	jsondec.Array("parts", maxMessageParts, func(m *ai.UIMessage) *[]ai.UIPart { return &m.Parts }, partShape.Decode),
+)
 
-func decodePart(d *jsondec.Decoder, p *ai.UIPart) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "type":
-			return d.String(&p.Type)
-		case "text":
-			return d.String(&p.Text)
-		case "toolCallId":
-			return d.String(&p.ToolCallID)
-		case "toolName":
-			return d.String(&p.ToolName)
-		case "state":
-			return d.String(&p.State)
-		case "errorText":
-			return d.String(&p.ErrorText)
-		case "input":
-			raw, err := d.Raw(limitAIBoardBody)
-			p.Input = raw
-			return err
-		case "output":
-			raw, err := d.Raw(limitAIBoardBody)
-			p.Output = raw
-			return err
-		}
-		return skipUnknown(d)
-	})
-}
+var partShape = jsondec.NewShape(jsondec.Skip[ai.UIPart],
+	jsondec.String("type", func(p *ai.UIPart) *string { return &p.Type }),
+	jsondec.String("text", func(p *ai.UIPart) *string { return &p.Text }),
+	jsondec.String("toolCallId", func(p *ai.UIPart) *string { return &p.ToolCallID }),
+	jsondec.String("toolName", func(p *ai.UIPart) *string { return &p.ToolName }),
+	jsondec.String("state", func(p *ai.UIPart) *string { return &p.State }),
+	jsondec.String("errorText", func(p *ai.UIPart) *string { return &p.ErrorText }),
+	jsondec.Raw("input", limitAIBoardBody, func(p *ai.UIPart) *json.RawMessage { return &p.Input }),
+	jsondec.Raw("output", limitAIBoardBody, func(p *ai.UIPart) *json.RawMessage { return &p.Output }),
+)
 
-// decodeChatBody decodes a chat or subagent request; currentPhase stays
-// raw for ai.Phase to read.
-func decodeChatBody(d *jsondec.Decoder, b *chatBody) error {
-	r := &b.ChatRequest
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "id":
-			return d.String(&r.ID)
-		case "messages":
-			return decodeMessages(d, &r.Messages)
-		case "trigger":
-			return d.String(&r.Trigger)
-		case "messageId":
-			return d.String(&r.MessageID)
-		case "boardId":
-			return d.String(&r.BoardID)
-		case "boardState":
-			return decodeBoardState(d, &r.BoardState)
-		case "currentPhase":
-			raw, err := d.Raw(limitAIBoardBody)
-			b.CurrentPhase = raw
-			return err
-		}
-		return skipUnknown(d)
-	})
-}
+// chatBodyShape is a chat or subagent request; currentPhase stays raw for
+// ai.Phase to read.
+var chatBodyShape = jsondec.NewShape(jsondec.Skip[chatBody],
+	jsondec.String("id", func(b *chatBody) *string { return &b.ID }),
+	jsondec.Array("messages", ai.MaxMessages, func(b *chatBody) *[]ai.UIMessage { return &b.Messages }, messageShape.Decode),
+	jsondec.String("trigger", func(b *chatBody) *string { return &b.Trigger }),
+	jsondec.String("messageId", func(b *chatBody) *string { return &b.MessageID }),
+	jsondec.String("boardId", func(b *chatBody) *string { return &b.BoardID }),
+	jsondec.Object("boardState", func(b *chatBody) *ai.BoardState { return &b.BoardState }, boardStateShape),
+	jsondec.Raw("currentPhase", limitAIBoardBody, func(b *chatBody) *json.RawMessage { return &b.CurrentPhase }),
+)
 
-func decodeNoteAIRequest(d *jsondec.Decoder, r *ai.NoteAIRequest) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "boardId":
-			return d.String(&r.BoardID)
-		case "noteId":
-			return d.String(&r.NoteID)
-		case "prompt":
-			return d.String(&r.Prompt)
-		case "noteTitle":
-			return d.String(&r.NoteTitle)
-		case "noteContent":
-			return d.String(&r.NoteContent)
-		case "allNotes":
-			return decodeBoardNotes(d, &r.AllNotes)
-		}
-		return skipUnknown(d)
-	})
-}
+var noteAIRequestShape = jsondec.NewShape(jsondec.Skip[ai.NoteAIRequest],
+	jsondec.String("boardId", func(r *ai.NoteAIRequest) *string { return &r.BoardID }),
+	jsondec.String("noteId", func(r *ai.NoteAIRequest) *string { return &r.NoteID }),
+	jsondec.String("prompt", func(r *ai.NoteAIRequest) *string { return &r.Prompt }),
+	jsondec.String("noteTitle", func(r *ai.NoteAIRequest) *string { return &r.NoteTitle }),
+	jsondec.String("noteContent", func(r *ai.NoteAIRequest) *string { return &r.NoteContent }),
+	boardNotes("allNotes", func(r *ai.NoteAIRequest) *[]ai.BoardNote { return &r.AllNotes }),
+)
 
-func decodeFrontmatterRequest(d *jsondec.Decoder, r *ai.FrontmatterRequest) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "boardId":
-			return d.String(&r.BoardID)
-		case "noteId":
-			return d.String(&r.NoteID)
-		case "title":
-			return d.String(&r.Title)
-		case "content":
-			return d.String(&r.Content)
-		case "allNotes":
-			return decodeBoardNotes(d, &r.AllNotes)
-		}
-		return skipUnknown(d)
-	})
-}
+var frontmatterRequestShape = jsondec.NewShape(jsondec.Skip[ai.FrontmatterRequest],
+	jsondec.String("boardId", func(r *ai.FrontmatterRequest) *string { return &r.BoardID }),
+	jsondec.String("noteId", func(r *ai.FrontmatterRequest) *string { return &r.NoteID }),
+	jsondec.String("title", func(r *ai.FrontmatterRequest) *string { return &r.Title }),
+	jsondec.String("content", func(r *ai.FrontmatterRequest) *string { return &r.Content }),
+	boardNotes("allNotes", func(r *ai.FrontmatterRequest) *[]ai.BoardNote { return &r.AllNotes }),
+)
 
 // decodeAIStrings decodes an AI body made only of string fields, skipping
 // other keys.
@@ -208,78 +102,35 @@ func decodeAIStrings(fields map[string]*string) func(*jsondec.Decoder) error {
 			if dst, ok := fields[string(key)]; ok {
 				return d.String(dst)
 			}
-			return skipUnknown(d)
+			return d.Skip()
 		})
 	}
 }
 
-func decodeTrackerGenerateRequest(d *jsondec.Decoder, r *ai.TrackerGenerateRequest) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "boardId":
-			return d.String(&r.BoardID)
-		case "mode":
-			return d.String(&r.Mode)
-		case "step":
-			return d.String(&r.Step)
-		case "parentId":
-			return d.String(&r.ParentID)
-		case "itemIds":
-			r.ItemIDs = nil
-			if d.Null() {
-				return nil
-			}
-			return decodeStrings(d, ai.MaxGeneratedItems, &r.ItemIDs)
-		case "instruction":
-			return d.String(&r.Instruction)
-		case "context":
-			return d.String(&r.Context)
-		case "count":
-			return d.Int(&r.Count)
-		case "items":
-			return decodeItems(d, &r.Items)
-		case "notes":
-			return decodeBoardNotes(d, &r.Notes)
-		}
-		return skipUnknown(d)
-	})
-}
+var trackerGenerateRequestShape = jsondec.NewShape(jsondec.Skip[ai.TrackerGenerateRequest],
+	jsondec.String("boardId", func(r *ai.TrackerGenerateRequest) *string { return &r.BoardID }),
+	jsondec.String("mode", func(r *ai.TrackerGenerateRequest) *string { return &r.Mode }),
+	jsondec.String("step", func(r *ai.TrackerGenerateRequest) *string { return &r.Step }),
+	jsondec.String("parentId", func(r *ai.TrackerGenerateRequest) *string { return &r.ParentID }),
+	jsondec.ArrayKeepEmpty("itemIds", ai.MaxGeneratedItems, func(r *ai.TrackerGenerateRequest) *[]string { return &r.ItemIDs }, (*jsondec.Decoder).String),
+	jsondec.String("instruction", func(r *ai.TrackerGenerateRequest) *string { return &r.Instruction }),
+	jsondec.String("context", func(r *ai.TrackerGenerateRequest) *string { return &r.Context }),
+	jsondec.Int("count", func(r *ai.TrackerGenerateRequest) *int { return &r.Count }),
+	contextItems("items", func(r *ai.TrackerGenerateRequest) *[]board.TrackerItem { return &r.Items }),
+	boardNotes("notes", func(r *ai.TrackerGenerateRequest) *[]ai.BoardNote { return &r.Notes }),
+)
 
-func decodeTrackerAnalyzeRequest(d *jsondec.Decoder, r *ai.TrackerAnalyzeRequest) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "boardId":
-			return d.String(&r.BoardID)
-		case "item":
-			return decodeItem(d, &r.Item, false)
-		case "parent":
-			if d.Null() {
-				r.Parent = nil
-				return nil
-			}
-			r.Parent = &board.TrackerItem{}
-			return decodeItem(d, r.Parent, false)
-		case "focus":
-			return d.String(&r.Focus)
-		}
-		return skipUnknown(d)
-	})
-}
+var trackerAnalyzeRequestShape = jsondec.NewShape(jsondec.Skip[ai.TrackerAnalyzeRequest],
+	jsondec.String("boardId", func(r *ai.TrackerAnalyzeRequest) *string { return &r.BoardID }),
+	jsondec.Object("item", func(r *ai.TrackerAnalyzeRequest) *board.TrackerItem { return &r.Item }, contextItemShape),
+	jsondec.OptObject("parent", func(r *ai.TrackerAnalyzeRequest) **board.TrackerItem { return &r.Parent }, contextItemShape),
+	jsondec.String("focus", func(r *ai.TrackerAnalyzeRequest) *string { return &r.Focus }),
+)
 
-func decodeTrackerRewriteRequest(d *jsondec.Decoder, r *ai.TrackerRewriteRequest) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "boardId":
-			return d.String(&r.BoardID)
-		case "item":
-			return decodeItem(d, &r.Item, false)
-		case "field":
-			return d.String(&r.Field)
-		case "selectedText":
-			return d.String(&r.SelectedText)
-		case "instruction":
-			return d.String(&r.Instruction)
-		}
-		return skipUnknown(d)
-	})
-}
+var trackerRewriteRequestShape = jsondec.NewShape(jsondec.Skip[ai.TrackerRewriteRequest],
+	jsondec.String("boardId", func(r *ai.TrackerRewriteRequest) *string { return &r.BoardID }),
+	jsondec.Object("item", func(r *ai.TrackerRewriteRequest) *board.TrackerItem { return &r.Item }, contextItemShape),
+	jsondec.String("field", func(r *ai.TrackerRewriteRequest) *string { return &r.Field }),
+	jsondec.String("selectedText", func(r *ai.TrackerRewriteRequest) *string { return &r.SelectedText }),
+	jsondec.String("instruction", func(r *ai.TrackerRewriteRequest) *string { return &r.Instruction }),
+)

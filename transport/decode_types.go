@@ -9,178 +9,132 @@ import (
 	"corkboard/transport/jsondec"
 )
 
-// One decode function per request type, over the streaming decoder. Each
-// is a switch on the keys the type knows; what it does with the others is
-// the endpoint's rule (docs/api.md): the push envelope and board ignore
-// them, rows keep them as extra fields, the other Corkboard bodies refuse
-// them. Every array has its limit here, checked as it is read.
+// One shape per request type, declared over the streaming decoder
+// (jsondec.Shape): each field once, with its JSON name, its bound and where
+// it goes. What a shape does with keys it does not declare is the
+// endpoint's rule (docs/api.md): the push envelope and board ignore them,
+// rows keep them as extra fields, the other Corkboard bodies refuse them.
+// Every array has its limit here, checked as it is read.
 
-// unknownField refuses a key a strict body does not know; the decoder is
-// at its value, so the error names it.
-func unknownField(d *jsondec.Decoder) error {
-	return d.Errorf("Unknown field %q.")
-}
-
-// decodePush decodes a push. Unknown keys of the envelope and of board are
+// pushShape is a push. Unknown keys of the envelope and of board are
 // ignored, so that newer clients can send more.
-func decodePush(d *jsondec.Decoder, p *board.Push) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "clientVersion":
-			return d.Int64(&p.ClientVersion)
-		case "board":
-			if d.Null() {
-				p.Board = nil
-				return nil
-			}
-			p.Board = &board.BoardPatch{}
-			return decodeBoardPatch(d, p.Board)
-		case "notes":
-			return d.Object(func(key []byte) error {
-				switch string(key) {
-				case "upserted":
-					p.Notes.Upserted = p.Notes.Upserted[:0]
-					if d.Null() {
-						return nil
-					}
-					return d.Array(board.MaxUpsertedNotes, func(int) error {
-						p.Notes.Upserted = append(p.Notes.Upserted, board.Note{})
-						return decodeNote(d, &p.Notes.Upserted[len(p.Notes.Upserted)-1], true)
-					})
-				case "deleted":
-					return decodeIDs(d, &p.Notes.Deleted)
-				}
-				return d.Skip()
-			})
-		case "trackerItems":
-			return d.Object(func(key []byte) error {
-				switch string(key) {
-				case "upserted":
-					p.TrackerItems.Upserted = p.TrackerItems.Upserted[:0]
-					if d.Null() {
-						return nil
-					}
-					return d.Array(board.MaxUpsertedItems, func(int) error {
-						p.TrackerItems.Upserted = append(p.TrackerItems.Upserted, board.TrackerItem{})
-						return decodeItem(d, &p.TrackerItems.Upserted[len(p.TrackerItems.Upserted)-1], true)
-					})
-				case "deleted":
-					return decodeIDs(d, &p.TrackerItems.Deleted)
-				}
-				return d.Skip()
-			})
-		}
-		return d.Skip()
-	})
+var pushShape = jsondec.NewShape(jsondec.Skip[board.Push],
+	jsondec.Int64("clientVersion", func(p *board.Push) *int64 { return &p.ClientVersion }),
+	jsondec.OptObject("board", func(p *board.Push) **board.BoardPatch { return &p.Board }, boardPatchShape),
+	jsondec.Object("notes", func(p *board.Push) *board.NoteChanges { return &p.Notes },
+		changesShape(func(c *board.NoteChanges) (*[]board.Note, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedNotes, pushNoteShape)),
+	jsondec.Object("trackerItems", func(p *board.Push) *board.ItemChanges { return &p.TrackerItems },
+		changesShape(func(c *board.ItemChanges) (*[]board.TrackerItem, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedItems, pushItemShape)),
+	jsondec.Object("frames", func(p *board.Push) *board.FrameChanges { return &p.Frames },
+		changesShape(func(c *board.FrameChanges) (*[]board.Frame, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedFrames, pushFrameShape)),
+	jsondec.Object("connectors", func(p *board.Push) *board.ConnectorChanges { return &p.Connectors },
+		changesShape(func(c *board.ConnectorChanges) (*[]board.Connector, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedConnectors, pushConnectorShape)),
+)
+
+var boardPatchShape = jsondec.NewShape(jsondec.Skip[board.BoardPatch],
+	jsondec.String("name", func(b *board.BoardPatch) *string { return &b.Name }),
+	jsondec.String("updatedAt", func(b *board.BoardPatch) *string { return &b.UpdatedAt }),
+)
+
+// changesShape is the shape of one kind of row's changes in a push,
+// {"upserted": [row, ...], "deleted": [id, ...]}: at most maxUpserted rows
+// of shape row, at most board.MaxDeletedPerPush IDs; other keys are
+// ignored. lists gives the two slices of a C. A new kind of row in a push
+// declares its changes with it.
+func changesShape[C, R any](lists func(*C) (*[]R, *[]string), maxUpserted int, row *jsondec.Shape[R]) *jsondec.Shape[C] {
+	return jsondec.NewShape(jsondec.Skip[C],
+		jsondec.Array("upserted", maxUpserted, func(c *C) *[]R { u, _ := lists(c); return u }, row.Decode),
+		jsondec.ArrayKeepEmpty("deleted", board.MaxDeletedPerPush, func(c *C) *[]string { _, del := lists(c); return del }, (*jsondec.Decoder).String),
+	)
 }
 
-func decodeBoardPatch(d *jsondec.Decoder, b *board.BoardPatch) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "name":
-			return d.String(&b.Name)
-		case "updatedAt":
-			return d.String(&b.UpdatedAt)
-		}
-		return d.Skip()
-	})
+// noteFields are a note's own fields, as a push's rows send them.
+var noteFields = []jsondec.Field[board.Note]{
+	jsondec.String("id", func(n *board.Note) *string { return &n.ID }),
+	jsondec.String("title", func(n *board.Note) *string { return &n.Title }),
+	jsondec.String("content", func(n *board.Note) *string { return &n.Content }),
+	jsondec.Float64("x", func(n *board.Note) *float64 { return &n.X }),
+	jsondec.Float64("y", func(n *board.Note) *float64 { return &n.Y }),
+	jsondec.Func("w", func(d *jsondec.Decoder, n *board.Note) error { return decodeNoteSize(d, &n.W, board.MinNoteWidth) }),
+	jsondec.Func("h", func(d *jsondec.Decoder, n *board.Note) error { return decodeNoteSize(d, &n.H, board.MinNoteHeight) }),
+	jsondec.String("color", func(n *board.Note) *string { return &n.Color }),
+	jsondec.String("type", func(n *board.Note) *string { return &n.Type }),
+	jsondec.String("updatedAt", func(n *board.Note) *string { return &n.UpdatedAt }),
+	jsondec.Int64("version", func(n *board.Note) *int64 { return &n.Version }),
+	jsondec.OptString("deletedAt", func(n *board.Note) **string { return &n.DeletedAt }),
+	jsondec.Func("baseVersion", func(d *jsondec.Decoder, n *board.Note) error { return decodeBaseVersion(d, &n.BaseVersion) }),
 }
 
-// decodeIDs decodes a list of deleted IDs; null leaves it empty.
-func decodeIDs(d *jsondec.Decoder, ids *[]string) error {
-	*ids = (*ids)[:0]
-	if d.Null() {
-		return nil
-	}
-	return decodeStrings(d, board.MaxDeletedPerPush, ids)
+// pushNoteShape is a push's note: keys it does not know are kept in Extra.
+var pushNoteShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, n *board.Note) error {
+	return decodeExtra(d, key, board.NoteFields, &n.Extra)
+}, noteFields...)
+
+// itemFields are a tracker item's own fields.
+var itemFields = []jsondec.Field[board.TrackerItem]{
+	jsondec.String("id", func(it *board.TrackerItem) *string { return &it.ID }),
+	jsondec.String("key", func(it *board.TrackerItem) *string { return &it.Key }),
+	jsondec.String("type", func(it *board.TrackerItem) *string { return &it.Type }),
+	jsondec.String("summary", func(it *board.TrackerItem) *string { return &it.Summary }),
+	jsondec.String("description", func(it *board.TrackerItem) *string { return &it.Description }),
+	jsondec.String("status", func(it *board.TrackerItem) *string { return &it.Status }),
+	jsondec.String("parentId", func(it *board.TrackerItem) *string { return &it.ParentID }),
+	jsondec.String("updatedAt", func(it *board.TrackerItem) *string { return &it.UpdatedAt }),
+	jsondec.Int64("version", func(it *board.TrackerItem) *int64 { return &it.Version }),
+	jsondec.OptString("deletedAt", func(it *board.TrackerItem) **string { return &it.DeletedAt }),
+	jsondec.Func("baseVersion", func(d *jsondec.Decoder, it *board.TrackerItem) error { return decodeBaseVersion(d, &it.BaseVersion) }),
 }
 
-// decodeStrings decodes an array of at most max strings.
-func decodeStrings(d *jsondec.Decoder, max int, dst *[]string) error {
-	if *dst == nil {
-		*dst = []string{}
-	}
-	return d.Array(max, func(int) error {
-		*dst = append(*dst, "")
-		return d.String(&(*dst)[len(*dst)-1])
-	})
-}
-
-// decodeNote decodes a note. With extra, keys the note does not know are
-// kept in n.Extra (a push's rows); without, they are skipped (AI context).
-func decodeNote(d *jsondec.Decoder, n *board.Note, extra bool) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "id":
-			return d.String(&n.ID)
-		case "title":
-			return d.String(&n.Title)
-		case "content":
-			return d.String(&n.Content)
-		case "x":
-			return d.Float64(&n.X)
-		case "y":
-			return d.Float64(&n.Y)
-		case "w":
-			return decodeNoteSize(d, &n.W, board.MinNoteWidth)
-		case "h":
-			return decodeNoteSize(d, &n.H, board.MinNoteHeight)
-		case "color":
-			return d.String(&n.Color)
-		case "type":
-			return d.String(&n.Type)
-		case "updatedAt":
-			return d.String(&n.UpdatedAt)
-		case "version":
-			return d.Int64(&n.Version)
-		case "deletedAt":
-			return decodeOptionalString(d, &n.DeletedAt)
-		case "baseVersion":
-			return decodeBaseVersion(d, &n.BaseVersion)
-		}
-		if !extra {
-			return d.Skip()
-		}
-		return decodeExtra(d, key, board.NoteFields, &n.Extra)
-	})
-}
-
-// decodeItem decodes a tracker item; extra as for decodeNote.
-func decodeItem(d *jsondec.Decoder, it *board.TrackerItem, extra bool) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "id":
-			return d.String(&it.ID)
-		case "key":
-			return d.String(&it.Key)
-		case "type":
-			return d.String(&it.Type)
-		case "summary":
-			return d.String(&it.Summary)
-		case "description":
-			return d.String(&it.Description)
-		case "status":
-			return d.String(&it.Status)
-		case "parentId":
-			return d.String(&it.ParentID)
-		case "updatedAt":
-			return d.String(&it.UpdatedAt)
-		case "version":
-			return d.Int64(&it.Version)
-		case "deletedAt":
-			return decodeOptionalString(d, &it.DeletedAt)
-		case "baseVersion":
-			return decodeBaseVersion(d, &it.BaseVersion)
-		}
-		if !extra {
-			return d.Skip()
-		}
+// pushItemShape is a push's tracker item: keys it does not know are kept
+// in Extra. contextItemShape, the item an AI request sends as context,
+// skips them.
+var (
+	pushItemShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, it *board.TrackerItem) error {
 		return decodeExtra(d, key, board.ItemFields, &it.Extra)
-	})
+	}, itemFields...)
+	contextItemShape = jsondec.NewShape(jsondec.Skip[board.TrackerItem], itemFields...)
+)
+
+// pushFrameShape is a push's frame (docs/sync.md, "Connectors and
+// frames"): keys it does not know are kept in Extra.
+var pushFrameShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, f *board.Frame) error {
+	return decodeExtra(d, key, board.FrameFields, &f.Extra)
+},
+	jsondec.String("id", func(f *board.Frame) *string { return &f.ID }),
+	jsondec.String("title", func(f *board.Frame) *string { return &f.Title }),
+	jsondec.Float64("x", func(f *board.Frame) *float64 { return &f.X }),
+	jsondec.Float64("y", func(f *board.Frame) *float64 { return &f.Y }),
+	jsondec.Float64("w", func(f *board.Frame) *float64 { return &f.W }),
+	jsondec.Float64("h", func(f *board.Frame) *float64 { return &f.H }),
+	jsondec.String("color", func(f *board.Frame) *string { return &f.Color }),
+	jsondec.Bool("locked", func(f *board.Frame) *bool { return &f.Locked }),
+	jsondec.String("updatedAt", func(f *board.Frame) *string { return &f.UpdatedAt }),
+	jsondec.Int64("version", func(f *board.Frame) *int64 { return &f.Version }),
+	jsondec.OptString("deletedAt", func(f *board.Frame) **string { return &f.DeletedAt }),
+	jsondec.Func("baseVersion", func(d *jsondec.Decoder, f *board.Frame) error { return decodeBaseVersion(d, &f.BaseVersion) }),
+)
+
+// connectorFields are a connector's own fields.
+var connectorFields = []jsondec.Field[board.Connector]{
+	jsondec.String("id", func(c *board.Connector) *string { return &c.ID }),
+	jsondec.String("from", func(c *board.Connector) *string { return &c.From }),
+	jsondec.String("to", func(c *board.Connector) *string { return &c.To }),
+	jsondec.String("label", func(c *board.Connector) *string { return &c.Label }),
+	jsondec.String("style", func(c *board.Connector) *string { return &c.Style }),
+	jsondec.String("dash", func(c *board.Connector) *string { return &c.Dash }),
+	jsondec.String("color", func(c *board.Connector) *string { return &c.Color }),
+	jsondec.String("updatedAt", func(c *board.Connector) *string { return &c.UpdatedAt }),
+	jsondec.Int64("version", func(c *board.Connector) *int64 { return &c.Version }),
+	jsondec.OptString("deletedAt", func(c *board.Connector) **string { return &c.DeletedAt }),
+	jsondec.Func("baseVersion", func(d *jsondec.Decoder, c *board.Connector) error { return decodeBaseVersion(d, &c.BaseVersion) }),
 }
 
-// decodeBaseVersion reads a row's baseVersion (docs/sync.md, "How a push
-// is merged"); null is taken as absent, like a row without it.
+// pushConnectorShape is a push's connector: keys it does not know are
+// kept in Extra.
+var pushConnectorShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, c *board.Connector) error {
+	return decodeExtra(d, key, board.ConnectorFields, &c.Extra)
+}, connectorFields...)
+
 // decodeNoteSize decodes a note's w or h: null is no size, as absent. 0
 // is refused here because the note keeps "no size" as 0, so Validate could
 // not tell a 0 that was sent from one that was not.
@@ -198,23 +152,14 @@ func decodeNoteSize(d *jsondec.Decoder, dst *float64, min float64) error {
 	return nil
 }
 
+// decodeBaseVersion reads a row's baseVersion (docs/sync.md, "How a push
+// is merged"); null is taken as absent, like a row without it.
 func decodeBaseVersion(d *jsondec.Decoder, dst *int64) error {
 	if d.Null() {
 		*dst = 0
 		return nil
 	}
 	return d.Int64(dst)
-}
-
-func decodeOptionalString(d *jsondec.Decoder, dst **string) error {
-	if d.Null() {
-		*dst = nil
-		return nil
-	}
-	var s string
-	err := d.String(&s)
-	*dst = &s
-	return err
 }
 
 // decodeExtra keeps the value of key, a field the row does not know, in
@@ -251,42 +196,24 @@ func decodeExtra(d *jsondec.Decoder, key []byte, known []string, extra *[]board.
 	return nil
 }
 
-// decodeAppendLog decodes a POST /log body. boardState is only checked to
-// be an object (or null): the server renders current.md from its own
-// state, so it is read through and not kept.
-func decodeAppendLog(d *jsondec.Decoder, req *appendLogRequest) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "entries":
-			if d.Null() {
-				req.Entries = nil
-				return nil
-			}
-			req.Entries = []changelog.Entry{}
-			return d.Array(changelog.MaxEntries, func(int) error {
-				req.Entries = append(req.Entries, changelog.Entry{})
-				e := &req.Entries[len(req.Entries)-1]
-				return d.Object(func(key []byte) error {
-					switch string(key) {
-					case "noteId":
-						return d.String(&e.NoteID)
-					case "action":
-						return d.String(&e.Action)
-					case "content":
-						return d.String(&e.Content)
-					}
-					return unknownField(d)
-				})
-			})
-		case "boardState":
-			if d.Null() {
-				return nil
-			}
-			return d.Object(func([]byte) error { return d.Skip() })
+// appendLogShape is a POST /log body. boardState is only checked to be an
+// object (or null): the server renders current.md from its own state, so
+// it is read through and not kept.
+var appendLogShape = jsondec.NewShape(jsondec.Refuse[appendLogRequest],
+	jsondec.ArrayKeepEmpty("entries", changelog.MaxEntries, func(r *appendLogRequest) *[]changelog.Entry { return &r.Entries }, logEntryShape.Decode),
+	jsondec.Func("boardState", func(d *jsondec.Decoder, _ *appendLogRequest) error {
+		if d.Null() {
+			return nil
 		}
-		return unknownField(d)
-	})
-}
+		return d.Object(func([]byte) error { return d.Skip() })
+	}),
+)
+
+var logEntryShape = jsondec.NewShape(jsondec.Refuse[changelog.Entry],
+	jsondec.String("noteId", func(e *changelog.Entry) *string { return &e.NoteID }),
+	jsondec.String("action", func(e *changelog.Entry) *string { return &e.Action }),
+	jsondec.String("content", func(e *changelog.Entry) *string { return &e.Content }),
+)
 
 // decodeStringFields decodes an object of string fields, refusing other
 // keys: the shape of the small Corkboard bodies (auth, invites, restore).
@@ -296,84 +223,35 @@ func decodeStringFields(fields map[string]*string) func(*jsondec.Decoder) error 
 			if dst, ok := fields[string(key)]; ok {
 				return d.String(dst)
 			}
-			return unknownField(d)
+			return jsondec.Refuse[struct{}](d, key, nil)
 		})
 	}
 }
 
-// decodePhasesRequest decodes PATCH /access: {"phases": {"phases": [...],
+// phasesRequestShape is a PATCH /access body: {"phases": {"phases": [...],
 // "currentPhaseId": "..."}}. Each phase is kept as the exact JSON sent.
-func decodePhasesRequest(d *jsondec.Decoder, req *phasesRequest) error {
-	return d.Object(func(key []byte) error {
-		if string(key) != "phases" {
-			return unknownField(d)
-		}
-		if d.Null() {
-			req.Phases = nil
-			return nil
-		}
-		ph := &board.Phases{}
-		req.Phases = ph
-		return d.Object(func(key []byte) error {
-			switch string(key) {
-			case "currentPhaseId":
-				return d.String(&ph.CurrentPhaseID)
-			case "phases":
-				ph.Phases = nil
-				if d.Null() {
-					return nil
-				}
-				ph.Phases = []json.RawMessage{}
-				return d.Array(board.MaxPhases, func(int) error {
-					raw, err := d.Raw(board.MaxPhaseBytes)
-					ph.Phases = append(ph.Phases, raw)
-					return err
-				})
-			}
-			return unknownField(d)
-		})
-	})
-}
+var phasesRequestShape = jsondec.NewShape(jsondec.Refuse[phasesRequest],
+	jsondec.OptObject("phases", func(r *phasesRequest) **board.Phases { return &r.Phases }, phasesShape),
+)
 
-// decodeClientMessage decodes a live message; the push stays raw, to be
-// decoded by decodePush once the message's id is known and access checked.
-func decodeClientMessage(d *jsondec.Decoder, m *clientMessage) error {
-	return d.Object(func(key []byte) error {
-		switch string(key) {
-		case "type":
-			return d.String(&m.Type)
-		case "id":
-			return d.String(&m.ID)
-		case "push":
-			raw, err := d.Raw(liveReadLimit)
-			m.Push = raw
+var phasesShape = jsondec.NewShape(jsondec.Refuse[board.Phases],
+	jsondec.String("currentPhaseId", func(ph *board.Phases) *string { return &ph.CurrentPhaseID }),
+	jsondec.ArrayKeepEmpty("phases", board.MaxPhases, func(ph *board.Phases) *[]json.RawMessage { return &ph.Phases },
+		func(d *jsondec.Decoder, dst *json.RawMessage) error {
+			raw, err := d.Raw(board.MaxPhaseBytes)
+			*dst = raw
 			return err
-		case "idempotencyKey":
-			return d.String(&m.IdempotencyKey)
-		case "x":
-			return decodeOptionalFloat(d, &m.X)
-		case "y":
-			return decodeOptionalFloat(d, &m.Y)
-		case "noteId":
-			if d.Null() {
-				m.NoteID = nil
-				return nil
-			}
-			var s string
-			m.NoteID = &s
-			return d.String(m.NoteID)
-		}
-		return unknownField(d)
-	})
-}
+		}),
+)
 
-func decodeOptionalFloat(d *jsondec.Decoder, dst **float64) error {
-	if d.Null() {
-		*dst = nil
-		return nil
-	}
-	var f float64
-	err := d.Float64(&f)
-	*dst = &f
-	return err
-}
+// clientMessageShape is a live message; the push stays raw, to be decoded
+// with pushShape once the message's id is known and access checked.
+var clientMessageShape = jsondec.NewShape(jsondec.Refuse[clientMessage],
+	jsondec.String("type", func(m *clientMessage) *string { return &m.Type }),
+	jsondec.String("id", func(m *clientMessage) *string { return &m.ID }),
+	jsondec.Raw("push", liveReadLimit, func(m *clientMessage) *json.RawMessage { return &m.Push }),
+	jsondec.String("idempotencyKey", func(m *clientMessage) *string { return &m.IdempotencyKey }),
+	jsondec.OptFloat64("x", func(m *clientMessage) **float64 { return &m.X }),
+	jsondec.OptFloat64("y", func(m *clientMessage) **float64 { return &m.Y }),
+	jsondec.OptString("noteId", func(m *clientMessage) **string { return &m.NoteID }),
+)

@@ -11,6 +11,6 @@ import (
 // the push body limit (which r must enforce itself).
 func DecodePushForTest(r io.Reader) (board.Push, error) {
 	var p board.Push
-	err := decodeFrom(jsondec.New(r), limitPushBody, func(d *jsondec.Decoder) error { return decodePush(d, &p) })
+	err := decodeFrom(jsondec.New(r), limitPushBody, pushShape.Into(&p))
 	return p, err
 }

@@ -20,7 +20,6 @@ import (
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/rooms"
-	"corkboard/transport/jsondec"
 )
 
 // Live channel limits (docs/live-protocol.md).
@@ -469,7 +468,7 @@ func (lc *liveConn) handle(ctx context.Context, data []byte) {
 		return
 	}
 	var m clientMessage
-	if err := decodeBytes(data, func(d *jsondec.Decoder) error { return decodeClientMessage(d, &m) }); err != nil {
+	if err := decodeBytes(data, clientMessageShape.Into(&m)); err != nil {
 		lc.sendError(ctx, "", err)
 		return
 	}
@@ -534,7 +533,7 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 		return board.FieldErrorf("push", "push is required.")
 	}
 	var p board.Push
-	if err := decodeBytes(m.Push, func(d *jsondec.Decoder) error { return decodePush(d, &p) }); err != nil {
+	if err := decodeBytes(m.Push, pushShape.Into(&p)); err != nil {
 		return err
 	}
 	if err := p.Validate(); err != nil {

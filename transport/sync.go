@@ -9,7 +9,6 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
-	"corkboard/transport/jsondec"
 )
 
 // registerSyncRoutes adds pull, push and the live channel, behind the board
@@ -156,7 +155,7 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var push board.Push
-	if err := decodeBody(w, r, limitPushBody, func(d *jsondec.Decoder) error { return decodePush(d, &push) }); err != nil {
+	if err := decodeBody(w, r, limitPushBody, pushShape.Into(&push)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -6,10 +6,13 @@
 // refused after reading only as far as the break, and a body that keeps
 // them costs memory in proportion to what it holds.
 //
-// It has no reflection: callers write one small function per type, which
-// calls Object with a switch over the keys, Array with the element limit,
-// and String, Int64, Float64, Bool, Raw or Skip for the values
-// (docs/api.md, "Request bodies", has the design).
+// It has no reflection: a caller declares each type's Shape once (shape.go),
+// a field per JSON name with its bound and a function giving its place in
+// the type, and what is done with other keys (Skip, Refuse, or a rule of
+// its own); Shape.Decode then calls Object, Array with the element limit,
+// and String, Int64, Float64, Bool, Raw or Skip for the values. The
+// primitives stay public for what a shape cannot say (docs/api.md,
+// "Request bodies", has the design).
 //
 // Every error a body causes is a *board.Error with code EINVALID whose
 // Field is the path of the offending value (notes.upserted[3].x); errors
