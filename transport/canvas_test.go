@@ -11,7 +11,7 @@ import (
 	"corkboard/jsoncanvas"
 )
 
-// sameNotes compares notes by what a person sees (not versions or times).
+// noteRows keeps of notes what a person sees (not versions or times).
 func noteRows(ns []board.Note) []board.Note {
 	out := make([]board.Note, len(ns))
 	for i, n := range ns {
