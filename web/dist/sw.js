@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '1412f84717063368';
-const FILES = ["assets/AiErrorText-CVskdoyy.js","assets/Analyse-Dgw5U9rC.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-D22vYRiw.js","assets/HistoryPanel-BRYqhppA.js","assets/ImportDialog-C7hsBCG6.js","assets/NoteAssist-BQRVZv3o.js","assets/NoteHints-Bq93gg8l.js","assets/SlashMenu-Cqk8T6zi.js","assets/SnapshotsPanel-dKWvhjE5.js","assets/TrackerGenerate-BtlH8ByJ.js","assets/ai-BwbOc4tv.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-DKosDj8T.js","assets/importgen-Dn2DlGcc.css","assets/index-D9Vr9rZm.css","assets/index-ZXGHDaR6.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CYX_2eHH.js"];
+const VERSION = 'c29a209b7971b631';
+const FILES = ["assets/AiErrorText-DtQDXaNF.js","assets/Analyse-C8Y-vZQF.js","assets/CanvasImportDialog-jEs1o3T4.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-CFdV17A8.js","assets/ExportDialog-Dn_KCtHw.js","assets/HistoryPanel-BeZy75z8.js","assets/ImportDialog-SB1ZfZSu.js","assets/NoteAssist-CpxpidMI.js","assets/NoteHints-B5uls1aq.js","assets/SlashMenu-89GEH-kD.js","assets/SnapshotsPanel-COU4nsiC.js","assets/TrackerGenerate-Bht4pV5a.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-CHQVCcqS.js","assets/importgen-Dn2DlGcc.css","assets/index-Bm3_dHCW.js","assets/index-CALMlLFo.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-BaVe7-yp.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

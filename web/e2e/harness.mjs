@@ -261,9 +261,18 @@ export function withAIServerAndBrowser(ready, scriptPath = FAKE_OLLAMA_SCRIPT) {
  * commands (emulation.setMediaFeaturesOverride) that Firefox 153 ESR does
  * not know, so every newContext() fails.
  */
-export function launchFirefox() {
-  return puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
+export function launchFirefox({ coarse = false } = {}) {
+  return puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: coarse ? COARSE_POINTER_PREFS : {} });
 }
+
+/**
+ * COARSE_POINTER_PREFS make Firefox report a touch screen's pointer to CSS:
+ * `(pointer: coarse)` and `(hover: none)` match (the bits are Firefox's
+ * pointer capabilities: 1 coarse, 2 fine, 4 hover). Over BiDi there is no
+ * touch or media emulation (puppeteer's hasTouch and emulateMediaFeatures
+ * need CDP), so this is how the coarse-pointer CSS is checked in Firefox.
+ */
+const COARSE_POINTER_PREFS = { 'ui.primaryPointerCapabilities': 1, 'ui.allPointerCapabilities': 1 };
 
 // withServerAndFirefox is withServerAndBrowser for Firefox.
 export function withServerAndFirefox(ready) {

@@ -46,6 +46,52 @@ export interface TrackerItem {
   [extra: string]: unknown;
 }
 
+/**
+ * A connector: an arrow (or a line) from one note or frame to another
+ * (Corkboard's extension, issue 24; docs/sync.md "Connectors and frames").
+ * from and to are note or frame ids, which must exist once the push
+ * applies; style is "arrow" (a head at `to`) or "line", "" an arrow; dash
+ * is "solid" or "dashed", "" solid.
+ */
+export interface Connector {
+  id: string;
+  from: string;
+  to: string;
+  label: string;
+  style: string;
+  dash?: string;
+  color: string;
+  updatedAt: string;
+  version?: number;
+  deletedAt?: string | null;
+  /** baseVersion is sent in pushes only, as Note's. */
+  baseVersion?: number;
+  [extra: string]: unknown;
+}
+
+/**
+ * A frame: a named rectangle on the board (issue 24). What it holds is
+ * geometric: the notes whose centre is inside it (docs/web-client.md,
+ * "Frames"); the row has no list of members.
+ */
+export interface Frame {
+  id: string;
+  title: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  color: string;
+  /** locked: the frame does not move or resize on the canvas until unlocked (the server stores it, the canvas enforces it). */
+  locked: boolean;
+  updatedAt: string;
+  version?: number;
+  deletedAt?: string | null;
+  /** baseVersion is sent in pushes only, as Note's. */
+  baseVersion?: number;
+  [extra: string]: unknown;
+}
+
 /** Board metadata carried by pulls. */
 export interface BoardMeta {
   id: string;
@@ -61,6 +107,10 @@ export interface Changes {
   deletedNoteIds?: string[];
   trackerItems?: TrackerItem[];
   deletedTrackerItemIds?: string[];
+  connectors?: Connector[];
+  deletedConnectorIds?: string[];
+  frames?: Frame[];
+  deletedFrameIds?: string[];
   serverVersion: number;
   reset?: boolean;
   since?: number;
@@ -72,6 +122,9 @@ export interface PushBody {
   board?: { name: string; updatedAt: string };
   notes: { upserted: Note[]; deleted: string[] };
   trackerItems: { upserted: TrackerItem[]; deleted: string[] };
+  /** connectors and frames are sent only when a push has some (a server without them sees the spec's body). */
+  connectors?: { upserted: Connector[]; deleted: string[] };
+  frames?: { upserted: Frame[]; deleted: string[] };
 }
 
 /** One phase of a board; keys other than id are the client's. */
@@ -135,7 +188,7 @@ export interface Peer {
  */
 export interface LiveEvent {
   kind: 'overlap' | 'revived';
-  table: 'note' | 'item';
+  table: 'note' | 'item' | 'connector' | 'frame';
   id: string;
   version: number;
   logKey?: string;
@@ -193,4 +246,6 @@ export interface BoardState {
   phases?: Phases;
   notes: Note[];
   trackerItems: TrackerItem[];
+  connectors?: Connector[];
+  frames?: Frame[];
 }

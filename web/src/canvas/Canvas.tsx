@@ -5,10 +5,10 @@
 // implements the EditorView the editor asks of the screen. It never talks to
 // the server.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
+import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, ConnectionMode, MarkerType, Position, type NodeHandle, type EdgeChange, type FinalConnectionState, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import '../editor/editor.css';
-import type { Note, TrackerItem } from '../api/types';
+import type { Connector, Frame, Note, TrackerItem } from '../api/types';
 import type { SyncClient } from '../sync/client';
 import type { Mark } from '../sync/marks';
 import { NoteNode, PresenceContext, type NoteFlowNode, type NoteNodeData } from './NoteNode';
@@ -28,13 +28,40 @@ import { ariaOf } from '../editor/keymap';
 import { SearchPanel } from '../editor/SearchPanel';
 import { ShortcutsPanel } from '../editor/ShortcutsPanel';
 import { NoteMenu } from '../editor/NoteMenu';
+import { ToolBar } from '../layout/ToolBar';
+import type { Tool } from '../layout/tools';
+import { FrameNode, type FrameFlowNode, type FrameNodeData } from './FrameNode';
+import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
+import { StructureBar } from '../editor/StructureBar';
+import { OutlinePanel } from '../editor/OutlinePanel';
+import { connectorColor, drawable, frameRect, isLine } from '../editor/structure';
 
-const nodeTypes = { note: NoteNode };
+/** BoardNode is a node of the canvas: a note or a frame. */
+type BoardNode = NoteFlowNode | FrameFlowNode;
+
+const nodeTypes = { note: NoteNode, frame: FrameNode };
+const edgeTypes = { connector: ConnectorEdge };
+/** FRAME_Z keeps frames under every note, selected or not (xyflow raises a selected node by 1000). */
+const FRAME_Z = -2000;
 // Props given to ReactFlow must keep their identity between renders: a new
 // array or function makes it update its store, and every note re-renders.
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
-const NO_EDGES: never[] = [];
-const NO_HANDLES: never[] = [];
+/**
+ * handlesOf tells xyflow where a note's or frame's four connect handles are
+ * (ConnectHandles, one in the middle of each edge) instead of leaving it to
+ * measure them in the DOM. Unmeasured, xyflow draws every node once at open
+ * to find them (2,000 notes where 221 are in view: most of the open's time),
+ * and finds none on a node it never drew, so a connector to a note out of
+ * view would not be drawn. ConnectorEdge draws from the boxes, not from here.
+ */
+function handlesOf(w: number, h: number): NodeHandle[] {
+  return [
+    { id: 't', type: 'source', position: Position.Top, x: w / 2, y: 0 },
+    { id: 'r', type: 'source', position: Position.Right, x: w, y: h / 2 },
+    { id: 'b', type: 'source', position: Position.Bottom, x: w / 2, y: h },
+    { id: 'l', type: 'source', position: Position.Left, x: 0, y: h / 2 },
+  ];
+}
 const MIN_ZOOM = 0.05;
 const OPEN_MIN_ZOOM = 0.3;
 /** JUMP_ZOOM is the zoom a search jump or a reveal goes to when the view is further out (text readable). */
@@ -42,7 +69,7 @@ const JUMP_ZOOM = 0.8;
 /** READABLE_ZOOM is the zoom under which notes show no text (detail.ts): editing there zooms in first. */
 const READABLE_ZOOM = 0.6;
 const MINIMAP_MAX_NOTES = 500;
-const minimapColor = (n: { data: unknown }) => background((n.data as NoteNodeData).note.color);
+const minimapColor = (n: { type?: string; data: unknown }) => (n.type === 'frame' ? 'transparent' : background((n.data as NoteNodeData).note.color));
 const NO_ITEMS: ReadonlyMap<string, TrackerItem> = new Map();
 
 interface Props {
@@ -65,8 +92,8 @@ interface Props {
   onItem?: (id: string) => void;
   /** onEditor hands the board's Editor to the screen around the canvas (a tool rail, menus), and null when it goes. */
   onEditor?: (e: Editor | null) => void;
-  /** railExtra: the board screen's own buttons at the end of the tool rail (its panel toggles). */
-  railExtra?: React.ReactNode;
+  /** railTools: the board screen's own tools at the end of the tool rail (its panel toggles). */
+  railTools?: readonly Tool[];
 }
 
 const NO_MARKS: readonly Mark[] = [];
@@ -114,13 +141,41 @@ export function Canvas(props: Props) {
   );
 }
 
+/**
+ * canvasTools are the editor's tools in the rail. Their ranks say which keep
+ * a place in a phone's bottom bar (layout/tools.ts): new notes, undo and
+ * search first; the note tool, redo and the shortcuts panel (keys a phone
+ * has not) go to More first. Delete is in the note menu too.
+ */
+function canvasTools(editor: Editor, tool: string, selectedCount: number, canEdit: boolean): Tool[] {
+  const edit: Tool[] = [
+    { id: 'create', label: '+ Note', primary: true, onSelect: () => editor.createNote(), keys: ariaOf('create'), rank: 0 },
+    { id: 'noteTool', label: 'Note tool', pressed: tool === 'note', onSelect: () => editor.setTool(tool === 'note' ? 'select' : 'note'), keys: ariaOf('toolNote'), title: 'Click on the canvas to put a note there', rank: 7 },
+    { id: 'delete', label: `Delete${selectedCount > 1 ? ` (${selectedCount})` : ''}`, disabled: !selectedCount, onSelect: () => editor.deleteSelected(), keys: ariaOf('delete'), rank: 5 },
+    { id: 'undo', label: 'Undo', onSelect: () => editor.undo(), keys: ariaOf('undo'), rank: 1 },
+    { id: 'redo', label: 'Redo', onSelect: () => editor.redo(), keys: ariaOf('redo'), rank: 6 },
+    { id: 'frame', label: 'Frame', onSelect: () => editor.createFrame(), keys: ariaOf('frame'), title: 'A frame around the selected notes, or in the middle of the view', rank: 9 },
+    { id: 'connect', label: 'Connect', onSelect: () => editor.connectSelected(), keys: ariaOf('connect'), title: "An arrow between the two selected notes (or drag from a note's edge)", rank: 10 },
+  ];
+  return [
+    ...(canEdit ? edit : []),
+    { id: 'outline', label: 'Outline', onSelect: () => editor.openPanel('outline'), keys: ariaOf('outline'), rank: 11 },
+    { id: 'search', label: 'Search', onSelect: () => editor.openPanel('search'), keys: ariaOf('search'), rank: 2 },
+    { id: 'shortcuts', label: '?', name: 'Keyboard shortcuts', onSelect: () => editor.openPanel('shortcuts'), keys: ariaOf('shortcuts'), rank: 8 },
+  ];
+}
+
 function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railExtra }: Props & { start: Viewport }) {
-  const rf = useReactFlow<NoteFlowNode>();
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
+  const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
+  // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
+  // onChange is a method of the client (not bound): subscribe through a closure.
+  const subscribe = useCallback((cb: () => void) => client.onChange(cb), [client]);
+  const { connectors, frames } = useSyncExternalStore(subscribe, client.getSnapshot);
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const announceRef = useRef(onAnnounce);
@@ -135,7 +190,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   const byNote = marksByNote(marks);
 
   useEffect(() => editor.setCanEdit(canEdit), [editor, canEdit]);
-  useEffect(() => editor.notesChanged(), [editor, notes]);
+  useEffect(() => editor.notesChanged(), [editor, notes, connectors, frames]);
   useEffect(() => {
     onEditor?.(editor);
     return () => onEditor?.(null);
@@ -176,6 +231,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
       zoomIn: () => void rf.zoomIn(),
       zoomOut: () => void rf.zoomOut(),
       fit: () => void rf.fitView(fitOptions(window.innerWidth)),
+      fitRect: (r: Rect) => void rf.fitBounds({ x: r.x, y: r.y, width: r.w, height: r.h }, { padding: 0.08 }),
     };
     editor.setView(view);
     return () => editor.setView(null);
@@ -198,7 +254,36 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   // drag or a remote edit re-renders only the notes it touches.
   type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; w: number; h: number; flags: number; canEdit: boolean; node: NoteFlowNode };
   const nodeCache = useRef(new Map<string, Cached>());
-  const nodes: NoteFlowNode[] = useMemo(() => {
+  const frameCache = useRef(new Map<string, { frame: Frame; selected: boolean; pos: XYPosition | undefined; naming: boolean; canEdit: boolean; node: FrameFlowNode }>());
+  const naming = s.naming;
+  const frameNodes: FrameFlowNode[] = useMemo(() => {
+    const cache = frameCache.current;
+    const next = new Map<string, typeof cache extends Map<string, infer V> ? V : never>();
+    const out: FrameFlowNode[] = [];
+    for (const f of frames.values()) {
+      const isSelected = selected.has(f.id);
+      const pos = moving.get(f.id);
+      const isNaming = naming?.kind === 'frame' && naming.id === f.id;
+      let hit = cache.get(f.id);
+      if (!hit || hit.frame !== f || hit.selected !== isSelected || hit.pos !== pos || hit.naming !== isNaming || hit.canEdit !== canEdit) {
+        const r = frameRect(f);
+        const data: FrameNodeData = { frame: f, w: r.w, h: r.h, naming: isNaming, canEdit };
+        hit = {
+          frame: f,
+          selected: isSelected,
+          pos,
+          naming: isNaming,
+          canEdit,
+          node: { id: f.id, type: 'frame', position: pos ?? { x: r.x, y: r.y }, data, selected: isSelected, width: r.w, height: r.h, measured: { width: r.w, height: r.h }, handles: handlesOf(r.w, r.h), zIndex: FRAME_Z, dragHandle: '.frame-head', draggable: canEdit && !f.locked && !isNaming },
+        };
+      }
+      next.set(f.id, hit);
+      out.push(hit.node);
+    }
+    frameCache.current = next;
+    return out;
+  }, [frames, selected, moving, naming, canEdit]);
+  const noteNodes: NoteFlowNode[] = useMemo(() => {
     const cache = nodeCache.current;
     const next = new Map<string, Cached>();
     const out: NoteFlowNode[] = [];
@@ -234,7 +319,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             height: h,
             // Notes have a known size: telling xyflow saves it measuring 2,000 of them.
             measured: { width: w, height: h },
-            handles: NO_HANDLES,
+            handles: handlesOf(w, h),
             draggable: canEdit && !isEditing,
           },
         };
@@ -245,9 +330,34 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     nodeCache.current = next;
     return out;
   }, [notes, draft, byNote, moving, sizing, selected, editing, tabStop, highlight, canEdit, openMark]);
+  const nodes: BoardNode[] = useMemo(() => (frameNodes.length ? [...frameNodes, ...noteNodes] : noteNodes), [frameNodes, noteNodes]);
+
+  // One edge object per unchanged connector, as for the notes; a connector
+  // whose end is gone (deleted by someone, not yet cleaned up) is not drawn.
+  const edgeCache = useRef(new Map<string, { c: Connector; selected: boolean; naming: boolean; edge: ConnectorFlowEdge }>());
+  const edges: ConnectorFlowEdge[] = useMemo(() => {
+    const cache = edgeCache.current;
+    const next = new Map<string, { c: Connector; selected: boolean; naming: boolean; edge: ConnectorFlowEdge }>();
+    const out: ConnectorFlowEdge[] = [];
+    for (const c of connectors.values()) {
+      if (!drawable(c, notes, frames)) continue;
+      const isSelected = selected.has(c.id);
+      const isNaming = naming?.kind === 'connector' && naming.id === c.id;
+      let hit = cache.get(c.id);
+      if (!hit || hit.c !== c || hit.selected !== isSelected || hit.naming !== isNaming) {
+        const edge: ConnectorFlowEdge = { id: c.id, source: c.from, target: c.to, type: 'connector', data: { connector: c, naming: isNaming }, selected: isSelected, ariaLabel: `Connector${c.label ? ` “${c.label}”` : ''}` };
+        if (!isLine(c)) edge.markerEnd = { type: MarkerType.ArrowClosed, color: connectorColor(c.color), width: 18, height: 18 };
+        hit = { c, selected: isSelected, naming: isNaming, edge };
+      }
+      next.set(c.id, hit);
+      out.push(hit.edge);
+    }
+    edgeCache.current = next;
+    return out;
+  }, [connectors, notes, frames, selected, naming]);
 
   const onNodesChange = useCallback(
-    (changes: NodeChange<NoteFlowNode>[]) => {
+    (changes: NodeChange<BoardNode>[]) => {
       // Only real changes become state: xyflow reports unchanged selections
       // too, and a needless render of 2,000 notes costs a frame.
       let sel: Set<string> | null = null;
@@ -270,8 +380,37 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     [editor],
   );
 
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange<ConnectorFlowEdge>[]) => {
+      let sel: Set<string> | null = null;
+      const snap = editor.getSnapshot();
+      for (const c of changes) {
+        if (c.type !== 'select' || (snap.selected.has(c.id) === c.selected && !sel)) continue;
+        sel ??= new Set(editor.getSnapshot().selected);
+        if (c.selected) sel.add(c.id);
+        else sel.delete(c.id);
+      }
+      if (sel) editor.setSelection(sel);
+    },
+    [editor],
+  );
+
+  // A connection dropped on a note's (or frame's) body rather than on a
+  // handle still joins them: the element under the pointer says which.
+  const onConnectEnd = useCallback(
+    (e: MouseEvent | TouchEvent, st: FinalConnectionState) => {
+      if (st.isValid || !st.fromNode) return;
+      const p = 'changedTouches' in e ? e.changedTouches[0] : e;
+      if (!p) return;
+      const el = document.elementFromPoint(p.clientX, p.clientY)?.closest<HTMLElement>('[data-note-id], [data-frame-id]');
+      const to = el?.dataset.noteId ?? el?.dataset.frameId;
+      if (to && to !== st.fromNode.id) editor.connect(st.fromNode.id, to);
+    },
+    [editor],
+  );
+
   const onNodeDragStop = useCallback(
-    (_e: unknown, _node: NoteFlowNode, dragged: NoteFlowNode[]) => editor.moveNotes(dragged.map((d) => ({ id: d.id, x: d.position.x, y: d.position.y }))),
+    (_e: unknown, _node: BoardNode, dragged: BoardNode[]) => editor.moveNotes(dragged.map((d) => ({ id: d.id, x: d.position.x, y: d.position.y }))),
     [editor],
   );
 
@@ -302,6 +441,9 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     [client, rf],
   );
 
+  const onConnect = useCallback((c: { source: string; target: string }) => void editor.connect(c.source, c.target), [editor]);
+  const onEdgeDoubleClick = useCallback((_e: React.MouseEvent, edge: ConnectorFlowEdge) => editor.startNaming('connector', edge.id), [editor]);
+
   const onPaneClick = useCallback((e: React.MouseEvent) => editor.paneClick(rf.screenToFlowPosition({ x: e.clientX, y: e.clientY })), [editor, rf]);
   // The full editor: a note deleted (by someone else) while it is open stays
   // in the editor, as last seen: what was typed is not lost, and Save brings it back.
@@ -315,59 +457,40 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   notesRef.current = notes;
   const aiContext = useMemo(() => ({ boardId: client.boardId, allNotes: () => [...notesRef.current.values()] }), [client]);
   const asking = s.asking;
+  const tools = useMemo(() => [...canvasTools(editor, s.tool, selected.size, canEdit), ...(railTools ?? [])], [editor, s.tool, selected.size, canEdit, railTools]);
+  const one = selected.size === 1 ? [...selected][0] : undefined;
+  const connectorAlone = one ? connectors.get(one) : undefined;
+  const frameAlone = one ? frames.get(one) : undefined;
 
   return (
     <EditorContext.Provider value={editor}>
     <div className={`canvas detail-${detail}${s.tool === 'note' ? ' tool-note' : ''}`} ref={wrapper} onPointerMove={onPointerMove}>
-      <div className="canvas-tools" role="toolbar" aria-label="Board tools">
-        {canEdit && (
-          <button type="button" className="primary" onClick={() => editor.createNote()} aria-keyshortcuts={ariaOf('create')}>
-            + Note
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" aria-pressed={s.tool === 'note'} onClick={() => editor.setTool(s.tool === 'note' ? 'select' : 'note')} aria-keyshortcuts={ariaOf('toolNote')} title="Click on the canvas to put a note there">
-            Note tool
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.deleteSelected()} disabled={!selected.size} aria-keyshortcuts={ariaOf('delete')}>
-            Delete{selected.size > 1 ? ` (${selected.size})` : ''}
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.undo()} aria-keyshortcuts={ariaOf('undo')}>
-            Undo
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.redo()} aria-keyshortcuts={ariaOf('redo')}>
-            Redo
-          </button>
-        )}
-        <button type="button" onClick={() => editor.openPanel('search')} aria-keyshortcuts={ariaOf('search')}>
-          Search
-        </button>
-        <button type="button" onClick={() => editor.openPanel('shortcuts')} aria-keyshortcuts={ariaOf('shortcuts')} aria-label="Keyboard shortcuts">
-          ?
-        </button>
-        <span className="muted rail-count">
-          {notes.size} note{notes.size === 1 ? '' : 's'}
-          {selected.size ? ` · ${selected.size} selected` : ''}
-        </span>
-        {railExtra}
-      </div>
+      <ToolBar
+        tools={tools}
+        status={
+          <span className="muted rail-count">
+            {notes.size} note{notes.size === 1 ? '' : 's'}
+            {selected.size ? ` · ${selected.size} selected` : ''}
+          </span>
+        }
+      />
       <DetailContext.Provider value={detail}>
         <PresenceContext.Provider value={client.presence}>
-        <ReactFlow<NoteFlowNode>
+        <ReactFlow<BoardNode, ConnectorFlowEdge>
           nodes={nodes}
-          edges={NO_EDGES}
+          edges={edges}
           nodeTypes={nodeTypes}
+          edgeTypes={edgeTypes}
           onNodesChange={onNodesChange}
+          onEdgesChange={onEdgesChange}
+          onConnect={onConnect}
+          onConnectEnd={onConnectEnd}
+          onEdgeDoubleClick={onEdgeDoubleClick}
+          connectionMode={ConnectionMode.Loose}
           onNodeDragStop={onNodeDragStop}
           onPaneClick={onPaneClick}
           nodesDraggable={canEdit}
-          nodesConnectable={false}
+          nodesConnectable={canEdit}
           elementsSelectable
           deleteKeyCode={null}
           selectionKeyCode="Shift"
@@ -411,7 +534,9 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
         />
       )}
       {s.menu && <NoteMenu key={s.menu.id} menu={s.menu} />}
-      {s.panel === 'search' && <SearchPanel notes={notes} items={items} onNote={(id) => editor.jumpTo(id)} onItem={onItem} onClose={() => editor.openPanel(null)} />}
+      <StructureBar connector={connectorAlone} frame={frameAlone} canEdit={canEdit} />
+      {s.panel === 'search' && <SearchPanel notes={notes} items={items} frames={frames} onNote={(id) => editor.jumpTo(id)} onFrame={(id) => editor.zoomToFrame(id)} onItem={onItem} onClose={() => editor.openPanel(null)} />}
+      {s.panel === 'outline' && <OutlinePanel frames={frames} notes={notes} onFrame={(id) => editor.zoomToFrame(id)} onNote={(id) => editor.jumpTo(id)} onClose={() => editor.openPanel(null)} />}
       {s.panel === 'shortcuts' && <ShortcutsPanel canEdit={canEdit} onClose={() => editor.openPanel(null)} />}
       {asking?.kind === 'discard' && (
         <Dialog title="Discard your changes?" onClose={() => editor.keepEditing()}>

@@ -1,5 +1,5 @@
 import { createContext, memo, useContext, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { useStoreApi, type NodeProps, type Node } from '@xyflow/react';
+import { Handle, Position, useStoreApi, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import type { Mark } from '../sync/marks';
 import type { PresenceStore } from '../sync/presence';
@@ -188,7 +188,16 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
             {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
             {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
-            {detail === 'near' && <div ref={body} className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {/* A selected cut note's content is a tab stop of its own (Tab from the note), so the keyboard scrolls it:
+                the arrows, Page Up/Down, Home and End stay in it instead of going to the next note; Escape goes back. */}
+            {detail === 'near' && (
+              <div
+                ref={body}
+                className={selected ? 'note-body md nowheel' : 'note-body md'}
+                {...(selected && cut ? { tabIndex: 0, role: 'region', 'aria-label': `Content of ${n.title || 'this note'}`, onKeyDown: scrollKeys } : {})}
+                dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }}
+              />
+            )}
             {/* Expand sits in the row of marks when there are some (absolute, it would cover them). */}
             {(overlap || revived) ? (
               <div className="note-marks">
@@ -201,6 +210,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
           </>
         )}
+        {data.canEdit && !data.editing && detail !== 'far' && <ConnectHandles />}
         {data.canEdit && !data.editing && detail !== 'far' && (
           <div
             className="note-resize nodrag nopan"
@@ -230,6 +240,35 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
       </article>
   );
 });
+
+/** SCROLL_KEYS are the keys a focused scrolling note body keeps for itself (the browser scrolls it). */
+const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
+
+/** scrollKeys keeps the scrolling keys from the canvas's keymap (they would move to another note) and sends Escape back to the note. */
+function scrollKeys(e: React.KeyboardEvent<HTMLDivElement>) {
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    e.stopPropagation();
+    e.currentTarget.closest<HTMLElement>('[data-note-id]')?.focus();
+  } else if (SCROLL_KEYS.has(e.key) && !e.altKey && !e.ctrlKey && !e.metaKey) e.stopPropagation();
+}
+
+/**
+ * ConnectHandles are the four dots on a note's (or frame's) edges that a
+ * connector is dragged from (issue 24). The canvas connects in loose mode,
+ * so any dot joins any other, and a drop on a body counts too. The keyboard
+ * way is C with two notes selected.
+ */
+export function ConnectHandles() {
+  return (
+    <>
+      <Handle type="source" position={Position.Top} id="t" className="conn-handle" title="Drag to another note to connect" />
+      <Handle type="source" position={Position.Right} id="r" className="conn-handle" title="Drag to another note to connect" />
+      <Handle type="source" position={Position.Bottom} id="b" className="conn-handle" title="Drag to another note to connect" />
+      <Handle type="source" position={Position.Left} id="l" className="conn-handle" title="Drag to another note to connect" />
+    </>
+  );
+}
 
 /** MarkButton opens the note's History at the changelog entry of a mark (and the mark goes). */
 function MarkButton({ mark, name, text, onMark }: { mark: Mark; name: string; text: string; onMark: (m: Mark) => void }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Note, TrackerItem } from '../api/types';
+import type { Connector, Frame, Note, TrackerItem } from '../api/types';
 import { SyncClient } from '../sync/client';
 import { mergeNote } from '../sync/merge';
 import { MemoryStore } from '../sync/store';
@@ -10,9 +10,11 @@ import { UNDO_LIMIT, UndoHistory, revertField, type UndoResult, type UndoStore }
 class Board implements UndoStore {
   notes = new Map<string, Note>();
   items = new Map<string, TrackerItem>();
+  connectors = new Map<string, Connector>();
+  frames = new Map<string, Frame>();
   batches = 0;
   writes = 0;
-  getSnapshot = () => ({ notes: this.notes, items: this.items });
+  getSnapshot = () => ({ notes: this.notes, items: this.items, connectors: this.connectors, frames: this.frames });
   upsertNote(n: Note, base?: Note): Note {
     // An edit made on an older base is merged into the note now, as the
     // sync engine does; like SyncClient, the row returned is the one queued.
@@ -35,6 +37,24 @@ class Board implements UndoStore {
   deleteItem(id: string) {
     this.items.delete(id);
     this.writes++;
+  }
+  upsertConnector(c: Connector): Connector {
+    const r = { ...c, updatedAt: 'now' };
+    this.connectors = new Map(this.connectors).set(c.id, r);
+    return r;
+  }
+  deleteConnector(id: string) {
+    this.connectors = new Map(this.connectors);
+    this.connectors.delete(id);
+  }
+  upsertFrame(f: Frame): Frame {
+    const r = { ...f, updatedAt: 'now' };
+    this.frames = new Map(this.frames).set(f.id, r);
+    return r;
+  }
+  deleteFrame(id: string) {
+    this.frames = new Map(this.frames);
+    this.frames.delete(id);
   }
   batch(fn: () => void) {
     this.batches++;

@@ -11,23 +11,26 @@
 // someone else has since replaced keeps theirs. Redo is the same rule the
 // other way. Plain TypeScript: the store is anything with a SyncClient's
 // edit methods.
-import type { Note, TrackerItem } from '../api/types';
-import { mergeItem, mergeNote, mergeText } from '../sync/merge';
+import type { Connector, Frame, Note, TrackerItem } from '../api/types';
+import { mergeRow, mergeText, type Kind, type Row } from '../sync/merge';
 
 /** Table names the kind of a row a step changed. */
-export type Table = 'note' | 'item';
-
-type Row = Note | TrackerItem;
+export type Table = Kind;
 
 /** UndoStore is what the history edits through: a SyncClient fits. */
 export interface UndoStore {
-  getSnapshot(): { notes: ReadonlyMap<string, Note>; items: ReadonlyMap<string, TrackerItem> };
+  getSnapshot(): { notes: ReadonlyMap<string, Note>; items: ReadonlyMap<string, TrackerItem>; connectors: ReadonlyMap<string, Connector>; frames: ReadonlyMap<string, Frame> };
   /** upsertNote queues a note; base: the row the edit began on, when older than the copy (SyncClient.upsertNote). */
   upsertNote(n: Note, base?: Note): Note;
   deleteNote(id: string): void;
   /** upsertItem queues an item; base as for upsertNote (SyncClient.upsertItem). */
   upsertItem(i: TrackerItem, base?: TrackerItem): TrackerItem;
   deleteItem(id: string): void;
+  /** upsertConnector and upsertFrame queue a row; base as for upsertNote. */
+  upsertConnector(c: Connector, base?: Connector): Connector;
+  deleteConnector(id: string): void;
+  upsertFrame(f: Frame, base?: Frame): Frame;
+  deleteFrame(id: string): void;
   batch(fn: () => void): void;
 }
 
@@ -72,18 +75,20 @@ export type UndoResult =
 // Fields that are the server's or the sync engine's, never a person's change.
 const NOT_FIELDS = new Set(['id', 'updatedAt', 'version', 'deletedAt', 'baseVersion']);
 /** Text fields revert line by line; every other field is one value. */
-const TEXT_FIELDS: Record<Table, ReadonlySet<string>> = { note: new Set(['title', 'content']), item: new Set(['summary', 'description']) };
+const TEXT_FIELDS: Record<Table, ReadonlySet<string>> = { note: new Set(['title', 'content']), item: new Set(['summary', 'description']), connector: new Set(), frame: new Set() };
+/** Tables whose rows have a position (x and y, one field "pos") and a size (w and h, one field "size"). */
+const PLACED = new Set<Table>(['note', 'frame']);
 /** An item's optional fields: absent and "" are one value, as in the merge. */
 const ITEM_OPTIONAL = new Set(['description', 'status', 'parentId']);
 
 const rowKey = (table: Table, id: string) => table + ':' + id;
 
 /** fieldKeys lists the fields of a row a person can change ("pos" for x and y). */
-function fieldKeys(row: Row): string[] {
+function fieldKeys(table: Table, row: Row): string[] {
   const out: string[] = [];
   for (const k of Object.keys(row)) {
     if (NOT_FIELDS.has(k)) continue;
-    if (k === 'x' || k === 'y') {
+    if (PLACED.has(table) && (k === 'x' || k === 'y')) {
       if (!out.includes('pos')) out.push('pos');
     } else out.push(k);
   }
@@ -92,7 +97,7 @@ function fieldKeys(row: Row): string[] {
 
 /** fieldValue is a field's value in a row ("pos" is [x, y]). */
 export function fieldValue(table: Table, row: Row, k: string): unknown {
-  if (k === 'pos' && table === 'note') return [(row as Note).x, (row as Note).y];
+  if (k === 'pos' && PLACED.has(table)) return [(row as Note).x, (row as Note).y];
   const v = (row as Record<string, unknown>)[k];
   if (table === 'item' && ITEM_OPTIONAL.has(k)) return v ?? '';
   return v;
@@ -101,7 +106,7 @@ export function fieldValue(table: Table, row: Row, k: string): unknown {
 /** withField is row with one field set (undefined, or "" for an item's optional field, removes it). */
 function withField(table: Table, row: Row, k: string, v: unknown): Row {
   const out = { ...row } as Record<string, unknown>;
-  if (k === 'pos' && table === 'note') {
+  if (k === 'pos' && PLACED.has(table)) {
     const [x, y] = v as [number, number];
     out.x = x;
     out.y = y;
@@ -119,7 +124,7 @@ export function same(a: unknown, b: unknown): boolean {
 
 /** changedFields lists the fields whose values differ between two versions of a row. */
 export function changedFields(table: Table, a: Row, b: Row): string[] {
-  const keys = new Set([...fieldKeys(a), ...fieldKeys(b)]);
+  const keys = new Set([...fieldKeys(table, a), ...fieldKeys(table, b)]);
   return [...keys].filter((k) => !same(fieldValue(table, a, k), fieldValue(table, b, k)));
 }
 
@@ -164,6 +169,10 @@ export interface StepRecorder {
   /** upsertItem: base is the row the edit began on (the work item form open while others changed the item). */
   upsertItem(i: TrackerItem, base?: TrackerItem): TrackerItem;
   deleteItem(id: string): void;
+  upsertConnector(c: Connector, base?: Connector): Connector;
+  deleteConnector(id: string): void;
+  upsertFrame(f: Frame, base?: Frame): Frame;
+  deleteFrame(id: string): void;
 }
 
 /**
@@ -229,32 +238,27 @@ export class UndoHistory {
         this.changed();
       }
     };
-    const snap = () => this.store.getSnapshot();
+    const upsert = <T extends Row>(table: Table, r: T, base: T | undefined): T => {
+      const prev = this.current(table, r.id);
+      const row = this.write(table, r, base) as T;
+      // Made on an older base: what I changed is what the merge onto the row now changes.
+      record(table, r.id, prev, base && prev ? mergeRow(table, base, prev, row).merged : row);
+      return row;
+    };
+    const del = (table: Table, id: string) => {
+      const prev = this.current(table, id);
+      this.remove(table, id);
+      record(table, id, prev, null);
+    };
     return {
-      upsertNote: (n, base) => {
-        const prev = snap().notes.get(n.id);
-        const row = base ? this.store.upsertNote(n, base) : this.store.upsertNote(n);
-        // Made on an older base: what I changed is what the merge onto the note now changes.
-        record('note', n.id, prev, base && prev ? mergeNote(base, prev, row).merged : row);
-        return row;
-      },
-      deleteNote: (id) => {
-        const prev = snap().notes.get(id);
-        this.store.deleteNote(id);
-        record('note', id, prev, null);
-      },
-      upsertItem: (i, base) => {
-        const prev = snap().items.get(i.id);
-        const row = base ? this.store.upsertItem(i, base) : this.store.upsertItem(i);
-        // Made on an older base: what I changed is what the merge onto the item now changes.
-        record('item', i.id, prev, base && prev ? mergeItem(base, prev, row).merged : row);
-        return row;
-      },
-      deleteItem: (id) => {
-        const prev = snap().items.get(id);
-        this.store.deleteItem(id);
-        record('item', id, prev, null);
-      },
+      upsertNote: (n, base) => upsert('note', n, base),
+      deleteNote: (id) => del('note', id),
+      upsertItem: (i, base) => upsert('item', i, base),
+      deleteItem: (id) => del('item', id),
+      upsertConnector: (c, base) => upsert('connector', c, base),
+      deleteConnector: (id) => del('connector', id),
+      upsertFrame: (f, base) => upsert('frame', f, base),
+      deleteFrame: (id) => del('frame', id),
     };
   }
 
@@ -282,7 +286,8 @@ export class UndoHistory {
     const asks = this.othersChanged(step, dir);
     if (asks.length) {
       const n = asks.length;
-      const noun = asks.every((rc) => rc.table === 'item') ? 'work item' : 'note';
+      const nouns = new Set(asks.map((rc) => NOUN[rc.table]));
+      const noun = nouns.size === 1 ? [...nouns][0] : 'row';
       const these = n === 1 ? `this ${noun}` : `these ${n} ${noun}s`;
       return {
         kind: 'confirm',
@@ -314,8 +319,7 @@ export class UndoHistory {
   }
 
   private current(table: Table, id: string): Row | undefined {
-    const s = this.store.getSnapshot();
-    return table === 'note' ? s.notes.get(id) : s.items.get(id);
+    return rowsOf(this.store.getSnapshot(), table).get(id);
   }
 
   /** apply makes the step's edits in one direction, in one batch, and moves it to the other stack. */
@@ -323,7 +327,7 @@ export class UndoHistory {
     const s = this.store.getSnapshot();
     this.store.batch(() => {
       for (const rc of step.rows.values()) {
-        const cur = rc.table === 'note' ? s.notes.get(rc.id) : s.items.get(rc.id);
+        const cur = rowsOf(s, rc.table).get(rc.id);
         const from = dir === 'undo' ? rc.after : rc.before;
         const to = dir === 'undo' ? rc.before : rc.after;
         if (from && !to) {
@@ -332,8 +336,7 @@ export class UndoHistory {
           if (!cur) continue;
           if (dir === 'undo') rc.after = cur;
           else rc.before = cur;
-          if (rc.table === 'note') this.store.deleteNote(rc.id);
-          else this.store.deleteItem(rc.id);
+          this.remove(rc.table, rc.id);
         } else if (!from && to) {
           // Bring it back, as it was (merged over nothing); already back: leave it.
           if (cur) continue;
@@ -354,13 +357,47 @@ export class UndoHistory {
     return { kind: 'done', label: step.label };
   }
 
-  private write(table: Table, row: Row) {
-    if (table === 'note') this.store.upsertNote(row as Note);
-    else this.store.upsertItem(row as TrackerItem);
+  private write(table: Table, row: Row, base?: Row): Row {
+    const st = this.store;
+    switch (table) {
+      case 'note':
+        return base ? st.upsertNote(row as Note, base as Note) : st.upsertNote(row as Note);
+      case 'item':
+        return base ? st.upsertItem(row as TrackerItem, base as TrackerItem) : st.upsertItem(row as TrackerItem);
+      case 'connector':
+        return base ? st.upsertConnector(row as Connector, base as Connector) : st.upsertConnector(row as Connector);
+      case 'frame':
+        return base ? st.upsertFrame(row as Frame, base as Frame) : st.upsertFrame(row as Frame);
+    }
+  }
+
+  private remove(table: Table, id: string) {
+    const st = this.store;
+    if (table === 'note') st.deleteNote(id);
+    else if (table === 'item') st.deleteItem(id);
+    else if (table === 'connector') st.deleteConnector(id);
+    else st.deleteFrame(id);
   }
 
   private changed() {
     this.cbs.forEach((cb) => cb());
+  }
+}
+
+/** NOUN is what a person calls a row of each table. */
+const NOUN: Record<Table, string> = { note: 'note', item: 'work item', connector: 'connector', frame: 'frame' };
+
+/** rowsOf is one table of a store's snapshot. */
+function rowsOf(s: ReturnType<UndoStore['getSnapshot']>, table: Table): ReadonlyMap<string, Row> {
+  switch (table) {
+    case 'note':
+      return s.notes;
+    case 'item':
+      return s.items;
+    case 'connector':
+      return s.connectors;
+    case 'frame':
+      return s.frames;
   }
 }
 

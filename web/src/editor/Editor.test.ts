@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Note, TrackerItem } from '../api/types';
+import type { Connector, Frame, Note, TrackerItem } from '../api/types';
 import { note } from '../sync/testing';
 import { mergeNote } from '../sync/merge';
 import type { UndoStore } from '../canvas/undo';
@@ -11,8 +11,10 @@ import { KEYMAP, type KeyLike } from './keymap';
 class Board implements UndoStore {
   notes = new Map<string, Note>();
   items = new Map<string, TrackerItem>();
+  connectors = new Map<string, Connector>();
+  frames = new Map<string, Frame>();
   batches = 0;
-  getSnapshot = () => ({ notes: this.notes, items: this.items });
+  getSnapshot = () => ({ notes: this.notes, items: this.items, connectors: this.connectors, frames: this.frames });
   upsertNote(n: Note, base?: Note): Note {
     // As the sync engine does: an edit made on an older base is merged into the note now.
     const cur = this.notes.get(n.id);
@@ -30,6 +32,24 @@ class Board implements UndoStore {
   }
   deleteItem(id: string) {
     this.items.delete(id);
+  }
+  upsertConnector(c: Connector): Connector {
+    const r = { ...c, updatedAt: 'now' };
+    this.connectors = new Map(this.connectors).set(c.id, r);
+    return r;
+  }
+  deleteConnector(id: string) {
+    this.connectors = new Map(this.connectors);
+    this.connectors.delete(id);
+  }
+  upsertFrame(f: Frame): Frame {
+    const r = { ...f, updatedAt: 'now' };
+    this.frames = new Map(this.frames).set(f.id, r);
+    return r;
+  }
+  deleteFrame(id: string) {
+    this.frames = new Map(this.frames);
+    this.frames.delete(id);
   }
   batch(fn: () => void) {
     this.batches++;
@@ -53,6 +73,8 @@ class FakeView implements EditorView {
   zoomIn = () => void this.zooms.push('in');
   zoomOut = () => void this.zooms.push('out');
   fit = () => void this.zooms.push('fit');
+  fitted: Rect[] = [];
+  fitRect = (r: Rect) => void this.fitted.push(r);
 }
 
 function setup(notes: Note[] = []) {
@@ -296,6 +318,7 @@ describe('focus and keys', () => {
       const { editor } = setup(grid);
       editor.select('c');
       if (b.action === 'save' || b.action === 'cancel') editor.startEdit('c');
+      if (b.action === 'connect') editor.select('r', true);
       expect(editor.run(b.action, key('ArrowRight')), b.action).toBe(true);
     }
   });

@@ -5,7 +5,7 @@
 // here; React components render the snapshot and forward events. Plain
 // TypeScript: the store is anything with a SyncClient's edit methods, the
 // view is a small interface the canvas implements over xyflow.
-import type { Note } from '../api/types';
+import type { Connector, Frame, Note } from '../api/types';
 import { randomId } from '../boards/ids';
 import { COLORS, newNote } from '../canvas/notes';
 import { UndoHistory, type UndoResult, type UndoStore } from '../canvas/undo';
@@ -13,6 +13,7 @@ import { edit, follow, openEditor, toSave, touched, type EditorField, type Edito
 import { clampSize, freeSpot, freeSpots, nearestInDirection, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
 import { bindingFor, type Action, type KeyLike } from './keymap';
 import { parsePaste } from './paste';
+import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, frameAround, frameRect, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
 
 /** EditorView is what the editor asks of the canvas on screen. */
 export interface EditorView {
@@ -29,13 +30,27 @@ export interface EditorView {
   zoomIn(): void;
   zoomOut(): void;
   fit(): void;
+  /** fitRect zooms and pans so that r fills the view ("zoom to frame"). */
+  fitRect(r: Rect): void;
 }
 
 /** Tool is what a click on the empty canvas does: select (clear the selection) or put a note there. */
 export type Tool = 'select' | 'note';
 
-/** Panel is the editor's panel on screen: search, the shortcuts, or none. */
-export type Panel = 'search' | 'shortcuts' | null;
+/** Panel is the editor's panel on screen: search, the shortcuts, the board's outline, or none. */
+export type Panel = 'search' | 'shortcuts' | 'outline' | null;
+
+/** Naming is a connector's label or a frame's title being typed on the canvas. */
+export interface Naming {
+  kind: 'connector' | 'frame';
+  id: string;
+}
+
+/** ConnectorPatch is what restyling or relabelling a connector changes. */
+export type ConnectorPatch = Partial<Pick<Connector, 'label' | 'style' | 'dash' | 'color'>>;
+
+/** FramePatch is what renaming, colouring or locking a frame changes. */
+export type FramePatch = Partial<Pick<Frame, 'title' | 'color' | 'locked'>>;
 
 /** Editing is the note being edited: in place on the canvas or in the full editor; draft: not created yet. */
 export interface Editing {
@@ -88,6 +103,8 @@ export interface EditorSnapshot {
   asking: Asking | null;
   /** menu is the note menu, when open. */
   menu: NoteMenu | null;
+  /** naming is the connector label or frame title being typed. */
+  naming: Naming | null;
   canEdit: boolean;
 }
 
@@ -125,6 +142,7 @@ const NO_VIEW: EditorView = {
   zoomIn: () => {},
   zoomOut: () => {},
   fit: () => {},
+  fitRect: () => {},
 };
 
 const EMPTY_SET: ReadonlySet<string> = new Set();
@@ -146,7 +164,7 @@ export class Editor {
   private readonly setTimer: (cb: () => void, ms: number) => unknown;
   private readonly clearTimer: (h: unknown) => void;
   private view: EditorView = NO_VIEW;
-  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, canEdit: true };
+  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, naming: null, canEdit: true };
   private editState: EditorState | null = null;
   private readonly cbs = new Set<() => void>();
   private readonly editCbs = new Set<() => void>();
@@ -258,10 +276,13 @@ export class Editor {
         this.set({ editing: { ...ed, mode: 'full' } });
       }
     }
-    const gone = [...this.snap.selected].filter((id) => !notes.has(id) && id !== this.snap.draft?.id);
+    const { connectors, frames } = this.store.getSnapshot();
+    const gone = [...this.snap.selected].filter((id) => !notes.has(id) && !frames.has(id) && !connectors.has(id) && id !== this.snap.draft?.id);
     if (gone.length) this.set({ selected: new Set([...this.snap.selected].filter((id) => !gone.includes(id))) });
     // A menu for a note someone else deleted has nothing left to act on.
     if (this.snap.menu && !notes.has(this.snap.menu.id)) this.set({ menu: null });
+    const nm = this.snap.naming;
+    if (nm && !(nm.kind === 'frame' ? frames : connectors).has(nm.id)) this.set({ naming: null });
   }
 
   // --- selection and focus -------------------------------------------------
@@ -428,24 +449,64 @@ export class Editor {
 
   // --- moving, resizing, deleting ----------------------------------------
 
-  /** previewMove shows notes being dragged at new positions (nothing is pushed). */
+  /**
+   * previewMove shows notes and frames being dragged at new positions
+   * (nothing is pushed); a frame dragged takes the notes it holds along.
+   */
   previewMove(moves: ReadonlyMap<string, XY>): void {
-    this.set({ moving: moves });
+    this.set({ moving: this.withMembers(moves) });
   }
 
-  /** moveNotes commits new positions: one push and one undo step for them all. */
+  /**
+   * withMembers adds to moves the notes held by the frames in it (by where
+   * the frame is now, before the move), each moved by its frame's delta.
+   * A note dragged itself keeps its own position.
+   */
+  private withMembers(moves: ReadonlyMap<string, XY>): ReadonlyMap<string, XY> {
+    const frames = this.frames();
+    let out: Map<string, XY> | null = null;
+    for (const [id, to] of moves) {
+      const f = frames.get(id);
+      if (!f) continue;
+      const dx = to.x - f.x;
+      const dy = to.y - f.y;
+      for (const n of members(f, this.notes().values())) {
+        if (moves.has(n.id)) continue;
+        out ??= new Map(moves);
+        out.set(n.id, { x: n.x + dx, y: n.y + dy });
+      }
+    }
+    return out ?? moves;
+  }
+
+  /**
+   * moveNotes commits new positions of notes and frames (a frame takes the
+   * notes it holds along; a locked frame does not move): one push and one
+   * undo step for them all.
+   */
   moveNotes(moves: { id: string; x: number; y: number }[]): void {
     if (this.snap.moving.size) this.set({ moving: EMPTY_MAP });
     if (!this.snap.canEdit) return;
+    const frames = this.frames();
+    const unlocked = moves.filter((m) => !frames.get(m.id)?.locked);
+    const all = this.withMembers(new Map(unlocked.map((m) => [m.id, { x: m.x, y: m.y }])));
     const now = this.notes();
-    const moved = moves.flatMap((m) => {
-      const n = now.get(m.id);
-      const x = Math.round(m.x);
-      const y = Math.round(m.y);
-      return n && (n.x !== x || n.y !== y) ? [{ ...n, x, y }] : [];
+    const moved: Note[] = [];
+    const movedFrames: Frame[] = [];
+    for (const [id, p] of all) {
+      const x = Math.round(p.x);
+      const y = Math.round(p.y);
+      const n = now.get(id);
+      const f = frames.get(id);
+      if (n && (n.x !== x || n.y !== y)) moved.push({ ...n, x, y });
+      else if (f && (f.x !== x || f.y !== y)) movedFrames.push({ ...f, x, y });
+    }
+    if (!moved.length && !movedFrames.length) return;
+    const what = movedFrames.length ? `${plural(movedFrames.length, 'frame')}${moved.length ? ` and ${plural(moved.length, 'note')}` : ''}` : plural(moved.length, 'note');
+    this.undoHistory.transact(`move of ${what}`, (r) => {
+      movedFrames.forEach((f) => r.upsertFrame(f));
+      moved.forEach((n) => r.upsertNote(n));
     });
-    if (!moved.length) return;
-    this.undoHistory.transact(`move of ${plural(moved.length, 'note')}`, (r) => moved.forEach((n) => r.upsertNote(n)));
   }
 
   /** nudge moves the selected notes by (dx, dy). */
@@ -497,15 +558,174 @@ export class Editor {
     }));
   }
 
-  /** deleteSelected deletes the selected notes, in one undoable step. */
+  /**
+   * deleteSelected deletes the selected notes, frames and connectors, and
+   * the connectors of the notes and frames it deletes (the server refuses
+   * a connector whose end is gone), in one push and one undoable step. A
+   * frame's notes stay: deleting the frame takes away the area, not what
+   * was put in it.
+   */
   deleteSelected(): void {
     if (!this.snap.canEdit) return;
     const now = this.notes();
-    const gone = [...this.snap.selected].filter((id) => now.has(id));
-    if (!gone.length) return;
-    this.undoHistory.transact(`deletion of ${plural(gone.length, 'note')}`, (r) => gone.forEach((id) => r.deleteNote(id)));
-    this.set({ selected: EMPTY_SET });
-    this.announce(`${plural(gone.length, 'note')} deleted. Press Ctrl+Z to undo.`);
+    const { connectors, frames } = this.store.getSnapshot();
+    const sel = [...this.snap.selected];
+    const gone = sel.filter((id) => now.has(id));
+    const goneFrames = sel.filter((id) => frames.has(id));
+    const ends = new Set([...gone, ...goneFrames]);
+    const goneConns = new Set([...sel.filter((id) => connectors.has(id)), ...touching(ends, connectors.values()).map((c) => c.id)]);
+    if (!gone.length && !goneFrames.length && !goneConns.size) return;
+    const parts = [gone.length ? plural(gone.length, 'note') : '', goneFrames.length ? plural(goneFrames.length, 'frame') : '', goneConns.size ? plural(goneConns.size, 'connector') : ''].filter(Boolean);
+    const what = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0];
+    this.undoHistory.transact(`deletion of ${what}`, (r) => {
+      goneConns.forEach((id) => r.deleteConnector(id));
+      gone.forEach((id) => r.deleteNote(id));
+      goneFrames.forEach((id) => r.deleteFrame(id));
+    });
+    this.set({ selected: EMPTY_SET, naming: null });
+    this.announce(`${what[0].toUpperCase()}${what.slice(1)} deleted. Press Ctrl+Z to undo.`);
+  }
+
+  // --- connectors and frames (docs/web-client.md, "Connectors and frames") ---
+
+  private frames(): ReadonlyMap<string, Frame> {
+    return this.store.getSnapshot().frames;
+  }
+
+  private connectors(): ReadonlyMap<string, Connector> {
+    return this.store.getSnapshot().connectors;
+  }
+
+  /** exists says whether id is a note or a frame on the board (what a connector may join). */
+  private exists(id: string): boolean {
+    return this.notes().has(id) || this.frames().has(id);
+  }
+
+  /**
+   * connect draws a connector (a solid grey arrow, no label) from one note
+   * or frame to another: one push, one undo step; the connector is
+   * selected. Returns its id, or null when the ends are not two things on
+   * the board or the same arrow already joins them.
+   */
+  connect(from: string, to: string): string | null {
+    if (!this.snap.canEdit || from === to || !this.exists(from) || !this.exists(to)) return null;
+    for (const c of this.connectors().values()) {
+      if (c.from === from && c.to === to) {
+        this.set({ selected: new Set([c.id]) });
+        return c.id;
+      }
+    }
+    const c: Connector = { id: this.newId(), from, to, label: '', style: 'arrow', dash: 'solid', color: 'gray', updatedAt: '' };
+    this.undoHistory.transact('new connector', (r) => r.upsertConnector(c));
+    this.set({ selected: new Set([c.id]) });
+    this.announce('Connector drawn. Double-click its label to name it; Delete removes it.');
+    return c.id;
+  }
+
+  /** connectSelected joins the two selected notes or frames, from the one selected first. */
+  connectSelected(): string | null {
+    const ends = [...this.snap.selected].filter((id) => this.exists(id));
+    if (ends.length !== 2) {
+      this.announce('Select two notes (or frames) to connect them.');
+      return null;
+    }
+    return this.connect(ends[0], ends[1]);
+  }
+
+  /** setConnector restyles or relabels a connector, on the row as it is now: one push, one undo step. */
+  setConnector(id: string, patch: ConnectorPatch): void {
+    const c = this.connectors().get(id);
+    if (!c || !this.snap.canEdit) return;
+    const next = { ...c, ...patch };
+    if (typeof next.label === 'string') next.label = [...next.label.trim()].slice(0, MAX_LABEL).join('');
+    if ((Object.keys(patch) as (keyof ConnectorPatch)[]).every((k) => next[k] === c[k])) return;
+    this.undoHistory.transact(patch.label !== undefined ? 'label change' : 'connector style', (r) => r.upsertConnector(next, c));
+  }
+
+  /**
+   * createFrame makes a frame: around the selected notes when there are
+   * some (so they are in it), else FRAME_W×FRAME_H at the centre of the
+   * view; titled "Frame N", selected, and its title ready to type. One
+   * push, one undo step.
+   */
+  createFrame(): string | null {
+    if (!this.snap.canEdit) return null;
+    if (this.snap.editing) this.commitEdit();
+    const now = this.notes();
+    const around = [...this.snap.selected].flatMap((id) => {
+      const n = now.get(id);
+      return n ? [rectOf(n)] : [];
+    });
+    const c = this.centre();
+    const r = around.length ? frameAround(around) : clampFrame({ x: c.x - FRAME_W / 2, y: c.y - FRAME_H / 2, w: FRAME_W, h: FRAME_H });
+    const f: Frame = { id: this.newId(), title: nextFrameTitle(this.frames().values()), ...r, color: 'gray', locked: false, updatedAt: '' };
+    this.undoHistory.transact('new frame', (u) => u.upsertFrame(f));
+    this.set({ selected: new Set([f.id]), naming: { kind: 'frame', id: f.id } });
+    this.view.show(r);
+    this.announce(`${f.title} made${around.length ? ` around ${plural(around.length, 'note')}` : ''}. Type its name; Enter keeps it.`);
+    return f.id;
+  }
+
+  /** setFrame renames, colours or locks a frame, on the row as it is now: one push, one undo step. */
+  setFrame(id: string, patch: FramePatch): void {
+    const f = this.frames().get(id);
+    if (!f || !this.snap.canEdit) return;
+    const next = { ...f, ...patch };
+    if (typeof patch.title === 'string') next.title = [...patch.title.trim()].slice(0, MAX_FRAME_TITLE).join('') || f.title;
+    if ((Object.keys(patch) as (keyof FramePatch)[]).every((k) => next[k] === f[k])) return;
+    const label = patch.locked !== undefined ? (patch.locked ? 'lock' : 'unlock') : patch.title !== undefined ? 'rename of the frame' : 'frame colour';
+    this.undoHistory.transact(label, (r) => r.upsertFrame(next, f));
+    if (patch.locked !== undefined) this.announce(patch.locked ? `${f.title} locked: it no longer moves or resizes.` : `${f.title} unlocked.`);
+  }
+
+  /** resizeFrame gives a frame a new box (its size within the limits; not when locked): one push, one undo step. Its notes stay where they are. */
+  resizeFrame(id: string, r: Rect): void {
+    const f = this.frames().get(id);
+    if (!f || !this.snap.canEdit || f.locked) return;
+    const want = clampFrame(r);
+    if (want.x === f.x && want.y === f.y && want.w === f.w && want.h === f.h) return;
+    this.undoHistory.transact('resize of the frame', (u) => u.upsertFrame({ ...f, ...want }));
+  }
+
+  /** zoomToFrame fits the view to a frame and selects it. */
+  zoomToFrame(id: string): void {
+    const f = this.frames().get(id);
+    if (!f) return;
+    this.set({ selected: new Set([id]), panel: null });
+    this.view.fitRect(frameRect(f));
+    this.announce(`Zoomed to ${f.title || 'the frame'}.`);
+  }
+
+  /** startNaming puts a field over a connector's label or a frame's title (double-click, or Enter on a selected one). */
+  startNaming(kind: Naming['kind'], id: string): void {
+    if (!this.snap.canEdit) return;
+    if (!(kind === 'frame' ? this.frames() : this.connectors()).has(id)) return;
+    this.set({ naming: { kind, id }, selected: new Set([id]) });
+  }
+
+  /** commitName keeps what was typed as the label or title (an empty title keeps the old one), and stops naming. */
+  commitName(text: string): void {
+    const nm = this.snap.naming;
+    if (!nm) return;
+    this.set({ naming: null });
+    if (nm.kind === 'frame') this.setFrame(nm.id, { title: text });
+    else this.setConnector(nm.id, { label: text });
+  }
+
+  /** cancelNaming stops naming without a change. */
+  cancelNaming(): void {
+    if (this.snap.naming) this.set({ naming: null });
+  }
+
+  /** selectedConnector and selectedFrame are the one connector or frame selected alone (their toolbars show then). */
+  selectedConnector(): Connector | undefined {
+    const s = this.snap.selected;
+    return s.size === 1 ? this.connectors().get([...s][0]) : undefined;
+  }
+
+  selectedFrame(): Frame | undefined {
+    const s = this.snap.selected;
+    return s.size === 1 ? this.frames().get([...s][0]) : undefined;
   }
 
   // --- undo and redo -------------------------------------------------------
@@ -767,7 +987,9 @@ export class Editor {
         return this.createNote() !== null;
       case 'edit':
         if (!first) return false;
-        this.startEdit(first);
+        if (this.frames().has(first)) this.startNaming('frame', first);
+        else if (this.connectors().has(first)) this.startNaming('connector', first);
+        else this.startEdit(first);
         return true;
       case 'openFull':
         if (!first) return false;
@@ -829,6 +1051,13 @@ export class Editor {
         return true;
       case 'cancel':
         this.cancelEdit();
+        return true;
+      case 'frame':
+        return this.createFrame() !== null;
+      case 'connect':
+        return this.connectSelected() !== null;
+      case 'outline':
+        this.openPanel('outline');
         return true;
       case 'menu': {
         const id = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : first;

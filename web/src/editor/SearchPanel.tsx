@@ -1,11 +1,15 @@
 import { useId, useMemo, useState } from 'react';
-import type { Note, TrackerItem } from '../api/types';
+import type { Frame, Note, TrackerItem } from '../api/types';
 import { Dialog } from '../app/Dialog';
 import { search, type SearchResult } from './search';
 
 interface Props {
   notes: ReadonlyMap<string, Note>;
   items: ReadonlyMap<string, TrackerItem>;
+  /** frames are searched by title (issue 24). */
+  frames?: ReadonlyMap<string, Frame>;
+  /** onFrame zooms to a frame (Editor.zoomToFrame). */
+  onFrame?: (id: string) => void;
   /** onNote jumps to a note (Editor.jumpTo). */
   onNote: (id: string) => void;
   /** onItem shows a work item (its panel); without it work items are listed but not opened. */
@@ -18,15 +22,16 @@ interface Props {
  * types; the arrow keys move through the results (a listbox the field
  * controls) and Enter, or a click, jumps to one.
  */
-export function SearchPanel({ notes, items, onNote, onItem, onClose }: Props) {
+export function SearchPanel({ notes, items, frames, onNote, onFrame, onItem, onClose }: Props) {
   const [q, setQ] = useState('');
   const [active, setActive] = useState(0);
   const ids = { field: useId(), list: useId() };
-  const results = useMemo(() => search(q, notes.values(), items.values()), [q, notes, items]);
+  const results = useMemo(() => search(q, notes.values(), items.values(), undefined, frames?.values()), [q, notes, items, frames]);
   const at = Math.min(active, Math.max(0, results.length - 1));
   const pick = (r: SearchResult | undefined) => {
     if (!r) return;
     if (r.kind === 'note') onNote(r.id);
+    else if (r.kind === 'frame') onFrame?.(r.id);
     else {
       onItem?.(r.id);
       onClose();
@@ -36,7 +41,7 @@ export function SearchPanel({ notes, items, onNote, onItem, onClose }: Props) {
   return (
     <Dialog title="Search" onClose={onClose}>
       <div className="search-panel">
-        <label htmlFor={ids.field}>Search notes and work items</label>
+        <label htmlFor={ids.field}>Search notes, frames and work items</label>
         <input
           id={ids.field}
           type="search"
@@ -60,12 +65,12 @@ export function SearchPanel({ notes, items, onNote, onItem, onClose }: Props) {
           }}
         />
         <p className="muted" role="status" aria-live="polite">
-          {q.trim() ? `${results.length} result${results.length === 1 ? '' : 's'}` : 'Titles, contents and work items.'}
+          {q.trim() ? `${results.length} result${results.length === 1 ? '' : 's'}` : 'Titles, contents, frames and work items.'}
         </p>
         <ul id={ids.list} role="listbox" aria-label="Results" className="plain search-results">
           {results.map((r, i) => (
             <li key={r.kind + r.id} id={optionId(i)} role="option" aria-selected={i === at} className={i === at ? 'active' : undefined} onClick={() => pick(r)} onPointerMove={() => i !== at && setActive(i)}>
-              <span className="search-kind">{r.kind === 'note' ? 'Note' : 'Work item'}</span> <strong>{r.label}</strong>
+              <span className="search-kind">{r.kind === 'note' ? 'Note' : r.kind === 'frame' ? 'Frame' : 'Work item'}</span> <strong>{r.label}</strong>
               {r.field !== 'title' && r.field !== 'key' && r.snippet !== r.label && <span className="search-snippet">{r.snippet}</span>}
             </li>
           ))}

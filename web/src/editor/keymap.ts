@@ -32,7 +32,10 @@ export type Action =
   | 'toolNote'
   | 'save'
   | 'cancel'
-  | 'menu';
+  | 'menu'
+  | 'frame'
+  | 'connect'
+  | 'outline';
 
 /** Binding is one entry of the keymap. */
 export interface Binding {
@@ -59,7 +62,7 @@ const key = (e: KeyLike, k: string) => e.key.toLowerCase() === k;
 /** KEYMAP is every key the editor knows, in the order the shortcuts panel lists them. */
 export const KEYMAP: readonly Binding[] = [
   { action: 'create', keys: ['N'], aria: 'N', label: 'New note at a free spot near the centre of the view', edits: true, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'n') },
-  { action: 'edit', keys: ['Enter', 'double-click', 'double-tap'], aria: 'Enter', label: 'Edit the selected note in place', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && e.key === 'Enter' },
+  { action: 'edit', keys: ['Enter', 'double-click', 'double-tap'], aria: 'Enter', label: 'Edit the selected note in place (a frame or connector: its name)', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && e.key === 'Enter' },
   { action: 'openFull', keys: ['Shift+Enter'], aria: 'Shift+Enter', label: 'Open the selected note in the full editor (Markdown preview, AI, history)', edits: false, context: 'board', match: (e) => plain(e) && e.shiftKey && e.key === 'Enter' },
   { action: 'menu', keys: ['Shift+F10', 'Menu key', 'right-click', 'long-press'], aria: 'Shift+F10 ContextMenu', label: 'Open the note menu: edit, full editor, colour, duplicate, history, delete', edits: false, context: 'board', match: (e) => !mod(e) && !e.altKey && (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) },
   { action: 'delete', keys: ['Delete', 'Backspace'], aria: 'Delete', label: 'Delete the selected notes (Ctrl+Z brings them back)', edits: true, context: 'board', match: (e) => !mod(e) && (e.key === 'Delete' || e.key === 'Backspace') },
@@ -76,6 +79,9 @@ export const KEYMAP: readonly Binding[] = [
   { action: 'shortcuts', keys: ['?'], aria: '?', label: 'Show these shortcuts', edits: false, context: 'board', match: (e) => !mod(e) && e.key === '?' },
   { action: 'toolSelect', keys: ['V'], aria: 'V', label: 'Select tool: click selects, drag moves', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'v') },
   { action: 'toolNote', keys: ['Shift+N'], aria: 'Shift+N', label: 'Note tool: the next click on the canvas puts a note there', edits: true, context: 'board', match: (e) => plain(e) && e.shiftKey && key(e, 'n') },
+  { action: 'frame', keys: ['F'], aria: 'F', label: 'New frame: around the selected notes, or in the middle of the view', edits: true, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'f') },
+  { action: 'connect', keys: ['C', 'drag from a note’s edge'], aria: 'C', label: 'Connect the two selected notes or frames with an arrow (from the one selected first)', edits: true, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'c') },
+  { action: 'outline', keys: ['O'], aria: 'O', label: 'Outline: the frames and the notes in each; zoom to a frame', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'o') },
   { action: 'save', keys: ['Ctrl+Enter', '⌘Enter', 'Enter in the title', 'click outside'], aria: 'Control+Enter Meta+Enter', label: 'Save the note being edited in place', edits: true, context: 'editing', match: (e) => mod(e) && e.key === 'Enter' },
   { action: 'cancel', keys: ['Escape'], aria: 'Escape', label: 'Stop editing in place (asks first when there is unsaved text)', edits: false, context: 'editing', match: (e) => e.key === 'Escape' },
 ];

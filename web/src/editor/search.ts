@@ -1,16 +1,16 @@
 // Search over a board's notes and work items (docs/web-client.md,
 // "Search"). Pure: the panel calls it on every keystroke, so it is one pass
 // over the rows with no allocation per row that does not match.
-import type { Note, TrackerItem } from '../api/types';
+import type { Frame, Note, TrackerItem } from '../api/types';
 
 /** MAX_RESULTS is how many results a search lists. */
 export const MAX_RESULTS = 50;
 
 /** SearchResult is one hit: a note or a work item, the field that matched and a snippet around the match. */
 export interface SearchResult {
-  kind: 'note' | 'item';
+  kind: 'note' | 'item' | 'frame';
   id: string;
-  /** label is what the result is called: the note's title, or the item's key and summary. */
+  /** label is what the result is called: the note's or frame's title, or the item's key and summary. */
   label: string;
   /** field is where the query was found. */
   field: 'title' | 'content' | 'key' | 'summary' | 'description';
@@ -34,14 +34,18 @@ function snippetAround(text: string, i: number, len: number): string {
  * search finds the query (case and accents ignored) in note titles and
  * contents and in work items' keys, summaries and descriptions. Title and
  * key matches come first, then the rest, each group in board order; at
- * most max results.
+ * most max results. Frames (by title) come before everything.
  */
-export function search(query: string, notes: Iterable<Note>, items: Iterable<TrackerItem>, max = MAX_RESULTS): SearchResult[] {
+export function search(query: string, notes: Iterable<Note>, items: Iterable<TrackerItem>, max = MAX_RESULTS, frames: Iterable<Frame> = []): SearchResult[] {
   const q = fold(query.trim());
   if (!q) return [];
   const first: SearchResult[] = [];
   const rest: SearchResult[] = [];
   const find = (text: unknown) => (typeof text === 'string' && text ? fold(text).indexOf(q) : -1);
+  for (const f of frames) {
+    if (first.length >= max) break;
+    if (find(f.title) >= 0) first.push({ kind: 'frame', id: f.id, label: f.title, field: 'title', snippet: f.title });
+  }
   // A folded text may be shorter than the text (accents taken off): the
   // snippet is cut from the folded form's offset, which is close enough.
   for (const n of notes) {

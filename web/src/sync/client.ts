@@ -10,12 +10,12 @@
 // the queue of unsent edits on top. What the user sees for a row is the
 // server row with its unsent edits merged on top (docs/web-client.md, "The
 // merge rule").
-import type { BoardMeta, Changes, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
+import type { BoardMeta, Changes, Connector, Frame, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
 import { backoffDelay } from './backoff';
 import { MarkBook, type Mark, type SavedMarks, type Table } from './marks';
 import type { Row } from './merge';
 import { Notifier, type FrameScheduler } from './notify';
-import { PendingQueue, strip, type Batch, type NewEdit, type RowKind, type ServerCopy } from './pending';
+import { PendingQueue, ROW_KINDS, WIRE, strip, type Batch, type NewEdit, type RowKind, type ServerCopy } from './pending';
 import { PresenceStore } from './presence';
 import type { LocalStore, PendingEdit } from './store';
 
@@ -83,6 +83,9 @@ export interface SyncState {
   /** notes and items are the server copy with the unsent edits merged on top. */
   notes: ReadonlyMap<string, Note>;
   items: ReadonlyMap<string, TrackerItem>;
+  /** connectors and frames (issue 24), the same way. */
+  connectors: ReadonlyMap<string, Connector>;
+  frames: ReadonlyMap<string, Frame>;
   /** pending counts unsent edits (rejected ones included). */
   pending: number;
   /** waiting counts the rows (and board renames) with unsent, unrefused edits: what the user calls "edits". */
@@ -157,6 +160,10 @@ export class SyncClient {
   private board: BoardMeta | null = null;
   private readonly notes = new Map<string, Note>();
   private readonly items = new Map<string, TrackerItem>();
+  private readonly connectors = new Map<string, Connector>();
+  private readonly frames = new Map<string, Frame>();
+  /** rows is each kind's server copy. */
+  private readonly rows: Record<RowKind, Map<string, Row>> = { note: this.notes, item: this.items, connector: this.connectors, frame: this.frames };
   private readonly queue = new PendingQueue();
   private book = new MarkBook();
   private loaded = false;
@@ -180,7 +187,7 @@ export class SyncClient {
 
   /** server is the server copy as the queue reads it. */
   private readonly server: ServerCopy = ((c: SyncClient) => ({
-    row: (kind: RowKind, id: string) => (kind === 'note' ? c.notes : c.items).get(id),
+    row: (kind: RowKind, id: string) => c.rows[kind].get(id),
     get version() {
       return c.version;
     },
@@ -221,6 +228,8 @@ export class SyncClient {
     this.board = cached.board;
     cached.notes.forEach((n) => this.notes.set(n.id, n));
     cached.items.forEach((i) => this.items.set(i.id, i));
+    cached.connectors.forEach((c) => this.connectors.set(c.id, c));
+    cached.frames.forEach((f) => this.frames.set(f.id, f));
     // A push interrupted by a reload is sent again as the same push, with
     // the same key, so the server applies it at most once.
     this.queue.load(cached.pending);
@@ -304,7 +313,9 @@ export class SyncClient {
   private computeSnapshot(): SyncState {
     const notes = new Map(this.notes);
     const items = new Map(this.items);
-    const name = this.queue.overlay(notes, items, this.board?.name ?? '', this.server);
+    const connectors = new Map(this.connectors);
+    const frames = new Map(this.frames);
+    const name = this.queue.overlay({ note: notes, item: items, connector: connectors, frame: frames } as Record<RowKind, Map<string, Row>>, this.board?.name ?? '', this.server);
     return {
       loaded: this.loaded,
       synced: this.synced,
@@ -313,6 +324,8 @@ export class SyncClient {
       name,
       notes,
       items,
+      connectors,
+      frames,
       pending: this.queue.size,
       waiting: this.queue.waitingRows(),
       rejected: this.queue.rejected(),
@@ -406,6 +419,30 @@ export class SyncClient {
 
   deleteItem(id: string): void {
     this.enqueue({ kind: 'item', id, op: 'delete' }, this.shown('item', id));
+  }
+
+  /** upsertConnector queues a connector, the whole row; base as for upsertNote. */
+  upsertConnector(c: Connector, base?: Connector): Connector {
+    return this.upsertRow('connector', c, base);
+  }
+
+  deleteConnector(id: string): void {
+    this.enqueue({ kind: 'connector', id, op: 'delete' }, this.shown('connector', id));
+  }
+
+  /** upsertFrame queues a frame, the whole row; base as for upsertNote. */
+  upsertFrame(f: Frame, base?: Frame): Frame {
+    return this.upsertRow('frame', f, base);
+  }
+
+  deleteFrame(id: string): void {
+    this.enqueue({ kind: 'frame', id, op: 'delete' }, this.shown('frame', id));
+  }
+
+  private upsertRow<T extends Row>(kind: RowKind, r: T, base?: T): T {
+    const row = strip({ ...r, updatedAt: this.nowISO() });
+    this.enqueue({ kind, id: row.id, op: 'upsert', row }, this.shown(kind, row.id), base);
+    return row;
   }
 
   rename(name: string): void {
@@ -512,24 +549,21 @@ export class SyncClient {
   }
 
   private applyServerRows(ch: Changes, reset: boolean) {
-    const notes = ch.notes ?? [];
-    const items = ch.trackerItems ?? [];
-    const delNotes = ch.deletedNoteIds ?? [];
-    const delItems = ch.deletedTrackerItemIds ?? [];
-    if (reset) {
-      this.notes.clear();
-      this.items.clear();
+    const put = (k: RowKind) => (ch[WIRE[k].list] ?? []) as Row[];
+    const del = (k: RowKind) => ch[WIRE[k].deleted] ?? [];
+    for (const k of ROW_KINDS) {
+      const m = this.rows[k];
+      if (reset) m.clear();
+      put(k).forEach((r) => m.set(r.id, r));
+      del(k).forEach((id) => m.delete(id));
     }
-    notes.forEach((n) => this.notes.set(n.id, n));
-    items.forEach((i) => this.items.set(i.id, i));
-    delNotes.forEach((id) => this.notes.delete(id));
-    delItems.forEach((id) => this.items.delete(id));
+    const notes = put('note') as Note[];
+    const items = put('item') as TrackerItem[];
     this.version = reset ? ch.serverVersion : Math.max(this.version, ch.serverVersion);
     if (ch.board) this.board = ch.board;
     // Unsent edits of the rows that changed are merged onto them.
     const rows: { kind: RowKind; row: Row }[] = [];
-    notes.forEach((row) => rows.push({ kind: 'note', row }));
-    items.forEach((row) => rows.push({ kind: 'item', row }));
+    for (const k of ROW_KINDS) put(k).forEach((row) => rows.push({ kind: k, row }));
     this.queue.rebase(rows, this.server);
     this.persistQueue();
     const patch = {
@@ -537,14 +571,18 @@ export class SyncClient {
       board: ch.board ? ch.board : undefined,
       reset,
       putNotes: notes,
-      deleteNotes: delNotes,
+      deleteNotes: del('note'),
       putItems: items,
-      deleteItems: delItems,
+      deleteItems: del('item'),
+      putConnectors: put('connector') as Connector[],
+      deleteConnectors: del('connector'),
+      putFrames: put('frame') as Frame[],
+      deleteFrames: del('frame'),
     };
     // A big patch (a full pull) is written once the board is drawn and the
     // page is idle: structured-cloning thousands of rows would delay the
     // first paint.
-    const big = notes.length + items.length > 100;
+    const big = rows.length > 100;
     this.write(async () => {
       if (big) {
         await this.drawing;
@@ -599,7 +637,7 @@ export class SyncClient {
     this.retryAttempt = 0;
     const at = answer.serverVersion;
     // Remember that this version is mine, for the events about it.
-    const mine = batch.edits.filter((e) => e.kind !== 'board').map((e) => ({ table: e.kind as Table, id: e.id }));
+    const mine = batch.edits.filter((e) => e.kind === 'note' || e.kind === 'item').map((e) => ({ table: e.kind as Table, id: e.id }));
     this.book.recordPush(at, mine);
     this.saveMarks();
     const rows = this.queue.acked(batch, body, at, this.server, answer.replayed);

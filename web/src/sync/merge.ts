@@ -6,7 +6,7 @@
 // base is the server copy an edit started from, theirs the row as committed
 // since, mine the edit. docs/sync.md ("How a push is merged") and
 // docs/web-client.md ("The merge rule") say how the sync engine uses it.
-import type { Note, TrackerItem } from '../api/types';
+import type { Connector, Frame, Note, TrackerItem } from '../api/types';
 
 /** MergeResult is a merged value and whether both sides changed the same lines of a text. */
 export interface MergeResult<T> {
@@ -27,6 +27,12 @@ export const NOTE_FIELDS: readonly string[] = ['id', 'title', 'content', 'x', 'y
 
 /** ITEM_FIELDS are a tracker item's own fields (board.ItemFields). */
 export const ITEM_FIELDS: readonly string[] = ['id', 'key', 'type', 'summary', 'description', 'status', 'parentId', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
+
+/** CONNECTOR_FIELDS are a connector's own fields. */
+export const CONNECTOR_FIELDS: readonly string[] = ['id', 'from', 'to', 'label', 'style', 'dash', 'color', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
+
+/** FRAME_FIELDS are a frame's own fields. */
+export const FRAME_FIELDS: readonly string[] = ['id', 'title', 'x', 'y', 'w', 'h', 'color', 'locked', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
 
 type Obj = Record<string, unknown>;
 
@@ -81,6 +87,47 @@ export function mergeItem(base: TrackerItem, theirs: TrackerItem, mine: TrackerI
   setOptional(out, 'description', d.merged);
   mergeExtra(out, base, theirs, mine, ITEM_FIELDS);
   return { merged: out, overlap: s.overlap || d.overlap };
+}
+
+/**
+ * mergeConnector merges a connector (board.MergeConnector): from and to
+ * move together as one value (a reconnection); label, style, dash, color
+ * and each extra field are one value each, mine winning when both changed
+ * one. It never overlaps.
+ */
+export function mergeConnector(base: Connector, theirs: Connector, mine: Connector): MergeResult<Connector> {
+  const out = ownFields(theirs, CONNECTOR_FIELDS) as Connector;
+  out.updatedAt = mine.updatedAt;
+  if (str(mine.from) !== str(base.from) || str(mine.to) !== str(base.to)) {
+    out.from = mine.from;
+    out.to = mine.to;
+  }
+  for (const k of ['label', 'style', 'dash', 'color'] as const) out[k] = mergeValue(str(base[k]), str(theirs[k]), str(mine[k]));
+  mergeExtra(out, base, theirs, mine, CONNECTOR_FIELDS);
+  return { merged: out, overlap: false };
+}
+
+/**
+ * mergeFrame merges a frame (board.MergeFrame) as mergeNote does a note's geometry: x and y
+ * move together, w and h are one size; title, color, locked and each extra
+ * field are one value each, mine winning when both changed one.
+ */
+export function mergeFrame(base: Frame, theirs: Frame, mine: Frame): MergeResult<Frame> {
+  const out = ownFields(theirs, FRAME_FIELDS) as Frame;
+  out.updatedAt = mine.updatedAt;
+  if (num(mine.x) !== num(base.x) || num(mine.y) !== num(base.y)) {
+    out.x = mine.x;
+    out.y = mine.y;
+  }
+  if (num(mine.w) !== num(base.w) || num(mine.h) !== num(base.h)) {
+    out.w = mine.w;
+    out.h = mine.h;
+  }
+  out.title = mergeValue(str(base.title), str(theirs.title), str(mine.title));
+  out.color = mergeValue(str(base.color), str(theirs.color), str(mine.color));
+  out.locked = mergeValue(!!base.locked, !!theirs.locked, !!mine.locked);
+  mergeExtra(out, base, theirs, mine, FRAME_FIELDS);
+  return { merged: out, overlap: false };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -379,10 +426,22 @@ function matchFromStart(a: readonly string[], b: readonly string[]): number[] {
   return match;
 }
 
-/** Row is a note or a tracker item. */
-export type Row = Note | TrackerItem;
+/** Row is a note, a tracker item, a connector or a frame. */
+export type Row = Note | TrackerItem | Connector | Frame;
 
-/** mergeRow merges a note or an item by its kind. */
-export function mergeRow(kind: 'note' | 'item', base: Row, theirs: Row, mine: Row): MergeResult<Row> {
-  return kind === 'note' ? mergeNote(base as Note, theirs as Note, mine as Note) : mergeItem(base as TrackerItem, theirs as TrackerItem, mine as TrackerItem);
+/** Kind names a row's kind. */
+export type Kind = 'note' | 'item' | 'connector' | 'frame';
+
+/** mergeRow merges a row by its kind. */
+export function mergeRow(kind: Kind, base: Row, theirs: Row, mine: Row): MergeResult<Row> {
+  switch (kind) {
+    case 'note':
+      return mergeNote(base as Note, theirs as Note, mine as Note);
+    case 'item':
+      return mergeItem(base as TrackerItem, theirs as TrackerItem, mine as TrackerItem);
+    case 'connector':
+      return mergeConnector(base as Connector, theirs as Connector, mine as Connector);
+    case 'frame':
+      return mergeFrame(base as Frame, theirs as Frame, mine as Frame);
+  }
 }

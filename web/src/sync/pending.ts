@@ -9,8 +9,8 @@
 // row into what others committed since; when a newer server row reaches
 // this client first, the unsent edit is merged onto it here, with the same
 // merge (merge.ts), and the new row becomes its base.
-import type { Changes, Note, PushBody, TrackerItem } from '../api/types';
-import { mergeRow, type Row } from './merge';
+import type { Changes, Connector, Frame, Note, PushBody, TrackerItem } from '../api/types';
+import { mergeRow, type Kind, type Row } from './merge';
 import type { PendingEdit, Rejection } from './store';
 
 /** Limits of one push (docs/sync.md). */
@@ -18,7 +18,31 @@ export const MAX_UPSERTS = 500;
 export const MAX_DELETES = 5000;
 
 /** RowKind is the kind of a row an edit changes. */
-export type RowKind = 'note' | 'item';
+export type RowKind = Kind;
+
+/** ROW_KINDS lists the kinds of rows, in the order a push carries them. */
+export const ROW_KINDS: readonly RowKind[] = ['note', 'item', 'connector', 'frame'];
+
+/**
+ * WIRE names each kind's keys: the push envelope's list (`notes`, …) and a
+ * pull's rows and deleted ids.
+ */
+export const WIRE = {
+  note: { list: 'notes', deleted: 'deletedNoteIds' },
+  item: { list: 'trackerItems', deleted: 'deletedTrackerItemIds' },
+  connector: { list: 'connectors', deleted: 'deletedConnectorIds' },
+  frame: { list: 'frames', deleted: 'deletedFrameIds' },
+} as const satisfies Record<RowKind, { list: keyof PushBody & keyof Changes; deleted: keyof Changes }>;
+
+/** kindOfList is the kind whose push list is named list (notes → note). */
+const kindOfList = (list: string): RowKind | undefined => ROW_KINDS.find((k) => WIRE[k].list === list);
+
+/** pushList is a kind's list in a push body, made when the body has none yet (connectors and frames are sent only when there are some). */
+function pushList(body: PushBody, kind: RowKind): { upserted: Row[]; deleted: string[] } {
+  const k = WIRE[kind].list;
+  const b = body as unknown as Record<string, { upserted: Row[]; deleted: string[] } | undefined>;
+  return (b[k] ??= { upserted: [], deleted: [] });
+}
 
 /** ServerCopy is the server copy as the queue reads it: rows as the server last sent them. */
 export interface ServerCopy {
@@ -191,11 +215,12 @@ export class PendingQueue {
     const started = live.find((e) => e.batchKey);
     if (started) return { key: started.batchKey!, edits: live.filter((e) => e.batchKey === started.batchKey) };
     const edits: PendingEdit[] = [];
-    const count = { noteUp: 0, noteDel: 0, itemUp: 0, itemDel: 0 };
+    const count: Record<string, number> = {};
     for (const e of live) {
       if (waits(e)) continue;
       if (e.kind !== 'board') {
-        const k = (e.kind + (e.op === 'upsert' ? 'Up' : 'Del')) as keyof typeof count;
+        const k = e.kind + (e.op === 'upsert' ? 'Up' : 'Del');
+        count[k] ??= 0;
         const max = e.op === 'upsert' ? MAX_UPSERTS : MAX_DELETES;
         if (count[k] >= max) break; // keep the order: later edits wait for the next push
         count[k]++;
@@ -223,9 +248,9 @@ export class PendingQueue {
         body.board = { name: e.name ?? '', updatedAt: e.at };
         continue;
       }
-      const list = e.kind === 'note' ? body.notes : body.trackerItems;
+      const list = pushList(body, e.kind);
       if (e.op === 'delete') list.deleted.push(e.id);
-      else (list.upserted as Row[]).push(e.baseVersion ? { ...e.row!, baseVersion: e.baseVersion } : e.row!);
+      else list.upserted.push(e.baseVersion ? { ...e.row!, baseVersion: e.baseVersion } : e.row!);
     }
     return body;
   }
@@ -276,6 +301,8 @@ export class PendingQueue {
         trackerItems: upserted('item') as TrackerItem[],
         deletedTrackerItemIds: body.trackerItems.deleted,
       };
+      if (body.connectors) Object.assign(rows, { connectors: upserted('connector') as Connector[], deletedConnectorIds: body.connectors.deleted });
+      if (body.frames) Object.assign(rows, { frames: upserted('frame') as Frame[], deletedFrameIds: body.frames.deleted });
     } else if (serverVersion > server.version) {
       batch.edits.forEach((edit) => this.landed.push({ edit, version: serverVersion }));
     }
@@ -294,11 +321,11 @@ export class PendingQueue {
     batch.edits.forEach((x) => this.inFlight.delete(x.seq));
     const why: Rejection = { status: e.status, message: e.message, field: e.field };
     let culprits = batch.edits;
-    const m = e.status === 400 && e.field ? /^(notes|trackerItems)\.(upserted|deleted)\[(\d+)\]/.exec(e.field) : null;
+    const m = e.status === 400 && e.field ? /^(notes|trackerItems|connectors|frames)\.(upserted|deleted)\[(\d+)\]/.exec(e.field) : null;
     if (m) {
-      const list = m[1] === 'notes' ? body.notes : body.trackerItems;
+      const kind = kindOfList(m[1])!;
+      const list = pushList(body, kind);
       const id = m[2] === 'upserted' ? (list.upserted[Number(m[3])] as Row | undefined)?.id : list.deleted[Number(m[3])];
-      const kind = m[1] === 'notes' ? 'note' : 'item';
       const op = m[2] === 'upserted' ? 'upsert' : 'delete';
       const hit = batch.edits.find((x) => x.kind === kind && x.id === id && x.op === op);
       if (hit) culprits = [hit];
@@ -417,13 +444,13 @@ export class PendingQueue {
    * overlay puts the queue on top of copies of the server's rows, and
    * returns the board's name with a pending rename applied.
    */
-  overlay(notes: Map<string, Note>, items: Map<string, TrackerItem>, name: string, server: ServerCopy): string {
+  overlay(rows: Record<RowKind, Map<string, Row>>, name: string, server: ServerCopy): string {
     const apply = (e: PendingEdit) => {
       if (e.kind === 'board') {
         name = e.name ?? name;
         return;
       }
-      const m = (e.kind === 'note' ? notes : items) as Map<string, Row>;
+      const m = rows[e.kind];
       const r = this.show(e.kind, e, m.get(e.id));
       if (r) m.set(e.id, r);
       else m.delete(e.id);

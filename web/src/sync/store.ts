@@ -1,7 +1,7 @@
 // LocalStore: where a board's copy and its queue of unsent edits live
 // between page loads. IdbStore (IndexedDB) in the browser; MemoryStore in
 // tests and when IndexedDB is unavailable (private windows of some browsers).
-import type { BoardMeta, Note, TrackerItem } from '../api/types';
+import type { BoardMeta, Connector, Frame, Note, TrackerItem } from '../api/types';
 
 /** Why the server refused an edit (400/403/413), shown to the user. */
 export interface Rejection {
@@ -18,11 +18,11 @@ export interface Rejection {
 export interface PendingEdit {
   /** seq orders a board's edits; unique per board. */
   seq: number;
-  kind: 'note' | 'item' | 'board';
+  kind: 'note' | 'item' | 'connector' | 'frame' | 'board';
   /** id of the row; '' for a board rename. */
   id: string;
   op: 'upsert' | 'delete';
-  row?: Note | TrackerItem;
+  row?: Note | TrackerItem | Connector | Frame;
   /** name is the new board name (kind 'board'). */
   name?: string;
   /** at is when the edit was made (ISO 8601). */
@@ -33,7 +33,7 @@ export interface PendingEdit {
    * keep the oldest base. Absent on edits queued before merging existed
    * (they are pushed without baseVersion, and replace the row).
    */
-  base?: Note | TrackerItem | null;
+  base?: Note | TrackerItem | Connector | Frame | null;
   /** baseVersion is base's version, sent as the row's baseVersion; 0 for a new row. */
   baseVersion?: number;
   /**
@@ -59,6 +59,8 @@ export interface CachedBoard {
   board: BoardMeta | null;
   notes: Note[];
   items: TrackerItem[];
+  connectors: Connector[];
+  frames: Frame[];
   pending: PendingEdit[];
 }
 
@@ -72,6 +74,11 @@ export interface ServerPatch {
   deleteNotes: string[];
   putItems: TrackerItem[];
   deleteItems: string[];
+  /** Connectors and frames (issue 24): absent is none. */
+  putConnectors?: Connector[];
+  deleteConnectors?: string[];
+  putFrames?: Frame[];
+  deleteFrames?: string[];
 }
 
 export interface LocalStore {
@@ -95,13 +102,16 @@ const clone = <T>(v: T): T => structuredClone(v);
 
 /** MemoryStore keeps everything in memory (tests; fallback without IndexedDB). */
 export class MemoryStore implements LocalStore {
-  private boards = new Map<string, { version: number; board: BoardMeta | null; notes: Map<string, Note>; items: Map<string, TrackerItem>; pending: Map<number, PendingEdit> }>();
+  private boards = new Map<
+    string,
+    { version: number; board: BoardMeta | null; notes: Map<string, Note>; items: Map<string, TrackerItem>; connectors: Map<string, Connector>; frames: Map<string, Frame>; pending: Map<number, PendingEdit> }
+  >();
   private values = new Map<string, unknown>();
 
   private get(boardId: string) {
     let b = this.boards.get(boardId);
     if (!b) {
-      b = { version: 0, board: null, notes: new Map(), items: new Map(), pending: new Map() };
+      b = { version: 0, board: null, notes: new Map(), items: new Map(), connectors: new Map(), frames: new Map(), pending: new Map() };
       this.boards.set(boardId, b);
     }
     return b;
@@ -114,6 +124,8 @@ export class MemoryStore implements LocalStore {
       board: b.board,
       notes: [...b.notes.values()],
       items: [...b.items.values()],
+      connectors: [...b.connectors.values()],
+      frames: [...b.frames.values()],
       pending: [...b.pending.values()].sort((x, y) => x.seq - y.seq),
     });
   }
@@ -123,8 +135,14 @@ export class MemoryStore implements LocalStore {
     if (p.reset) {
       b.notes.clear();
       b.items.clear();
+      b.connectors.clear();
+      b.frames.clear();
     }
     p.putNotes.forEach((n) => b.notes.set(n.id, clone(n)));
+    p.putConnectors?.forEach((c) => b.connectors.set(c.id, clone(c)));
+    p.deleteConnectors?.forEach((id) => b.connectors.delete(id));
+    p.putFrames?.forEach((f) => b.frames.set(f.id, clone(f)));
+    p.deleteFrames?.forEach((id) => b.frames.delete(id));
     p.deleteNotes.forEach((id) => b.notes.delete(id));
     p.putItems.forEach((i) => b.items.set(i.id, clone(i)));
     p.deleteItems.forEach((id) => b.items.delete(id));

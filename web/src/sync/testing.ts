@@ -1,7 +1,7 @@
 // Fakes for the sync engine's tests: a server transport, a clock with
 // manual timers, a live channel and a WebSocket.
-import type { Changes, LiveEvent, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
-import { mergeItem, mergeNote } from './merge';
+import type { Changes, Connector, Frame, LiveEvent, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
+import { mergeRow, type Kind, type Row } from './merge';
 import type { Clock, LiveChannel, SyncTransport } from './client';
 import type { SocketLike, Environment } from './socket';
 
@@ -66,8 +66,12 @@ export class FakeServer implements SyncTransport {
   items = new Map<string, TrackerItem & { version: number }>();
   deleted = new Map<string, number>();
   deletedItems = new Map<string, number>();
+  connectors = new Map<string, Connector & { version: number }>();
+  frames = new Map<string, Frame & { version: number }>();
+  deletedConnectors = new Map<string, number>();
+  deletedFrames = new Map<string, number>();
   /** history keeps every version of every row ("note:n1" → rows, oldest first), for merges. */
-  history = new Map<string, (Note | TrackerItem)[]>();
+  history = new Map<string, Row[]>();
   keys = new Map<string, number>();
   pushes: PushCall[] = [];
   pulls: number[] = [];
@@ -93,6 +97,10 @@ export class FakeServer implements SyncTransport {
       deletedNoteIds: since === 0 ? [] : [...this.deleted.entries()].filter(([, v]) => v > since).map(([id]) => id),
       trackerItems: [...this.items.values()].filter((r) => r.version > since),
       deletedTrackerItemIds: since === 0 ? [] : [...this.deletedItems.entries()].filter(([, v]) => v > since).map(([id]) => id),
+      connectors: [...this.connectors.values()].filter((r) => r.version > since),
+      deletedConnectorIds: since === 0 ? [] : [...this.deletedConnectors.entries()].filter(([, v]) => v > since).map(([id]) => id),
+      frames: [...this.frames.values()].filter((r) => r.version > since),
+      deletedFrameIds: since === 0 ? [] : [...this.deletedFrames.entries()].filter(([, v]) => v > since).map(([id]) => id),
       serverVersion: this.version,
     };
   }
@@ -110,22 +118,22 @@ export class FakeServer implements SyncTransport {
   }
 
   /** apply is a push by someone else (or us). */
-  apply(body: { notes: PushBody['notes']; trackerItems?: PushBody['trackerItems'] }) {
+  apply(body: { notes: PushBody['notes']; trackerItems?: PushBody['trackerItems']; connectors?: PushBody['connectors']; frames?: PushBody['frames'] }) {
     this.version++;
     const v = this.version;
     const events: LiveEvent[] = [];
-    const upsert = <R extends Note | TrackerItem>(table: 'note' | 'item', rows: Map<string, R & { version: number }>, deleted: Map<string, number>, r: R) => {
+    const upsert = <R extends Row>(table: Kind, rows: Map<string, R & { version: number }>, deleted: Map<string, number>, r: R) => {
       const cur = rows.get(r.id);
       const past = this.history.get(table + ':' + r.id) ?? [];
       const base = r.baseVersion ? past.filter((p) => (p.version ?? 0) <= r.baseVersion!).at(-1) : undefined;
       let row = { ...r } as R;
       delete row.baseVersion;
       if (cur && base) {
-        const m = table === 'note' ? mergeNote(base as Note, cur as Note, r as Note) : mergeItem(base as TrackerItem, cur as TrackerItem, r as TrackerItem);
+        const m = mergeRow(table, base, cur, r);
         row = m.merged as R;
-        if (m.overlap) events.push({ kind: 'overlap', table, id: r.id, version: cur.version, logKey: `log/${cur.version}-${r.id}` });
+        if (m.overlap) events.push({ kind: 'overlap', table: table as 'note' | 'item', id: r.id, version: cur.version, logKey: `log/${cur.version}-${r.id}` });
       } else if (!cur && r.baseVersion && deleted.has(r.id)) {
-        events.push({ kind: 'revived', table, id: r.id, version: deleted.get(r.id)! });
+        events.push({ kind: 'revived', table: table as 'note' | 'item', id: r.id, version: deleted.get(r.id)! });
       }
       const stored = { ...row, version: v, deletedAt: null } as R & { version: number };
       rows.set(r.id, stored);
@@ -140,13 +148,17 @@ export class FakeServer implements SyncTransport {
     for (const id of body.trackerItems?.deleted ?? []) {
       if (this.items.delete(id)) this.deletedItems.set(id, v);
     }
+    for (const c of body.connectors?.upserted ?? []) upsert('connector', this.connectors, this.deletedConnectors, c);
+    for (const f of body.frames?.upserted ?? []) upsert('frame', this.frames, this.deletedFrames, f);
+    for (const id of body.connectors?.deleted ?? []) if (this.connectors.delete(id)) this.deletedConnectors.set(id, v);
+    for (const id of body.frames?.deleted ?? []) if (this.frames.delete(id)) this.deletedFrames.set(id, v);
     if (events.length) this.events.set(v, events);
   }
 
   /** liveChanges is the live `changes` message of version v (with its events), as the server would send it. */
   liveChanges(v = this.version): Extract<LiveMessage, { type: 'changes' }> {
     const ch = this.changesSince(v - 1);
-    return { type: 'changes', since: v - 1, ...ch, notes: (ch.notes ?? []).filter((r) => r.version === v), trackerItems: (ch.trackerItems ?? []).filter((r) => r.version === v), events: this.events.get(v) };
+    return { type: 'changes', since: v - 1, ...ch, notes: (ch.notes ?? []).filter((r) => r.version === v), trackerItems: (ch.trackerItems ?? []).filter((r) => r.version === v), connectors: (ch.connectors ?? []).filter((r) => r.version === v), frames: (ch.frames ?? []).filter((r) => r.version === v), events: this.events.get(v) };
   }
 }
 
@@ -249,6 +261,12 @@ export const note = (id: string, extra: Partial<Note> = {}): Note => ({
   updatedAt: '',
   ...extra,
 });
+
+/** connector makes a connector row from one note (or frame) to another. */
+export const connector = (id: string, from: string, to: string, extra: Partial<Connector> = {}): Connector => ({ id, from, to, label: '', style: 'arrow', dash: 'solid', color: 'gray', updatedAt: '', ...extra });
+
+/** frame makes a frame row. */
+export const frame = (id: string, extra: Partial<Frame> = {}): Frame => ({ id, title: id, x: 0, y: 0, w: 600, h: 400, color: 'gray', locked: false, updatedAt: '', ...extra });
 
 /** settle lets pending promises run. */
 export const settle = async () => {

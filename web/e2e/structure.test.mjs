@@ -1,0 +1,185 @@
+// End-to-end tests of connectors and frames (issue 24; docs/web-client.md,
+// "Connectors and frames"), in Chromium at 1280×800 with a mouse and at
+// 390×844 with touch: a connector drawn from a note's edge to another note
+// reaches a second person live; moving a note moves the arrow; deleting the
+// note deletes its connectors. A frame made around three notes and dragged
+// by its title takes them along, live for the second person. Every wait is
+// a condition (the server's rows, the DOM), never a timer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { skip, withServerAndBrowser } from './harness.mjs';
+import { invite, shot, synced, useTool, DESKTOP, PHONE, screenPage, pushNotes } from './helpers.mjs';
+
+let server, browser;
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
+});
+
+const boardPage = (screen, board) => screenPage(browser, server, screen, 'struct', board);
+
+/** rows reads a board's notes, connectors and frames as the server has them. */
+async function rows(page, id) {
+  const res = await page.request.get(`${server.url}/api/boards/${id}/sync?since=0`);
+  assert.equal(res.status(), 200);
+  const b = await res.json();
+  return { notes: b.notes ?? [], connectors: b.connectors ?? [], frames: b.frames ?? [] };
+}
+
+/** until polls the server until check(rows) holds (each poll is a request; the test's own timeout bounds it). */
+async function until(page, id, check) {
+  for (;;) {
+    const r = await rows(page, id);
+    if (check(r)) return r;
+    await page.waitForTimeout(100);
+  }
+}
+
+/** withWatcher gives A's board to a second person at 1280×800 (pro, so they may edit) and opens it. */
+async function withWatcher(A) {
+  const B = await boardPage(DESKTOP);
+  server.setPlan(B.email, 'pro');
+  await invite(A.page, B.email);
+  await B.page.goto(`${server.url}/b/${A.id}`);
+  await B.page.locator('[data-connection="online"]').waitFor();
+  return B;
+}
+
+/** drag moves a pointer from one point to another: the mouse, or on a touch screen one finger (DevTools touch events). */
+async function drag(page, screen, from, to) {
+  if (!screen.hasTouch) {
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 12 });
+    await page.mouse.up();
+    return;
+  }
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: Math.round(from.x), y: Math.round(from.y) }] });
+  for (let i = 1; i <= 12; i++) {
+    const x = Math.round(from.x + ((to.x - from.x) * i) / 12);
+    const y = Math.round(from.y + ((to.y - from.y) * i) / 12);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y }] });
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+const centre = (b) => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 });
+const note = (page, title) => page.locator('.note', { hasText: title });
+
+/** select taps or clicks a note (additive: with Shift, on a mouse screen). */
+async function select(page, screen, title, additive = false) {
+  const n = note(page, title);
+  if (screen.hasTouch) await n.tap();
+  else await n.click({ modifiers: additive ? ['Shift'] : [] });
+  await page.locator('.note.selected', { hasText: title }).waitFor();
+}
+
+for (const screen of [DESKTOP, PHONE]) {
+  test(`a connector is drawn from a note's edge, seen live, follows a move and goes with its note (${screen.name})`, { skip, timeout: 90_000 }, async () => {
+    const A = await boardPage(screen, `Links ${screen.name}`);
+    await pushNotes(A.page, server, A.id, [
+      { id: 'plan', title: 'Plan', x: 0, y: 0 },
+      { id: 'ship', title: 'Ship', x: 0, y: 300 },
+    ]);
+    await note(A.page, 'Ship').waitFor();
+    const B = await withWatcher(A);
+    await note(B.page, 'Ship').waitFor();
+
+    // Select Plan so its handles show (a finger has no hover), then drag from its bottom handle onto Ship's body.
+    await select(A.page, screen, 'Plan');
+    const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
+    await drag(A.page, screen, centre(await handle.boundingBox()), centre(await note(A.page, 'Ship').boundingBox()));
+    const r = await until(A.page, A.id, (x) => x.connectors.length === 1);
+    assert.equal(r.connectors[0].from, 'plan');
+    assert.equal(r.connectors[0].to, 'ship');
+    const edgeB = B.page.locator('.react-flow__edge');
+    await edgeB.waitFor();
+    await shot(A.page, `connector-${screen.name}`);
+    await A.page.screenshot({ path: `/tmp/connweb-connector-${screen.name}.png` });
+
+    // Move Ship: the arrow's path changes on both screens.
+    const pathB = B.page.locator('.react-flow__edge path.react-flow__edge-path');
+    const before = await pathB.getAttribute('d');
+    const ship = centre(await note(A.page, 'Ship').boundingBox());
+    await select(A.page, screen, 'Ship');
+    await drag(A.page, screen, { x: ship.x, y: ship.y - 40 }, { x: ship.x + 120, y: ship.y + 40 });
+    await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > 0);
+    await B.page.waitForFunction((d) => document.querySelector('.react-flow__edge path.react-flow__edge-path')?.getAttribute('d') !== d, before);
+
+    // Delete Ship: its connector goes in the same push, for everyone.
+    await select(A.page, screen, 'Ship');
+    await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: /^Delete/ }).click();
+    const after = await until(A.page, A.id, (x) => !x.notes.some((n) => n.id === 'ship'));
+    assert.equal(after.connectors.length, 0, 'the connector went with its note');
+    await edgeB.waitFor({ state: 'detached' });
+    await synced(A.page);
+    await A.ctx.close();
+    await B.ctx.close();
+  });
+
+  test(`a frame made around three notes takes them along when dragged, live for the other person (${screen.name})`, { skip, timeout: 90_000 }, async () => {
+    const A = await boardPage(screen, `Frames ${screen.name}`);
+    const three = [
+      { id: 'n1', title: 'One', x: 0, y: 0 },
+      { id: 'n2', title: 'Two', x: 260, y: 0 },
+      { id: 'n3', title: 'Three', x: 0, y: 200 },
+    ];
+    const tools = A.page.getByRole('toolbar', { name: 'Board tools' });
+    if (!screen.hasTouch) {
+      await pushNotes(A.page, server, A.id, [...three, { id: 'out', title: 'Outside', x: 900, y: 0 }]);
+      await note(A.page, 'Three').waitFor();
+      await select(A.page, screen, 'One');
+      await select(A.page, screen, 'Two', true);
+      await select(A.page, screen, 'Three', true);
+      await tools.getByRole('button', { name: 'Frame' }).click();
+    } else {
+      // A finger selects one note at a time: the frame is made in the middle of the view, and the notes are put into it.
+      // On a phone Frame is in the bottom bar's More menu (layout/tools.ts).
+      await useTool(A.page, 'Frame', { touch: true });
+      const [f] = (await until(A.page, A.id, (x) => x.frames.length === 1)).frames;
+      await pushNotes(A.page, server, A.id, three.map((n) => ({ ...n, x: f.x + 40 + n.x / 4, y: f.y + 60 + n.y / 4, w: 120, h: 80 })));
+      await note(A.page, 'Three').waitFor();
+    }
+    const name = A.page.getByRole('textbox', { name: 'Frame name' });
+    await name.fill('Launch');
+    await name.press('Enter');
+    const made = await until(A.page, A.id, (x) => x.frames[0]?.title === 'Launch');
+    const f0 = made.frames[0];
+    const inside = (n, f) => n.x + (n.w ?? 220) / 2 >= f.x && n.x + (n.w ?? 220) / 2 <= f.x + f.w && n.y + (n.h ?? 160) / 2 >= f.y && n.y + (n.h ?? 160) / 2 <= f.y + f.h;
+    for (const id of ['n1', 'n2', 'n3']) assert.ok(inside(made.notes.find((n) => n.id === id), f0), `${id} is inside the frame`);
+    if (!screen.hasTouch) assert.ok(!inside(made.notes.find((n) => n.id === 'out'), f0), 'the note outside stays outside');
+
+    const B = await withWatcher(A);
+    await B.page.locator('.frame', { hasText: 'Launch' }).waitFor();
+    const oneOnB = await note(B.page, 'One').boundingBox();
+    await shot(A.page, `frame-${screen.name}`);
+    await A.page.screenshot({ path: `/tmp/connweb-frame-${screen.name}.png` });
+
+    // Drag the frame by its title.
+    const head = A.page.locator('.frame-head', { hasText: 'Launch' });
+    const h = await head.boundingBox();
+    const from = { x: h.x + Math.min(40, h.width / 2), y: h.y + h.height / 2 };
+    await drag(A.page, screen, from, { x: from.x + 80, y: from.y + 60 });
+    const moved = await until(A.page, A.id, (x) => x.frames[0].x !== f0.x);
+    const dx = moved.frames[0].x - f0.x;
+    const dy = moved.frames[0].y - f0.y;
+    assert.ok(dx > 0 && dy > 0, `the frame moved (${dx}, ${dy})`);
+    for (const id of ['n1', 'n2', 'n3']) {
+      const was = made.notes.find((n) => n.id === id);
+      const now = moved.notes.find((n) => n.id === id);
+      assert.deepEqual([now.x - was.x, now.y - was.y], [dx, dy], `${id} moved with the frame`);
+    }
+    if (!screen.hasTouch) assert.deepEqual(moved.notes.find((n) => n.id === 'out'), made.notes.find((n) => n.id === 'out'));
+    // Live for B: the note moved on their screen too.
+    await B.page.waitForFunction((y) => {
+      const el = [...document.querySelectorAll('.note')].find((n) => n.textContent.includes('One'));
+      return el && el.getBoundingClientRect().y !== y;
+    }, oneOnB.y);
+    await synced(A.page);
+    await A.page.screenshot({ path: `/tmp/connweb-frame-moved-${screen.name}.png` });
+    await A.ctx.close();
+    await B.ctx.close();
+  });
+}

@@ -1,0 +1,83 @@
+// FrameNode draws a frame (issue 24): a tinted, named area under the notes.
+// It is dragged by its title bar (the rest of it pans the board, so a large
+// frame never traps a finger), resized from its bottom-right corner, and
+// renamed by a double-click on the title. Every intent goes to the Editor.
+import { memo, useContext, useRef, useState } from 'react';
+import { useStoreApi, type Node, type NodeProps } from '@xyflow/react';
+import type { Frame } from '../api/types';
+import { EditorContext } from '../editor/context';
+import { NameField } from '../editor/NameField';
+import { MAX_FRAME_TITLE, frameColor } from '../editor/structure';
+import { ConnectHandles } from './NoteNode';
+
+export type FrameNodeData = {
+  frame: Frame;
+  w: number;
+  h: number;
+  /** naming: the title is being typed. */
+  naming: boolean;
+  canEdit: boolean;
+};
+export type FrameFlowNode = Node<FrameNodeData, 'frame'>;
+
+export const FrameNode = memo(function FrameNode({ data, selected }: NodeProps<FrameFlowNode>) {
+  const f = data.frame;
+  const editor = useContext(EditorContext);
+  const flow = useStoreApi();
+  const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
+  const [preview, setPreview] = useState<{ w: number; h: number } | null>(null);
+  const c = frameColor(f.color);
+  const w = preview?.w ?? data.w;
+  const h = preview?.h ?? data.h;
+  return (
+    <section
+      className={`frame${selected ? ' selected' : ''}${f.locked ? ' locked' : ''}`}
+      style={{ width: w, height: h, background: c.fill, borderColor: c.line }}
+      data-frame-id={f.id}
+      aria-label={`Frame: ${f.title || 'untitled'}${f.locked ? ' (locked)' : ''}${selected ? ' (selected)' : ''}`}
+    >
+      <header className="frame-head" style={{ color: c.line }} onDoubleClick={() => editor?.startNaming('frame', f.id)}>
+        {data.naming ? (
+          <NameField className="frame-name-field" label="Frame name" value={f.title} max={MAX_FRAME_TITLE} />
+        ) : (
+          <span className="frame-title">{f.title || 'Untitled frame'}</span>
+        )}
+        {f.locked && (
+          <span className="frame-lock" title="Locked: it does not move or resize">
+            🔒
+          </span>
+        )}
+      </header>
+      {data.canEdit && <ConnectHandles />}
+      {data.canEdit && !f.locked && (
+        <div
+          className="frame-resize nodrag nopan"
+          aria-hidden="true"
+          title="Drag to resize the frame"
+          onPointerDown={(e) => {
+            e.stopPropagation();
+            e.currentTarget.setPointerCapture(e.pointerId);
+            resizing.current = { x: e.clientX, y: e.clientY, w: data.w, h: data.h, zoom: flow.getState().transform[2] || 1 };
+          }}
+          onPointerMove={(e) => {
+            const r = resizing.current;
+            if (r) setPreview({ w: Math.max(40, r.w + (e.clientX - r.x) / r.zoom), h: Math.max(40, r.h + (e.clientY - r.y) / r.zoom) });
+          }}
+          onPointerUp={(e) => {
+            const r = resizing.current;
+            if (!r) return;
+            e.stopPropagation();
+            resizing.current = null;
+            const p = { w: Math.max(40, r.w + (e.clientX - r.x) / r.zoom), h: Math.max(40, r.h + (e.clientY - r.y) / r.zoom) };
+            setPreview(null);
+            editor?.resizeFrame(f.id, { x: f.x, y: f.y, ...p });
+          }}
+          onPointerCancel={() => {
+            resizing.current = null;
+            setPreview(null);
+          }}
+        />
+      )}
+    </section>
+  );
+});
