@@ -134,7 +134,7 @@ func (c *fastConn) readBurst() {
 			return
 		}
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil {
+		if err != nil || c.rd.stopped.Load() {
 			c.closeReading()
 			c.end()
 			return
@@ -148,7 +148,9 @@ func (c *fastConn) readBurst() {
 func (c *fastConn) serve() {
 	for {
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil {
+		if err != nil || c.rd.stopped.Load() {
+			// A message the library had buffered before reading stopped
+			// is not handled.
 			c.closeReading()
 			c.end()
 			return
