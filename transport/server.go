@@ -18,6 +18,7 @@ import (
 	"corkboard/hub"
 	"corkboard/internal/cache"
 	"corkboard/persist"
+	"corkboard/transport/livesock"
 )
 
 // Config holds what the HTTP layer needs to know about its deployment.
@@ -54,6 +55,10 @@ type Config struct {
 	// reads them (spool.go); "" is the system's temporary folder. Call
 	// ClearSpools on it before serving.
 	SpoolDir string
+	// LiveSockets picks the live channel's socket engine (livesock):
+	// "" is fast on Linux for connections without TLS and plain elsewhere;
+	// tests name one. Fast where there is none is plain, with a warning.
+	LiveSockets livesock.Kind
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.
@@ -86,6 +91,8 @@ type Server struct {
 	// liveKeeper pings the live connections and watches their sessions
 	// (livekeeper.go).
 	liveKeeper liveKeeper
+	// live is the live channel's socket engine; Close stops it.
+	live *livesock.Engine
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -143,6 +150,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if deps.DB != nil {
 		s.db = newCachedBoards(deps.DB, cfg, deps.Now, deps.Announce)
 	}
+	s.live = newLiveEngine(cfg.LiveSockets, log)
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.largeReads = newLargeReadGate(cfg)
 	s.polls.draining = make(chan struct{})
@@ -160,6 +168,25 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s.router = s.routes()
 	return s
+}
+
+// newLiveEngine is the socket engine of kind, or the default one where
+// kind cannot be had.
+func newLiveEngine(kind livesock.Kind, log *slog.Logger) *livesock.Engine {
+	e, err := livesock.New(kind, log)
+	if err != nil {
+		log.Warn("live sockets: the engine asked for cannot be had; using the default", slog.String("engine", string(kind)), slog.Any("err", err))
+		e, _ = livesock.New(livesock.Auto, log) // never fails
+	}
+	return e
+}
+
+// Close stops what the server runs besides its handlers: the live socket
+// engine (its poller; connections it still holds are closed at once). Call
+// it after the hub's Close, which says goodbye to every live connection.
+// Safe to call twice.
+func (s *Server) Close() error {
+	return s.live.Close()
 }
 
 // ServeHTTP implements http.Handler. Every answer says nosniff: a browser
