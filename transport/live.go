@@ -425,12 +425,12 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if _, err := lc.s.auth.Authenticate(ctx, lc.token); err != nil {
 		return err
 	}
-	a, err := lc.s.guardBoard(ctx, lc.sub.Room().ID(), lc.email)
+	a, err := lc.s.guard.Guard(ctx, lc.sub.Room().ID(), lc.email)
 	if err != nil {
 		return err
 	}
-	if !a.CanEdit {
-		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it.")
+	if err := a.RequireEdit(); err != nil {
+		return err
 	}
 	if len(m.IdempotencyKey) > persist.MaxIdempotencyKeyLen || !visibleASCII(m.IdempotencyKey) {
 		return board.FieldErrorf("idempotencyKey", "idempotencyKey must be at most %d visible ASCII characters.", persist.MaxIdempotencyKeyLen)
