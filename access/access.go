@@ -11,15 +11,18 @@ import (
 	"fmt"
 	"time"
 
+	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/internal/cache"
 	"corkboard/persist"
 )
 
-// Meter answers whether a member may edit a board (billing.Meter does,
-// from their plan).
+// Meter answers whether a member may edit a board, from their plan
+// (billing.Meter).
 type Meter interface {
 	CanEdit(ctx context.Context, b *board.Board, email string) (bool, error)
+	PlanOf(ctx context.Context, email string) (billing.Plan, error)
+	Plans() billing.Plans
 }
 
 // Options configure a Service. The zero value is usable.
@@ -155,6 +158,41 @@ func (s *Service) Invalidate(kind cache.Kind, key string) {
 	if kind == cache.Board {
 		s.boards.cache.Delete(key)
 	}
+}
+
+// Invitee is what an invitee may do on a board, and the plan that
+// decides it.
+type Invitee struct {
+	Email   string
+	CanEdit bool
+	Plan    string
+}
+
+// Invitees answers what each of emails, invited to a board, may do on it,
+// in order: what the share dialog tells the owner before and after
+// inviting.
+func (s *Service) Invitees(ctx context.Context, emails []string) ([]Invitee, error) {
+	out := make([]Invitee, 0, len(emails))
+	for _, e := range emails {
+		p, err := s.meter.PlanOf(ctx, e)
+		if err != nil {
+			return nil, fmt.Errorf("plan of invitee %s: %w", e, err)
+		}
+		out = append(out, Invitee{Email: e, CanEdit: p.CanEdit(false), Plan: p.Name})
+	}
+	return out, nil
+}
+
+// EditPlans names the plans whose invitees edit, in the plan table's
+// order (never nil).
+func (s *Service) EditPlans() []string {
+	names := []string{}
+	for _, p := range s.meter.Plans().All() {
+		if p.InviteeCanEdit {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }
 
 // InvitedAccess is what a plan change means for email: the boards they are

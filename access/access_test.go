@@ -327,3 +327,24 @@ func BenchmarkGuardCached(b *testing.B) {
 		}
 	}
 }
+
+// TestInvitees: each invitee's editing follows their own plan, and the
+// plans that let invitees edit are named in the table's order.
+func TestInvitees(t *testing.T) {
+	f := newFixture(t)
+	got, err := f.svc.Invitees(context.Background(), []string{proCarol, freeBob, "new@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []access.Invitee{
+		{Email: proCarol, CanEdit: true, Plan: billing.Pro},
+		{Email: freeBob, CanEdit: false, Plan: billing.Free},
+		{Email: "new@example.com", CanEdit: false, Plan: billing.Free}, // no account yet: the default plan
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Invitees = %+v, want %+v", got, want)
+	}
+	if got, want := f.svc.EditPlans(), []string{billing.Pro, billing.Team}; !slices.Equal(got, want) {
+		t.Fatalf("EditPlans = %v, want %v", got, want)
+	}
+}

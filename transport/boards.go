@@ -32,6 +32,8 @@ type memberships interface {
 	AddInvite(ctx context.Context, id, email string) (*board.Board, bool, error)
 	RemoveInvite(ctx context.Context, id, email string) (*board.Board, bool, error)
 	InvitedAccess(ctx context.Context, email string) (boards []string, canEdit bool, err error)
+	Invitees(ctx context.Context, emails []string) ([]access.Invitee, error)
+	EditPlans() []string
 	Invalidate(kind cache.Kind, key string)
 }
 
@@ -228,27 +230,19 @@ type inviteeInfo struct {
 
 // inviteeAccess answers inviteeInfo for each of emails, in order.
 func (s *Server) inviteeAccess(ctx context.Context, emails []string) ([]inviteeInfo, error) {
-	out := make([]inviteeInfo, 0, len(emails))
-	for _, e := range emails {
-		p, err := s.meter.PlanOf(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inviteeInfo{Email: e, CanEdit: p.CanEdit(false), Plan: p.Name})
+	in, err := s.members.Invitees(ctx, emails)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]inviteeInfo, len(in))
+	for i, e := range in {
+		out[i] = inviteeInfo{Email: e.Email, CanEdit: e.CanEdit, Plan: e.Plan}
 	}
 	return out, nil
 }
 
 // editPlans names the plans whose invitees edit, in the table's order.
-func (s *Server) editPlans() []string {
-	names := []string{}
-	for _, p := range s.meter.Plans().All() {
-		if p.InviteeCanEdit {
-			names = append(names, p.Name)
-		}
-	}
-	return names
-}
+func (s *Server) editPlans() []string { return s.members.EditPlans() }
 
 // boardLink is the board's address in the browser client.
 func (s *Server) boardLink(id string) string {
