@@ -110,6 +110,10 @@ type Push struct {
 	Board         *BoardPatch `json:"board,omitempty"`
 	Notes         NoteChanges `json:"notes"`
 	TrackerItems  ItemChanges `json:"trackerItems"`
+	// Connectors and Frames are Corkboard's extension (structure.go): a
+	// push without them is a spec push.
+	Connectors ConnectorChanges `json:"connectors,omitzero"`
+	Frames     FrameChanges     `json:"frames,omitzero"`
 }
 
 // BoardPatch carries the board fields a push may change.
@@ -139,18 +143,27 @@ type Changes struct {
 	DeletedNoteIDs        []string      `json:"deletedNoteIds"`
 	TrackerItems          []TrackerItem `json:"trackerItems"`
 	DeletedTrackerItemIDs []string      `json:"deletedTrackerItemIds"`
-	ServerVersion         int64         `json:"serverVersion"`
+	// The connector and frame lists are Corkboard's extension, left out
+	// when empty (nil or not) so that a spec client sees nothing new.
+	// Frames come before connectors, whose ends they may be.
+	Frames              []Frame     `json:"frames,omitempty"`
+	DeletedFrameIDs     []string    `json:"deletedFrameIds,omitempty"`
+	Connectors          []Connector `json:"connectors,omitempty"`
+	DeletedConnectorIDs []string    `json:"deletedConnectorIds,omitempty"`
+	ServerVersion       int64       `json:"serverVersion"`
 	// Reset is true when the client's since is older than the tombstone
 	// horizon: the answer is the full state and the client must drop rows it
 	// has that are not in it.
 	Reset bool `json:"reset,omitempty"`
 }
 
-// State is a whole board at one version: the board header, every live note
-// and every live tracker item. It is what a board snapshot holds.
+// State is a whole board at one version: the board header, every live note,
+// tracker item, connector and frame. It is what a board snapshot holds.
 type State struct {
 	Board        Header        `json:"board"`
 	Phases       *Phases       `json:"phases,omitempty"`
 	Notes        []Note        `json:"notes"`
 	TrackerItems []TrackerItem `json:"trackerItems"`
+	Frames       []Frame       `json:"frames,omitempty"`
+	Connectors   []Connector   `json:"connectors,omitempty"`
 }

@@ -11,6 +11,10 @@ type Limits struct {
 	NotesPerBoard int
 	// ItemsPerBoard is the most live tracker items a board holds.
 	ItemsPerBoard int
+	// ConnectorsPerBoard is the most live connectors a board holds.
+	ConnectorsPerBoard int
+	// FramesPerBoard is the most live frames a board holds.
+	FramesPerBoard int
 	// BoardsPerUser is the most boards one person may own (claim);
 	// boards they are invited to do not count.
 	BoardsPerUser int
@@ -23,9 +27,11 @@ type Limits struct {
 
 // Defaults of Limits.
 const (
-	DefaultNotesPerBoard = 50_000
-	DefaultItemsPerBoard = 50_000
-	DefaultBoardsPerUser = 1_000
+	DefaultNotesPerBoard      = 50_000
+	DefaultItemsPerBoard      = 50_000
+	DefaultConnectorsPerBoard = 50_000
+	DefaultFramesPerBoard     = 1_000
+	DefaultBoardsPerUser      = 1_000
 	// DefaultChangelogBytesPerBoard is 64 MiB: about 500 full saves of a
 	// note of the largest size, tens of thousands of ordinary ones.
 	DefaultChangelogBytesPerBoard = 64 << 20
@@ -39,6 +45,12 @@ func (l Limits) WithDefaults() Limits {
 	if l.ItemsPerBoard == 0 {
 		l.ItemsPerBoard = DefaultItemsPerBoard
 	}
+	if l.ConnectorsPerBoard == 0 {
+		l.ConnectorsPerBoard = DefaultConnectorsPerBoard
+	}
+	if l.FramesPerBoard == 0 {
+		l.FramesPerBoard = DefaultFramesPerBoard
+	}
 	if l.BoardsPerUser == 0 {
 		l.BoardsPerUser = DefaultBoardsPerUser
 	}
@@ -49,11 +61,11 @@ func (l Limits) WithDefaults() Limits {
 }
 
 // RowsFull is the error of a push that would take a board past its limit
-// of live rows of one table (field "notes" or "trackerItems"): ETOOLARGE,
-// naming the field and the limit, so a client shows the push as refused
-// rather than trying it again.
+// of live rows of one table (field "notes", "trackerItems", "connectors"
+// or "frames"): ETOOLARGE, naming the field and the limit, so a client
+// shows the push as refused rather than trying it again.
 func RowsFull(field string, limit int) *Error {
-	noun := "notes"
+	noun := field
 	if field == "trackerItems" {
 		noun = "tracker items"
 	}

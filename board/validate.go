@@ -262,7 +262,10 @@ func (p *Push) Validate() error {
 	if err := validateIDs("notes.deleted", p.Notes.Deleted); err != nil {
 		return err
 	}
-	return validateIDs("trackerItems.deleted", p.TrackerItems.Deleted)
+	if err := validateIDs("trackerItems.deleted", p.TrackerItems.Deleted); err != nil {
+		return err
+	}
+	return p.validateStructure()
 }
 
 // Validate checks a phase configuration: an array of objects each with a

@@ -122,6 +122,7 @@ func writeBoard(w mdWriter, s board.State) error {
 	for _, it := range items {
 		bw.Item(it)
 	}
+	writeStructure(bw, s)
 	return bw.end()
 }
 
@@ -140,8 +141,9 @@ type mdWriter interface {
 // held. Rows out of order make End fail, since the parser and diffs rely
 // on the order.
 type BoardWriter struct {
-	w       mdWriter
-	inItems bool
+	w mdWriter
+	// at is the section being written (sectionNotes …).
+	at      int
 	lastID  string
 	started bool
 	err     error
@@ -201,7 +203,7 @@ func (bw *BoardWriter) inOrder(id, noun string) bool {
 
 // Note writes one note; every note comes before the first tracker item.
 func (bw *BoardWriter) Note(n board.Note) {
-	if bw.inItems {
+	if bw.at != sectionNotes {
 		if bw.err == nil {
 			bw.err = fmt.Errorf("board snapshot: note %q after the tracker items", clip(n.ID, 40))
 		}
@@ -218,18 +220,9 @@ func (bw *BoardWriter) Note(n board.Note) {
 	writeText(b, n.Content)
 }
 
-// items ends the notes and starts the tracker items, once.
-func (bw *BoardWriter) items() {
-	if !bw.inItems {
-		bw.inItems, bw.started, bw.lastID = true, false, ""
-		bw.w.WriteString("\n" + itemsHeading + "\n")
-	}
-}
-
-// Item writes one tracker item.
+// Item writes one tracker item; items come after the notes.
 func (bw *BoardWriter) Item(it board.TrackerItem) {
-	bw.items()
-	if !bw.inOrder(it.ID, "tracker item") {
+	if !bw.section(sectionItems, "tracker item", it.ID) || !bw.inOrder(it.ID, "tracker item") {
 		return
 	}
 	b := bw.w
@@ -254,7 +247,9 @@ func (bw *BoardWriter) End() error {
 }
 
 func (bw *BoardWriter) end() error {
-	bw.items()
+	if bw.at < sectionItems {
+		bw.section(sectionItems, "", "")
+	}
 	return bw.err
 }
 
@@ -518,7 +513,7 @@ func ParseBoard(doc []byte) (board.State, error) {
 	r.skipBlank()
 
 	itemIDs := map[string]bool{}
-	for !r.eof() {
+	for !r.itemsEnd() {
 		if !strings.HasPrefix(r.peek(), "### ") {
 			return board.State{}, r.errorf("expected a tracker item heading \"### <key — summary>\" or the end of the document, found %q.", clip(r.peek(), 60))
 		}
@@ -528,6 +523,9 @@ func ParseBoard(doc []byte) (board.State, error) {
 		}
 		s.TrackerItems = append(s.TrackerItems, it)
 	}
+	if err := readStructure(r, &s); err != nil {
+		return board.State{}, err
+	}
 	return s, nil
 }
 
@@ -536,7 +534,7 @@ func ParseBoard(doc []byte) (board.State, error) {
 type recordKind[T any] struct {
 	noun     string                                     // in messages: "note", "tracker item"
 	decode   func(m *yaml.Node, what string) (T, error) // the fields of the YAML block
-	text     func(*T) *string                           // the field the fenced text holds
+	text     func(*T) *string                           // the field the fenced text holds; nil for none
 	validate func(rec *T, what string) error
 	id       func(*T) string
 }
@@ -581,8 +579,10 @@ func readRecord[T any](r *boardReader, k recordKind[T], ids map[string]bool) (T,
 		return zero, err
 	}
 	r.skipBlank()
-	if *k.text(&rec), err = r.fencedText(); err != nil {
-		return zero, err
+	if k.text != nil {
+		if *k.text(&rec), err = r.fencedText(); err != nil {
+			return zero, err
+		}
 	}
 	if err := k.validate(&rec, what); err != nil {
 		return zero, err

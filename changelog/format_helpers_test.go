@@ -37,6 +37,14 @@ func normalState(s board.State) board.State {
 		s.TrackerItems = []board.TrackerItem{}
 	}
 	slices.SortStableFunc(s.TrackerItems, func(a, b board.TrackerItem) int { return strings.Compare(a.ID, b.ID) })
+	if s.Frames != nil {
+		s.Frames = slices.Clone(s.Frames)
+		slices.SortStableFunc(s.Frames, func(a, b board.Frame) int { return strings.Compare(a.ID, b.ID) })
+	}
+	if s.Connectors != nil {
+		s.Connectors = slices.Clone(s.Connectors)
+		slices.SortStableFunc(s.Connectors, func(a, b board.Connector) int { return strings.Compare(a.ID, b.ID) })
+	}
 	if s.Phases != nil {
 		p := *s.Phases
 		if p.Phases == nil {

@@ -659,6 +659,10 @@ func (l *Log) writeState(ctx context.Context, boardID string, w io.Writer) (pers
 			bw.Note(*p.Note)
 		case persist.PartItem:
 			bw.Item(*p.Item)
+		case persist.PartFrame:
+			bw.Frame(*p.Frame)
+		case persist.PartConnector:
+			bw.Connector(*p.Connector)
 		default:
 			return fmt.Errorf("a full read of board %s gave a part of kind %d", boardID, p.Kind)
 		}

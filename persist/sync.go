@@ -27,7 +27,11 @@ type SyncStore interface {
 	// push that changes nothing (empty, or deleting only IDs that are not
 	// live) keeps the version and the board's updatedAt and answers the
 	// current version without Changes, but records its key. Within a push,
-	// upserts apply before deletions. The call's own error is ENOTFOUND for
+	// upserts apply before deletions, and deleting a note or frame deletes
+	// the connectors attached to it (after the push's upserts); a push
+	// whose connector names an end that is neither a live note nor a live
+	// frame once its upserts apply gets EINVALID (board.MissingEnd) in its
+	// own entry and writes nothing. The call's own error is ENOTFOUND for
 	// an unclaimed board (nothing written) or an internal one.
 	ApplyPushes(ctx context.Context, boardID string, pushes []PushInput) ([]Applied, error)
 	// ChangesSince answers a pull: the rows changed after since and the IDs
@@ -39,7 +43,8 @@ type SyncStore interface {
 	// ScanChangesSince answers the pull ChangesSince answers, part by part,
 	// without holding it whole: fn gets the header first, then every row
 	// and deleted ID in the order of the answer's JSON (notes, deleted
-	// note IDs, items, deleted item IDs; each list in ChangesSince's
+	// note IDs, items, deleted item IDs, frames, deleted frame IDs,
+	// connectors, deleted connector IDs; each list in ChangesSince's
 	// order). Every part comes from one version of the board, read in one
 	// read transaction (or snapshot), so a push committed meanwhile is not
 	// half in it. The part is valid only during the call; the note or item
@@ -106,8 +111,10 @@ const (
 
 // Tables of MergeEvent.
 const (
-	MergeTableNote = "note"
-	MergeTableItem = "item"
+	MergeTableNote      = "note"
+	MergeTableItem      = "item"
+	MergeTableFrame     = "frame"
+	MergeTableConnector = "connector"
 )
 
 // Changelog actions the store itself appends when a merge overwrites
@@ -179,6 +186,12 @@ const (
 	PartDeletedNote
 	PartItem
 	PartDeletedItem
+	// Frames and connectors (Corkboard's extension) come after the spec's
+	// rows, frames first.
+	PartFrame
+	PartDeletedFrame
+	PartConnector
+	PartDeletedConnector
 )
 
 // ChangePart is one piece of a streamed pull answer (ScanChangesSince).
@@ -191,8 +204,12 @@ type ChangePart struct {
 	Note *board.Note
 	// Item is a live tracker item (PartItem).
 	Item *board.TrackerItem
-	// ID is a deleted note's or item's ID (PartDeletedNote,
-	// PartDeletedItem).
+	// Frame is a live frame (PartFrame).
+	Frame *board.Frame
+	// Connector is a live connector (PartConnector).
+	Connector *board.Connector
+	// ID is a deleted row's ID (PartDeletedNote, PartDeletedItem,
+	// PartDeletedFrame, PartDeletedConnector).
 	ID string
 }
 
@@ -236,6 +253,14 @@ func CollectChanges(ctx context.Context, s ChangeScanner, boardID string, since 
 			ch.TrackerItems = append(ch.TrackerItems, *p.Item)
 		case PartDeletedItem:
 			ch.DeletedTrackerItemIDs = append(ch.DeletedTrackerItemIDs, p.ID)
+		case PartFrame:
+			ch.Frames = append(ch.Frames, *p.Frame)
+		case PartDeletedFrame:
+			ch.DeletedFrameIDs = append(ch.DeletedFrameIDs, p.ID)
+		case PartConnector:
+			ch.Connectors = append(ch.Connectors, *p.Connector)
+		case PartDeletedConnector:
+			ch.DeletedConnectorIDs = append(ch.DeletedConnectorIDs, p.ID)
 		}
 		return nil
 	})

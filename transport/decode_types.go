@@ -25,6 +25,10 @@ var pushShape = jsondec.NewShape(jsondec.Skip[board.Push],
 		changesShape(func(c *board.NoteChanges) (*[]board.Note, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedNotes, pushNoteShape)),
 	jsondec.Object("trackerItems", func(p *board.Push) *board.ItemChanges { return &p.TrackerItems },
 		changesShape(func(c *board.ItemChanges) (*[]board.TrackerItem, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedItems, pushItemShape)),
+	jsondec.Object("frames", func(p *board.Push) *board.FrameChanges { return &p.Frames },
+		changesShape(func(c *board.FrameChanges) (*[]board.Frame, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedFrames, pushFrameShape)),
+	jsondec.Object("connectors", func(p *board.Push) *board.ConnectorChanges { return &p.Connectors },
+		changesShape(func(c *board.ConnectorChanges) (*[]board.Connector, *[]string) { return &c.Upserted, &c.Deleted }, board.MaxUpsertedConnectors, pushConnectorShape)),
 )
 
 var boardPatchShape = jsondec.NewShape(jsondec.Skip[board.BoardPatch],
@@ -89,6 +93,57 @@ var (
 		return decodeExtra(d, key, board.ItemFields, &it.Extra)
 	}, itemFields...)
 	contextItemShape = jsondec.NewShape(jsondec.Skip[board.TrackerItem], itemFields...)
+)
+
+// frameFields are a frame's own fields (docs/sync.md, "Connectors and
+// frames").
+var frameFields = []jsondec.Field[board.Frame]{
+	jsondec.String("id", func(f *board.Frame) *string { return &f.ID }),
+	jsondec.String("title", func(f *board.Frame) *string { return &f.Title }),
+	jsondec.Float64("x", func(f *board.Frame) *float64 { return &f.X }),
+	jsondec.Float64("y", func(f *board.Frame) *float64 { return &f.Y }),
+	jsondec.Float64("w", func(f *board.Frame) *float64 { return &f.W }),
+	jsondec.Float64("h", func(f *board.Frame) *float64 { return &f.H }),
+	jsondec.String("color", func(f *board.Frame) *string { return &f.Color }),
+	jsondec.Bool("locked", func(f *board.Frame) *bool { return &f.Locked }),
+	jsondec.String("updatedAt", func(f *board.Frame) *string { return &f.UpdatedAt }),
+	jsondec.Int64("version", func(f *board.Frame) *int64 { return &f.Version }),
+	jsondec.OptString("deletedAt", func(f *board.Frame) **string { return &f.DeletedAt }),
+	jsondec.Func("baseVersion", func(d *jsondec.Decoder, f *board.Frame) error { return decodeBaseVersion(d, &f.BaseVersion) }),
+}
+
+// pushFrameShape is a push's frame: keys it does not know are kept in
+// Extra. contextFrameShape, a frame an AI request sends as context, skips
+// them.
+var (
+	pushFrameShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, f *board.Frame) error {
+		return decodeExtra(d, key, board.FrameFields, &f.Extra)
+	}, frameFields...)
+	contextFrameShape = jsondec.NewShape(jsondec.Skip[board.Frame], frameFields...)
+)
+
+// connectorFields are a connector's own fields.
+var connectorFields = []jsondec.Field[board.Connector]{
+	jsondec.String("id", func(c *board.Connector) *string { return &c.ID }),
+	jsondec.String("from", func(c *board.Connector) *string { return &c.From }),
+	jsondec.String("to", func(c *board.Connector) *string { return &c.To }),
+	jsondec.String("label", func(c *board.Connector) *string { return &c.Label }),
+	jsondec.String("style", func(c *board.Connector) *string { return &c.Style }),
+	jsondec.String("dash", func(c *board.Connector) *string { return &c.Dash }),
+	jsondec.String("color", func(c *board.Connector) *string { return &c.Color }),
+	jsondec.String("updatedAt", func(c *board.Connector) *string { return &c.UpdatedAt }),
+	jsondec.Int64("version", func(c *board.Connector) *int64 { return &c.Version }),
+	jsondec.OptString("deletedAt", func(c *board.Connector) **string { return &c.DeletedAt }),
+	jsondec.Func("baseVersion", func(d *jsondec.Decoder, c *board.Connector) error { return decodeBaseVersion(d, &c.BaseVersion) }),
+}
+
+// pushConnectorShape is a push's connector: keys it does not know are
+// kept in Extra; contextConnectorShape skips them.
+var (
+	pushConnectorShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, c *board.Connector) error {
+		return decodeExtra(d, key, board.ConnectorFields, &c.Extra)
+	}, connectorFields...)
+	contextConnectorShape = jsondec.NewShape(jsondec.Skip[board.Connector], connectorFields...)
 )
 
 // decodeNoteSize decodes a note's w or h: null is no size, as absent. 0

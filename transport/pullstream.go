@@ -25,8 +25,16 @@ import (
 // (largeread.go) before its first byte leaves.
 const largeReadBuffer = 64 << 10
 
-// changesLists are the answer's lists, in the order of its JSON.
-var changesLists = [...]string{`,"notes":[`, `,"deletedNoteIds":[`, `,"trackerItems":[`, `,"deletedTrackerItemIds":[`}
+// changesLists are the answer's lists, in the order of its JSON. The
+// spec's four come first and are always written; the others (frames and
+// connectors, Corkboard's extension) only when they have an element, as
+// board.Changes' omitempty leaves them out, so that a spec client sees
+// exactly the spec's shape.
+var changesLists = [...]string{`,"notes":[`, `,"deletedNoteIds":[`, `,"trackerItems":[`, `,"deletedTrackerItemIds":[`,
+	`,"frames":[`, `,"deletedFrameIds":[`, `,"connectors":[`, `,"deletedConnectorIds":[`}
+
+// specLists is how many of changesLists every answer has.
+const specLists = 4
 
 // listOf is the index in changesLists of a row part's list.
 func listOf(k persist.PartKind) int {
@@ -37,8 +45,16 @@ func listOf(k persist.PartKind) int {
 		return 1
 	case persist.PartItem:
 		return 2
-	default:
+	case persist.PartDeletedItem:
 		return 3
+	case persist.PartFrame:
+		return 4
+	case persist.PartDeletedFrame:
+		return 5
+	case persist.PartConnector:
+		return 6
+	default:
+		return 7
 	}
 }
 
@@ -70,7 +86,11 @@ func (e *changesEncoder) part(p *persist.ChangePart) error {
 		v = p.Note
 	case persist.PartItem:
 		v = p.Item
-	case persist.PartDeletedNote, persist.PartDeletedItem:
+	case persist.PartFrame:
+		v = p.Frame
+	case persist.PartConnector:
+		v = p.Connector
+	case persist.PartDeletedNote, persist.PartDeletedItem, persist.PartDeletedFrame, persist.PartDeletedConnector:
 		v = p.ID
 	default:
 		return fmt.Errorf("pull part of unknown kind %d", p.Kind)
@@ -89,7 +109,8 @@ func (e *changesEncoder) part(p *persist.ChangePart) error {
 	return e.write(b)
 }
 
-// openList closes the open list and opens the next ones up to list.
+// openList closes the open list and opens the next ones up to list; of
+// the lists past the spec's, only list itself (they are left out empty).
 func (e *changesEncoder) openList(list int) error {
 	for e.list < list {
 		if e.list >= 0 {
@@ -98,6 +119,11 @@ func (e *changesEncoder) openList(list int) error {
 			}
 		}
 		e.list++
+		if e.list >= specLists && e.list < list {
+			// An empty extension list: left out. The next one is open
+			// in its place, so that no bracket closes it.
+			e.list = list
+		}
 		e.empty = true
 		if err := e.write([]byte(changesLists[e.list])); err != nil {
 			return err
@@ -110,7 +136,7 @@ func (e *changesEncoder) openList(list int) error {
 // version, the reset flag and end, which comes after the closing brace
 // ("\n" for an HTTP answer, as json.Encoder ends it).
 func (e *changesEncoder) finish(end string) error {
-	if err := e.openList(len(changesLists) - 1); err != nil {
+	if err := e.openList(max(e.list, specLists-1)); err != nil {
 		return err
 	}
 	b := append([]byte(`],"serverVersion":`), strconv.FormatInt(e.header.ServerVersion, 10)...)

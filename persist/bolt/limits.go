@@ -18,8 +18,10 @@ var _ persist.Limited = (*DB)(nil)
 // board. A board written before the counts existed gets them counted once,
 // by its first push.
 var (
-	metaNoteCount = []byte("notes")
-	metaItemCount = []byte("items")
+	metaNoteCount      = []byte("notes")
+	metaItemCount      = []byte("items")
+	metaFrameCount     = []byte("frames")
+	metaConnectorCount = []byte("connectors")
 )
 
 // SetLimits sets the limits pushes are checked against (zero fields: the
@@ -28,8 +30,8 @@ func (db *DB) SetLimits(l board.Limits) {
 	db.limits = l.WithDefaults()
 }
 
-// rowCounts is a board's live notes and items.
-type rowCounts struct{ notes, items int64 }
+// rowCounts is a board's live notes, items, frames and connectors.
+type rowCounts struct{ notes, items, frames, connectors int64 }
 
 // liveCount reads a count from meta, counting the table's live rows when it
 // was never stored.
@@ -56,7 +58,15 @@ func readCounts(rb *bbolt.Bucket) (rowCounts, error) {
 	if err != nil {
 		return rowCounts{}, err
 	}
-	return rowCounts{notes, items}, nil
+	frames, err := liveCount(meta, metaFrameCount, framesTable(rb))
+	if err != nil {
+		return rowCounts{}, err
+	}
+	conns, err := liveCount(meta, metaConnectorCount, connectorsTable(rb))
+	if err != nil {
+		return rowCounts{}, err
+	}
+	return rowCounts{notes, items, frames, conns}, nil
 }
 
 // writeCounts stores the board's live-row counts.
@@ -67,6 +77,12 @@ func writeCounts(rb *bbolt.Bucket, c rowCounts) error {
 	}
 	if err := meta.Put(metaItemCount, be64(uint64(c.items))); err != nil {
 		return fmt.Errorf("store item count: %w", err)
+	}
+	if err := meta.Put(metaFrameCount, be64(uint64(c.frames))); err != nil {
+		return fmt.Errorf("store frame count: %w", err)
+	}
+	if err := meta.Put(metaConnectorCount, be64(uint64(c.connectors))); err != nil {
+		return fmt.Errorf("store connector count: %w", err)
 	}
 	return nil
 }
@@ -99,20 +115,31 @@ func liveDelta(t table, upserted, deleted []string) int64 {
 	return d
 }
 
-// checkRowLimits returns the counts the board will have once p applies,
-// or the error naming the limit p would pass (a push that adds no row is
-// never refused, so that a board over a lowered limit can still be edited
-// and emptied).
-func (db *DB) checkRowLimits(rb *bbolt.Bucket, cur rowCounts, p *board.Push) (rowCounts, error) {
+// checkRowLimits returns the counts the board will have once p applies
+// (st: its connectors as settled, those deleted with their ends
+// included), or the error naming the limit p would pass (a push that adds
+// no row is never refused, so that a board over a lowered limit can still
+// be edited and emptied).
+func (db *DB) checkRowLimits(rb *bbolt.Bucket, cur rowCounts, p *board.Push, st structure) (rowCounts, error) {
 	l := db.limits.WithDefaults()
 	dn := liveDelta(notesTable(rb), ids(p.Notes.Upserted, func(n *board.Note) string { return n.ID }), p.Notes.Deleted)
 	di := liveDelta(itemsTable(rb), ids(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }), p.TrackerItems.Deleted)
-	next := rowCounts{cur.notes + dn, cur.items + di}
-	if dn > 0 && next.notes > int64(l.NotesPerBoard) {
-		return cur, board.RowsFull("notes", l.NotesPerBoard)
-	}
-	if di > 0 && next.items > int64(l.ItemsPerBoard) {
-		return cur, board.RowsFull("trackerItems", l.ItemsPerBoard)
+	df := liveDelta(framesTable(rb), ids(p.Frames.Upserted, func(f *board.Frame) string { return f.ID }), p.Frames.Deleted)
+	dc := liveDelta(connectorsTable(rb), ids(st.connectors, func(c *board.Connector) string { return c.ID }), st.deleted)
+	next := rowCounts{cur.notes + dn, cur.items + di, cur.frames + df, cur.connectors + dc}
+	for _, c := range []struct {
+		d, n  int64
+		limit int
+		field string
+	}{
+		{dn, next.notes, l.NotesPerBoard, "notes"},
+		{di, next.items, l.ItemsPerBoard, "trackerItems"},
+		{df, next.frames, l.FramesPerBoard, "frames"},
+		{dc, next.connectors, l.ConnectorsPerBoard, "connectors"},
+	} {
+		if c.d > 0 && c.n > int64(c.limit) {
+			return cur, board.RowsFull(c.field, c.limit)
+		}
 	}
 	return next, nil
 }

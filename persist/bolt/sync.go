@@ -17,14 +17,19 @@ import (
 
 // Layout of a board's rows: bucketBoardRows / <boardID> / one of these.
 var (
-	subNotes        = []byte("n")  // note ID → row
-	subNoteVersions = []byte("nv") // be64(version) ‖ note ID → nil
-	subItems        = []byte("i")  // item ID → row
-	subItemVersions = []byte("iv") // be64(version) ‖ item ID → nil
-	subTombstones   = []byte("t")  // be64(deletedAt ns) ‖ kind ‖ ID → nil
-	subKeys         = []byte("k")  // idempotency key → be64(version) ‖ be64(recorded ns)
-	subKeyTimes     = []byte("kt") // be64(recorded ns) ‖ key → nil
-	subMeta         = []byte("m")  // metaHorizon → be64(version)
+	subNotes             = []byte("n")  // note ID → row
+	subNoteVersions      = []byte("nv") // be64(version) ‖ note ID → nil
+	subItems             = []byte("i")  // item ID → row
+	subItemVersions      = []byte("iv") // be64(version) ‖ item ID → nil
+	subFrames            = []byte("f")  // frame ID → row
+	subFrameVersions     = []byte("fv") // be64(version) ‖ frame ID → nil
+	subConnectors        = []byte("c")  // connector ID → row
+	subConnectorVersions = []byte("cv") // be64(version) ‖ connector ID → nil
+	subConnectorEnds     = []byte("ce") // be16(len(end ID)) ‖ end ID ‖ connector ID → nil, for live connectors
+	subTombstones        = []byte("t")  // be64(deletedAt ns) ‖ kind ‖ ID → nil
+	subKeys              = []byte("k")  // idempotency key → be64(version) ‖ be64(recorded ns)
+	subKeyTimes          = []byte("kt") // be64(recorded ns) ‖ key → nil
+	subMeta              = []byte("m")  // metaHorizon → be64(version)
 	// Revisions: the states pushes superseded, the bases of merges.
 	subRevisions     = []byte("r")  // kind ‖ be16(len(ID)) ‖ ID ‖ be64(version) → be64(superseded ns) ‖ state
 	subRevisionTimes = []byte("rt") // be64(superseded ns) ‖ revision key → nil (PruneRevisions' index)
@@ -40,8 +45,10 @@ const (
 	rowLive      = 'L'
 	rowTombstone = 'T'
 
-	kindNote = 'n'
-	kindItem = 'i'
+	kindNote      = 'n'
+	kindItem      = 'i'
+	kindFrame     = 'f'
+	kindConnector = 'c'
 )
 
 func be64(v uint64) []byte {
@@ -110,7 +117,7 @@ func rowsBucket(tx *bbolt.Tx, boardID string, create bool) (*bbolt.Bucket, error
 	if err != nil {
 		return nil, fmt.Errorf("create rows bucket of board %s: %w", boardID, err)
 	}
-	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subTombstones, subKeys, subKeyTimes, subMeta, subRevisions, subRevisionTimes} {
+	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subFrames, subFrameVersions, subConnectors, subConnectorVersions, subConnectorEnds, subTombstones, subKeys, subKeyTimes, subMeta, subRevisions, subRevisionTimes} {
 		if _, err := b.CreateBucketIfNotExists(name); err != nil {
 			return nil, fmt.Errorf("create %s bucket of board %s: %w", name, boardID, err)
 		}
@@ -143,6 +150,34 @@ func itemsTable(rb *bbolt.Bucket) table {
 	revs, times := revisionBuckets(rb)
 	return table{rows: rb.Bucket(subItems), byVersion: rb.Bucket(subItemVersions), tombs: rb.Bucket(subTombstones),
 		revs: revs, revTimes: times, kind: kindItem}
+}
+
+// framesTable and connectorsTable are the board's frames and connectors;
+// their rows bucket is nil in a read of a board no push has written to
+// since they came in (every table method reads such a table as empty).
+func framesTable(rb *bbolt.Bucket) table {
+	revs, times := revisionBuckets(rb)
+	return table{rows: rb.Bucket(subFrames), byVersion: rb.Bucket(subFrameVersions), tombs: rb.Bucket(subTombstones),
+		revs: revs, revTimes: times, kind: kindFrame}
+}
+
+func connectorsTable(rb *bbolt.Bucket) table {
+	revs, times := revisionBuckets(rb)
+	return table{rows: rb.Bucket(subConnectors), byVersion: rb.Bucket(subConnectorVersions), tombs: rb.Bucket(subTombstones),
+		revs: revs, revTimes: times, kind: kindConnector}
+}
+
+// tableOf is the table of rows of kind.
+func tableOf(rb *bbolt.Bucket, kind byte) table {
+	switch kind {
+	case kindItem:
+		return itemsTable(rb)
+	case kindFrame:
+		return framesTable(rb)
+	case kindConnector:
+		return connectorsTable(rb)
+	}
+	return notesTable(rb)
 }
 
 // forget removes the index entries of the row currently stored under id
@@ -250,7 +285,7 @@ func (t table) revisionAt(id string, version int64) *rowmerge.State {
 // a tombstone, its last live state. Data is valid until the transaction
 // ends.
 func (t table) history(id string, baseVersion int64) (cur, base, lastLive *rowmerge.State) {
-	if baseVersion < 1 {
+	if baseVersion < 1 || t.rows == nil {
 		return nil, nil, nil
 	}
 	old := t.rows.Get([]byte(id))
@@ -346,6 +381,9 @@ func (t table) remove(id string, version int64, now time.Time) (bool, error) {
 
 // anyLive reports whether any of ids is a live row.
 func (t table) anyLive(ids []string) bool {
+	if t.rows == nil {
+		return false
+	}
 	for _, id := range ids {
 		if v := t.rows.Get([]byte(id)); v != nil && v[0] == rowLive {
 			return true
@@ -358,6 +396,9 @@ func (t table) anyLive(ids []string) bool {
 // for every ID deleted after since, in version order; a nil func skips its
 // rows (a tombstone is known by its first byte, without decoding).
 func (t table) changedSince(since int64, live func(js []byte) error, dead func(id string) error) error {
+	if t.byVersion == nil {
+		return nil
+	}
 	c := t.byVersion.Cursor()
 	for k, _ := c.Seek(be64(uint64(since) + 1)); k != nil; k, _ = c.Next() {
 		id := k[8:]
@@ -381,6 +422,9 @@ func (t table) changedSince(since int64, live func(js []byte) error, dead func(i
 
 // eachLive calls fn with the JSON of every live row, in ID order.
 func (t table) eachLive(fn func(js []byte) error) error {
+	if t.rows == nil {
+		return nil
+	}
 	return t.rows.ForEach(func(_, v []byte) error {
 		if v[0] != rowLive {
 			return nil
@@ -511,13 +555,19 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 		}
 		return persist.Applied{Version: w.b.Version}, nil
 	}
-	next, err := db.checkRowLimits(w.rb, w.counts, in.Push)
+	tally := &rowmerge.Tally{}
+	st, refused, err := settleStructure(w.rb, in.Push, w.now, tally)
 	if err != nil {
-		// Refused whole, like an invalid push: not even its key.
-		return persist.Applied{Err: err}, nil
+		return persist.Applied{}, fmt.Errorf("apply push to board %s: %w", w.b.ID, err)
 	}
-	w.counts = next
-	ch, tally, err := db.applyOne(w.tx, w.rb, w.b, in.Push, w.now)
+	if refused == nil {
+		w.counts, refused = db.checkRowLimits(w.rb, w.counts, in.Push, st)
+	}
+	if refused != nil {
+		// Refused whole, like an invalid push: not even its key.
+		return persist.Applied{Err: refused}, nil
+	}
+	ch, err := db.applyOne(w.tx, w.rb, w.b, in.Push, w.now, tally, &st)
 	if err != nil {
 		return persist.Applied{}, fmt.Errorf("apply push to board %s: %w", w.b.ID, err)
 	}
@@ -533,10 +583,63 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 // or already deleted. Deletions are checked against rb as the transaction
 // sees it, earlier pushes of the same batch included.
 func changesNothing(rb *bbolt.Bucket, p *board.Push) bool {
-	if p.Board != nil || len(p.Notes.Upserted) > 0 || len(p.TrackerItems.Upserted) > 0 {
+	if p.Board != nil || len(p.Notes.Upserted) > 0 || len(p.TrackerItems.Upserted) > 0 ||
+		len(p.Frames.Upserted) > 0 || len(p.Connectors.Upserted) > 0 {
 		return false
 	}
-	return !notesTable(rb).anyLive(p.Notes.Deleted) && !itemsTable(rb).anyLive(p.TrackerItems.Deleted)
+	return !notesTable(rb).anyLive(p.Notes.Deleted) && !itemsTable(rb).anyLive(p.TrackerItems.Deleted) &&
+		!framesTable(rb).anyLive(p.Frames.Deleted) && !connectorsTable(rb).anyLive(p.Connectors.Deleted)
+}
+
+// structure is what settleStructure decided for a push's connectors.
+type structure struct {
+	// connectors are the push's connectors (last copies) as they will be
+	// written, merged, without their version.
+	connectors []board.Connector
+	// deleted are the connectors the push deletes: its own list, then
+	// those whose end goes (rowmerge.Cascade).
+	deleted []string
+}
+
+// settleStructure merges the push's connectors and decides their ends
+// (rowmerge.CheckEnds, Cascade) before anything is written: refused is
+// the push's answer when a connector names an end the board does not
+// have.
+func settleStructure(rb *bbolt.Bucket, p *board.Push, now time.Time, tally *rowmerge.Tally) (st structure, refused, err error) {
+	conns := connectorsTable(rb)
+	stamp := now.Format(time.RFC3339Nano)
+	mine := rowmerge.LastCopies(p.Connectors.Upserted, func(c *board.Connector) string { return c.ID })
+	st.connectors = make([]board.Connector, len(mine))
+	for i, c := range mine {
+		if c.UpdatedAt == "" {
+			c.UpdatedAt = stamp
+		}
+		cur, base, lastLive := conns.history(c.ID, c.BaseVersion)
+		res, err := rowmerge.Resolve(c, c.BaseVersion, cur, base, lastLive, board.MergeConnector)
+		if err != nil {
+			return st, nil, fmt.Errorf("merge connector %q: %w", c.ID, err)
+		}
+		rowmerge.AddRow(tally, persist.MergeTableConnector, c.ID, res)
+		st.connectors[i] = res.Row
+	}
+	notes, frames := notesTable(rb), framesTable(rb)
+	dangling, refused := rowmerge.CheckEnds(p, mine, st.connectors, func(id string) bool {
+		return notes.anyLive([]string{id}) || frames.anyLive([]string{id})
+	})
+	if refused != nil {
+		return st, refused, nil
+	}
+	var stored []rowmerge.Ends
+	ends := rb.Bucket(subConnectorEnds)
+	for id := range rowmerge.Gone(p) {
+		prefix := endPrefix(id)
+		c := ends.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			stored = append(stored, rowmerge.Ends{ID: string(k[len(prefix):]), From: id})
+		}
+	}
+	st.deleted = rowmerge.Cascade(p, dangling, st.connectors, stored)
+	return st, nil, nil
 }
 
 // recordKey remembers that the idempotency key key (none when "") produced
@@ -562,7 +665,7 @@ func recordKey(rb *bbolt.Bucket, key string, version int64, now time.Time) error
 // stored) to that version, and returns what it changed and what its merges
 // did. Rows with a baseVersion are merged (rowmerge); what a merge
 // overwrote in a note goes to the board's changelog in this transaction.
-func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time) (*board.Changes, *rowmerge.Tally, error) {
+func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.Push, now time.Time, tally *rowmerge.Tally, st *structure) (*board.Changes, error) {
 	b.Version++
 	v := b.Version
 	stamp := now.Format(time.RFC3339Nano)
@@ -579,28 +682,30 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 		TrackerItems:  rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }),
 		ServerVersion: v,
 	}
-	tally := &rowmerge.Tally{}
 	notes, items := notesTable(rb), itemsTable(rb)
 	var err error
 	if err = db.upsertNotes(notes, ch.Notes, v, stamp, now, tally); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if ch.DeletedNoteIDs, err = removeRows(notes, "note", p.Notes.Deleted, v, now); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err = upsertItems(items, ch.TrackerItems, v, stamp, now, tally); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if ch.DeletedTrackerItemIDs, err = removeRows(items, "item", p.TrackerItems.Deleted, v, now); err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err := applyStructure(rb, ch, p, v, now, tally, st); err != nil {
+		return nil, err
 	}
 	if len(tally.Entries) > 0 {
 		logged, err := appendLogTx(tx, b.ID, now, tally.Entries)
 		if err != nil {
-			return nil, nil, fmt.Errorf("log what a merge overwrote: %w", err)
+			return nil, fmt.Errorf("log what a merge overwrote: %w", err)
 		}
 		if err := tally.Logged(logged); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 
@@ -612,7 +717,114 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 	if len(ch.DeletedTrackerItemIDs) > 0 && len(ch.TrackerItems) > 0 {
 		ch.TrackerItems = rowmerge.DropDeleted(ch.TrackerItems, ch.DeletedTrackerItemIDs, func(it *board.TrackerItem) string { return it.ID })
 	}
-	return ch, tally, nil
+	return ch, nil
+}
+
+// applyStructure writes a push's frames and connectors at version v after
+// its notes and items: frames (merged) first, then the connectors
+// settleStructure merged, then the deletions of frames and of connectors
+// (the push's own and those whose end went). ch gets what changed.
+func applyStructure(rb *bbolt.Bucket, ch *board.Changes, p *board.Push, v int64, now time.Time, tally *rowmerge.Tally, st *structure) error {
+	if !p.HasStructure() && len(st.deleted) == 0 {
+		return nil
+	}
+	stamp := now.Format(time.RFC3339Nano)
+	frames, conns := framesTable(rb), connectorsTable(rb)
+	ch.Frames = rowmerge.LastCopies(p.Frames.Upserted, func(f *board.Frame) string { return f.ID })
+	for i := range ch.Frames {
+		mine := ch.Frames[i]
+		if mine.UpdatedAt == "" {
+			mine.UpdatedAt = stamp
+		}
+		cur, base, lastLive := frames.history(mine.ID, mine.BaseVersion)
+		res, err := rowmerge.Resolve(mine, mine.BaseVersion, cur, base, lastLive, board.MergeFrame)
+		if err != nil {
+			return fmt.Errorf("merge frame %q: %w", mine.ID, err)
+		}
+		rowmerge.AddRow(tally, persist.MergeTableFrame, mine.ID, res)
+		f := res.Row
+		f.Version, f.DeletedAt, f.BaseVersion = v, nil, 0
+		if err := putRow(frames, f.ID, v, &f, now); err != nil {
+			return err
+		}
+		ch.Frames[i] = f
+	}
+	ch.Connectors = st.connectors
+	ends := rb.Bucket(subConnectorEnds)
+	for i := range ch.Connectors {
+		c := &ch.Connectors[i]
+		c.Version, c.DeletedAt, c.BaseVersion = v, nil, 0
+		if err := unindexEnds(conns, ends, c.ID); err != nil {
+			return err
+		}
+		if err := putRow(conns, c.ID, v, c, now); err != nil {
+			return err
+		}
+		for _, end := range []string{c.From, c.To} {
+			if err := ends.Put(append(endPrefix(end), c.ID...), nil); err != nil {
+				return fmt.Errorf("index connector %q: %w", c.ID, err)
+			}
+		}
+	}
+	var err error
+	if ch.DeletedFrameIDs, err = removeRows(frames, "frame", p.Frames.Deleted, v, now); err != nil {
+		return err
+	}
+	for _, id := range st.deleted {
+		if err := unindexEnds(conns, ends, id); err != nil {
+			return err
+		}
+	}
+	if ch.DeletedConnectorIDs, err = removeRows(conns, "connector", st.deleted, v, now); err != nil {
+		return err
+	}
+	if len(ch.DeletedFrameIDs) > 0 && len(ch.Frames) > 0 {
+		ch.Frames = rowmerge.DropDeleted(ch.Frames, ch.DeletedFrameIDs, func(f *board.Frame) string { return f.ID })
+	}
+	if len(ch.DeletedConnectorIDs) > 0 && len(ch.Connectors) > 0 {
+		ch.Connectors = rowmerge.DropDeleted(ch.Connectors, ch.DeletedConnectorIDs, func(c *board.Connector) string { return c.ID })
+	}
+	ch.Frames, ch.DeletedFrameIDs = rowmerge.NilIfEmpty(ch.Frames), rowmerge.NilIfEmpty(ch.DeletedFrameIDs)
+	ch.Connectors, ch.DeletedConnectorIDs = rowmerge.NilIfEmpty(ch.Connectors), rowmerge.NilIfEmpty(ch.DeletedConnectorIDs)
+	return nil
+}
+
+// endPrefix starts the keys of subConnectorEnds of the connectors ending
+// on id: its length first, so that no other ID's keys share the prefix.
+func endPrefix(id string) []byte {
+	k := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(id)+16), uint16(len(id)))
+	return append(k, id...)
+}
+
+// unindexEnds takes the live connector id, if it is stored, off the
+// index of connector ends (before it is rewritten or deleted).
+func unindexEnds(conns table, ends *bbolt.Bucket, id string) error {
+	old := conns.rows.Get([]byte(id))
+	if len(old) < 9 || old[0] != rowLive {
+		return nil
+	}
+	e, err := rowmerge.EndsOf(old[9:])
+	if err != nil {
+		return fmt.Errorf("connector %q: %w", id, err)
+	}
+	for _, end := range []string{e.From, e.To} {
+		if err := ends.Delete(append(endPrefix(end), id...)); err != nil {
+			return fmt.Errorf("unindex connector %q: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// putRow encodes row and writes it live at version v.
+func putRow[T any](t table, id string, v int64, row *T, now time.Time) error {
+	js, err := rowmerge.Encode(row)
+	if err != nil {
+		return fmt.Errorf("encode row %q: %w", id, err)
+	}
+	if err := t.put(id, v, js, now); err != nil {
+		return fmt.Errorf("write row %q: %w", id, err)
+	}
+	return nil
 }
 
 // upsertNotes merges each pushed note (the last copy of each ID) into what
@@ -780,11 +992,32 @@ func scanRows(rb *bbolt.Bucket, since int64, full bool, fn func(p *persist.Chang
 		part = persist.ChangePart{Kind: persist.PartItem, Item: &it}
 		return fn(&part)
 	}
+	frame := func(js []byte) error {
+		var f board.Frame
+		if err := json.Unmarshal(js, &f); err != nil {
+			return fmt.Errorf("decode frame: %w", err)
+		}
+		part = persist.ChangePart{Kind: persist.PartFrame, Frame: &f}
+		return fn(&part)
+	}
+	connector := func(js []byte) error {
+		var c board.Connector
+		if err := json.Unmarshal(js, &c); err != nil {
+			return fmt.Errorf("decode connector: %w", err)
+		}
+		part = persist.ChangePart{Kind: persist.PartConnector, Connector: &c}
+		return fn(&part)
+	}
 	for _, t := range []struct {
 		table    table
 		live     func(js []byte) error
 		deadKind persist.PartKind
-	}{{notesTable(rb), note, persist.PartDeletedNote}, {itemsTable(rb), item, persist.PartDeletedItem}} {
+	}{
+		{notesTable(rb), note, persist.PartDeletedNote},
+		{itemsTable(rb), item, persist.PartDeletedItem},
+		{framesTable(rb), frame, persist.PartDeletedFrame},
+		{connectorsTable(rb), connector, persist.PartDeletedConnector},
+	} {
 		if full {
 			if err := t.table.eachLive(t.live); err != nil {
 				return err
@@ -837,14 +1070,20 @@ func (db *DB) BoardState(ctx context.Context, boardID string) (*board.State, err
 		}); err != nil {
 			return err
 		}
-		return itemsTable(rb).eachLive(func(js []byte) error {
+		if err := itemsTable(rb).eachLive(func(js []byte) error {
 			var it board.TrackerItem
 			if err := json.Unmarshal(js, &it); err != nil {
 				return fmt.Errorf("decode item: %w", err)
 			}
 			st.TrackerItems = append(st.TrackerItems, it)
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
+		if err := framesTable(rb).eachLive(func(js []byte) error { return appendRow(&st.Frames, js) }); err != nil {
+			return err
+		}
+		return connectorsTable(rb).eachLive(func(js []byte) error { return appendRow(&st.Connectors, js) })
 	})
 	if err != nil {
 		if board.ErrorCode(err) != board.EINTERNAL {
@@ -853,6 +1092,16 @@ func (db *DB) BoardState(ctx context.Context, boardID string) (*board.State, err
 		return nil, fmt.Errorf("state of board %s: %w", boardID, err)
 	}
 	return st, nil
+}
+
+// appendRow decodes a stored row's JSON onto list.
+func appendRow[T any](list *[]T, js []byte) error {
+	var v T
+	if err := json.Unmarshal(js, &v); err != nil {
+		return fmt.Errorf("decode row: %w", err)
+	}
+	*list = append(*list, v)
+	return nil
 }
 
 // boardsDue lists the boards whose sub-bucket index (keyed by a big-endian
@@ -923,10 +1172,7 @@ func (db *DB) PruneTombstones(ctx context.Context, cutoff time.Time) (int, error
 			dead = append(dead, append([]byte(nil), k...))
 		}
 		for _, k := range dead {
-			t := notesTable(rb)
-			if k[8] == kindItem {
-				t = itemsTable(rb)
-			}
+			t := tableOf(rb, k[8])
 			id := string(k[9:])
 			row := t.rows.Get([]byte(id))
 			if len(row) < 17 || row[0] != rowTombstone {

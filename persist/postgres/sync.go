@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,8 +21,10 @@ var _ persist.SyncStore = (*Store)(nil)
 
 // Row kinds in board_rows.
 const (
-	kindNote = "n"
-	kindItem = "i"
+	kindNote      = "n"
+	kindItem      = "i"
+	kindFrame     = "f"
+	kindConnector = "c"
 )
 
 // ApplyPush applies one push to a claimed board and returns the new board
@@ -124,7 +127,7 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			ch, tally, err := s.applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now, hist, func(batch *pgx.Batch) {
 				pre.queue(batch, boardID, reqs)
 			})
-			if full := (*board.Error)(nil); errors.As(err, &full) && full.Code == board.ETOOLARGE {
+			if full := (*board.Error)(nil); errors.As(err, &full) && (full.Code == board.ETOOLARGE || full.Code == board.EINVALID) {
 				return &refusedPush{push: i, err: full}
 			} else if err != nil {
 				return err
@@ -135,26 +138,36 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 	})
 }
 
+// lockedBoard is the board a push transaction holds the lock of, with its
+// live connectors as the transaction's pushes so far left them: a push
+// that deletes notes on a board without connectors has none to look up
+// (settleStructure).
+type lockedBoard struct {
+	*board.Board
+	connectors int64
+}
+
 // lockBoard reads the board and locks its row for the transaction. When
 // the first push to apply needs stored states for its merges, they are
 // read in the same round trip (pre).
-func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyRequest, pre *prefetch) (*board.Board, error) {
-	const lockSQL = "SELECT " + boardColumns + " FROM boards WHERE id = $1 FOR UPDATE"
-	if pre.push < 0 || !reqs[pre.push].any() {
-		return scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false)
-	}
-	var b *board.Board
+func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyRequest, pre *prefetch) (*lockedBoard, error) {
+	const lockSQL = "SELECT " + boardColumns + ", connector_count FROM boards WHERE id = $1 FOR UPDATE"
+	lb := &lockedBoard{}
 	var err error
+	if pre.push < 0 || !reqs[pre.push].any() {
+		lb.Board, err = scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false, &lb.connectors)
+		return lb, err
+	}
 	lock := &pgx.Batch{}
 	lock.Queue(lockSQL, boardID).QueryRow(func(row pgx.Row) error {
-		b, err = scanBoard(row, false)
+		lb.Board, err = scanBoard(row, false, &lb.connectors)
 		return nil
 	})
 	pre.queue(lock, boardID, reqs)
 	if err := tx.SendBatch(ctx, lock).Close(); err != nil {
 		return nil, err
 	}
-	return b, err
+	return lb, err
 }
 
 // answerWithoutWrite answers a push that writes no row (done): a replay of
@@ -187,16 +200,18 @@ func answerWithoutWrite(ctx context.Context, tx pgx.Tx, boardID string, in persi
 // upsert, and every ID it deletes is unknown or already deleted (as this
 // transaction sees it, earlier pushes of the batch included).
 func changesNothing(ctx context.Context, tx pgx.Tx, boardID string, p *board.Push) (bool, error) {
-	if p.Board != nil || len(p.Notes.Upserted) > 0 || len(p.TrackerItems.Upserted) > 0 {
+	if p.Board != nil || len(p.Notes.Upserted) > 0 || len(p.TrackerItems.Upserted) > 0 ||
+		len(p.Frames.Upserted) > 0 || len(p.Connectors.Upserted) > 0 {
 		return false, nil
 	}
-	if len(p.Notes.Deleted) == 0 && len(p.TrackerItems.Deleted) == 0 {
+	if len(p.Notes.Deleted) == 0 && len(p.TrackerItems.Deleted) == 0 && len(p.Frames.Deleted) == 0 && len(p.Connectors.Deleted) == 0 {
 		return true, nil
 	}
 	var live bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM board_rows WHERE board_id = $1 AND deleted_ns IS NULL
-		AND ((kind = 'n' AND id = ANY($2)) OR (kind = 'i' AND id = ANY($3))))`,
-		boardID, nonNil(p.Notes.Deleted), nonNil(p.TrackerItems.Deleted)).Scan(&live)
+		AND ((kind = 'n' AND id = ANY($2)) OR (kind = 'i' AND id = ANY($3))
+			OR (kind = 'f' AND id = ANY($4)) OR (kind = 'c' AND id = ANY($5))))`,
+		boardID, nonNil(p.Notes.Deleted), nonNil(p.TrackerItems.Deleted), nonNil(p.Frames.Deleted), nonNil(p.Connectors.Deleted)).Scan(&live)
 	if err != nil {
 		return false, fmt.Errorf("check deletions: %w", err)
 	}
@@ -236,7 +251,7 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 // version is known before the bump answers, since this transaction holds
 // the board's lock; the bump's answer is checked against it. A push whose
 // merges overwrote part of a note then logs it in the same transaction.
-func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time,
+func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, p *board.Push, key string, now time.Time,
 	hist map[historyKey]history, queueMore func(*pgx.Batch)) (*board.Changes, *rowmerge.Tally, error) {
 	stamp := now.Format(time.RFC3339Nano)
 	updatedAt := stamp
@@ -255,6 +270,10 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 		return nil, nil, err
 	}
 	items, err := mergeItems(p.TrackerItems.Upserted, stamp, v, hist, tally)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := settleStructure(ctx, tx, b.ID, p, stamp, v, hist, tally, b.connectors > 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -279,12 +298,15 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	deletedNotes, deletedItems := []string{}, []string{}
 	queueDelete(batch, b.ID, kindNote, v, now, p.Notes.Deleted, &deletedNotes)
 	queueDelete(batch, b.ID, kindItem, v, now, p.TrackerItems.Deleted, &deletedItems)
+	if err := st.queue(batch, b.ID, p, v, now); err != nil {
+		return nil, nil, err
+	}
 	queueKey(batch, b.ID, key, v, now)
 	queueMore(batch)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, nil, err
 	}
-	if err := counts.check(s.limits); err != nil {
+	if err := cmp.Or(counts.check(s.limits), st.counts.check(s.limits)); err != nil {
 		return nil, nil, err
 	}
 	if got != v {
@@ -310,14 +332,16 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	if len(deletedItems) > 0 && len(items) > 0 {
 		items = rowmerge.DropDeleted(items, deletedItems, func(it *board.TrackerItem) string { return it.ID })
 	}
-	return &board.Changes{
+	ch := &board.Changes{
 		Board:                 b.Header(),
 		Notes:                 notes,
 		DeletedNoteIDs:        deletedNotes,
 		TrackerItems:          items,
 		DeletedTrackerItemIDs: deletedItems,
 		ServerVersion:         v,
-	}, tally, nil
+	}
+	st.change(ch, b)
+	return ch, tally, nil
 }
 
 // mergeNotes merges the pushed notes (the last copy of an ID wins, at
@@ -388,6 +412,16 @@ func newHistoryRequest(p *board.Push) historyRequest {
 	for _, it := range rowmerge.LastCopies(p.TrackerItems.Upserted, func(it *board.TrackerItem) string { return it.ID }) {
 		if it.BaseVersion >= 1 {
 			r.kinds, r.ids, r.bases = append(r.kinds, kindItem), append(r.ids, it.ID), append(r.bases, it.BaseVersion)
+		}
+	}
+	for _, f := range rowmerge.LastCopies(p.Frames.Upserted, func(f *board.Frame) string { return f.ID }) {
+		if f.BaseVersion >= 1 {
+			r.kinds, r.ids, r.bases = append(r.kinds, kindFrame), append(r.ids, f.ID), append(r.bases, f.BaseVersion)
+		}
+	}
+	for _, c := range rowmerge.LastCopies(p.Connectors.Upserted, func(c *board.Connector) string { return c.ID }) {
+		if c.BaseVersion >= 1 {
+			r.kinds, r.ids, r.bases = append(r.kinds, kindConnector), append(r.ids, c.ID), append(r.bases, c.BaseVersion)
 		}
 	}
 	return r
@@ -736,8 +770,24 @@ func emitRow(kind, id string, data []byte, fn func(p *persist.ChangePart) error)
 	switch {
 	case data == nil && kind == kindNote:
 		part = persist.ChangePart{Kind: persist.PartDeletedNote, ID: id}
-	case data == nil:
+	case data == nil && kind == kindItem:
 		part = persist.ChangePart{Kind: persist.PartDeletedItem, ID: id}
+	case data == nil && kind == kindFrame:
+		part = persist.ChangePart{Kind: persist.PartDeletedFrame, ID: id}
+	case data == nil:
+		part = persist.ChangePart{Kind: persist.PartDeletedConnector, ID: id}
+	case kind == kindFrame:
+		var f board.Frame
+		if err := json.Unmarshal(data, &f); err != nil {
+			return fmt.Errorf("decode frame %s: %w", id, err)
+		}
+		part = persist.ChangePart{Kind: persist.PartFrame, Frame: &f}
+	case kind == kindConnector:
+		var c board.Connector
+		if err := json.Unmarshal(data, &c); err != nil {
+			return fmt.Errorf("decode connector %s: %w", id, err)
+		}
+		part = persist.ChangePart{Kind: persist.PartConnector, Connector: &c}
 	case kind == kindNote:
 		var n board.Note
 		if err := json.Unmarshal(data, &n); err != nil {
@@ -763,8 +813,9 @@ func addRow[T any](list *[]T, data []byte) error {
 	return nil
 }
 
-// liveRows appends every live note and item of the board, in ID order.
-func liveRows(ctx context.Context, tx pgx.Tx, boardID string, notes *[]board.Note, items *[]board.TrackerItem) error {
+// liveRows appends every live note, item, frame and connector of the
+// board to st, in ID order.
+func liveRows(ctx context.Context, tx pgx.Tx, boardID string, st *board.State) error {
 	rows, err := tx.Query(ctx, `SELECT kind, data FROM board_rows WHERE board_id = $1 AND deleted_ns IS NULL
 		ORDER BY kind DESC, id`, boardID)
 	if err != nil {
@@ -773,10 +824,15 @@ func liveRows(ctx context.Context, tx pgx.Tx, boardID string, notes *[]board.Not
 	var kind string
 	var data []byte
 	_, err = pgx.ForEachRow(rows, []any{&kind, &data}, func() error {
-		if kind == kindNote {
-			return addRow(notes, data)
+		switch kind {
+		case kindNote:
+			return addRow(&st.Notes, data)
+		case kindFrame:
+			return addRow(&st.Frames, data)
+		case kindConnector:
+			return addRow(&st.Connectors, data)
 		}
-		return addRow(items, data)
+		return addRow(&st.TrackerItems, data)
 	})
 	return err
 }
@@ -805,7 +861,7 @@ func (s *Store) BoardState(ctx context.Context, boardID string) (*board.State, e
 			return err
 		}
 		st = &board.State{Board: b.Header(), Phases: b.Phases, Notes: []board.Note{}, TrackerItems: []board.TrackerItem{}}
-		return liveRows(ctx, tx, boardID, &st.Notes, &st.TrackerItems)
+		return liveRows(ctx, tx, boardID, st)
 	})
 	if err != nil {
 		return nil, wrap(err, "state of board %s", boardID)

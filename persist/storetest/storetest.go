@@ -82,6 +82,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Cancelled", func(t *testing.T) { runCancelled(t, open) })
 	t.Run("Ping", func(t *testing.T) { runPing(t, open) })
 	t.Run("Limits", func(t *testing.T) { runLimits(t, open) })
+	t.Run("Structure", func(t *testing.T) { runStructure(t, open) })
 }
 
 // env is one test's store and its clock.

@@ -180,6 +180,18 @@ func (t *Tally) AddItem(res Result[board.TrackerItem]) {
 	}
 }
 
+// AddRow records the outcome of a row that has no changelog (a frame or
+// connector, table MergeTableFrame or MergeTableConnector), as AddItem.
+func AddRow[T any](t *Tally, table, id string, res Result[T]) {
+	t.count(res.Outcome)
+	if res.Revived {
+		t.event(persist.MergeRevived, table, id, res.DeletedVersion, -1)
+	}
+	if res.Overlap {
+		t.event(persist.MergeOverlap, table, id, res.TheirsVersion, -1)
+	}
+}
+
 // Logged fills the events' LogKey from the entries as appended (in the
 // order of Entries).
 func (t *Tally) Logged(entries []persist.LogEntry) error {

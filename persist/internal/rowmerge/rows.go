@@ -31,3 +31,13 @@ func DropDeleted[T any](rows []T, deleted []string, id func(*T) string) []T {
 	}
 	return kept
 }
+
+// NilIfEmpty returns nil for an empty list: the form of a change's
+// connector and frame lists when they have nothing (they are left out of
+// its JSON either way), so that a push's change equals a pull's.
+func NilIfEmpty[T any](rows []T) []T {
+	if len(rows) == 0 {
+		return nil
+	}
+	return rows
+}
