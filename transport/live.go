@@ -91,6 +91,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lc.conn = conn
+	lc.out.conn = conn
 
 	// The connection's context holds the user only: the request's would
 	// keep the request (and the board it was checked against) for the

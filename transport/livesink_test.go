@@ -50,11 +50,17 @@ func (f *fakeSocket) CloseNow()                {}
 func (f *fakeSocket) Close(code int, _ string) { f.mu.Lock(); f.closed = code; f.mu.Unlock() }
 func (f *fakeSocket) got() []string            { f.mu.Lock(); defer f.mu.Unlock(); return slices.Clone(f.frames) }
 
+func newTestSink(sock *fakeSocket, max int) *liveSink {
+	s := newLiveSink(&liveConn{conn: sock}, max)
+	s.conn = sock
+	return s
+}
+
 // TestLiveSinkHoldsUntilStart: messages the room sends before start wait
 // for hello, which is written first.
 func TestLiveSinkHoldsUntilStart(t *testing.T) {
 	sock := &fakeSocket{}
-	s := newLiveSink(&liveConn{conn: sock}, 10)
+	s := newTestSink(sock, 10)
 	if !s.Send(rooms.NewMessage([]byte("change"))) {
 		t.Fatal("Send refused a message before start")
 	}
@@ -76,7 +82,7 @@ func TestLiveSinkHoldsUntilStart(t *testing.T) {
 // strictly increase; other messages (presence) go as they are.
 func TestLiveSinkDropsChangesTheClientHas(t *testing.T) {
 	sock := &fakeSocket{}
-	s := newLiveSink(&liveConn{conn: sock}, 10)
+	s := newTestSink(sock, 10)
 	for _, m := range []*rooms.Message{
 		rooms.NewChangesMessage([]byte("changes to 5"), 5),
 		rooms.NewMessage([]byte("join")),
@@ -103,7 +109,7 @@ func TestLiveSinkDropsChangesTheClientHas(t *testing.T) {
 // the engine's queue would, and refuses the next (the room then drops the
 // slow subscriber).
 func TestLiveSinkHeldBound(t *testing.T) {
-	s := newLiveSink(&liveConn{conn: &fakeSocket{}}, 3)
+	s := newTestSink(&fakeSocket{}, 3)
 	for i := range 3 {
 		if !s.Send(rooms.NewMessage([]byte("m"))) {
 			t.Fatalf("Send refused message %d of 3", i+1)

@@ -50,9 +50,11 @@ var pingFrame = []byte{0x89, 0}
 // will return without waiting (docs/architecture.md, "No goroutine per
 // idle connection").
 type fastConn struct {
+	// out is first and held by value: Send (the fan-out, once per
+	// subscriber) then touches one object's cache lines, not two.
+	out    socketWriter
 	h      Handler
 	ws     *websocket.Conn
-	out    *socketWriter
 	rd     *filterConn
 	poller *poller // nil: a reader goroutine instead
 	// pollToken is the connection's token in the poller.
@@ -70,9 +72,9 @@ type fastConn struct {
 func (f *fastEngine) accept(w http.ResponseWriter, r *http.Request, h Handler, opts Options) (Conn, error) {
 	opts = opts.withDefaults()
 	c := &fastConn{h: h}
-	c.out = newSocketWriter(opts.QueueSize, opts.WriteTimeout, c.writerEnded)
+	c.out.init(opts.QueueSize, opts.WriteTimeout, c.writerEnded)
 	c.rd = &filterConn{f: pongFilter{pong: h.Pong, control: h.Control}}
-	ws, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: c.out, rd: c.rd}, r, &websocket.AcceptOptions{
+	ws, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: &c.out, rd: c.rd}, r, &websocket.AcceptOptions{
 		OriginPatterns: opts.OriginPatterns,
 		// The filter takes the client's pongs out; one that reaches the
 		// library anyway says the same.

@@ -66,7 +66,14 @@ type socketWriter struct {
 }
 
 func newSocketWriter(max int, timeout time.Duration, ended func(err error)) *socketWriter {
-	return &socketWriter{max: max, timeout: timeout, ended: ended, spawn: func(f func()) { go f() }}
+	w := &socketWriter{}
+	w.init(max, timeout, ended)
+	return w
+}
+
+// init sets up a writer in place (a fastConn holds its writer by value).
+func (w *socketWriter) init(max int, timeout time.Duration, ended func(err error)) {
+	w.max, w.timeout, w.ended, w.spawn = max, timeout, ended, func(f func()) { go f() }
 }
 
 // drop makes the writer goroutine end the connection (ended(nil)) once the
