@@ -135,7 +135,7 @@ cyclo:
 	$(GO) run github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION) -over 20 $$(git ls-files '*.go' | grep -v '^$(TOOLS)/')
 
 # cross builds and vets (tests included) for the other platforms self-hosters
-# run: platform code sits behind build tags (transport/livewriter_unix.go,
+# run: platform code sits behind build tags (transport/livesock/*_linux.go,
 # tools/corkboard-load/sys_unix.go), and a tag left off breaks only there.
 CROSS_PLATFORMS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/arm64 freebsd/amd64
 
@@ -149,13 +149,13 @@ cross:
 
 # stress runs the concurrency-sensitive tests STRESS_COUNT times each,
 # without and with -race, to catch the failure one run in a hundred shows:
-# rooms and hub whole, the live WebSocket endpoint and its socket writer,
+# rooms and hub whole, the live WebSocket endpoint, the socket engine whole,
 # the store contract's concurrent writers on bbolt (group commit). For a
 # flaky test, run it alone with a higher count while another core is busy, e.g.
 # make stress STRESS_COUNT=200. The default takes about ten minutes on two
 # busy cores, most of it the live endpoint's tests under -race.
 STRESS_COUNT ?= 20
-STRESS_TRANSPORT := TestLive|TestLongPoll|TestSocketWriter|TestGuardedConn|TestTextFrame|DirectWrite
+STRESS_TRANSPORT := TestLive|TestLongPoll
 STRESS_PERSIST := TestContract/.*/([Cc]oncurrent|AtOnce|InOrder|Race|EveryTry)
 
 stress:
@@ -163,6 +163,7 @@ stress:
 		echo "stress: -count=$(STRESS_COUNT) $$race"; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./rooms/ ./hub/; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_TRANSPORT)' ./transport/; \
+		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./transport/livesock/; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_PERSIST)' ./persist/bolt/; \
 	done
 

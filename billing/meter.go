@@ -3,6 +3,7 @@ package billing
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -234,6 +235,38 @@ func (m *Meter) Charge(ctx context.Context, payer string, feature Feature) (Char
 		return Charge{}, &QuotaError{Used: used, Limit: plan.CreditsPerMonth, Plan: plan.Name, RetryAfter: MonthResetsAt(now).Sub(now)}
 	}
 	return Charge{Payer: payer, Feature: feature, Month: month, Credits: cost, Used: used, Plan: plan}, nil
+}
+
+// Admission is the AI gate's decision on one call's credits (Admit): the
+// call runs, with Charge charged to its payer, or it is refused, with
+// what the refusal tells the caller.
+type Admission struct {
+	// Charge is what was charged to the payer of an admitted call; give it
+	// to Refund when the call fails.
+	Charge Charge
+	// Refused, when not nil, says the call may not run: the payer's
+	// monthly credits are used up (how many, of how many, on which plan,
+	// and how long until the month resets). Nothing was charged.
+	Refused *QuotaError
+}
+
+// Admitted reports whether the call may run.
+func (a Admission) Admitted() bool { return a.Refused == nil }
+
+// Admit decides whether payer's credits let one call of feature run now,
+// and charges it when they do (Charge). Errors are the store's, or
+// EINVALID for a feature not charged on its own; a refusal is not an
+// error but an Admission that says why.
+func (m *Meter) Admit(ctx context.Context, payer string, feature Feature) (Admission, error) {
+	c, err := m.Charge(ctx, payer, feature)
+	var qe *QuotaError
+	if errors.As(err, &qe) {
+		return Admission{Refused: qe}, nil
+	}
+	if err != nil {
+		return Admission{}, err
+	}
+	return Admission{Charge: c}, nil
 }
 
 // Refund gives back the credits of c to the month it was charged in.

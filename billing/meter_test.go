@@ -255,3 +255,31 @@ func TestMeter_AllowCall(t *testing.T) {
 		t.Fatalf("new user's 6th call: err=%v, want ERATELIMIT", err)
 	}
 }
+
+// TestMeter_Admit: the gate's decision is the charge, or a refusal that
+// says what the caller is told, with nothing charged.
+func TestMeter_Admit(t *testing.T) {
+	m, db, clock := newMeter(t)
+	ctx := context.Background()
+	month := billing.MonthKey(clock.Now())
+	if _, ok, err := db.SpendCredits(ctx, "ada@example.com", month, 9, 10); err != nil || !ok {
+		t.Fatalf("SpendCredits: ok=%v err=%v", ok, err)
+	}
+	adm, err := m.Admit(ctx, "ada@example.com", billing.FeatureChat)
+	if err != nil || !adm.Admitted() || adm.Charge.Used != 10 || adm.Charge.Credits != 1 {
+		t.Fatalf("Admit at 9 of 10 = %+v, %v; want admitted, used 10", adm, err)
+	}
+	adm, err = m.Admit(ctx, "ada@example.com", billing.FeatureChat)
+	if err != nil || adm.Admitted() {
+		t.Fatalf("Admit at 10 of 10 = %+v, %v; want refused", adm, err)
+	}
+	if got, want := *adm.Refused, (billing.QuotaError{Used: 10, Limit: 10, Plan: billing.Free, RetryAfter: time.Hour}); got != want {
+		t.Fatalf("Refused = %+v, want %+v", got, want)
+	}
+	if u, err := m.Usage(ctx, "ada@example.com"); err != nil || u.Used != 10 {
+		t.Fatalf("usage after a refusal = %d, %v; want 10 (nothing charged)", u.Used, err)
+	}
+	if _, err := m.Admit(ctx, "ada@example.com", billing.Feature("nope")); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("Admit of an unknown feature: %v, want EINVALID", err)
+	}
+}

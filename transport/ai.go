@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"corkboard/access"
 	"corkboard/ai"
 	"corkboard/billing"
 	"corkboard/board"
@@ -105,7 +106,7 @@ func aiMakesEdits(next http.Handler) http.Handler {
 // request is for an AI feature that makes edits: its result could not be
 // saved, so the call would spend credits (the owner's, for notes/rewrite)
 // on nothing.
-func requireAIEdit(ctx context.Context, a *access) error {
+func requireAIEdit(ctx context.Context, a *access.Access) error {
 	if edits, _ := ctx.Value(ctxAIEdits).(bool); edits && !a.CanEdit {
 		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it, so AI features that change it (rewrites, generated notes and items) are for its editors. Analyses and the chat stay open to you, on your own credits.")
 	}
@@ -238,11 +239,11 @@ func (s *Server) guardAIBoard(ctx context.Context, id string) error {
 		}
 		return requireAIEdit(ctx, a)
 	}
-	a, err := s.guardBoard(ctx, id, userEmail(ctx))
+	a, err := s.guard.Guard(ctx, id, userEmail(ctx))
 	if err != nil {
 		return err
 	}
-	return requireAIEdit(ctx, a)
+	return requireAIEdit(ctx, &a)
 }
 
 // aiFailed answers an error of an AI call. An error after the answer began

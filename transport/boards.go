@@ -9,17 +9,32 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"corkboard/access"
 	"corkboard/auth"
 	"corkboard/auth/mailaddr"
 	"corkboard/board"
+	"corkboard/internal/cache"
 )
 
-// access is what the board guard learned about the caller and the board.
-type access struct {
-	Board   *board.Board
-	Email   string
-	IsOwner bool
-	CanEdit bool
+// guard is the board guard the handlers, the AI gate's payer check and
+// every live push ask (access.Service).
+type guard interface {
+	Guard(ctx context.Context, boardID, email string) (access.Access, error)
+}
+
+// memberships is what the board routes and plan changes ask of
+// access.Service beyond the guard: a non-member's view of a board, and
+// the writes that change who may do what.
+type memberships interface {
+	Look(ctx context.Context, boardID, email string) (access.Standing, error)
+	Claim(ctx context.Context, id, email string) error
+	SetPhases(ctx context.Context, id string, ph *board.Phases) (*board.Board, error)
+	AddInvite(ctx context.Context, id, email string) (*board.Board, bool, error)
+	RemoveInvite(ctx context.Context, id, email string) (*board.Board, bool, error)
+	InvitedAccess(ctx context.Context, email string) (boards []string, canEdit bool, err error)
+	Invitees(ctx context.Context, emails []string) ([]access.Invitee, error)
+	EditPlans() []string
+	Invalidate(kind cache.Kind, key string)
 }
 
 // registerBoardRoutes adds the board list, access and invite endpoints.
@@ -51,47 +66,32 @@ func boardIDParam(r *http.Request) (string, error) {
 	return id, nil
 }
 
-// guardBoard is the central board guard: 400 for a malformed ID, 404 for an
-// unclaimed board, 403 when email neither owns it nor is invited.
-func (s *Server) guardBoard(ctx context.Context, boardID, email string) (*access, error) {
-	if err := board.ValidateBoardID("boardId", boardID); err != nil {
-		return nil, err
-	}
-	b, err := s.db.FindBoard(ctx, boardID)
-	if err != nil {
-		return nil, err
-	}
-	if !b.HasMember(email) {
-		return nil, board.Errorf(board.EFORBIDDEN, "You do not have access to this board.")
-	}
-	a := &access{Board: b, Email: email, IsOwner: b.OwnerEmail == email}
-	if a.CanEdit, err = s.meter.CanEdit(ctx, b, email); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
-// requireBoard runs the board guard for {boardId} routes.
+// requireBoard runs the board guard for {boardId} routes: 400 for a
+// malformed ID, 404 for an unclaimed board, 403 when the caller neither
+// owns it nor is invited.
 func (s *Server) requireBoard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, err := s.guardBoard(r.Context(), chi.URLParam(r, "boardId"), userEmail(r.Context()))
+		a, err := s.guard.Guard(r.Context(), chi.URLParam(r, "boardId"), userEmail(r.Context()))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 		if st := stateOf(r.Context()); st != nil {
-			st.access = a // the request's own record: no new context
+			// The request's own record: no new context, no allocation.
+			st.guarded = a
+			st.access = &st.guarded
 			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxBoard, a)))
+		held := a // only this path allocates
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxBoard, &held)))
 	})
 }
 
 // boardAccess is the guard's result for the request (set by requireBoard,
 // or by the AI routes' payer check for a board named in the body).
-func boardAccess(ctx context.Context) *access {
-	if a, _ := ctx.Value(ctxBoard).(*access); a != nil {
+func boardAccess(ctx context.Context) *access.Access {
+	if a, _ := ctx.Value(ctxBoard).(*access.Access); a != nil {
 		return a
 	}
 	if st := stateOf(ctx); st != nil {
@@ -149,24 +149,12 @@ func (s *Server) handleGetAccess(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	email := userEmail(r.Context())
-	b, err := s.db.FindBoard(r.Context(), id)
-	if board.ErrorCode(err) == board.ENOTFOUND {
-		writeJSON(w, http.StatusOK, accessBody{IsUnclaimed: true})
-		return
-	} else if err != nil {
+	st, err := s.members.Look(r.Context(), id, userEmail(r.Context()))
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	body := accessBody{HasAccess: b.HasMember(email), IsOwner: b.OwnerEmail == email}
-	if body.HasAccess {
-		if body.CanEdit, err = s.meter.CanEdit(r.Context(), b, email); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		body.Phases = b.Phases
-	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, accessBody{HasAccess: st.IsMember, IsOwner: st.IsOwner, IsUnclaimed: st.Unclaimed, CanEdit: st.CanEdit, Phases: st.Phases})
 }
 
 // handleClaimBoard is POST /api/boards/{boardId}/access. Claiming a board
@@ -179,13 +167,7 @@ func (s *Server) handleClaimBoard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email := userEmail(r.Context())
-	if _, err := s.db.ClaimBoard(r.Context(), id, email); err != nil {
-		if board.ErrorCode(err) == board.ECONFLICT {
-			if b, ferr := s.db.FindBoard(r.Context(), id); ferr == nil && b.OwnerEmail == email {
-				writeJSON(w, http.StatusOK, okBody)
-				return
-			}
-		}
+	if err := s.members.Claim(r.Context(), id, email); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -216,7 +198,7 @@ func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	b, err := s.db.SetPhases(r.Context(), boardAccess(r.Context()).Board.ID, req.Phases)
+	b, err := s.members.SetPhases(r.Context(), boardAccess(r.Context()).Board.ID, req.Phases)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -248,27 +230,19 @@ type inviteeInfo struct {
 
 // inviteeAccess answers inviteeInfo for each of emails, in order.
 func (s *Server) inviteeAccess(ctx context.Context, emails []string) ([]inviteeInfo, error) {
-	out := make([]inviteeInfo, 0, len(emails))
-	for _, e := range emails {
-		p, err := s.meter.PlanOf(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inviteeInfo{Email: e, CanEdit: p.CanEdit(false), Plan: p.Name})
+	in, err := s.members.Invitees(ctx, emails)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]inviteeInfo, len(in))
+	for i, e := range in {
+		out[i] = inviteeInfo{Email: e.Email, CanEdit: e.CanEdit, Plan: e.Plan}
 	}
 	return out, nil
 }
 
 // editPlans names the plans whose invitees edit, in the table's order.
-func (s *Server) editPlans() []string {
-	names := []string{}
-	for _, p := range s.meter.Plans().All() {
-		if p.InviteeCanEdit {
-			names = append(names, p.Name)
-		}
-	}
-	return names
-}
+func (s *Server) editPlans() []string { return s.members.EditPlans() }
 
 // boardLink is the board's address in the browser client.
 func (s *Server) boardLink(id string) string {
@@ -308,7 +282,7 @@ func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	b, added, err := s.db.AddInvite(r.Context(), a.Board.ID, email)
+	b, added, err := s.members.AddInvite(r.Context(), a.Board.ID, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -344,7 +318,7 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	b, removed, err := s.db.RemoveInvite(r.Context(), boardAccess(r.Context()).Board.ID, email)
+	b, removed, err := s.members.RemoveInvite(r.Context(), boardAccess(r.Context()).Board.ID, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -32,6 +33,7 @@ import (
 	"corkboard/persist/persisttest"
 	"corkboard/ratelimit"
 	"corkboard/transport"
+	"corkboard/transport/livesock"
 )
 
 // publicURL is the configured public origin unless a test picks another;
@@ -328,7 +330,7 @@ func (e *env) start() {
 	e.api = transport.New(
 		transport.Config{PublicURL: e.cfg.publicURL, TrustProxy: e.cfg.trustProxy, DefaultPlan: billing.Free, LiveQueueSize: e.cfg.liveQueue, BoardCacheTTL: e.cfg.cacheTTL,
 			LargeReadsPerUser: e.cfg.largeReads.LargeReadsPerUser, LargeReads: e.cfg.largeReads.LargeReads, LargeReadWait: e.cfg.largeReads.LargeReadWait,
-			SpoolDir: e.spoolDir()},
+			SpoolDir: e.spoolDir(), LiveSockets: livesock.Kind(os.Getenv("CORKBOARD_TEST_LIVE_SOCKETS"))},
 		transport.Deps{DB: db, Auth: e.auth, Hub: e.hub, AI: e.ai, Meter: meter, Plans: e.plans, Billing: e.billing, Now: now, Changelog: e.cl, App: e.cfg.app},
 		e.log,
 	)
@@ -368,6 +370,9 @@ func (e *env) stop() {
 	e.srv.Close()
 	if err := e.hub.Close(ctx); err != nil {
 		e.tb.Errorf("hub Close: %v", err)
+	}
+	if err := e.api.Close(); err != nil {
+		e.tb.Errorf("server Close: %v", err)
 	}
 	if err := e.auth.Close(ctx); err != nil {
 		e.tb.Errorf("auth Close: %v", err)

@@ -20,6 +20,7 @@ import (
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/rooms"
+	"corkboard/transport/livesock"
 )
 
 // Live channel limits (docs/live-protocol.md).
@@ -75,87 +76,42 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lc := &liveConn{s: s, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
-	lc.out = newSocketWriter(s.liveQueueSize(), lc.writerEnded)
-	lc.rd = &filterConn{f: pongFilter{ponged: &lc.ponged, control: lc.allowControl}}
-	conn, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: lc.out, rd: lc.rd}, r, &websocket.AcceptOptions{
+	lc.out = newLiveSink(lc, s.liveQueueSize())
+	conn, err := s.live.Accept(w, r, lc, livesock.Options{
 		OriginPatterns: s.liveOriginPatterns(),
-		OnPongReceived: lc.pongReceived,
+		ReadLimit:      liveReadLimit,
+		QueueSize:      s.liveQueueSize(),
+		WriteTimeout:   liveWriteTimeout,
 	})
 	if err != nil {
 		// Accept has answered the request.
 		s.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
-		lc.out.stop()
 		watch.Stop()
 		lease.Release()
 		return
 	}
 	lc.conn = conn
-	conn.SetReadLimit(liveReadLimit)
+	lc.out.conn = conn
 
 	// The connection's context holds the user only: the request's would
 	// keep the request (and the board it was checked against) for the
 	// connection's life, and must not end the connection once hijacked.
-	// It is never cancelled: the connection ends by its socket closing,
-	// and coder/websocket then registers nothing on it per read.
+	// It is never cancelled: the connection ends by its socket closing.
 	ctx := context.WithValue(context.Background(), ctxState, &requestState{email: a.Email})
 	lc.ctx = ctx
-	// The poller entry is made before open starts the writer and the
-	// keeper, either of which may finish the connection from then on.
-	p := sharedPoller()
-	if p != nil && lc.rd.raw != nil {
-		lc.poller = p
-		p.register(lc)
-	}
 	if !lc.open(ctx, since, a.CanEdit) {
-		lc.finish()
-		return
+		return // closed: the engine calls Ended
 	}
 	// The handler returns and net/http lets go of the request, its buffers
-	// and its goroutine's stack. Where the process has a poller
-	// (livepoll_linux.go), an idle connection keeps no goroutine at all:
-	// the poller starts one when the client sends something. Elsewhere
-	// (or over TLS) the connection keeps one goroutine, its reader
-	// (docs/architecture.md, "No goroutine per idle connection").
-	if lc.poller != nil {
-		lc.readBurst() // what came with the upgrade, then the socket is armed
-		return
-	}
-	go lc.serve(ctx)
-}
-
-// readBurst runs when the connection's socket has something to read (the
-// poller's event, or right after opening): it reads what is there without
-// waiting, hands each whole message to the library's Read and handles it,
-// and arms the socket again once nothing whole is left. The client's pongs
-// never reach the library (filterConn), so an answered ping costs no
-// goroutine beyond this burst.
-func (lc *liveConn) readBurst() {
-	for {
-		read, ok := lc.rd.pollRead(lc.readNB)
-		if !ok {
-			// The library is reading: that is its close handshake, and
-			// whoever closes finishes the connection.
-			return
-		}
-		if !read {
-			if !lc.poller.arm(lc) {
-				lc.finish() // the socket is closed already
-			}
-			return
-		}
-		_, data, err := lc.conn.Read(lc.ctx)
-		if err != nil {
-			lc.closeReading()
-			lc.finish()
-			return
-		}
-		lc.rd.messageRead()
-		lc.handle(lc.ctx, data)
-	}
+	// and its goroutine's stack. With the fast engine an idle connection
+	// then keeps no goroutine at all; with the plain one it keeps its
+	// reader (docs/architecture.md, "The socket engine").
+	conn.Read()
 }
 
 // open joins the room and writes hello and the catch-up; false when the
-// connection is to end (it has been closed with the reason).
+// connection is to end (it has been closed, with the reason, and the
+// engine calls Ended).
 func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	s, conn, out := lc.s, lc.conn, lc.out
 	connID := newConnID()
@@ -167,12 +123,14 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		} else {
 			s.log.ErrorContext(ctx, "live subscribe failed", slog.String("board", lc.boardID), slog.Any("err", err))
 		}
-		conn.Close(code, board.ErrorMessage(err))
+		conn.Close(int(code), board.ErrorMessage(err))
 		return false
 	}
 	lc.sub = sub
 	if lc.overBudget.Load() {
-		// WebSocket pings that came with the upgrade spent the budget.
+		// WebSocket pings that came with the upgrade spent the budget:
+		// nothing more is read, not even during the close handshake.
+		conn.StopReading(rooms.CloseTooManyMessages, tooManyMessages)
 		conn.Close(rooms.CloseTooManyMessages, tooManyMessages)
 		return false
 	}
@@ -209,6 +167,7 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		if err == nil && !changed {
 			hello.ServerVersion = max(hello.ServerVersion, v)
 			if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
+				conn.CloseNow()
 				return false
 			}
 		} else if err == nil {
@@ -219,21 +178,22 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 			if cu.out.started {
 				// Part of the catch-up has left; the socket cannot carry
 				// another message before its end.
-				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
+				conn.Close(int(websocket.StatusInternalError), "catch-up failed: pull and reconnect")
 				return false
 			}
 			_ = out.writeNow(textFrame(mustJSON(hello)))
 			// The writer still holds queued messages back: written now.
 			_ = out.writeNow(textFrame(lc.errorMessage(ctx, "", err)))
 			if c := board.ErrorCode(err); c == board.ERATELIMIT || c == board.EUNAVAILABLE {
-				conn.Close(websocket.StatusTryAgainLater, "too many large reads at once: reconnect later")
+				conn.Close(int(websocket.StatusTryAgainLater), "too many large reads at once: reconnect later")
 			} else {
-				conn.Close(websocket.StatusInternalError, "catch-up failed: pull and reconnect")
+				conn.Close(int(websocket.StatusInternalError), "catch-up failed: pull and reconnect")
 			}
 			return false
 		}
 		floor = max(hello.ServerVersion, v)
 	} else if err := out.writeNow(textFrame(mustJSON(hello))); err != nil {
+		conn.CloseNow()
 		return false
 	}
 	// The client is at hello's version, or its catch-up's: room messages
@@ -245,33 +205,18 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	return true
 }
 
-// serve is the connection's one goroutine: it reads client messages until
-// the socket closes (the client left, a write failed, the subscriber was
-// dropped and closed, or the keeper found the peer dead), then lets go of
-// everything the connection held.
-func (lc *liveConn) serve(ctx context.Context) {
-	lc.readLoop(ctx)
-	lc.finish()
-}
-
-// finish ends the connection: the writer stops (later messages are
-// ignored), the subscriber leaves, and the socket, the lease, the session
-// watch, the keeper's and the poller's entries are let go. Whoever saw the
-// connection end calls it (its reader, the writer that closed it, the
-// keeper that cut it); only the first call does anything.
-func (lc *liveConn) finish() {
+// Ended implements livesock.Handler: the connection is over. The
+// subscriber leaves, and the lease, the session watch and the keeper's
+// entry are let go; only the first call does anything.
+func (lc *liveConn) Ended() {
 	if !lc.finished.CompareAndSwap(false, true) {
 		return
-	}
-	if lc.poller != nil {
-		lc.poller.forget(lc)
 	}
 	lc.out.stop()
 	lc.s.liveKeeper.remove(lc)
 	if lc.sub != nil {
 		lc.sub.Leave()
 	}
-	lc.conn.CloseNow()
 	lc.watch.Stop()
 	lc.lease.Release()
 }
@@ -330,27 +275,23 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// liveConn is one live connection: its goroutine (serve) reads; what the
-// server sends goes through its socketWriter; the server's liveKeeper pings
-// it and watches its session.
+// liveConn is one live connection, the livesock.Handler of its socket:
+// the engine reads its messages and hands them over (Message); what the
+// room sends goes through its liveSink; the server's liveKeeper pings it
+// and watches its session.
 type liveConn struct {
 	s       *Server
-	conn    *websocket.Conn
-	out     *socketWriter
+	conn    livesock.Conn
+	out     *liveSink
 	sub     *rooms.Subscriber
 	boardID string
 	email   string
 	token   string // the session cookie the socket was opened with
 	watch   *auth.SessionWatch
 	lease   *hub.Lease
-	// rd is the socket's read side as the library sees it (pongs taken
-	// out); with a poller, ctx is the connection's context for the reads
-	// each burst makes, and pollToken its poller's token.
-	rd        *filterConn
-	ctx       context.Context
-	poller    *livePoller
-	pollToken uint64
-	finished  atomic.Bool
+	// ctx is the connection's context for the messages it handles.
+	ctx      context.Context
+	finished atomic.Bool
 
 	// The keeper's, under its lock: the index in its list, when the next
 	// ping is due, when the unanswered ping went out (zero: none), and
@@ -385,47 +326,24 @@ func (lc *liveConn) allowMessage() bool {
 		return true
 	}
 	if lc.overBudget.CompareAndSwap(false, true) {
-		// Nothing more is read: the reading goroutine's next Read fails,
-		// and it closes the socket with 4029 (closeReading); open does
-		// when this happened before it (pings that came with the upgrade).
-		lc.rd.stopped.Store(true)
+		// Nothing more is read, and the engine closes the socket with
+		// 4029; open does when this happened before it had the connection
+		// (pings that came with the upgrade).
+		if lc.conn != nil {
+			lc.conn.StopReading(rooms.CloseTooManyMessages, tooManyMessages)
+		}
 		lc.s.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", rooms.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
 	}
 	return false
 }
 
-// closeReading closes the socket when its reader found it ended: with 4029
-// when the connection went past its message budget (the close frame is
-// written; the handshake reads nothing more), else at once.
-func (lc *liveConn) closeReading() {
-	if lc.overBudget.Load() {
-		lc.conn.Close(rooms.CloseTooManyMessages, tooManyMessages)
-	}
-}
+// Control implements livesock.Handler: each WebSocket ping or pong frame
+// costs a message of the budget (a ping makes the library write a pong);
+// false drops the frame unanswered.
+func (lc *liveConn) Control() bool { return lc.allowMessage() }
 
-// allowControl is the read filter's check of a WebSocket ping or pong
-// frame: each costs a message of the budget (a ping makes the library
-// write a pong); false drops the frame unanswered.
-func (lc *liveConn) allowControl() bool { return lc.allowMessage() }
-
-// pongReceived is coder/websocket's OnPongReceived: the peer is alive.
-func (lc *liveConn) pongReceived(context.Context, []byte) { lc.ponged.Store(true) }
-
-// writerEnded is the socket writer's end: a failed write ends the
-// connection at once (the reader's Read fails next); a dropped subscriber
-// (kicked, fell behind, session ended, server shutting down) gets its
-// socket closed with the room's code. Called on the writer goroutine, which
-// may wait for the close handshake.
-func (lc *liveConn) writerEnded(err error) {
-	if err != nil {
-		lc.conn.CloseNow()
-	} else {
-		code, reason := lc.sub.CloseStatus()
-		lc.conn.Close(websocket.StatusCode(code), reason)
-	}
-	// Without a reader goroutine nobody else would see the socket closed.
-	lc.finish()
-}
+// Pong implements livesock.Handler: the peer is alive.
+func (lc *liveConn) Pong() { lc.ponged.Store(true) }
 
 // typePing and typePong are the application-level keepalive, an extension
 // of the live protocol: browsers answer WebSocket pings without telling the
@@ -449,21 +367,10 @@ type clientMessage struct {
 	NoteID         *string         `json:"noteId"`
 }
 
-// readLoop handles client messages until the connection ends (the
-// connection's goroutine where there is no poller).
-func (lc *liveConn) readLoop(ctx context.Context) {
-	for {
-		_, data, err := lc.conn.Read(ctx)
-		if err != nil {
-			lc.closeReading()
-			return
-		}
-		lc.handle(ctx, data)
-	}
-}
-
-// handle handles one client message, within the message budget.
-func (lc *liveConn) handle(ctx context.Context, data []byte) {
+// Message implements livesock.Handler: one client message, handled within
+// the message budget.
+func (lc *liveConn) Message(data []byte) {
+	ctx := lc.ctx
 	if !lc.allowMessage() {
 		return
 	}
@@ -519,12 +426,12 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if _, err := lc.s.auth.Authenticate(ctx, lc.token); err != nil {
 		return err
 	}
-	a, err := lc.s.guardBoard(ctx, lc.sub.Room().ID(), lc.email)
+	a, err := lc.s.guard.Guard(ctx, lc.sub.Room().ID(), lc.email)
 	if err != nil {
 		return err
 	}
-	if !a.CanEdit {
-		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it.")
+	if err := a.RequireEdit(); err != nil {
+		return err
 	}
 	if len(m.IdempotencyKey) > persist.MaxIdempotencyKeyLen || !visibleASCII(m.IdempotencyKey) {
 		return board.FieldErrorf("idempotencyKey", "idempotencyKey must be at most %d visible ASCII characters.", persist.MaxIdempotencyKeyLen)

@@ -32,9 +32,6 @@ type liveKeeper struct {
 // keeperTick is the keeper's step: how late a logout may close a socket.
 const keeperTick = time.Second
 
-// pingFrame is an empty ping (RFC 6455 section 5.5.2), as a server sends it.
-var pingFrame = []byte{0x89, 0}
-
 func (k *liveKeeper) durations() (every, timeout, tick time.Duration) {
 	every, timeout, tick = k.every, k.timeout, k.tick
 	if every <= 0 {
@@ -102,10 +99,7 @@ func (k *liveKeeper) run() {
 		// Closing a socket may wait (for the library's goroutines): not
 		// under the lock, and not on the keeper's goroutine.
 		for i, lc := range dead {
-			go func() {
-				lc.conn.CloseNow()
-				lc.finish() // a connection without a reader goroutine
-			}()
+			go lc.conn.CloseNow() // the engine calls Ended
 			dead[i] = nil
 		}
 		dead = dead[:0]
@@ -137,10 +131,8 @@ func (k *liveKeeper) visit(lc *liveConn, now time.Time, every, timeout time.Dura
 		lc.ponged.Store(false)
 		lc.pingSent = now
 		lc.nextPing = now.Add(every)
-		// Never waits: written at once when the socket has room, else
-		// ahead of the messages waiting, as the library's own control
-		// frames were.
-		lc.out.sendControl(pingFrame)
+		// Never waits (livesock.Conn.Ping).
+		lc.conn.Ping()
 		k.pings.Add(1)
 	}
 }

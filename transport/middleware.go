@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
+	"corkboard/access"
 	"corkboard/board"
 )
 
@@ -33,8 +34,10 @@ const (
 // so the chain costs one context value and one request copy.
 type requestState struct {
 	email  string
-	access *access
-	quiet  bool
+	access *access.Access
+	// guarded holds what access points to, set by requireBoard.
+	guarded access.Access
+	quiet   bool
 }
 
 // stateOf is the request's state (nil outside logRequests).

@@ -22,34 +22,25 @@ const planChangeTimeout = 5 * time.Second
 // guard again; this is for the client's screen. Failures are logged: the
 // connection learns its access at the next reconnect anyway.
 func (s *Server) PlanChanged(ctx context.Context, email string) {
-	if s.hub == nil || s.db == nil {
+	if s.hub == nil || s.members == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, planChangeTimeout)
 	defer cancel()
-	boards, err := s.db.ListBoardsFor(ctx, email)
+	boards, canEdit, err := s.members.InvitedAccess(ctx, email)
 	if err != nil {
-		s.log.WarnContext(ctx, "plan change: list boards", slog.String("email", email), slog.Any("err", err))
+		s.log.WarnContext(ctx, "plan change", slog.String("email", email), slog.Any("err", err))
 		return
 	}
-	var msg *rooms.Message
-	for i := range boards {
-		b := &boards[i]
-		if b.OwnerEmail == email {
-			continue
-		}
-		if msg == nil {
-			canEdit, err := s.meter.CanEdit(ctx, b, email)
-			if err != nil {
-				s.log.WarnContext(ctx, "plan change: access", slog.String("email", email), slog.Any("err", err))
-				return
-			}
-			data, err := json.Marshal(rooms.AccessMessage{Type: rooms.TypeAccess, CanEdit: canEdit})
-			if err != nil {
-				return
-			}
-			msg = rooms.NewMessage(data)
-		}
-		s.hub.SendTo(b.ID, email, msg)
+	if len(boards) == 0 {
+		return
+	}
+	data, err := json.Marshal(rooms.AccessMessage{Type: rooms.TypeAccess, CanEdit: canEdit})
+	if err != nil {
+		return
+	}
+	msg := rooms.NewMessage(data)
+	for _, id := range boards {
+		s.hub.SendTo(id, email, msg)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -34,7 +33,7 @@ type payerFunc func(r *http.Request) (payer string, next *http.Request, err erro
 //     counted, whatever follows);
 //  2. resolves the payer (400/403/404 from the board guard);
 //  3. has the Meter charge the feature's cost to the payer for the current
-//     UTC month (billing.Meter.Charge decides; the gate renders its answer):
+//     UTC month (billing.Meter.Admit decides; the gate renders its answer):
 //     past the payer's monthly credits, 429 with exactly
 //     {error, used, limit, plan} and Retry-After to the month's end;
 //  4. runs the handler, and refunds the credits when the handler's answer is
@@ -57,7 +56,7 @@ func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Hand
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			caller := userEmail(ctx)
-			if err := s.meter.AllowCall(ctx, caller); err != nil {
+			if err := s.credits.AllowCall(ctx, caller); err != nil {
 				s.writeError(w, r, err)
 				return
 			}
@@ -72,20 +71,13 @@ func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Hand
 				ctx = r.Context()
 			}
 
-			charge, err := s.meter.Charge(ctx, payerEmail, feature)
+			adm, err := s.credits.Admit(ctx, payerEmail, feature)
 			if err != nil {
-				var qe *billing.QuotaError
-				if !errors.As(err, &qe) {
-					s.writeError(w, r, err)
-					return
-				}
-				w.Header().Set("Retry-After", strconv.Itoa(board.RetryAfterSeconds(qe.RetryAfter)))
-				writeJSON(w, http.StatusTooManyRequests, quotaBody{
-					Error: quotaMessage(payerEmail != caller),
-					Used:  qe.Used,
-					Limit: qe.Limit,
-					Plan:  qe.Plan,
-				})
+				s.writeError(w, r, err)
+				return
+			}
+			if !adm.Admitted() {
+				writeQuotaRefusal(w, adm.Refused, payerEmail != caller)
 				return
 			}
 
@@ -98,7 +90,7 @@ func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Hand
 				// client's disconnect is what ended the handler.
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 				defer cancel()
-				if err := s.meter.Refund(rctx, charge); err != nil {
+				if err := s.credits.Refund(rctx, adm.Charge); err != nil {
 					s.log.ErrorContext(ctx, "AI credit refund failed", slog.String("payer", payerEmail), slog.String("feature", string(feature)), slog.Any("err", err))
 					return
 				}
@@ -107,6 +99,23 @@ func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Hand
 			next.ServeHTTP(rec, r)
 		})
 	}
+}
+
+// creditGate is what the AI gate asks of billing.Meter: the per-minute
+// limit, then the decision on the payer's monthly credits, and the refund
+// of a call that failed.
+type creditGate interface {
+	AllowCall(ctx context.Context, email string) error
+	Admit(ctx context.Context, payer string, feature billing.Feature) (billing.Admission, error)
+	Refund(ctx context.Context, c billing.Charge) error
+}
+
+// writeQuotaRefusal answers a call the payer's monthly credits refused:
+// 429 with exactly {error, used, limit, plan} and Retry-After to the
+// month's end.
+func writeQuotaRefusal(w http.ResponseWriter, qe *billing.QuotaError, ownerPays bool) {
+	w.Header().Set("Retry-After", strconv.Itoa(board.RetryAfterSeconds(qe.RetryAfter)))
+	writeJSON(w, http.StatusTooManyRequests, quotaBody{Error: quotaMessage(ownerPays), Used: qe.Used, Limit: qe.Limit, Plan: qe.Plan})
 }
 
 // quotaBody is the spec's AI quota error body, and nothing else.
@@ -190,16 +199,16 @@ func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) 
 	if err != nil {
 		return "", r, err
 	}
-	a, err := s.guardBoard(r.Context(), boardID, userEmail(r.Context()))
+	a, err := s.guard.Guard(r.Context(), boardID, userEmail(r.Context()))
 	if err != nil {
 		return "", r, err
 	}
 	// Before anything is charged or the owner's quota is checked: a
 	// viewer neither spends nor learns of the owner's credits.
-	if err := requireAIEdit(r.Context(), a); err != nil {
+	if err := requireAIEdit(r.Context(), &a); err != nil {
 		return "", r, err
 	}
-	return a.Board.OwnerEmail, r.WithContext(context.WithValue(r.Context(), ctxBoard, a)), nil
+	return a.Board.OwnerEmail, r.WithContext(context.WithValue(r.Context(), ctxBoard, &a)), nil
 }
 
 // peekBoardID returns the string value of the top-level "boardId" key of a

@@ -3,6 +3,7 @@
 package transport
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"corkboard/access"
 	"corkboard/ai"
 	"corkboard/auth"
 	"corkboard/billing"
@@ -18,6 +20,7 @@ import (
 	"corkboard/hub"
 	"corkboard/internal/cache"
 	"corkboard/persist"
+	"corkboard/transport/livesock"
 )
 
 // Config holds what the HTTP layer needs to know about its deployment.
@@ -37,7 +40,7 @@ type Config struct {
 	// published by GET /api/config.
 	LoginCodesInLog bool
 	// BoardCacheSize bounds how many boards' access facts the board guard
-	// keeps in memory (accesscache.go); 0 is 10,000.
+	// keeps in memory (access.Options.CacheSize); 0 is 10,000.
 	BoardCacheSize int
 	// BoardCacheTTL is how long a cached board is trusted before it is
 	// read again: the longest an invite removal or a phase change made on
@@ -54,6 +57,10 @@ type Config struct {
 	// reads them (spool.go); "" is the system's temporary folder. Call
 	// ClearSpools on it before serving.
 	SpoolDir string
+	// LiveSockets picks the live channel's socket engine (livesock):
+	// "" is fast on Linux for connections without TLS and plain elsewhere;
+	// tests name one. Fast where there is none is plain, with a warning.
+	LiveSockets livesock.Kind
 }
 
 // Server serves the API. Build it with New; it is an http.Handler.
@@ -75,6 +82,12 @@ type Server struct {
 
 	// meter decides plans, AI credits and canEdit (billing.Meter).
 	meter *billing.Meter
+	// guard and members are what a person may do to a board
+	// (access.Service, over the board cache).
+	guard   guard
+	members memberships
+	// credits is the AI gate's decision on credits (the Meter).
+	credits creditGate
 	// announce tells the other nodes that a cached record changed here.
 	announce func(cache.Kind, string)
 	// The billing webhook and the AI rate limit (billing.go).
@@ -86,6 +99,8 @@ type Server struct {
 	// liveKeeper pings the live connections and watches their sessions
 	// (livekeeper.go).
 	liveKeeper liveKeeper
+	// live is the live channel's socket engine; Close stops it.
+	live *livesock.Engine
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -140,14 +155,17 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
-	if deps.DB != nil {
-		s.db = newCachedBoards(deps.DB, cfg, deps.Now, deps.Announce)
-	}
+	s.live = newLiveEngine(cfg.LiveSockets, log)
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
 	s.largeReads = newLargeReadGate(cfg)
 	s.polls.draining = make(chan struct{})
 	if s.meter == nil {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
+	}
+	s.credits = s.meter
+	if deps.DB != nil {
+		svc := access.New(deps.DB, s.meter, access.Options{CacheSize: cfg.BoardCacheSize, CacheTTL: cfg.BoardCacheTTL, Now: deps.Now, Announce: deps.Announce})
+		s.guard, s.members = svc, svc
 	}
 	s.billing = billingState{webhook: deps.Billing}
 	s.announce = deps.Announce
@@ -160,6 +178,25 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s.router = s.routes()
 	return s
+}
+
+// newLiveEngine is the socket engine of kind, or the default one where
+// kind cannot be had.
+func newLiveEngine(kind livesock.Kind, log *slog.Logger) *livesock.Engine {
+	e, err := livesock.New(kind, log)
+	if err != nil {
+		log.Warn("live sockets: the engine asked for cannot be had; using the default", slog.String("engine", string(kind)), slog.Any("err", err))
+		e, _ = livesock.New(livesock.Auto, log) // never fails
+	}
+	return e
+}
+
+// Close stops what the server runs besides its handlers: the live socket
+// engine (its poller; connections it still holds are closed at once). Call
+// it after the hub's Close, which says goodbye to every live connection.
+// Safe to call twice.
+func (s *Server) Close() error {
+	return s.live.Close()
 }
 
 // ServeHTTP implements http.Handler. Every answer says nosniff: a browser
@@ -210,4 +247,25 @@ func (s *Server) routes() chi.Router {
 		})
 	})
 	return r
+}
+
+// Invalidate drops what the server holds about a record that changed
+// elsewhere (another node, the plan admin socket): cache.Board in the
+// access service, cache.Plan in the Meter, cache.Session in auth. A
+// cross-node feed calls it with every change other nodes report.
+func (s *Server) Invalidate(kind cache.Kind, key string) {
+	switch kind {
+	case cache.Board:
+		if s.members != nil {
+			s.members.Invalidate(kind, key)
+		}
+	case cache.Plan:
+		s.meter.Invalidate(kind, key)
+		// Another node changed the plan; this node tells its own sockets.
+		s.PlanChanged(context.Background(), key)
+	case cache.Session:
+		if s.auth != nil {
+			s.auth.Invalidate(kind, key)
+		}
+	}
 }

@@ -145,8 +145,8 @@ func visibleASCII(s string) bool {
 // with Idempotent-Replayed: true.
 func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 	a := boardAccess(r.Context())
-	if !a.CanEdit {
-		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it."))
+	if err := a.RequireEdit(); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	key, err := idempotencyKey(r)

@@ -315,7 +315,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 // Close shuts down what Open opened, in order: HTTP (in-flight requests
 // finish while their rooms still run), the rooms and their sockets, the
-// snapshot scheduler, auth (drains queued mail), then the metrics
+// live socket engine, the snapshot scheduler, auth (drains queued mail), then the metrics
 // listener, the profiler, the node bus, the admin socket and storage.
 // Problems are logged: by then there is no one else to tell.
 func (m *Main) Close() {
@@ -337,6 +337,13 @@ func (m *Main) Close() {
 	if m.hub != nil {
 		if err := m.hub.Close(shutCtx); err != nil {
 			m.Log.Warn("rooms did not stop in time", "err", err)
+		}
+	}
+	if m.srv != nil {
+		// The live socket engine (its poller) stops after the hub said
+		// goodbye on every live connection.
+		if err := m.srv.Close(); err != nil {
+			m.Log.Warn("live sockets did not stop", "err", err)
 		}
 	}
 	if m.snapshots != nil {

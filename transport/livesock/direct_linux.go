@@ -1,6 +1,4 @@
-//go:build unix
-
-package transport
+package livesock
 
 import (
 	"net"

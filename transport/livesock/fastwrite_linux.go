@@ -1,9 +1,8 @@
-package transport
+package livesock
 
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"net"
 	"net/http"
@@ -11,17 +10,15 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"corkboard/rooms"
 )
 
-// socketWriter writes a live connection's messages: it is the subscriber's
-// rooms.Sink. coder/websocket does the handshake, reads, pings and the
-// close; the messages the server sends go through here, because fan-out is
-// where the server's CPU goes (docs/benchmarks.md):
+// socketWriter writes a fast connection's frames. coder/websocket does the
+// handshake, reads, answers pings and the close; the messages the server
+// sends go through here, because fan-out is where the server's CPU goes
+// (docs/benchmarks.md):
 //
-//   - A message is framed once per push, not once per subscriber
-//     (rooms.Message.Wire), and the room's fan-out goroutine writes the
+//   - A message is framed once per push, not once per subscriber (the
+//     caller hands Send a prepared frame), and the room's fan-out goroutine writes the
 //     frame straight to every socket that has room for it, with one
 //     non-blocking write each: no goroutine wakes, no timer, no lock of the
 //     library per frame. This is what a Node relay does in its send loop.
@@ -29,11 +26,11 @@ import (
 //     client) gets the rest, and every later message, queued; a writer
 //     goroutine writes the queue, waiting for the socket with a deadline.
 //     The room never waits: a full queue makes Send report false and the
-//     room drops the subscriber (CloseResync).
+//     caller drops the connection.
 //
 // The writer goroutine exists only while there is something to write: it
-// is started when the queue stops being empty (or the subscriber is
-// dropped) and ends when the queue is empty again. An idle connection
+// is started when the queue stops being empty (or the connection is to be
+// closed) and ends when the queue is empty again. An idle connection
 // costs no goroutine here, and most connections are idle.
 //
 // Frames must never interleave on the wire: whoever writes to the socket
@@ -49,11 +46,13 @@ type socketWriter struct {
 	// then queued.
 	direct func(p []byte) int
 	max    int // frames the queue may hold
+	// timeout bounds one wait for the socket.
+	timeout time.Duration
 	// spawn starts the writer goroutine (go f(); tests run it by hand).
 	spawn func(f func())
 	// ended is called by the writer goroutine when a write failed (err)
-	// or when the subscriber was dropped (nil), after stop: the connection
-	// then closes its socket (at once, or with the room's close code).
+	// or when the connection is to be closed (nil), after stop: the
+	// connection then closes its socket (at once, or with its close code).
 	ended func(err error)
 
 	wmu sync.Mutex // held by whoever writes to conn
@@ -61,50 +60,25 @@ type socketWriter struct {
 	qmu     sync.Mutex // guards the fields below
 	queue   [][]byte   // frames waiting, in order
 	partial bool       // queue[0] is the rest of a frame already begun on the wire
-	held    bool       // until start: every frame queues, so hello goes first
-	// heldMsgs are the room's messages that came while held: start writes
-	// those above the connection's catch-up and drops the others.
-	heldMsgs []*rooms.Message
-	// floor is the version the client was brought to by its hello and
-	// catch-up: a changes message at or below it is not sent (the client
-	// has it), so the versions a client sees strictly increase.
-	floor   int64
-	running bool // a writer goroutine runs (or is about to)
-	dropped bool // the subscriber was closed: close the socket with its code
+	running bool       // a writer goroutine runs (or is about to)
+	dropped bool       // close the socket once the frame begun is written
 	closed  bool
 }
 
-func newSocketWriter(max int, ended func(err error)) *socketWriter {
-	return &socketWriter{max: max, held: true, ended: ended, spawn: func(f func()) { go f() }}
+func newSocketWriter(max int, timeout time.Duration, ended func(err error)) *socketWriter {
+	w := &socketWriter{}
+	w.init(max, timeout, ended)
+	return w
 }
 
-// Send implements rooms.Sink.
-func (w *socketWriter) Send(m *rooms.Message) bool {
-	w.qmu.Lock()
-	switch {
-	case w.closed:
-		w.qmu.Unlock()
-		return true
-	case w.held:
-		if len(w.heldMsgs)+len(w.queue) >= w.max {
-			w.qmu.Unlock()
-			return false
-		}
-		w.heldMsgs = append(w.heldMsgs, m)
-		w.qmu.Unlock()
-		return true
-	case m.Version != 0 && m.Version <= w.floor:
-		w.qmu.Unlock()
-		return true
-	}
-	w.qmu.Unlock()
-	return w.sendFrame(m.Wire(textFrame))
+// init sets up a writer in place (a fastConn holds its writer by value).
+func (w *socketWriter) init(max int, timeout time.Duration, ended func(err error)) {
+	w.max, w.timeout, w.ended, w.spawn = max, timeout, ended, func(f func()) { go f() }
 }
 
-// SubscriberClosed implements rooms.ClosingSink: the room dropped the
-// subscriber (or it left). The writer goroutine closes the socket with the
-// subscriber's close code once the frame being written is finished.
-func (w *socketWriter) SubscriberClosed() {
+// drop makes the writer goroutine end the connection (ended(nil)) once the
+// frame being written is finished; what is queued is not written.
+func (w *socketWriter) drop() {
 	w.qmu.Lock()
 	defer w.qmu.Unlock()
 	if w.closed {
@@ -122,7 +96,7 @@ func (w *socketWriter) sendFrame(f []byte) bool {
 	}
 	// TryLock: wmu is held while a write waits for the socket, and the room
 	// must not wait with it.
-	if w.held || len(w.queue) > 0 || w.direct == nil || !w.wmu.TryLock() {
+	if len(w.queue) > 0 || w.direct == nil || !w.wmu.TryLock() {
 		ok := w.enqueueLocked(f)
 		w.qmu.Unlock()
 		return ok
@@ -156,7 +130,7 @@ func (w *socketWriter) sendControl(f []byte) {
 		w.qmu.Unlock()
 		return
 	}
-	if len(w.queue) == 0 && !w.held {
+	if len(w.queue) == 0 {
 		w.qmu.Unlock()
 		w.sendFrame(f)
 		return
@@ -181,10 +155,10 @@ func (w *socketWriter) enqueueLocked(f []byte) bool {
 	return true
 }
 
-// kickLocked starts the writer goroutine unless it runs, the writer is
-// held (start kicks) or stopped. Called with qmu held.
+// kickLocked starts the writer goroutine unless it runs or the writer is
+// stopped. Called with qmu held.
 func (w *socketWriter) kickLocked() {
-	if w.held || w.running || w.closed {
+	if w.running || w.closed {
 		return
 	}
 	w.running = true
@@ -192,7 +166,7 @@ func (w *socketWriter) kickLocked() {
 }
 
 // drain is the writer goroutine: it writes the queue until it is empty,
-// then ends. A subscriber dropped meanwhile is closed once the batch being
+// then ends. A connection dropped meanwhile is closed once the batch being
 // written is done: what is still queued is discarded (the client pulls on
 // reconnecting) so that the close frame is not stuck behind it.
 func (w *socketWriter) drain() {
@@ -222,8 +196,8 @@ func (w *socketWriter) drain() {
 	}
 }
 
-// writeNow writes frames, waiting for the socket up to liveWriteTimeout. It
-// is for hello and the catch-up, written before start.
+// writeNow writes frames, waiting for the socket up to the timeout for
+// each writeChunk bytes (hello and the catch-up).
 func (w *socketWriter) writeNow(frames ...[]byte) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
@@ -244,7 +218,7 @@ func (w *socketWriter) writeLocked(frames [][]byte) error {
 			size += len(frames[n])
 			n++
 		}
-		if err = w.conn.SetWriteDeadline(time.Now().Add(liveWriteTimeout)); err == nil {
+		if err = w.conn.SetWriteDeadline(time.Now().Add(w.timeout)); err == nil {
 			bufs := net.Buffers(frames[:n]) // one writev on a TCP socket
 			_, err = bufs.WriteTo(w.conn)
 		}
@@ -258,30 +232,6 @@ func (w *socketWriter) writeLocked(frames [][]byte) error {
 
 // writeChunk is how many bytes of queued frames one write deadline covers.
 const writeChunk = 256 << 10
-
-// start ends the hold: queued frames, then every later one, are written in
-// order, and a drop that came meanwhile takes effect.
-func (w *socketWriter) start() { w.startAbove(0) }
-
-// startAbove is start for a client that its hello and catch-up brought to
-// version floor: changes messages at or below it, held or later, are not
-// sent (a room's message read before the catch-up may arrive after it).
-func (w *socketWriter) startAbove(floor int64) {
-	w.qmu.Lock()
-	defer w.qmu.Unlock()
-	w.floor = floor
-	for _, m := range w.heldMsgs {
-		if m.Version != 0 && m.Version <= floor {
-			continue
-		}
-		w.queue = append(w.queue, m.Wire(textFrame))
-	}
-	w.heldMsgs = nil
-	w.held = false
-	if len(w.queue) > 0 || w.dropped {
-		w.kickLocked()
-	}
-}
 
 // flush writes everything queued, waiting for the socket.
 func (w *socketWriter) flush() error {
@@ -334,37 +284,6 @@ func (w *socketWriter) stop() {
 	}
 }
 
-// textFrame frames p as one unmasked, unfragmented text message
-// (RFC 6455 section 5.2), as a server sends it.
-func textFrame(p []byte) []byte { return dataFrame(true, true, p) }
-
-// dataFrame is one fragment of a text message (RFC 6455, 5.4): the
-// first has the text opcode and the others the continuation one, and the
-// last has FIN set; a message of one fragment is textFrame.
-func dataFrame(first, final bool, p []byte) []byte {
-	var f []byte
-	switch n := len(p); {
-	case n <= 125:
-		f = make([]byte, 2, 2+n)
-		f[1] = byte(n)
-	case n <= 0xffff:
-		f = make([]byte, 4, 4+n)
-		f[1] = 126
-		binary.BigEndian.PutUint16(f[2:], uint16(n))
-	default:
-		f = make([]byte, 10, 10+n)
-		f[1] = 127
-		binary.BigEndian.PutUint64(f[2:], uint64(n))
-	}
-	if first {
-		f[0] = 0x1 // opcode text; continuation is 0x0
-	}
-	if final {
-		f[0] |= 0x80 // FIN
-	}
-	return append(f, p...)
-}
-
 // hijackGuard hands websocket.Accept a connection whose writes take the
 // socket writer's lock (guardedConn), and gives the writer the connection
 // underneath.
@@ -377,17 +296,11 @@ type hijackGuard struct {
 // Unwrap lets http.ResponseController reach the writer underneath.
 func (h *hijackGuard) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
-// Buffers coder/websocket keeps for the connection's lifetime, in place of
-// net/http's 4 KiB each (most connections are idle, and 50,000 of them
-// would hold 400 MB in these alone): reads of client messages go through
-// liveReadBuffer (a payload longer than it is read straight into the
-// message; with the poller, most reads copy what it read ahead, so a small
-// buffer costs no system calls), and the library writes only control frames, at most 127 bytes
-// each, which must reach guardedConn in one Write.
-const (
-	liveReadBuffer  = 128
-	liveWriteBuffer = 128
-)
+// The buffers coder/websocket is handed are plain.go's liveReadBuffer and
+// liveWriteBuffer: with the poller, most reads copy what it read ahead, so
+// a small read buffer costs no system calls, and the library writes only
+// control frames here, at most 127 bytes each, which must reach guardedConn
+// in one Write.
 
 // Hijack implements http.Hijacker. It hands coder/websocket small buffers
 // of its own, so that net/http's (and the request) are freed when the

@@ -1,4 +1,4 @@
-package transport
+package livesock
 
 import (
 	"bytes"
@@ -98,7 +98,7 @@ func FuzzPongFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream, splits []byte) {
 		want := refFiltered(stream)
 		var ponged atomic.Bool
-		pf := pongFilter{ponged: &ponged}
+		pf := pongFilter{pong: func() { ponged.Store(true) }}
 		buf := bytes.Clone(stream)
 		var out []byte
 		for i, k := 0, 0; i < len(buf); k++ {

@@ -1,4 +1,4 @@
-package transport
+package livesock
 
 import (
 	"bytes"
@@ -65,7 +65,7 @@ func TestPongFilter(t *testing.T) {
 		}
 		for _, k := range append(splits, -1) {
 			var ponged atomic.Bool
-			f := pongFilter{ponged: &ponged}
+			f := pongFilter{pong: func() { ponged.Store(true) }}
 			var out []byte
 			if k < 0 {
 				for i := range in {

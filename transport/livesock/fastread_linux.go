@@ -1,4 +1,4 @@
-package transport
+package livesock
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 // read buffer. It takes the client's pong frames (answers to the keeper's
 // pings) out of the byte stream and reports them itself, and it counts the
 // complete frames it lets through. Both are what lets an idle connection
-// wait without a goroutine (livepoll_linux.go): the keeper's ping is
+// wait without a goroutine (poller_linux.go): the keeper's ping is
 // answered every 30 s, and a reader the library handed a pong would take
 // it and then block waiting for a message, holding its goroutine for as
 // long as the client stays quiet. With the pong gone and the frames
@@ -24,8 +24,8 @@ import (
 // mask, then the payload, which it skips. It does not check what it passes
 // on: the library does, and fails the connection on a malformed frame.
 type pongFilter struct {
-	// ponged is set for each complete pong frame taken out.
-	ponged *atomic.Bool
+	// pong, if set, is called for each complete pong frame taken out.
+	pong func()
 	// control, if set, is asked at the start of each ping and pong frame
 	// whether the connection's message budget admits it; false drops the
 	// frame (a ping is not answered), and the connection is being closed.
@@ -34,12 +34,12 @@ type pongFilter struct {
 	// Parser state: hdr holds the header bytes of the current frame so
 	// far (up to 14); need is how many header bytes the frame has, once
 	// known; left is its payload still to come.
-	hdr  [14]byte
-	nhdr int
-	need int
-	left uint64
-	drop bool // the current frame's bytes are not passed on: a pong, or a control frame past the budget
-	pong bool // the current frame is a pong
+	hdr    [14]byte
+	nhdr   int
+	need   int
+	left   uint64
+	drop   bool // the current frame's bytes are not passed on: a pong, or a control frame past the budget
+	isPong bool // the current frame is a pong
 
 	// messages counts the data messages whose last frame has been passed
 	// on whole; others the close and ping frames passed on whole; partial
@@ -66,8 +66,8 @@ func (f *pongFilter) filter(p []byte) []byte {
 			f.nhdr++
 			if f.nhdr == 1 {
 				op := b & 0x0f
-				f.pong = op == 0xA
-				f.drop = f.pong
+				f.isPong = op == 0xA
+				f.drop = f.isPong
 				if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
 					f.drop = true
 				}
@@ -132,8 +132,8 @@ func (f *pongFilter) frameEnded() {
 	fin, opcode := f.hdr[0]&0x80 != 0, f.hdr[0]&0x0f
 	switch {
 	case f.drop:
-		if f.pong && f.ponged != nil {
-			f.ponged.Store(true)
+		if f.isPong && f.pong != nil {
+			f.pong()
 		}
 	case opcode >= 0x8: // close, ping (or a reserved control opcode)
 		f.others++
@@ -144,7 +144,7 @@ func (f *pongFilter) frameEnded() {
 	default:
 		f.inMessage = true
 	}
-	f.nhdr, f.need, f.left, f.drop, f.pong = 0, 0, 0, false, false
+	f.nhdr, f.need, f.left, f.drop, f.isPong = 0, 0, 0, false, false
 }
 
 // partial reports whether the bytes passed on end inside a frame or a
@@ -182,10 +182,10 @@ type filterConn struct {
 }
 
 // errStopped is Read's answer once the connection stopped reading.
-var errStopped = errors.New("live: reading stopped: too many messages")
+var errStopped = errors.New("livesock: reading stopped")
 
 // errWouldBlock is readNB's answer when the socket holds nothing more.
-var errWouldBlock = errors.New("live: nothing to read yet")
+var errWouldBlock = errors.New("livesock: nothing to read yet")
 
 // Read implements io.Reader for the library's bufio.Reader.
 func (c *filterConn) Read(p []byte) (int, error) {

@@ -1,14 +1,13 @@
-package transport
+package livesock
 
 import (
 	"net"
 	"sync"
 	"time"
-
-	"corkboard/rooms"
 )
 
-// The live socket writer, for its black-box tests (livewriter_test.go).
+// The fast connection's socket writer, for its black-box tests
+// (fastwrite_linux_test.go).
 
 // SocketWriterForTest is a live connection's socket writer whose writer
 // goroutine the test runs by hand (Run), so that it decides when the queue
@@ -23,7 +22,7 @@ type SocketWriterForTest struct {
 
 func newTestWriter(queue int) *SocketWriterForTest {
 	t := &SocketWriterForTest{pending: make(chan func(), 1), failed: make(chan error, 1), stopped: make(chan struct{})}
-	t.w = newSocketWriter(queue, func(err error) { t.failed <- err })
+	t.w = newSocketWriter(queue, 10*time.Second, func(err error) { t.failed <- err })
 	// The writer asks for a goroutine only when none runs: one at a time.
 	t.w.spawn = func(f func()) { t.pending <- f }
 	return t
@@ -38,7 +37,7 @@ func NewSocketWriterForTest(c net.Conn, queue int) (*SocketWriterForTest, net.Co
 }
 
 // NewSocketWriterWithDirectForTest is NewSocketWriterForTest with direct as
-// the non-blocking write (what a unix socket gets from livewriter_unix.go),
+// the non-blocking write (what a unix socket gets from direct_linux.go),
 // so that a test decides how much of each frame the socket takes.
 func NewSocketWriterWithDirectForTest(c net.Conn, queue int, direct func(p []byte) int) (*SocketWriterForTest, net.Conn) {
 	t := newTestWriter(queue)
@@ -56,9 +55,6 @@ func (t *SocketWriterForTest) Send(frame []byte) bool { return t.w.sendFrame(fra
 
 // WriteNow writes frames before Start, waiting for the socket.
 func (t *SocketWriterForTest) WriteNow(frames ...[]byte) error { return t.w.writeNow(frames...) }
-
-// Start ends the hold on queued messages.
-func (t *SocketWriterForTest) Start() { t.w.start() }
 
 // Run runs the writer goroutine each time the writer asks for it, until
 // Stop (nil), a failed write (its error) or a drop (nil).
@@ -84,8 +80,8 @@ func (t *SocketWriterForTest) Stop() {
 	t.once.Do(func() { close(t.stopped) })
 }
 
-// SubscriberClosed tells the writer its subscriber was dropped.
-func (t *SocketWriterForTest) SubscriberClosed() { t.w.SubscriberClosed() }
+// Drop tells the writer to end the connection after the frame begun.
+func (t *SocketWriterForTest) Drop() { t.w.drop() }
 
 // Queue reports how many frames wait and whether the first of them is the
 // rest of a frame already begun on the wire.
@@ -95,23 +91,5 @@ func (t *SocketWriterForTest) Queue() (frames int, begun bool) {
 	return len(t.w.queue), t.w.partial
 }
 
-// TextFrameForTest frames p as the server sends a text message.
-func TextFrameForTest(p []byte) []byte { return textFrame(p) }
-
-// SetLivePingsForTest shortens the live keeper's ping period, pong timeout
-// and step; call it before the first live connection.
-func SetLivePingsForTest(s *Server, every, timeout, tick time.Duration) {
-	s.liveKeeper.every, s.liveKeeper.timeout, s.liveKeeper.tick = every, timeout, tick
-}
-
-// LivePingsSentForTest returns how many pings the live keeper has sent.
-func LivePingsSentForTest(s *Server) int64 { return s.liveKeeper.pings.Load() }
-
 // SendControl sends a control frame ahead of the queued messages.
 func (t *SocketWriterForTest) SendControl(frame []byte) { t.w.sendControl(frame) }
-
-// SendMessage is Send for a room's message.
-func (t *SocketWriterForTest) SendMessage(m *rooms.Message) bool { return t.w.Send(m) }
-
-// StartAbove starts the writer for a client at version floor.
-func (t *SocketWriterForTest) StartAbove(floor int64) { t.w.startAbove(floor) }

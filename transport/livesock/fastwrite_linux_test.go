@@ -1,4 +1,4 @@
-package transport_test
+package livesock_test
 
 import (
 	"bufio"
@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"corkboard/rooms"
-	"corkboard/transport"
+	"corkboard/transport/livesock"
 )
 
 // socketPair returns the server and client ends of a loopback TCP
@@ -158,9 +157,9 @@ func (s *fakeSocket) SetWriteDeadline(time.Time) error { return nil }
 
 // newFakeWriter returns a socket writer on a fakeSocket of capacity bytes,
 // with the socket's TryWrite as its non-blocking write.
-func newFakeWriter(t *testing.T, capacity, queue int) (*transport.SocketWriterForTest, net.Conn, *fakeSocket) {
+func newFakeWriter(t *testing.T, capacity, queue int) (*livesock.SocketWriterForTest, net.Conn, *fakeSocket) {
 	s := newFakeSocket(t, capacity)
-	w, guarded := transport.NewSocketWriterWithDirectForTest(s, queue, s.TryWrite)
+	w, guarded := livesock.NewSocketWriterWithDirectForTest(s, queue, s.TryWrite)
 	return w, guarded, s
 }
 
@@ -251,7 +250,6 @@ func readWholeFrames(t *testing.T, r *bufio.Reader, messages, pings int, size fu
 func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	const capacity = 64 << 10
 	w, guarded, sock := newFakeWriter(t, capacity, 1000)
-	w.Start()
 	defer w.Stop()
 
 	sizes := []int{200 << 10, 10, 125, 126, 0xffff, 0x10000, 3000, 70000}
@@ -264,7 +262,7 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 	const messages, pings = 200, 50
 	frames := make([][]byte, messages)
 	for i := range frames {
-		frames[i] = transport.TextFrameForTest(payloadOf(i, size(i)))
+		frames[i] = livesock.TextFrame(payloadOf(i, size(i)))
 	}
 	// The first message is larger than the socket takes: it is begun on
 	// the wire and its rest queued.
@@ -318,10 +316,9 @@ func TestSocketWriterKeepsFramesWhole(t *testing.T) {
 func TestSocketWriterFullQueue(t *testing.T) {
 	const queue = 3
 	w, _, _ := newFakeWriter(t, 64<<10, queue) // the peer never reads
-	w.Start()
 	go w.Run()
 	defer w.Stop()
-	frame := transport.TextFrameForTest(payloadOf(1, 64<<10))
+	frame := livesock.TextFrame(payloadOf(1, 64<<10))
 	for i := range 100 {
 		if !w.Send(frame) {
 			// Accepted: what the socket took, then queue frames.
@@ -334,38 +331,9 @@ func TestSocketWriterFullQueue(t *testing.T) {
 	t.Fatal("Send accepted 100 messages of 64 KiB for a peer that reads nothing")
 }
 
-// TestSocketWriterHoldsUntilStart: messages sent before start wait for
-// hello, which is written first.
-func TestSocketWriterHoldsUntilStart(t *testing.T) {
-	server, client := socketPair(t)
-	w, _ := transport.NewSocketWriterForTest(server, 10)
-	defer w.Stop()
-	if !w.Send(transport.TextFrameForTest([]byte("change"))) {
-		t.Fatal("Send refused a message before start")
-	}
-	if err := w.WriteNow(transport.TextFrameForTest([]byte("hello"))); err != nil {
-		t.Fatal(err)
-	}
-	w.Start()
-	go w.Run()
-	r := bufio.NewReader(client)
-	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"hello", "change"} {
-		f, err := readFrame(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(f.payload) != want {
-			t.Fatalf("got %q, want %q", f.payload, want)
-		}
-	}
-}
-
 func TestTextFrameLengths(t *testing.T) {
 	for _, n := range []int{0, 125, 126, 0xffff, 0x10000} {
-		f, err := readFrame(bufio.NewReader(bytes.NewReader(transport.TextFrameForTest(make([]byte, n)))))
+		f, err := readFrame(bufio.NewReader(bytes.NewReader(livesock.TextFrame(make([]byte, n)))))
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
@@ -381,9 +349,8 @@ func TestTextFrameLengths(t *testing.T) {
 // after it.
 func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 	w, guarded, sock := newFakeWriter(t, 64<<10, 10)
-	w.Start()
 	big := payloadOf(0, 1<<20)
-	if !w.Send(transport.TextFrameForTest(big)) || !w.Send(transport.TextFrameForTest([]byte("queued"))) {
+	if !w.Send(livesock.TextFrame(big)) || !w.Send(livesock.TextFrame([]byte("queued"))) {
 		t.Fatal("Send refused a message")
 	}
 	if _, begun := w.Queue(); !begun {
@@ -416,7 +383,7 @@ func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 
 func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
 	server, _ := socketPair(t)
-	_, guarded := transport.NewSocketWriterForTest(server, 10)
+	_, guarded := livesock.NewSocketWriterForTest(server, 10)
 	for _, tc := range []struct {
 		name  string
 		frame []byte
@@ -425,7 +392,7 @@ func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
 		{"ping", []byte{0x89, 0}, true},
 		{"pong with payload", []byte{0x8a, 3, 'a', 'b', 'c'}, true},
 		{"close with code", []byte{0x88, 2, 0x03, 0xe8}, true},
-		{"text", transport.TextFrameForTest([]byte("hi")), false},
+		{"text", livesock.TextFrame([]byte("hi")), false},
 		{"close cut short", []byte{0x88, 2, 0x03}, false},
 		{"two pings at once", []byte{0x89, 0, 0x89, 0}, false},
 		{"ping without FIN", []byte{0x09, 0}, false},
@@ -445,12 +412,11 @@ func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
 func TestSocketWriterWithoutDescriptor(t *testing.T) {
 	server, client := net.Pipe()
 	t.Cleanup(func() { server.Close(); client.Close() })
-	w, _ := transport.NewSocketWriterForTest(server, 10)
-	w.Start()
+	w, _ := livesock.NewSocketWriterForTest(server, 10)
 	go w.Run()
 	defer w.Stop()
 	for _, m := range []string{"one", "two", "three"} {
-		if !w.Send(transport.TextFrameForTest([]byte(m))) {
+		if !w.Send(livesock.TextFrame([]byte(m))) {
 			t.Fatalf("Send refused %q", m)
 		}
 	}
@@ -474,10 +440,9 @@ func TestSocketWriterWithoutDescriptor(t *testing.T) {
 // queued messages.
 func TestSocketWriterControlFrameGoesAhead(t *testing.T) {
 	w, _, sock := newFakeWriter(t, 64<<10, 10)
-	w.Start()
 	defer w.Stop()
 	big := payloadOf(0, 1<<20)
-	if !w.Send(transport.TextFrameForTest(big)) || !w.Send(transport.TextFrameForTest([]byte("queued"))) {
+	if !w.Send(livesock.TextFrame(big)) || !w.Send(livesock.TextFrame([]byte("queued"))) {
 		t.Fatal("Send refused a message")
 	}
 	w.SendControl([]byte{0x89, 0})
@@ -502,43 +467,39 @@ func TestSocketWriterControlFrameGoesAhead(t *testing.T) {
 	}
 }
 
-// TestSocketWriterDropsChangesTheClientHas: changes messages the room sent
-// while the connection was being set up, and any later, that its catch-up
-// already covered are not written, so the versions a client is sent
-// strictly increase; other messages (presence) go as they are.
-func TestSocketWriterDropsChangesTheClientHas(t *testing.T) {
+// TestSocketWriterWritesStraightToTCP: on a unix TCP socket a message goes
+// out in the sender's call, with no writer goroutine running (a message
+// this small always fits in an empty socket buffer).
+func TestSocketWriterWritesStraightToTCP(t *testing.T) {
 	server, client := socketPair(t)
-	w, _ := transport.NewSocketWriterForTest(server, 10)
+	if !livesock.HasDirectWriteForTest(server) {
+		t.Fatal("a TCP socket has no direct write")
+	}
+	w, _ := livesock.NewSocketWriterForTest(server, 10)
 	defer w.Stop()
-	for _, m := range []*rooms.Message{
-		rooms.NewChangesMessage([]byte("changes to 5"), 5),
-		rooms.NewMessage([]byte("join")),
-		rooms.NewChangesMessage([]byte("changes to 7"), 7),
-		rooms.NewChangesMessage([]byte("changes to 8"), 8),
-	} {
-		if !w.SendMessage(m) {
-			t.Fatal("Send refused a message before start")
-		}
+	// No Run: only a direct write can reach the peer.
+	if !w.Send(livesock.TextFrame([]byte("straight"))) {
+		t.Fatal("Send refused a message")
 	}
-	if err := w.WriteNow(transport.TextFrameForTest([]byte("hello 7"))); err != nil {
+	if n, _ := w.Queue(); n != 0 {
+		t.Fatalf("%d frames queued, want the message written at once", n)
+	}
+	if err := client.SetReadDeadline(time.Now().Add(socketWait)); err != nil {
 		t.Fatal(err)
 	}
-	w.StartAbove(7)
-	go w.Run()
-	if !w.SendMessage(rooms.NewChangesMessage([]byte("changes to 6"), 6)) || !w.SendMessage(rooms.NewChangesMessage([]byte("changes to 9"), 9)) {
-		t.Fatal("Send refused a message after start")
+	f, err := readFrame(bufio.NewReader(client))
+	if err != nil || string(f.payload) != "straight" {
+		t.Fatalf("got %q, err %v; want the message", f.payload, err)
 	}
-	r := bufio.NewReader(client)
-	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"hello 7", "join", "changes to 8", "changes to 9"} {
-		f, err := readFrame(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(f.payload) != want {
-			t.Fatalf("got %q, want %q", f.payload, want)
-		}
+}
+
+// TestNoDirectWriteWithoutDescriptor: a connection without a socket of its
+// own (TLS would be one) takes the queued path.
+func TestNoDirectWriteWithoutDescriptor(t *testing.T) {
+	server, client := net.Pipe()
+	defer server.Close()
+	defer client.Close()
+	if livesock.HasDirectWriteForTest(server) {
+		t.Fatal("net.Pipe has a direct write")
 	}
 }
