@@ -79,9 +79,10 @@ async function select(page, screen, title, additive = false) {
 for (const screen of [DESKTOP, PHONE]) {
   test(`a connector is drawn from a note's edge, seen live, follows a move and goes with its note (${screen.name})`, { skip, timeout: 90_000 }, async () => {
     const A = await boardPage(screen, `Links ${screen.name}`);
+    A.page.on('console', (m) => console.log('CONSOLE', m.text().slice(0, 300)));
     await pushNotes(A.page, server, A.id, [
       { id: 'plan', title: 'Plan', x: 0, y: 0 },
-      { id: 'ship', title: 'Ship', x: 0, y: 300 },
+      { id: 'ship', title: 'Ship', x: 0, y: 260 },
     ]);
     await note(A.page, 'Ship').waitFor();
     const B = await withWatcher(A);
@@ -90,24 +91,30 @@ for (const screen of [DESKTOP, PHONE]) {
     // Select Plan so its handles show (a finger has no hover), then drag from its bottom handle onto Ship's body.
     await select(A.page, screen, 'Plan');
     const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
-    await drag(A.page, screen, centre(await handle.boundingBox()), centre(await note(A.page, 'Ship').boundingBox()));
+    const shipBox = await note(A.page, 'Ship').boundingBox();
+    await drag(A.page, screen, centre(await handle.boundingBox()), { x: shipBox.x + shipBox.width / 2 + 40, y: shipBox.y + 40 });
+    console.log('STEP drawn');
+    await A.page.screenshot({ path: `/tmp/x/c1-${screen.name}.png` });
     const r = await until(A.page, A.id, (x) => x.connectors.length === 1);
+    console.log('STEP on server');
     assert.equal(r.connectors[0].from, 'plan');
     assert.equal(r.connectors[0].to, 'ship');
     const edgeB = B.page.locator('.react-flow__edge');
-    await edgeB.waitFor();
+    await edgeB.waitFor({ state: 'attached' }); // a vertical line has no width: "visible" would never hold
     await shot(A.page, `connector-${screen.name}`);
     await A.page.screenshot({ path: `/tmp/connweb-connector-${screen.name}.png` });
 
+    console.log('STEP seen by B');
     // Move Ship: the arrow's path changes on both screens.
     const pathB = B.page.locator('.react-flow__edge path.react-flow__edge-path');
     const before = await pathB.getAttribute('d');
-    const ship = centre(await note(A.page, 'Ship').boundingBox());
     await select(A.page, screen, 'Ship');
-    await drag(A.page, screen, { x: ship.x, y: ship.y - 40 }, { x: ship.x + 120, y: ship.y + 40 });
+    const sb = await note(A.page, 'Ship').boundingBox();
+    await drag(A.page, screen, { x: sb.x + sb.width / 2, y: sb.y + 40 }, { x: sb.x + sb.width / 2 + 80, y: sb.y + 80 });
     await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > 0);
     await B.page.waitForFunction((d) => document.querySelector('.react-flow__edge path.react-flow__edge-path')?.getAttribute('d') !== d, before);
 
+    console.log('STEP moved');
     // Delete Ship: its connector goes in the same push, for everyone.
     await select(A.page, screen, 'Ship');
     await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: /^Delete/ }).click();
