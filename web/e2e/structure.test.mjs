@@ -79,20 +79,26 @@ async function select(page, screen, title, additive = false) {
 for (const screen of [DESKTOP, PHONE]) {
   test(`a connector is drawn from a note's edge, seen live, follows a move and goes with its note (${screen.name})`, { skip, timeout: 90_000 }, async () => {
     const A = await boardPage(screen, `Links ${screen.name}`);
-    A.page.on('console', (m) => console.log('CONSOLE', m.text().slice(0, 300)));
     await pushNotes(A.page, server, A.id, [
       { id: 'plan', title: 'Plan', x: 0, y: 0 },
-      { id: 'ship', title: 'Ship', x: 0, y: 260 },
+      { id: 'ship', title: 'Ship', x: 0, y: 200 },
     ]);
     await note(A.page, 'Ship').waitFor();
     const B = await withWatcher(A);
     await note(B.page, 'Ship').waitFor();
 
-    // Select Plan so its handles show (a finger has no hover), then drag from its bottom handle onto Ship's body.
     await select(A.page, screen, 'Plan');
-    const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
-    const shipBox = await note(A.page, 'Ship').boundingBox();
-    await drag(A.page, screen, centre(await handle.boundingBox()), { x: shipBox.x + shipBox.width / 2 + 40, y: shipBox.y + 40 });
+    if (!screen.hasTouch) {
+      // With a mouse: drag from Plan's bottom handle onto Ship's body.
+      const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
+      const shipBox = await note(A.page, 'Ship').boundingBox();
+      await drag(A.page, screen, centre(await handle.boundingBox()), { x: shipBox.x + shipBox.width / 2 + 40, y: shipBox.y + 40 });
+    } else {
+      // With a finger: Plan selected, Connect, then tap Ship.
+      await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: 'Connect' }).tap();
+      await A.page.getByRole('button', { name: 'Connect', pressed: true }).waitFor();
+      await note(A.page, 'Ship').tap();
+    }
     console.log('STEP drawn');
     await A.page.screenshot({ path: `/tmp/x/c1-${screen.name}.png` });
     const r = await until(A.page, A.id, (x) => x.connectors.length === 1);

@@ -452,7 +452,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           </button>
         )}
         {canEdit && (
-          <button type="button" onClick={() => editor.connectSelected()} aria-keyshortcuts={ariaOf('connect')} title="An arrow between the two selected notes (or drag from a note's edge)">
+          <button type="button" aria-pressed={s.tool === 'connect'} onClick={() => (s.tool === 'connect' ? editor.setTool('select') : editor.connectSelected())} aria-keyshortcuts={ariaOf('connect')} title="An arrow from the selected note to the next one you tap (or between two selected notes; or drag from a note's edge)">
             Connect
           </button>
         )}
