@@ -71,17 +71,22 @@ const note = (page, title) => page.locator('.note', { hasText: title });
 /** select taps or clicks a note (additive: with Shift, on a mouse screen). */
 async function select(page, screen, title, additive = false) {
   const n = note(page, title);
-  if (screen.hasTouch) await n.tap();
-  else await n.click({ modifiers: additive ? ['Shift'] : [] });
-  await page.locator('.note.selected', { hasText: title }).waitFor();
+  const done = page.locator('.note.selected', { hasText: title });
+  if (!screen.hasTouch) {
+    await n.click({ modifiers: additive ? ['Shift'] : [] });
+    return done.waitFor();
+  }
+  await n.tap();
+  await done.waitFor();
 }
 
 for (const screen of [DESKTOP, PHONE]) {
   test(`a connector is drawn from a note's edge, seen live, follows a move and goes with its note (${screen.name})`, { skip, timeout: 90_000 }, async () => {
     const A = await boardPage(screen, `Links ${screen.name}`);
     await pushNotes(A.page, server, A.id, [
-      { id: 'plan', title: 'Plan', x: 0, y: 0 },
-      { id: 'ship', title: 'Ship', x: 0, y: 200 },
+      // Above the middle of the view (where the empty board opened), clear of the toolbars at the bottom of a phone.
+      { id: 'plan', title: 'Plan', x: -110, y: -340 },
+      { id: 'ship', title: 'Ship', x: -110, y: -120 },
     ]);
     await note(A.page, 'Ship').waitFor();
     const B = await withWatcher(A);
@@ -99,10 +104,7 @@ for (const screen of [DESKTOP, PHONE]) {
       await A.page.getByRole('button', { name: 'Connect', pressed: true }).waitFor();
       await note(A.page, 'Ship').tap();
     }
-    console.log('STEP drawn');
-    await A.page.screenshot({ path: `/tmp/x/c1-${screen.name}.png` });
     const r = await until(A.page, A.id, (x) => x.connectors.length === 1);
-    console.log('STEP on server');
     assert.equal(r.connectors[0].from, 'plan');
     assert.equal(r.connectors[0].to, 'ship');
     const edgeB = B.page.locator('.react-flow__edge');
@@ -110,19 +112,23 @@ for (const screen of [DESKTOP, PHONE]) {
     await shot(A.page, `connector-${screen.name}`);
     await A.page.screenshot({ path: `/tmp/connweb-connector-${screen.name}.png` });
 
-    console.log('STEP seen by B');
     // Move Ship: the arrow's path changes on both screens.
     const pathB = B.page.locator('.react-flow__edge path.react-flow__edge-path');
     const before = await pathB.getAttribute('d');
+    if (screen.hasTouch) {
+      // Known issue (docs/web-client.md): with a finger, a tap on a note while a connector is selected does not
+      // select the note; a tap on the empty canvas first clears the connector.
+      await A.page.touchscreen.tap(20, 200);
+      await A.page.locator('.react-flow__edge.selected').waitFor({ state: 'detached' });
+    }
     await select(A.page, screen, 'Ship');
     const sb = await note(A.page, 'Ship').boundingBox();
     await drag(A.page, screen, { x: sb.x + sb.width / 2, y: sb.y + 40 }, { x: sb.x + sb.width / 2 + 80, y: sb.y + 80 });
-    await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > 0);
+    await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > -110);
     await B.page.waitForFunction((d) => document.querySelector('.react-flow__edge path.react-flow__edge-path')?.getAttribute('d') !== d, before);
 
-    console.log('STEP moved');
-    // Delete Ship: its connector goes in the same push, for everyone.
-    await select(A.page, screen, 'Ship');
+    // Delete Ship (still selected after its drag): its connector goes in the same push, for everyone.
+    await A.page.locator('.note.selected', { hasText: 'Ship' }).waitFor();
     await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: /^Delete/ }).click();
     const after = await until(A.page, A.id, (x) => !x.notes.some((n) => n.id === 'ship'));
     assert.equal(after.connectors.length, 0, 'the connector went with its note');
