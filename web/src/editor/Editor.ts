@@ -668,8 +668,8 @@ export class Editor {
 
   /**
    * createFrame makes a frame: around the selected notes when there are
-   * some (so they are in it), else FRAME_W×FRAME_H at the centre of the
-   * view; titled "Frame N", selected, and its title ready to type. One
+   * some (so they are in it), else FRAME_W×FRAME_H (at most 80 % × 70 %
+   * of the view) at the centre of the view; titled "Frame N", selected, and its title ready to type. One
    * push, one undo step.
    */
   createFrame(): string | null {
@@ -680,8 +680,12 @@ export class Editor {
       const n = now.get(id);
       return n ? [rectOf(n)] : [];
     });
+    const v = this.view.visible();
     const c = this.centre();
-    const r = around.length ? frameAround(around) : clampFrame({ x: c.x - FRAME_W / 2, y: c.y - FRAME_H / 2, w: FRAME_W, h: FRAME_H });
+    // FRAME_W×FRAME_H, or less on a small screen: a new frame is wholly in view, title bar included.
+    const w = v.w > 0 ? Math.min(FRAME_W, Math.round(v.w * 0.8)) : FRAME_W;
+    const h = v.h > 0 ? Math.min(FRAME_H, Math.round(v.h * 0.7)) : FRAME_H;
+    const r = around.length ? frameAround(around) : clampFrame({ x: c.x - w / 2, y: c.y - h / 2, w, h });
     const f: Frame = { id: this.newId(), title: nextFrameTitle(this.frames().values()), ...r, color: 'gray', locked: false, updatedAt: '' };
     this.undoHistory.transact('new frame', (u) => u.upsertFrame(f));
     this.set({ selected: new Set([f.id]), naming: { kind: 'frame', id: f.id } });

@@ -149,10 +149,13 @@ describe('frames', () => {
     expect(board.frames.get(f.id)?.title).toBe('Launch');
   });
 
-  it('with nothing selected the frame goes to the middle of the view', () => {
-    const { board, editor } = setup();
+  it('with nothing selected the frame goes to the middle of the view, smaller on a small screen', () => {
+    const { board, editor, view } = setup();
     const id = editor.createFrame()!;
     expect(board.frames.get(id)).toMatchObject({ x: -320, y: -200, w: 640, h: 400 });
+    view.visible = () => ({ x: 0, y: 0, w: 390, h: 700 });
+    const small = editor.createFrame()!;
+    expect(board.frames.get(small)).toMatchObject({ x: 39, y: 150, w: 312, h: 400 });
   });
 
   it('dragging a frame moves the notes inside it: previewed, then one push and one undo step', () => {
