@@ -157,7 +157,7 @@ for (const screen of [DESKTOP, PHONE]) {
       // A finger selects one note at a time: the frame is made in the middle of the view, and the notes are put into it.
       await tools.getByRole('button', { name: 'Frame', exact: true }).click();
       const [f] = (await until(A.page, A.id, (x) => x.frames.length === 1)).frames;
-      await pushNotes(A.page, server, A.id, three.map((n) => ({ ...n, x: f.x + 20 + n.x / 2.6, y: f.y + 50 + n.y / 2, w: 120, h: 80 })));
+      await pushNotes(A.page, server, A.id, three.map((n) => ({ ...n, x: f.x + 10 + n.x / 2, y: f.y + 50 + n.y / 2, w: 120, h: 80 })));
       await note(A.page, 'Three').waitFor();
     }
     const name = A.page.getByRole('textbox', { name: 'Frame name' });
