@@ -115,13 +115,9 @@ for (const screen of [DESKTOP, PHONE]) {
     // Move Ship: the arrow's path changes on both screens.
     const pathB = B.page.locator('.react-flow__edge path.react-flow__edge-path');
     const before = await pathB.getAttribute('d');
-    if (screen.hasTouch) {
-      // Known issue (docs/web-client.md): with a finger, a tap on a note while a connector is selected does not
-      // select the note; a tap on the empty canvas first clears the connector.
-      await A.page.touchscreen.tap(20, 200);
-      await A.page.locator('.react-flow__edge.selected').waitFor({ state: 'detached' });
-    }
-    await select(A.page, screen, 'Ship');
+    // A mouse selects Ship first; a finger just drags it (the drag selects it). Known issue (docs/web-client.md):
+    // with a finger, the first tap on a note after a connector was drawn may not select it.
+    if (!screen.hasTouch) await select(A.page, screen, 'Ship');
     const sb = await note(A.page, 'Ship').boundingBox();
     await drag(A.page, screen, { x: sb.x + sb.width / 2, y: sb.y + 40 }, { x: sb.x + sb.width / 2 + 80, y: sb.y + 80 });
     await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > -110);
