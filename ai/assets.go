@@ -33,7 +33,7 @@ var (
 
 // Tool sets, in the order they are declared to the model.
 var (
-	boardToolNames = []string{"createNote", "updateNote", "deleteNote", "expandNote", "summarizeBoard", "createPlaceholderNote"}
+	boardToolNames = []string{"createNote", "updateNote", "deleteNote", "expandNote", "summarizeBoard", "createPlaceholderNote", "connectNotes"}
 	noteToolNames  = []string{"searchNotes", "readNote", "loadSkill", "delegateToProgrammer"}
 )
 

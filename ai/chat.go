@@ -69,10 +69,7 @@ func (s *Service) boardChat(ctx context.Context, f Feature, system string, req C
 	ctx, cancel := withDeadline(ctx, s.cfg.Timeout)
 	defer cancel()
 
-	known := make(map[string]bool, len(req.BoardState.Notes))
-	for _, n := range req.BoardState.Notes {
-		known[n.ID] = true
-	}
+	turn := newTurnChecker(req.BoardState, s.cfg.NewID)
 	msgs := append([]api.Message{{Role: "system", Content: system}}, toOllamaMessages(req.Messages)...)
 	out := newEmitter(ctx, sink, s.cfg.NewID)
 	var calls []checkedCall
@@ -83,7 +80,7 @@ func (s *Service) boardChat(ctx context.Context, f Feature, system string, req C
 		out.reasoning(cr.Message.Thinking)
 		out.text(cr.Message.Content)
 		for _, tc := range cr.Message.ToolCalls {
-			c := checkToolCall(tc, boardToolNames, known, s.cfg.NewID)
+			c := turn.check(tc)
 			if c.ErrorText != "" {
 				s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", f, "tool", c.Name, "error", c.ErrorText)
 			}

@@ -62,7 +62,7 @@ func checkChatModelRequest(t *testing.T, req api.ChatRequest) {
 	for _, tool := range req.Tools {
 		tools = append(tools, tool.Function.Name)
 	}
-	if diff := cmp.Diff([]string{"createNote", "updateNote", "deleteNote", "expandNote", "summarizeBoard", "createPlaceholderNote"}, tools); diff != "" {
+	if diff := cmp.Diff([]string{"createNote", "updateNote", "deleteNote", "expandNote", "summarizeBoard", "createPlaceholderNote", "connectNotes"}, tools); diff != "" {
 		t.Errorf("declared tools (-want +got):\n%s", diff)
 	}
 	sys := req.Messages[0]

@@ -173,6 +173,11 @@ type BoardState struct {
 	Name         string              `json:"name,omitempty"`
 	Notes        []BoardNote         `json:"notes"`
 	TrackerItems []board.TrackerItem `json:"trackerItems,omitempty"`
+	// Frames and Connectors are the board's structure (docs/sync.md,
+	// "Connectors and frames"): the model sees which notes are joined and
+	// grouped, and connectNotes may end on a frame.
+	Frames     []board.Frame     `json:"frames,omitempty"`
+	Connectors []board.Connector `json:"connectors,omitempty"`
 }
 
 // Rendering budget for the board in a system prompt (characters).
@@ -182,6 +187,39 @@ const (
 	maxItemsInBoard     = 100
 	maxRelatedNoteTitle = 200
 )
+
+// maxStructureInBoard bounds the frames and the connectors listed in a
+// system prompt, each.
+const maxStructureInBoard = 200
+
+// renderStructure lists the board's frames (id, title, area) and
+// connectors (from → to, label), each up to maxStructureInBoard.
+func renderStructure(b *strings.Builder, st BoardState) {
+	if len(st.Frames) > 0 {
+		fmt.Fprintf(b, "Frames (%d), areas that group notes:\n", len(st.Frames))
+		for i, f := range st.Frames {
+			if i == maxStructureInBoard {
+				fmt.Fprintf(b, "(%d more frames not shown)\n", len(st.Frames)-i)
+				break
+			}
+			fmt.Fprintf(b, "- id=%q title=%q at=(%g,%g) size=%gx%g\n", f.ID, clip(f.Title, 200), f.X, f.Y, f.W, f.H)
+		}
+	}
+	if len(st.Connectors) > 0 {
+		fmt.Fprintf(b, "Connectors (%d), arrows between notes or frames:\n", len(st.Connectors))
+		for i, c := range st.Connectors {
+			if i == maxStructureInBoard {
+				fmt.Fprintf(b, "(%d more connectors not shown)\n", len(st.Connectors)-i)
+				break
+			}
+			fmt.Fprintf(b, "- %q -> %q", c.From, c.To)
+			if c.Label != "" {
+				fmt.Fprintf(b, " label=%q", clip(c.Label, 200))
+			}
+			b.WriteByte('\n')
+		}
+	}
+}
 
 // renderBoard describes the board compactly for a system prompt: every
 // note's id, title, type, colour, position and the start of its content,
@@ -213,6 +251,7 @@ func renderBoard(st BoardState) string {
 			fmt.Fprintf(&b, "  content: %s\n", strings.ReplaceAll(clip(c, maxNoteInBoard), "\n", "\n  "))
 		}
 	}
+	renderStructure(&b, st)
 	if len(st.TrackerItems) > 0 {
 		fmt.Fprintf(&b, "Tracker items (%d):\n", len(st.TrackerItems))
 		for i, it := range st.TrackerItems {

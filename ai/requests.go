@@ -13,15 +13,17 @@ import (
 
 // Request limits ("characters" are Unicode code points, as in board).
 const (
-	MaxDocumentText   = 100000 // spec: document-to-notes text
-	MaxDocumentNotes  = 15     // spec: notes produced by document-to-notes
-	MaxMessages       = 500    // messages in one chat request
-	MaxBoardNotes     = 2000   // notes in boardState or allNotes
-	MaxTrackerItems   = 2000   // tracker items sent as context
-	MaxPrompt         = 10000  // a note-ai prompt, a user instruction, free context
-	MaxFilename       = 255
-	MaxGeneratedItems = 20 // tracker items one generation returns
-	maxPhaseBytes     = 4096
+	MaxDocumentText    = 100000 // spec: document-to-notes text
+	MaxDocumentNotes   = 15     // spec: notes produced by document-to-notes
+	MaxMessages        = 500    // messages in one chat request
+	MaxBoardNotes      = 2000   // notes in boardState or allNotes
+	MaxTrackerItems    = 2000   // tracker items sent as context
+	MaxBoardFrames     = 1000   // frames in boardState (board.DefaultFramesPerBoard)
+	MaxBoardConnectors = 5000   // connectors in boardState
+	MaxPrompt          = 10000  // a note-ai prompt, a user instruction, free context
+	MaxFilename        = 255
+	MaxGeneratedItems  = 20 // tracker items one generation returns
+	maxPhaseBytes      = 4096
 )
 
 // checkText checks a string field's length and encoding.
@@ -224,7 +226,24 @@ func (r *ChatRequest) Validate() error {
 		checkText("boardState.name", r.BoardState.Name, board.MaxBoardNameLen, false),
 		checkNotes("boardState.notes", r.BoardState.Notes),
 		checkItems("boardState.trackerItems", r.BoardState.TrackerItems),
+		checkStructure(r.BoardState),
 	)
+}
+
+// checkStructure checks boardState's frames and connectors as a push
+// would (their counts are bounded while decoding).
+func checkStructure(st BoardState) error {
+	for i := range st.Frames {
+		if err := st.Frames[i].Validate(fmt.Sprintf("boardState.frames[%d]", i)); err != nil {
+			return err
+		}
+	}
+	for i := range st.Connectors {
+		if err := st.Connectors[i].Validate(fmt.Sprintf("boardState.connectors[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NoteAIRequest is the body of note-ai and note-ai/{command} (useCompletion

@@ -21,6 +21,56 @@ type checkedCall struct {
 	ErrorText string
 }
 
+// turnChecker checks the tool calls of one answer in order. It knows the
+// board's notes, and what connectNotes may join: the board's notes and
+// frames, and the notes createNote made earlier in the answer under a
+// ref (the client gives those notes their IDs, and maps the refs of the
+// answer's connectNotes calls to them).
+type turnChecker struct {
+	notes, ends map[string]bool
+	newID       func() string
+}
+
+func newTurnChecker(st BoardState, newID func() string) *turnChecker {
+	t := &turnChecker{notes: make(map[string]bool, len(st.Notes)), ends: make(map[string]bool, len(st.Notes)+len(st.Frames)), newID: newID}
+	for _, n := range st.Notes {
+		t.notes[n.ID], t.ends[n.ID] = true, true
+	}
+	for _, f := range st.Frames {
+		t.ends[f.ID] = true
+	}
+	return t
+}
+
+// check validates one call of the answer (checkToolCall), then what only
+// the answer so far can tell: a connectNotes between two things the board
+// or the answer has, and not from one to itself.
+func (t *turnChecker) check(tc api.ToolCall) checkedCall {
+	c := checkToolCall(tc, boardToolNames, t.notes, t.newID)
+	if c.ErrorText != "" {
+		return c
+	}
+	switch c.Name {
+	case "createNote":
+		if ref, _ := c.Args["ref"].(string); ref != "" {
+			t.ends[ref] = true
+		}
+	case "connectNotes":
+		from, _ := c.Args["from"].(string)
+		to, _ := c.Args["to"].(string)
+		for _, end := range []string{from, to} {
+			if !t.ends[end] {
+				c.ErrorText = fmt.Sprintf("Invalid input for tool connectNotes: %q is neither a note on the board nor the ref of a note created earlier in this answer.", end)
+				return c
+			}
+		}
+		if from == to {
+			c.ErrorText = "Invalid input for tool connectNotes: from and to must be two different notes."
+		}
+	}
+	return c
+}
+
 // noteIDTools are the board tools whose "id" must name a note on the board.
 var noteIDTools = []string{"updateNote", "deleteNote", "expandNote"}
 

@@ -147,7 +147,9 @@ func boardDocSeeds() [][]byte {
 		s.TrackerItems[0].Description = c
 		docs = append(docs, changelog.RenderBoard(s))
 	}
-	return docs
+	// Frames and connectors: whole, and cut inside their sections.
+	structure := changelog.RenderBoard(structureState())
+	return append(docs, structure, structure[:bytes.Index(structure, []byte("## Connectors"))+20])
 }
 
 // renameDocSeeds are documents for FuzzParseRename.

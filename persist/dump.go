@@ -19,8 +19,10 @@ import (
 
 // Row kinds of a RowRecord.
 const (
-	RowNote = "n"
-	RowItem = "i"
+	RowNote      = "n"
+	RowItem      = "i"
+	RowFrame     = "f"
+	RowConnector = "c"
 )
 
 // CustomerRecord maps a payment provider's customer id to a user.
@@ -66,7 +68,7 @@ type BoardRecord struct {
 // its JSON (Data), a tombstone holds none and the time of its deletion.
 type RowRecord struct {
 	BoardID   string
-	Kind      string // RowNote or RowItem
+	Kind      string // RowNote, RowItem, RowFrame or RowConnector
 	ID        string
 	Version   int64
 	Data      []byte    // nil for a tombstone
@@ -79,7 +81,7 @@ type RowRecord struct {
 // baseVersion merge against (docs/sync.md, "How a push is merged").
 type RevisionRecord struct {
 	BoardID      string
-	Kind         string // RowNote or RowItem
+	Kind         string // RowNote, RowItem, RowFrame or RowConnector
 	ID           string
 	Version      int64
 	Data         []byte // nil for a tombstone
@@ -157,6 +159,8 @@ const (
 	CountMembers        = "board members"
 	CountNotes          = "notes"
 	CountItems          = "tracker items"
+	CountFrames         = "frames"
+	CountConnectors     = "connectors"
 	CountTombstones     = "tombstones"
 	CountRevisions      = "revisions"
 	CountKeys           = "idempotency keys"
@@ -168,7 +172,7 @@ const (
 // CountKinds lists the kinds of DumpCounts in the order a report shows them.
 var CountKinds = []string{
 	CountSecret, CountUsers, CountCustomers, CountBillingEvents, CountUsage, CountSessions, CountOTPs,
-	CountBoards, CountMembers, CountNotes, CountItems, CountTombstones, CountRevisions, CountKeys,
+	CountBoards, CountMembers, CountNotes, CountItems, CountFrames, CountConnectors, CountTombstones, CountRevisions, CountKeys,
 	CountChangelogState, CountLogEntries, CountSnapshots,
 }
 
@@ -178,6 +182,8 @@ type BoardCounts struct {
 	Horizon    int64
 	Notes      int64 // live
 	Items      int64 // live
+	Frames     int64 // live
+	Connectors int64 // live
 	Tombstones int64
 	Revisions  int64
 	Keys       int64

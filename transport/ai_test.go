@@ -558,6 +558,12 @@ func TestAIBadRequests(t *testing.T) {
 	delete(noPrompt, "prompt")
 	stringPhase := subagentRequest(aiBoard)
 	stringPhase["currentPhase"] = 7
+	withStructure := func(key string, rows []any) map[string]any {
+		r := chatRequest(aiBoard)
+		r["boardState"] = map[string]any{"notes": aiNotes, key: rows}
+		return r
+	}
+	conn := map[string]any{"id": "c1", "from": "n1", "to": "n2"}
 	tests := []struct {
 		name   string
 		path   string
@@ -573,6 +579,9 @@ func TestAIBadRequests(t *testing.T) {
 		{"ErrNoPrompt", "/api/canvas/note-ai", noPrompt, http.StatusBadRequest, "prompt"},
 		{"ErrTrackerMode", "/api/canvas/tracker/generate", map[string]any{"boardId": aiBoard, "mode": "everything"}, http.StatusBadRequest, "mode"},
 		{"ErrTooLarge", "/api/canvas/chat", `{"boardId":"b1","pad":"` + strings.Repeat("x", 8<<20) + `"}`, http.StatusRequestEntityTooLarge, ""},
+		{"ErrTooManyConnectors", "/api/canvas/chat", withStructure("connectors", slices.Repeat([]any{conn}, ai.MaxBoardConnectors+1)), http.StatusBadRequest, "boardState.connectors"},
+		{"ErrBadConnector", "/api/canvas/chat", withStructure("connectors", []any{map[string]any{"id": "c1", "from": "n1", "to": "n1"}}), http.StatusBadRequest, "boardState.connectors[0].to"},
+		{"ErrBadFrame", "/api/canvas/chat", withStructure("frames", []any{map[string]any{"id": "f1", "w": 10, "h": 10}}), http.StatusBadRequest, "boardState.frames[0].w"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

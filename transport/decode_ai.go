@@ -45,6 +45,8 @@ var boardStateShape = jsondec.NewShape(jsondec.Skip[ai.BoardState],
 	jsondec.String("name", func(st *ai.BoardState) *string { return &st.Name }),
 	boardNotes("notes", func(st *ai.BoardState) *[]ai.BoardNote { return &st.Notes }),
 	contextItems("trackerItems", func(st *ai.BoardState) *[]board.TrackerItem { return &st.TrackerItems }),
+	jsondec.Array("frames", ai.MaxBoardFrames, func(st *ai.BoardState) *[]board.Frame { return &st.Frames }, contextFrameShape.Decode),
+	jsondec.Array("connectors", ai.MaxBoardConnectors, func(st *ai.BoardState) *[]board.Connector { return &st.Connectors }, contextConnectorShape.Decode),
 )
 
 var messageShape = jsondec.NewShape(jsondec.Skip[ai.UIMessage],

@@ -95,11 +95,9 @@ var (
 	contextItemShape = jsondec.NewShape(jsondec.Skip[board.TrackerItem], itemFields...)
 )
 
-// pushFrameShape is a push's frame (docs/sync.md, "Connectors and
-// frames"): keys it does not know are kept in Extra.
-var pushFrameShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, f *board.Frame) error {
-	return decodeExtra(d, key, board.FrameFields, &f.Extra)
-},
+// frameFields are a frame's own fields (docs/sync.md, "Connectors and
+// frames").
+var frameFields = []jsondec.Field[board.Frame]{
 	jsondec.String("id", func(f *board.Frame) *string { return &f.ID }),
 	jsondec.String("title", func(f *board.Frame) *string { return &f.Title }),
 	jsondec.Float64("x", func(f *board.Frame) *float64 { return &f.X }),
@@ -112,6 +110,16 @@ var pushFrameShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, f *bo
 	jsondec.Int64("version", func(f *board.Frame) *int64 { return &f.Version }),
 	jsondec.OptString("deletedAt", func(f *board.Frame) **string { return &f.DeletedAt }),
 	jsondec.Func("baseVersion", func(d *jsondec.Decoder, f *board.Frame) error { return decodeBaseVersion(d, &f.BaseVersion) }),
+}
+
+// pushFrameShape is a push's frame: keys it does not know are kept in
+// Extra. contextFrameShape, a frame an AI request sends as context, skips
+// them.
+var (
+	pushFrameShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, f *board.Frame) error {
+		return decodeExtra(d, key, board.FrameFields, &f.Extra)
+	}, frameFields...)
+	contextFrameShape = jsondec.NewShape(jsondec.Skip[board.Frame], frameFields...)
 )
 
 // connectorFields are a connector's own fields.
@@ -130,10 +138,13 @@ var connectorFields = []jsondec.Field[board.Connector]{
 }
 
 // pushConnectorShape is a push's connector: keys it does not know are
-// kept in Extra.
-var pushConnectorShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, c *board.Connector) error {
-	return decodeExtra(d, key, board.ConnectorFields, &c.Extra)
-}, connectorFields...)
+// kept in Extra; contextConnectorShape skips them.
+var (
+	pushConnectorShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, c *board.Connector) error {
+		return decodeExtra(d, key, board.ConnectorFields, &c.Extra)
+	}, connectorFields...)
+	contextConnectorShape = jsondec.NewShape(jsondec.Skip[board.Connector], connectorFields...)
+)
 
 // decodeNoteSize decodes a note's w or h: null is no size, as absent. 0
 // is refused here because the note keeps "no size" as 0, so Validate could

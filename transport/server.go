@@ -206,6 +206,7 @@ func (s *Server) routes() chi.Router {
 			s.registerChangelogRoutes(r)
 			s.registerUsageRoutes(r)
 			s.registerSyncRoutes(r)
+			s.registerCanvasRoutes(r)
 		})
 	})
 	return r

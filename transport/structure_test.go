@@ -84,12 +84,25 @@ func TestStructureOverRESTAndLive(t *testing.T) {
 		t.Fatalf("pull answer %s: empty extension lists must be left out", raw)
 	}
 
-	// Over the socket: a relabel, then the deletion of n2.
+	liveStructurePushes(t, e, s, c)
+}
+
+// liveStructurePushes pushes over the socket c what
+// TestStructureOverRESTAndLive checks: a relabel, a connector to nothing
+// (refused), then the deletion of n2, which takes its connectors.
+func liveStructurePushes(t *testing.T, e *env, s string, c *websocket.Conn) {
+	t.Helper()
 	send(t, c, map[string]any{"type": "push", "id": "p1", "push": map[string]any{"connectors": map[string]any{"upserted": []any{
 		map[string]any{"id": "c1", "from": "n1", "to": "n2", "label": "unblocks", "baseVersion": 1},
 	}}}})
 	if m := readType(t, c, rooms.TypeAck); m.ID != "p1" || m.ServerVersion != 2 {
 		t.Fatalf("got %+v, want ack p1 at 2", m)
+	}
+	send(t, c, map[string]any{"type": "push", "id": "bad", "push": map[string]any{"connectors": map[string]any{"upserted": []any{
+		map[string]any{"id": "c9", "from": "n1", "to": "ghost"},
+	}}}})
+	if m := readType(t, c, rooms.TypeError); m.ID != "bad" || m.Status != http.StatusBadRequest || m.Field != "connectors.upserted[0].to" {
+		t.Fatalf("got %+v, want error 400 naming connectors.upserted[0].to", m)
 	}
 	send(t, c, map[string]any{"type": "push", "id": "p2", "push": map[string]any{"notes": map[string]any{"deleted": []string{"n2"}}}})
 	if m := readType(t, c, rooms.TypeAck); m.ID != "p2" {

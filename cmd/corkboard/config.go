@@ -79,10 +79,12 @@ type Config struct {
 	SnapshotSlots    int
 
 	// Limits of what one board and one person keep (board.Limits).
-	MaxNotesPerBoard int
-	MaxItemsPerBoard int
-	MaxBoardsPerUser int
-	MaxChangelogSize int64
+	MaxNotesPerBoard      int
+	MaxItemsPerBoard      int
+	MaxFramesPerBoard     int
+	MaxConnectorsPerBoard int
+	MaxBoardsPerUser      int
+	MaxChangelogSize      int64
 
 	Pprof string
 
@@ -148,6 +150,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&cfg.SnapshotSlots, "snapshot-slots", changelog.DefaultSnapshotSlots, "snapshots taken at once on this server; more get 503 with Retry-After")
 	fs.IntVar(&cfg.MaxNotesPerBoard, "max-notes-per-board", board.DefaultNotesPerBoard, "live notes one board may hold (deleted ones do not count)")
 	fs.IntVar(&cfg.MaxItemsPerBoard, "max-items-per-board", board.DefaultItemsPerBoard, "live tracker items one board may hold")
+	fs.IntVar(&cfg.MaxFramesPerBoard, "max-frames-per-board", board.DefaultFramesPerBoard, "live frames one board may hold")
+	fs.IntVar(&cfg.MaxConnectorsPerBoard, "max-connectors-per-board", board.DefaultConnectorsPerBoard, "live connectors one board may hold")
 	fs.Int64Var(&cfg.MaxChangelogSize, "max-changelog-bytes-per-board", board.DefaultChangelogBytesPerBoard, "content bytes of a board's changelog; past it the oldest entries are pruned, each note's newest kept")
 	fs.IntVar(&cfg.MaxBoardsPerUser, "max-boards-per-user", board.DefaultBoardsPerUser, "boards one person may own (boards they are invited to do not count)")
 	fs.StringVar(&cfg.Ollama, "ollama", ai.DefaultOllamaURL(), "Ollama's base URL (default from OLLAMA_HOST)")
@@ -230,7 +234,8 @@ func (cfg *Config) checkSizes() error {
 		return fmt.Errorf("-snapshot-keep must be from 1 to %d, not %d", changelog.MaxKeep, cfg.SnapshotKeep)
 	}
 	for name, v := range map[string]int{"snapshot-max-bytes": cfg.SnapshotMaxBytes, "snapshot-slots": cfg.SnapshotSlots,
-		"max-notes-per-board": cfg.MaxNotesPerBoard, "max-items-per-board": cfg.MaxItemsPerBoard, "max-boards-per-user": cfg.MaxBoardsPerUser} {
+		"max-notes-per-board": cfg.MaxNotesPerBoard, "max-items-per-board": cfg.MaxItemsPerBoard, "max-boards-per-user": cfg.MaxBoardsPerUser,
+		"max-frames-per-board": cfg.MaxFramesPerBoard, "max-connectors-per-board": cfg.MaxConnectorsPerBoard} {
 		if v < 1 {
 			return fmt.Errorf("-%s must be at least 1, not %d", name, v)
 		}
@@ -290,7 +295,7 @@ func (cfg *Config) checkOperations() error {
 // limits are the store's board.Limits.
 func (cfg *Config) limits() board.Limits {
 	return board.Limits{NotesPerBoard: cfg.MaxNotesPerBoard, ItemsPerBoard: cfg.MaxItemsPerBoard, BoardsPerUser: cfg.MaxBoardsPerUser,
-		ChangelogBytesPerBoard: cfg.MaxChangelogSize}
+		FramesPerBoard: cfg.MaxFramesPerBoard, ConnectorsPerBoard: cfg.MaxConnectorsPerBoard, ChangelogBytesPerBoard: cfg.MaxChangelogSize}
 }
 
 // buildModels parses -models against billing's table of AI features: an

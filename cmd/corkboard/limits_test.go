@@ -16,7 +16,7 @@ func TestLimitFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := cfg.limits(), (board.Limits{NotesPerBoard: 50_000, ItemsPerBoard: 50_000, BoardsPerUser: 1_000, ChangelogBytesPerBoard: 64 << 20}); got != want {
+	if got, want := cfg.limits(), (board.Limits{NotesPerBoard: 50_000, ItemsPerBoard: 50_000, FramesPerBoard: 1_000, ConnectorsPerBoard: 50_000, BoardsPerUser: 1_000, ChangelogBytesPerBoard: 64 << 20}); got != want {
 		t.Fatalf("default limits %+v, want %+v", got, want)
 	}
 	if cfg.SnapshotKeep != 10 || cfg.SnapshotMaxBytes != 32<<20 || cfg.SnapshotSlots != 2 {

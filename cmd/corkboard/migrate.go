@@ -313,6 +313,12 @@ func (c *countingSink) Row(ctx context.Context, r persist.RowRecord) error {
 	case r.Kind == persist.RowNote:
 		c.add(persist.CountNotes)
 		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Notes++ })
+	case r.Kind == persist.RowFrame:
+		c.add(persist.CountFrames)
+		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Frames++ })
+	case r.Kind == persist.RowConnector:
+		c.add(persist.CountConnectors)
+		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Connectors++ })
 	default:
 		c.add(persist.CountItems)
 		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Items++ })

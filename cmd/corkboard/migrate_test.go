@@ -115,7 +115,9 @@ func buildInstallation(t *testing.T, dir string, clock *storetest.Clock) {
 	}
 	push("b1", "", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("n1", "One, renamed")}}})
 	push("b1", "k-noop", &board.Push{Notes: board.NoteChanges{Deleted: []string{"nobody"}}})
-	push("b3", "k1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("m1", "Mine")}}})
+	push("b3", "k1", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("m1", "Mine")}},
+		Frames:     board.FrameChanges{Upserted: []board.Frame{{ID: "f1", Title: "Area", W: 400, H: 300, Extra: []board.Field{{Name: "z", Value: []byte("1")}}}}},
+		Connectors: board.ConnectorChanges{Upserted: []board.Connector{{ID: "c1", From: "m1", To: "f1", Label: "in"}}}})
 
 	_, err = db.AppendLog(ctx, "b1", []persist.NewLogEntry{
 		{NoteID: "n1", Action: "created", Content: []byte("# One\n")},
@@ -307,7 +309,7 @@ func checkFirstMigration(t *testing.T, first *migration) {
 	wantKinds := map[string]int64{
 		persist.CountSecret: 1, persist.CountUsers: 2, persist.CountCustomers: 1, persist.CountBillingEvents: 1,
 		persist.CountUsage: 2, persist.CountSessions: 1, persist.CountOTPs: 1, persist.CountBoards: 3,
-		persist.CountMembers: 5, persist.CountNotes: 5, persist.CountItems: 1, persist.CountTombstones: 1,
+		persist.CountMembers: 5, persist.CountNotes: 5, persist.CountItems: 1, persist.CountFrames: 1, persist.CountConnectors: 1, persist.CountTombstones: 1,
 		persist.CountRevisions: 3, persist.CountKeys: 6, persist.CountChangelogState: 2, persist.CountLogEntries: 5, persist.CountSnapshots: 2,
 	}
 	if d := cmp.Diff(wantKinds, first.source.Kinds); d != "" {

@@ -253,7 +253,7 @@ func exportRows(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.D
 	for _, t := range []struct {
 		bucket []byte
 		kind   string
-	}{{subNotes, persist.RowNote}, {subItems, persist.RowItem}} {
+	}{{subNotes, persist.RowNote}, {subItems, persist.RowItem}, {subFrames, persist.RowFrame}, {subConnectors, persist.RowConnector}} {
 		b := rb.Bucket(t.bucket)
 		if b == nil {
 			continue
@@ -335,6 +335,10 @@ func exportRevisions(ctx context.Context, rb *bbolt.Bucket, id string, sink pers
 			r.Kind = persist.RowNote
 		case kindItem:
 			r.Kind = persist.RowItem
+		case kindFrame:
+			r.Kind = persist.RowFrame
+		case kindConnector:
+			r.Kind = persist.RowConnector
 		default:
 			return fmt.Errorf("board %s: revision %q has an unknown kind", id, k)
 		}

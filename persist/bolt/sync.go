@@ -25,6 +25,7 @@ var (
 	subFrameVersions     = []byte("fv") // be64(version) ‖ frame ID → nil
 	subConnectors        = []byte("c")  // connector ID → row
 	subConnectorVersions = []byte("cv") // be64(version) ‖ connector ID → nil
+	subConnectorEnds     = []byte("ce") // be16(len(end ID)) ‖ end ID ‖ connector ID → nil, for live connectors
 	subTombstones        = []byte("t")  // be64(deletedAt ns) ‖ kind ‖ ID → nil
 	subKeys              = []byte("k")  // idempotency key → be64(version) ‖ be64(recorded ns)
 	subKeyTimes          = []byte("kt") // be64(recorded ns) ‖ key → nil
@@ -116,7 +117,7 @@ func rowsBucket(tx *bbolt.Tx, boardID string, create bool) (*bbolt.Bucket, error
 	if err != nil {
 		return nil, fmt.Errorf("create rows bucket of board %s: %w", boardID, err)
 	}
-	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subFrames, subFrameVersions, subConnectors, subConnectorVersions, subTombstones, subKeys, subKeyTimes, subMeta, subRevisions, subRevisionTimes} {
+	for _, name := range [][]byte{subNotes, subNoteVersions, subItems, subItemVersions, subFrames, subFrameVersions, subConnectors, subConnectorVersions, subConnectorEnds, subTombstones, subKeys, subKeyTimes, subMeta, subRevisions, subRevisionTimes} {
 		if _, err := b.CreateBucketIfNotExists(name); err != nil {
 			return nil, fmt.Errorf("create %s bucket of board %s: %w", name, boardID, err)
 		}
@@ -629,13 +630,12 @@ func settleStructure(rb *bbolt.Bucket, p *board.Push, now time.Time, tally *rowm
 		return st, refused, nil
 	}
 	var stored []rowmerge.Ends
-	if len(rowmerge.Gone(p)) > 0 {
-		if err := conns.eachLive(func(js []byte) error {
-			e, err := rowmerge.EndsOf(js)
-			stored = append(stored, e)
-			return err
-		}); err != nil {
-			return st, nil, err
+	ends := rb.Bucket(subConnectorEnds)
+	for id := range rowmerge.Gone(p) {
+		prefix := endPrefix(id)
+		c := ends.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			stored = append(stored, rowmerge.Ends{ID: string(k[len(prefix):]), From: id})
 		}
 	}
 	st.deleted = rowmerge.Cascade(p, dangling, st.connectors, stored)
@@ -750,16 +750,30 @@ func applyStructure(rb *bbolt.Bucket, ch *board.Changes, p *board.Push, v int64,
 		ch.Frames[i] = f
 	}
 	ch.Connectors = st.connectors
+	ends := rb.Bucket(subConnectorEnds)
 	for i := range ch.Connectors {
 		c := &ch.Connectors[i]
 		c.Version, c.DeletedAt, c.BaseVersion = v, nil, 0
+		if err := unindexEnds(conns, ends, c.ID); err != nil {
+			return err
+		}
 		if err := putRow(conns, c.ID, v, c, now); err != nil {
 			return err
+		}
+		for _, end := range []string{c.From, c.To} {
+			if err := ends.Put(append(endPrefix(end), c.ID...), nil); err != nil {
+				return fmt.Errorf("index connector %q: %w", c.ID, err)
+			}
 		}
 	}
 	var err error
 	if ch.DeletedFrameIDs, err = removeRows(frames, "frame", p.Frames.Deleted, v, now); err != nil {
 		return err
+	}
+	for _, id := range st.deleted {
+		if err := unindexEnds(conns, ends, id); err != nil {
+			return err
+		}
 	}
 	if ch.DeletedConnectorIDs, err = removeRows(conns, "connector", st.deleted, v, now); err != nil {
 		return err
@@ -772,6 +786,32 @@ func applyStructure(rb *bbolt.Bucket, ch *board.Changes, p *board.Push, v int64,
 	}
 	ch.Frames, ch.DeletedFrameIDs = rowmerge.NilIfEmpty(ch.Frames), rowmerge.NilIfEmpty(ch.DeletedFrameIDs)
 	ch.Connectors, ch.DeletedConnectorIDs = rowmerge.NilIfEmpty(ch.Connectors), rowmerge.NilIfEmpty(ch.DeletedConnectorIDs)
+	return nil
+}
+
+// endPrefix starts the keys of subConnectorEnds of the connectors ending
+// on id: its length first, so that no other ID's keys share the prefix.
+func endPrefix(id string) []byte {
+	k := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(id)+16), uint16(len(id)))
+	return append(k, id...)
+}
+
+// unindexEnds takes the live connector id, if it is stored, off the
+// index of connector ends (before it is rewritten or deleted).
+func unindexEnds(conns table, ends *bbolt.Bucket, id string) error {
+	old := conns.rows.Get([]byte(id))
+	if len(old) < 9 || old[0] != rowLive {
+		return nil
+	}
+	e, err := rowmerge.EndsOf(old[9:])
+	if err != nil {
+		return fmt.Errorf("connector %q: %w", id, err)
+	}
+	for _, end := range []string{e.From, e.To} {
+		if err := ends.Delete(append(endPrefix(end), id...)); err != nil {
+			return fmt.Errorf("unindex connector %q: %w", id, err)
+		}
+	}
 	return nil
 }
 

@@ -28,8 +28,9 @@ const invitees = `COALESCE((SELECT array_agg(m.email ORDER BY m.pos) FROM board_
 	WHERE m.board_id = b.id AND m.role = 'invitee'), '{}')`
 
 // scanBoard reads one boards row (boardColumns), with the invitees after
-// them when withInvitees is set.
-func scanBoard(row pgx.Row, withInvitees bool) (*board.Board, error) {
+// them when withInvitees is set, then into extra the columns the query
+// selects after those.
+func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, error) {
 	var b board.Board
 	var created int64
 	var phases []byte
@@ -37,7 +38,7 @@ func scanBoard(row pgx.Row, withInvitees bool) (*board.Board, error) {
 	if withInvitees {
 		dest = append(dest, &b.InvitedEmails)
 	}
-	if err := row.Scan(dest...); err != nil {
+	if err := row.Scan(append(dest, extra...)...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, notFound("Board")
 		}

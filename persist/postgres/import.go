@@ -332,7 +332,9 @@ func (im *Importer) Flush(ctx context.Context) error {
 		{persist.CountMembers, insertMembers, len(members.email), members.args()},
 		{persist.CountNotes, insertRows, len(rows[0].id), rows[0].args()},
 		{persist.CountItems, insertRows, len(rows[1].id), rows[1].args()},
-		{persist.CountTombstones, insertRows, len(rows[2].id), rows[2].args()},
+		{persist.CountFrames, insertRows, len(rows[2].id), rows[2].args()},
+		{persist.CountConnectors, insertRows, len(rows[3].id), rows[3].args()},
+		{persist.CountTombstones, insertRows, len(rows[4].id), rows[4].args()},
 		{persist.CountRevisions, insertRevisions, len(b.revID), []any{b.revBoard, b.revKind, b.revID, b.revVersion, b.revData, b.revAt}},
 		{persist.CountKeys, insertKeys, len(b.keyKey), []any{b.keyBoard, b.keyKey, b.keyVersion, b.keyRecorded}},
 		{persist.CountChangelogState, insertStates, len(states.board), states.args()},
@@ -341,7 +343,7 @@ func (im *Importer) Flush(ctx context.Context) error {
 	}
 	// The imported boards' live-row counts, from the rows now there, and
 	// their changelogs' bytes, from the entries now there.
-	recount := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(rows[0].board), rows[1].board...))))
+	recount := slices.Compact(slices.Sorted(slices.Values(slices.Concat(rows[0].board, rows[1].board, rows[2].board, rows[3].board))))
 	relog := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(b.entBoard), states.board...))))
 	steps = append(steps,
 		importStep{"", recountSQL, len(recount), []any{recount}},
@@ -508,17 +510,15 @@ func stateColumnsOf(records []persist.ChangelogStateRecord) stateCols {
 	return sc
 }
 
-// rowsByKind splits the buffered rows in three (live notes, live items,
-// tombstones), each written by a statement of its own so that what each
-// adds is counted by kind.
-func (b *importBuf) rowsByKind() [3]rowColumns {
-	var rows [3]rowColumns
+// rowsByKind splits the buffered rows in five (live notes, live items,
+// live frames, live connectors, tombstones), each written by a statement
+// of its own so that what each adds is counted by kind.
+func (b *importBuf) rowsByKind() [5]rowColumns {
+	var rows [5]rowColumns
 	for i := range b.rowID {
-		g := 2
-		if b.rowData[i] != nil && b.rowKind[i] == persist.RowNote {
-			g = 0
-		} else if b.rowData[i] != nil {
-			g = 1
+		g := 4
+		if b.rowData[i] != nil {
+			g = map[string]int{persist.RowNote: 0, persist.RowItem: 1, persist.RowFrame: 2, persist.RowConnector: 3}[b.rowKind[i]]
 		}
 		r := &rows[g]
 		r.board = append(r.board, b.rowBoard[i])
@@ -633,22 +633,26 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 		}); err != nil {
 			return fmt.Errorf("count boards: %w", err)
 		}
-		var a, bb, cc int64
+		var a, bb, cc, ff, cn int64
 		rows, err = tx.Query(ctx, `SELECT board_id,
 			count(*) FILTER (WHERE kind = 'n' AND deleted_ns IS NULL),
 			count(*) FILTER (WHERE kind = 'i' AND deleted_ns IS NULL),
-			count(*) FILTER (WHERE deleted_ns IS NOT NULL)
+			count(*) FILTER (WHERE deleted_ns IS NOT NULL),
+			count(*) FILTER (WHERE kind = 'f' AND deleted_ns IS NULL),
+			count(*) FILTER (WHERE kind = 'c' AND deleted_ns IS NULL)
 			FROM board_rows GROUP BY board_id`)
 		if err != nil {
 			return err
 		}
-		if _, err := pgx.ForEachRow(rows, []any{&id, &a, &bb, &cc}, func() error {
+		if _, err := pgx.ForEachRow(rows, []any{&id, &a, &bb, &cc, &ff, &cn}, func() error {
 			bc := c.Boards[id]
-			bc.Notes, bc.Items, bc.Tombstones = a, bb, cc
+			bc.Notes, bc.Items, bc.Tombstones, bc.Frames, bc.Connectors = a, bb, cc, ff, cn
 			c.Boards[id] = bc
 			c.Kinds[persist.CountNotes] += a
 			c.Kinds[persist.CountItems] += bb
 			c.Kinds[persist.CountTombstones] += cc
+			c.Kinds[persist.CountFrames] += ff
+			c.Kinds[persist.CountConnectors] += cn
 			return nil
 		}); err != nil {
 			return fmt.Errorf("count rows: %w", err)

@@ -106,7 +106,9 @@ func asRefused(err error) (*refusedPush, bool) {
 // never on a push).
 const recountSQL = `UPDATE boards b SET
 	note_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'n' AND r.deleted_ns IS NULL),
-	item_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'i' AND r.deleted_ns IS NULL)
+	item_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'i' AND r.deleted_ns IS NULL),
+	frame_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'f' AND r.deleted_ns IS NULL),
+	connector_count = (SELECT count(*) FROM board_rows r WHERE r.board_id = b.id AND r.kind = 'c' AND r.deleted_ns IS NULL)
 	WHERE b.id = ANY($1)`
 
 // pruneLogSQL deletes a board's oldest changelog entries while its content

@@ -22,6 +22,7 @@ type structure struct {
 	// What the push's batch answers: the counts, and the frames and
 	// connectors it deleted.
 	counts                      structCount
+	counted                     bool // counts were queued
 	deletedFrames, deletedConns []string
 }
 
@@ -29,7 +30,7 @@ type structure struct {
 // after those of its notes and items: the counts first (they read the
 // rows as they were), the upserts, then the deletions.
 func (st *structure) queue(batch *pgx.Batch, boardID string, p *board.Push, v int64, now time.Time) error {
-	queueStructCounts(batch, boardID, *st, p, &st.counts)
+	st.counted = queueStructCounts(batch, boardID, *st, p, &st.counts)
 	if err := queueUpsert(batch, boardID, kindFrame, v, now, st.frames, func(f *board.Frame) string { return f.ID }); err != nil {
 		return err
 	}
@@ -43,8 +44,12 @@ func (st *structure) queue(batch *pgx.Batch, boardID string, p *board.Push, v in
 
 // change puts the frames and connectors the batch wrote into ch: rows
 // upserted and then deleted leave the upserted lists, and empty lists are
-// nil (left out of the JSON), as a pull gives them.
-func (st *structure) change(ch *board.Changes) {
+// nil (left out of the JSON), as a pull gives them. b learns how many
+// connectors the board has now.
+func (st *structure) change(ch *board.Changes, b *lockedBoard) {
+	if st.counted {
+		b.connectors = st.counts.conns
+	}
 	if len(st.deletedFrames) > 0 && len(st.frames) > 0 {
 		st.frames = rowmerge.DropDeleted(st.frames, st.deletedFrames, func(f *board.Frame) string { return f.ID })
 	}
@@ -72,11 +77,12 @@ const endsSQL = `SELECT 'e', id, '', '' FROM board_rows
 // settleStructure merges a push's frames and connectors into the stored
 // states hist holds and decides the connectors' ends (rowmerge.CheckEnds,
 // Cascade), reading what it needs in one round trip (endsSQL), taken
-// only by a push that writes connectors or deletes notes or frames. A
-// connector naming an end the board does not have is the push's EINVALID,
-// which refuses it whole (refusedPush).
+// only by a push that writes connectors, or deletes notes or frames on a
+// board that has connectors (hasConnectors). A connector naming an end the
+// board does not have is the push's EINVALID, which refuses it whole
+// (refusedPush).
 func settleStructure(ctx context.Context, tx pgx.Tx, boardID string, p *board.Push, stamp string, v int64,
-	hist map[historyKey]history, tally *rowmerge.Tally) (structure, error) {
+	hist map[historyKey]history, tally *rowmerge.Tally, hasConnectors bool) (structure, error) {
 	var st structure
 	var err error
 	st.frames, err = mergeRows(p.Frames.Upserted, kindFrame, persist.MergeTableFrame, stamp, hist, tally, board.MergeFrame,
@@ -91,7 +97,7 @@ func settleStructure(ctx context.Context, tx pgx.Tx, boardID string, p *board.Pu
 		return st, err
 	}
 	gone := rowmerge.Gone(p)
-	if len(st.connectors) == 0 && len(gone) == 0 {
+	if len(st.connectors) == 0 && (len(gone) == 0 || !hasConnectors) {
 		st.deleted = p.Connectors.Deleted
 		return st, nil
 	}
@@ -191,10 +197,11 @@ type structCount struct {
 }
 
 // queueStructCounts queues structCountsSQL for a push that writes or
-// deletes frames or connectors (st), before its writes.
-func queueStructCounts(batch *pgx.Batch, boardID string, st structure, p *board.Push, c *structCount) {
+// deletes frames or connectors (st), before its writes, and reports
+// whether it did.
+func queueStructCounts(batch *pgx.Batch, boardID string, st structure, p *board.Push, c *structCount) bool {
 	if len(st.frames) == 0 && len(st.connectors) == 0 && len(p.Frames.Deleted) == 0 && len(st.deleted) == 0 {
-		return
+		return false
 	}
 	batch.Queue(structCountsSQL, boardID,
 		leftLive(st.frames, func(f *board.Frame) string { return f.ID }, p.Frames.Deleted), nonNil(p.Frames.Deleted),
@@ -205,6 +212,7 @@ func queueStructCounts(batch *pgx.Batch, boardID string, st structure, p *board.
 		}
 		return nil
 	})
+	return true
 }
 
 // check is rowCount.check for frames and connectors.

@@ -138,26 +138,36 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 	})
 }
 
+// lockedBoard is the board a push transaction holds the lock of, with its
+// live connectors as the transaction's pushes so far left them: a push
+// that deletes notes on a board without connectors has none to look up
+// (settleStructure).
+type lockedBoard struct {
+	*board.Board
+	connectors int64
+}
+
 // lockBoard reads the board and locks its row for the transaction. When
 // the first push to apply needs stored states for its merges, they are
 // read in the same round trip (pre).
-func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyRequest, pre *prefetch) (*board.Board, error) {
-	const lockSQL = "SELECT " + boardColumns + " FROM boards WHERE id = $1 FOR UPDATE"
-	if pre.push < 0 || !reqs[pre.push].any() {
-		return scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false)
-	}
-	var b *board.Board
+func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyRequest, pre *prefetch) (*lockedBoard, error) {
+	const lockSQL = "SELECT " + boardColumns + ", connector_count FROM boards WHERE id = $1 FOR UPDATE"
+	lb := &lockedBoard{}
 	var err error
+	if pre.push < 0 || !reqs[pre.push].any() {
+		lb.Board, err = scanBoard(tx.QueryRow(ctx, lockSQL, boardID), false, &lb.connectors)
+		return lb, err
+	}
 	lock := &pgx.Batch{}
 	lock.Queue(lockSQL, boardID).QueryRow(func(row pgx.Row) error {
-		b, err = scanBoard(row, false)
+		lb.Board, err = scanBoard(row, false, &lb.connectors)
 		return nil
 	})
 	pre.queue(lock, boardID, reqs)
 	if err := tx.SendBatch(ctx, lock).Close(); err != nil {
 		return nil, err
 	}
-	return b, err
+	return lb, err
 }
 
 // answerWithoutWrite answers a push that writes no row (done): a replay of
@@ -241,7 +251,7 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 // version is known before the bump answers, since this transaction holds
 // the board's lock; the bump's answer is checked against it. A push whose
 // merges overwrote part of a note then logs it in the same transaction.
-func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *board.Push, key string, now time.Time,
+func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, p *board.Push, key string, now time.Time,
 	hist map[historyKey]history, queueMore func(*pgx.Batch)) (*board.Changes, *rowmerge.Tally, error) {
 	stamp := now.Format(time.RFC3339Nano)
 	updatedAt := stamp
@@ -263,7 +273,7 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := settleStructure(ctx, tx, b.ID, p, stamp, v, hist, tally)
+	st, err := settleStructure(ctx, tx, b.ID, p, stamp, v, hist, tally, b.connectors > 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,7 +340,7 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *board.Board, p *boar
 		DeletedTrackerItemIDs: deletedItems,
 		ServerVersion:         v,
 	}
-	st.change(ch)
+	st.change(ch, b)
 	return ch, tally, nil
 }
 

@@ -293,3 +293,50 @@ func PushNoteEdits(tb testing.TB, s persist.Store, boardID string, n int) {
 		}
 	}
 }
+
+// BenchDeleteConnectedNote measures what connectors cost a push that
+// deletes a note (docs/sync.md, "Connectors and frames"): board b1 holds
+// 2,000 notes, 50 frames and, when connected, 2,000 connectors (note i to
+// note i+1); each round is two pushes, one adding a note and a connector
+// from it, one deleting the note, which deletes the connector with it.
+func BenchDeleteConnectedNote(b *testing.B, s persist.Store, connected bool) {
+	const notes, frames = 2000, 50
+	ctx := context.Background()
+	seed := &board.Push{}
+	for i := range notes {
+		seed.Notes.Upserted = append(seed.Notes.Upserted, note(fmt.Sprintf("n%d", i), "x"))
+		if len(seed.Notes.Upserted) == board.MaxUpsertedNotes {
+			if _, _, err := applyPush(ctx, s, "b1", seed, ""); err != nil {
+				b.Fatal(err)
+			}
+			seed = &board.Push{}
+		}
+	}
+	for i := range frames {
+		seed.Frames.Upserted = append(seed.Frames.Upserted, frame(fmt.Sprintf("f%d", i), ""))
+	}
+	for i := 0; connected && i < notes; i++ {
+		seed.Connectors.Upserted = append(seed.Connectors.Upserted, connector(fmt.Sprintf("c%d", i), fmt.Sprintf("n%d", i), fmt.Sprintf("n%d", (i+1)%notes)))
+		if len(seed.Connectors.Upserted) == board.MaxUpsertedConnectors {
+			if _, _, err := applyPush(ctx, s, "b1", seed, ""); err != nil {
+				b.Fatal(err)
+			}
+			seed = &board.Push{}
+		}
+	}
+	if _, _, err := applyPush(ctx, s, "b1", seed, ""); err != nil {
+		b.Fatal(err)
+	}
+	add := &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("x", "x")}},
+		Connectors: board.ConnectorChanges{Upserted: []board.Connector{connector("cx", "x", "n0")}}}
+	del := &board.Push{Notes: board.NoteChanges{Deleted: []string{"x"}}}
+	for b.Loop() {
+		if _, _, err := applyPush(ctx, s, "b1", add, ""); err != nil {
+			b.Fatal(err)
+		}
+		res, err := s.ApplyPushes(ctx, "b1", []persist.PushInput{{Push: del}})
+		if err != nil || res[0].Err != nil || len(res[0].Changes.DeletedConnectorIDs) != 1 {
+			b.Fatalf("delete: %v %+v", err, res)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +27,68 @@ func runStructure(t *testing.T, open Opener) {
 	t.Run("LimitsAtTheEdge", func(t *testing.T) { testStructureLimits(t, open) })
 	t.Run("ScanOrder", func(t *testing.T) { testStructureScanOrder(t, open) })
 	t.Run("ChangesMatchPull", func(t *testing.T) { testStructureChangesMatchPull(t, open) })
+	t.Run("ConcurrentDeletesLeaveNoDanglingConnector", func(t *testing.T) { testConcurrentEnds(t, open) })
+}
+
+// testConcurrentEnds: pushes connecting notes race with pushes deleting
+// them, on the same board; whatever the order, no connector is left with
+// a deleted end, every push is either applied or refused naming the end,
+// and the pull of the connectors equals the board's state.
+func testConcurrentEnds(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, _ := openWith(t, open, T0, "b")
+	const n = 12
+	seed := &board.Push{}
+	for i := range n {
+		seed.Notes.Upserted = append(seed.Notes.Upserted, note(fmt.Sprintf("n%d", i), ""))
+	}
+	mustPush(t, s, "b", seed, "")
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for i := range n {
+		wg.Go(func() {
+			c := connector(fmt.Sprintf("c%d", i), fmt.Sprintf("n%d", i), fmt.Sprintf("n%d", (i+1)%n))
+			_, _, err := applyPush(ctx, s, "b", &board.Push{Connectors: board.ConnectorChanges{Upserted: []board.Connector{c}}}, "")
+			if err != nil && board.ErrorCode(err) != board.EINVALID {
+				errs <- err
+			}
+		})
+		if i%2 == 0 {
+			wg.Go(func() {
+				if _, _, err := applyPush(ctx, s, "b", &board.Push{Notes: board.NoteChanges{Deleted: []string{fmt.Sprintf("n%d", i)}}}, ""); err != nil {
+					errs <- err
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("push: %v", err)
+	}
+	st, err := s.BoardState(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[string]bool{}
+	for _, nt := range st.Notes {
+		live[nt.ID] = true
+	}
+	if len(st.Notes) != n/2 {
+		t.Fatalf("%d live notes, want %d", len(st.Notes), n/2)
+	}
+	for _, c := range st.Connectors {
+		if !live[c.From] || !live[c.To] {
+			t.Fatalf("connector %s (%s → %s) dangles", c.ID, c.From, c.To)
+		}
+	}
+	// Each odd note i joins note i+1, which is deleted: none survives.
+	if len(st.Connectors) != 0 {
+		t.Fatalf("live connectors %v, want none (every one touches an even note)", connectorIDs(st.Connectors))
+	}
+	if got := changes(t, s, "b", 0); len(got.Connectors) != 0 {
+		t.Fatalf("pull holds connectors %v", connectorIDs(got.Connectors))
+	}
 }
 
 // testStructureChangesMatchPull: what a push answers as its change (what

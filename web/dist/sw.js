@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '36354d70f387059b';
-const FILES = ["assets/AiErrorText-6dcDR6NY.js","assets/Analyse-BgBIchUx.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-DsvIEQ6o.js","assets/HistoryPanel-CxJJZAfw.js","assets/ImportDialog-BJrwaqQp.js","assets/NoteAssist-Dc6RhN5q.js","assets/NoteHints-DqHf-QJq.js","assets/SlashMenu-cRazC6tb.js","assets/SnapshotsPanel-08cgkFIS.js","assets/TrackerGenerate-Dt59a20X.js","assets/ai-BdMvUNIh.js","assets/boardContext-iuNq0MFQ.js","assets/importgen-29C5AUKJ.js","assets/importgen-Dn2DlGcc.css","assets/index-D9Vr9rZm.css","assets/index-kBBSNmCz.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-CojtBsHv.js"];
+const VERSION = 'c29a209b7971b631';
+const FILES = ["assets/AiErrorText-DtQDXaNF.js","assets/Analyse-C8Y-vZQF.js","assets/CanvasImportDialog-jEs1o3T4.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-CFdV17A8.js","assets/ExportDialog-Dn_KCtHw.js","assets/HistoryPanel-BeZy75z8.js","assets/ImportDialog-SB1ZfZSu.js","assets/NoteAssist-CpxpidMI.js","assets/NoteHints-B5uls1aq.js","assets/SlashMenu-89GEH-kD.js","assets/SnapshotsPanel-COU4nsiC.js","assets/TrackerGenerate-Bht4pV5a.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-CHQVCcqS.js","assets/importgen-Dn2DlGcc.css","assets/index-Bm3_dHCW.js","assets/index-CALMlLFo.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-BaVe7-yp.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, addNote, synced, invite, inPlace, DESKTOP, PHONE, screenPage, serverNotes as notesOnServer, pushNotes } from './helpers.mjs';
+import { login, createBoard, addNote, synced, invite, inPlace, useTool, DESKTOP, PHONE, screenPage, serverNotes as notesOnServer, pushNotes } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -94,7 +94,7 @@ for (const screen of [DESKTOP, PHONE]) {
     await page.locator('.note', { hasText: 'Second' }).waitFor();
     await synced(page);
     assert.deepEqual((await serverNotes(page, id)).map((n) => [n.title, n.content]).sort(), [['First, renamed', 'Some **bold** text, more'], ['Second', '']]);
-    await page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: 'Delete' }).click();
+    await useTool(page, 'Delete');
     await page.locator('.note', { hasText: 'Second' }).waitFor({ state: 'detached' });
 
     // A new note cancelled leaves nothing behind, on screen or on the server.

@@ -1,15 +1,11 @@
 // The core cases again in Firefox (Debian's firefox-esr, driven by
 // puppeteer-core over WebDriver BiDi): log in, two people live, an offline
-// edit that survives a reload and reaches the server. Puppeteer has no
-// getByLabel/getByRole, so the small helpers below find controls the way a
-// user does: a label's text, a button's text.
+// edit that survives a reload and reaches the server, the board screen's
+// layout and editing. firefox-editor.test.mjs has issue 23's other flows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skipFirefox as skip, withServerAndFirefox } from './harness.mjs';
-
-// Poll on a timer rather than on animation frames (the default), which a
-// headless page that paints nothing need not run.
-const POLL = { polling: 50 };
+import { skipFirefox as skip, withServerAndFirefox, launchFirefox } from './harness.mjs';
+import { POLL, control, fill, press, see, login as ffLogin, userPage as ffUserPage, createBoard, addNote, synced, api } from './firefox-helpers.mjs';
 
 let server, browser;
 withServerAndFirefox((s, b) => {
@@ -17,93 +13,9 @@ withServerAndFirefox((s, b) => {
   browser = b;
 });
 
-/** control waits for the form control labelled text. */
-async function control(page, text) {
-  const h = await page.waitForFunction(
-    (t) => [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === t && l.control)?.control,
-    POLL,
-    text,
-  );
-  return h.asElement();
-}
-
-/** fill types value into the control labelled text. */
-async function fill(page, text, value) {
-  const el = await control(page, text);
-  await el.click({ count: 3 });
-  await el.type(value);
-  return el;
-}
-
-/** press clicks the enabled button whose text (or aria-label) is name. */
-async function press(page, name, within = 'body') {
-  const h = await page.waitForFunction(
-    (n, w) =>
-      [...document.querySelectorAll(`${w} button`)].find(
-        (b) => !b.disabled && (b.textContent.trim() === n || b.getAttribute('aria-label') === n),
-      ),
-    POLL,
-    name,
-    within,
-  );
-  await h.asElement().click();
-}
-
-/** see waits until text is in the page (in selector when given). */
-async function see(page, text, selector = 'body') {
-  await page.waitForFunction((t, s) => [...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)), POLL, text, selector);
-}
-
-async function login(page, email) {
-  await page.goto(server.url + '/');
-  await fill(page, 'E-mail address', email);
-  const before = server.outboxCount();
-  await press(page, 'Send me a code');
-  const code = await server.code(email, before);
-  const field = await control(page, '6-digit code');
-  assert.equal(await field.evaluate((e) => e.getAttribute('autocomplete')), 'one-time-code');
-  await field.type(code);
-  await press(page, 'Log in');
-  await see(page, 'Your boards', 'h1, h2');
-}
-
-async function userPage(email) {
-  const ctx = await browser.createBrowserContext();
-  const page = await ctx.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  await login(page, email);
-  return { ctx, page };
-}
-
-async function createBoard(page, name) {
-  await fill(page, 'Name', name);
-  await press(page, 'Create board');
-  await page.waitForSelector('[data-connection="online"]');
-  await see(page, name, 'h1, h2');
-  return new URL(page.url()).pathname.split('/').pop();
-}
-
-async function addNote(page, title) {
-  await press(page, '+ Note');
-  await fill(page, 'Title', title);
-  await press(page, 'Save', 'form.inplace');
-  await see(page, title, '.note');
-}
-
-const synced = (page) => page.waitForSelector('[data-pending="0"]');
-
-/** api calls the server from the page, with its session. */
-function api(page, method, path, body) {
-  return page.evaluate(
-    async (m, p, b) => {
-      const res = await fetch(p, { method: m, headers: b ? { 'Content-Type': 'application/json' } : {}, body: b ? JSON.stringify(b) : undefined });
-      return { status: res.status, body: await res.json() };
-    },
-    method,
-    path,
-    body,
-  );
-}
+/** login, userPage: firefox-helpers.mjs's, for this file's server and browser. */
+const login = (page, email) => ffLogin(page, server, email);
+const userPage = (email) => ffUserPage(browser, server, email);
 
 test('Firefox: log in, create a board, add a note; the session survives a reload', { skip }, async () => {
   const { ctx, page } = await userPage('ada@example.com');
@@ -343,5 +255,71 @@ test('Firefox at 390×844 with touch: bottom bar, a sheet, + Note edited in plac
   await synced(page);
   const { body } = await api(page, 'GET', `/api/boards/${id}/sync?since=0`);
   assert.deepEqual(body.notes.map((n) => [n.title, n.content, n.color]), [['Fox on a phone', 'edited in place', 'blue']]);
+  await ctx.close();
+});
+
+test('Firefox with a coarse pointer (its pointer prefs): the larger resize handle and note menu items', { skip }, async () => {
+  // A browser of its own: the prefs are the profile's (harness.mjs, COARSE_POINTER_PREFS).
+  const coarse = await launchFirefox({ coarse: true });
+  try {
+    const page = await coarse.newPage();
+    await page.setViewport({ width: 390, height: 844 });
+    await login(page, 'fox-coarse@example.com');
+    assert.deepEqual(await page.evaluate(() => [matchMedia('(pointer: coarse)').matches, matchMedia('(hover: none)').matches]), [true, true]);
+    await createBoard(page, 'Fox coarse');
+    await addNote(page, 'Big targets');
+    const note = await page.waitForSelector('.note[data-note-id]');
+    const b = await note.boundingBox();
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+    await page.waitForSelector('.note.selected');
+    // The resize handle is 28 px (16 px for a mouse), the note menu's items taller.
+    const handle = await page.$eval('.note.selected .note-resize', (e) => [e.getBoundingClientRect().width, e.getBoundingClientRect().height]);
+    assert.deepEqual(handle, [28, 28]);
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2, { button: 'right' });
+    await page.waitForSelector('[role="menu"].note-menu');
+    const pad = await page.$eval('.note-menu [role="menuitem"]', (e) => getComputedStyle(e).paddingTop);
+    assert.equal(pad, `${0.65 * 16}px`);
+  } finally {
+    await coarse.close();
+  }
+});
+
+test('Firefox: Export draws a PNG of the board with the notes in it (an SVG with foreignObject drawn on a canvas stays readable)', { skip }, async () => {
+  const { ctx, page } = await userPage('fox-export@example.com');
+  const id = await createBoard(page, 'Fox export');
+  const at = new Date().toISOString();
+  const notes = [
+    { id: 'a', title: 'Yellow', content: 'Some **bold** text', x: 0, y: 0, color: 'yellow', type: 'sticky', updatedAt: at },
+    { id: 'b', title: 'Blue', content: '', x: 300, y: 0, color: 'blue', type: 'sticky', updatedAt: at },
+  ];
+  assert.equal((await api(page, 'POST', `/api/boards/${id}/sync`, { notes: { upserted: notes, deleted: [] }, trackerItems: { upserted: [], deleted: [] } })).status, 200);
+  await see(page, 'Blue', '.note');
+  // The file is caught where the page hands it to the browser (puppeteer has no download event over BiDi).
+  await page.evaluate(() => {
+    const real = URL.createObjectURL;
+    URL.createObjectURL = (b) => ((window.__exported = b), real(b));
+  });
+  await press(page, 'Board menu');
+  await press(page, 'Export…', '[role="menu"]');
+  await press(page, 'Export', 'dialog');
+  await page.waitForFunction(() => !!window.__exported, POLL);
+  const got = await page.evaluate(async () => {
+    const bmp = await createImageBitmap(window.__exported);
+    const c = document.createElement('canvas');
+    c.width = bmp.width;
+    c.height = bmp.height;
+    const g = c.getContext('2d');
+    g.drawImage(bmp, 0, 0);
+    const px = (x, y) => [...g.getImageData((x + 32) * 2, (y + 32) * 2, 1, 1).data.slice(0, 3)];
+    let ink = 0;
+    const d = g.getImageData(32 * 2, 52 * 2, 220 * 2, 60 * 2).data;
+    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 200) ink++;
+    return { type: window.__exported.type, size: [bmp.width, bmp.height], yellow: px(110, 150), blue: px(410, 150), ink };
+  });
+  assert.equal(got.type, 'image/png');
+  assert.deepEqual(got.size, [(520 + 64) * 2, (160 + 64) * 2]);
+  assert.deepEqual(got.yellow, [0xff, 0xf3, 0xa3]);
+  assert.deepEqual(got.blue, [0xc9, 0xe4, 0xff]);
+  assert.ok(got.ink > 100, `the title and the Markdown are drawn (${got.ink} dark pixels)`);
   await ctx.close();
 });

@@ -165,6 +165,21 @@ export async function startServer(opts = {}) {
       }
       throw new Error(`no login code for ${email} in ${dir}`);
     },
+    /** invitation waits for the invitation mailed to email and returns its body, decoded. */
+    async invitation(email) {
+      const dir = join(data, 'outbox');
+      for (let i = 0; i < 100; i++) {
+        for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+          const eml = readFileSync(join(dir, f), 'utf8');
+          if (!eml.includes(`<${email}>`) || !/^Subject: .*invited you/m.test(eml)) continue;
+          const [head, ...rest] = eml.split(/\r?\n\r?\n/);
+          const body = rest.join('\n\n');
+          return /quoted-printable/i.test(head) ? decodeQP(body) : body;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no invitation for ${email} in ${dir}`);
+    },
     outboxCount() {
       const dir = join(data, 'outbox');
       return existsSync(dir) ? readdirSync(dir).length : 0;
@@ -177,6 +192,20 @@ export async function startServer(opts = {}) {
       if (!keepData) rmSync(data, { recursive: true, force: true });
     },
   };
+}
+
+/** decodeQP undoes quoted-printable (RFC 2045), which long mail lines come in. */
+function decodeQP(s) {
+  const bytes = [];
+  const text = s.replace(/=\r?\n/g, '');
+  for (let i = 0; i < text.length; i++) {
+    const hex = text[i] === '=' && text.slice(i + 1, i + 3);
+    if (hex && /^[0-9A-F]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(text[i]));
+  }
+  return Buffer.from(bytes).toString('utf8');
 }
 
 /** launch starts Debian's Chromium headless. */
@@ -232,9 +261,18 @@ export function withAIServerAndBrowser(ready, scriptPath = FAKE_OLLAMA_SCRIPT) {
  * commands (emulation.setMediaFeaturesOverride) that Firefox 153 ESR does
  * not know, so every newContext() fails.
  */
-export function launchFirefox() {
-  return puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
+export function launchFirefox({ coarse = false } = {}) {
+  return puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: coarse ? COARSE_POINTER_PREFS : {} });
 }
+
+/**
+ * COARSE_POINTER_PREFS make Firefox report a touch screen's pointer to CSS:
+ * `(pointer: coarse)` and `(hover: none)` match (the bits are Firefox's
+ * pointer capabilities: 1 coarse, 2 fine, 4 hover). Over BiDi there is no
+ * touch or media emulation (puppeteer's hasTouch and emulateMediaFeatures
+ * need CDP), so this is how the coarse-pointer CSS is checked in Firefox.
+ */
+const COARSE_POINTER_PREFS = { 'ui.primaryPointerCapabilities': 1, 'ui.allPointerCapabilities': 1 };
 
 // withServerAndFirefox is withServerAndBrowser for Firefox.
 export function withServerAndFirefox(ready) {

@@ -89,6 +89,20 @@ export async function logOut(page) {
   await menuItem(page, 'Log out');
 }
 
+/**
+ * useTool presses the board tool named name: its button in the rail or the
+ * phone's bottom bar, or, when the bar has no room for it, the item of the
+ * bar's More menu. Touch taps; otherwise a click.
+ */
+export async function useTool(page, name, { touch = false, role = 'menuitem' } = {}) {
+  const bar = page.getByRole('toolbar', { name: 'Board tools' });
+  const press = (l) => (touch ? l.tap() : l.click());
+  const button = bar.getByRole('button', { name, exact: true });
+  if (await button.count()) return press(button);
+  await press(bar.getByRole('button', { name: 'More tools' }));
+  await press(bar.getByRole(role, { name, exact: true }));
+}
+
 /** DESKTOP and PHONE are the two screens the canvas tests run at (PHONE with touch). */
 export const DESKTOP = { name: 'desktop', viewport: { width: 1280, height: 800 } };
 export const PHONE = { name: 'phone', viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };

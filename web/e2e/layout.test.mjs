@@ -216,6 +216,27 @@ test('390×844 with touch: the canvas is the screen, tools in a bottom bar, pane
   assertLaidOut({ topbar: bar, bottombar: rail, zoom: await box(page, '.zoom-controls') }, vp);
   await page.getByRole('button', { name: '+ Note' }).waitFor();
   await shot(page, 'board-phone');
+  // Every tool is reachable without a sideways scroll: the bar's buttons inside the screen, the rest in More.
+  const toolbar = page.getByRole('toolbar', { name: 'Board tools' });
+  const fits = await toolbar.evaluate((el) => ({ scroll: el.scrollWidth <= el.clientWidth + 1, out: [...el.querySelectorAll(':scope > button, :scope > .more-tools > button')].filter((b) => { const r = b.getBoundingClientRect(); return r.left < 0 || r.right > innerWidth + 0.5 || r.width < 44; }).map((b) => b.textContent) }));
+  assert.deepEqual(fits, { scroll: true, out: [] }, 'the bottom bar fits the screen');
+  assert.deepEqual(await toolbar.getByRole('button').allTextContents(), ['+ Note', 'Undo', 'Search', 'Work items (0)', 'AI assistant', 'More']);
+  await toolbar.getByRole('button', { name: 'More tools' }).tap();
+  const more = toolbar.getByRole('menu', { name: 'More tools' });
+  assert.deepEqual(await more.getByRole('menuitem').or(more.getByRole('menuitemcheckbox')).allTextContents(), ['Note tool', 'Delete', 'Redo', 'Frame', 'Connect', 'Outline', 'Keyboard shortcuts']);
+  assertLaidOut({ topbar: bar, more: await box(page, '.more-tools [role="menu"]') }, vp);
+  await shot(page, 'more-phone');
+  // The keyboard reaches it too: arrows in the menu, Escape back to More, Enter opens it again.
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Redo');
+  await page.keyboard.press('Escape');
+  await more.waitFor({ state: 'detached' });
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'More tools');
+  await page.keyboard.press('Enter');
+  await page.getByRole('menuitem', { name: 'Keyboard shortcuts' }).tap();
+  await page.getByRole('dialog', { name: /shortcuts/i }).waitFor();
+  await page.keyboard.press('Escape');
   // Tap selects a note.
   await page.locator('[data-note-id="c-pink"]').tap();
   await page.locator('.note.selected[data-note-id="c-pink"]').waitFor();

@@ -4,8 +4,6 @@
 // from <data>/outbox.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { skip, withServerAndBrowser } from './harness.mjs';
 import { login, createBoard, addNote, synced } from './helpers.mjs';
 
@@ -20,36 +18,6 @@ async function userPage(email) {
   const page = await ctx.newPage();
   await login(page, server, email);
   return { ctx, page };
-}
-
-/** decodeQP undoes quoted-printable (RFC 2045), which long mail lines come in. */
-function decodeQP(s) {
-  const bytes = [];
-  const text = s.replace(/=\r?\n/g, '');
-  for (let i = 0; i < text.length; i++) {
-    const hex = text[i] === '=' && text.slice(i + 1, i + 3);
-    if (hex && /^[0-9A-F]{2}$/.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 2;
-    } else bytes.push(...Buffer.from(text[i]));
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/** invitationMail waits for the invitation mailed to email and returns its body, decoded. */
-async function invitationMail(email) {
-  const dir = join(server.data, 'outbox');
-  for (let i = 0; i < 100; i++) {
-    for (const f of existsSync(dir) ? readdirSync(dir) : []) {
-      const eml = readFileSync(join(dir, f), 'utf8');
-      if (!eml.includes(`<${email}>`) || !/^Subject: .*invited you/m.test(eml)) continue;
-      const [head, ...rest] = eml.split(/\r?\n\r?\n/);
-      const body = rest.join('\n\n');
-      return /quoted-printable/i.test(head) ? decodeQP(body) : body;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no invitation for ${email} in ${dir}`);
 }
 
 test('inviting someone mails them the link, and the dialog says what they can do and why', { skip }, async () => {
@@ -67,7 +35,7 @@ test('inviting someone mails them the link, and the dialog says what they can do
   await share.getByRole('listitem').filter({ hasText: 'gus-share@example.com' }).getByText(why).waitFor();
   await share.getByRole('button', { name: 'Close' }).click();
 
-  const body = await invitationMail('gus-share@example.com');
+  const body = await server.invitation('gus-share@example.com');
   assert.match(body, /ada-share@example\.com invited you to the board "Launch plan"/);
   assert.match(body, /You can view it, but not edit it: on your plan \(free\)/);
   const link = body.match(/https?:\/\/\S+\/b\/\S+/)?.[0];

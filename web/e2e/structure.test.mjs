@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { invite, shot, synced, DESKTOP, PHONE, screenPage, pushNotes } from './helpers.mjs';
+import { invite, shot, synced, useTool, DESKTOP, PHONE, screenPage, pushNotes } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -100,8 +100,8 @@ for (const screen of [DESKTOP, PHONE]) {
       await drag(A.page, screen, centre(await handle.boundingBox()), { x: shipBox.x + shipBox.width / 2 + 40, y: shipBox.y + 40 });
     } else {
       // With a finger: Plan selected, Connect, then tap Ship.
-      await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: 'Connect' }).tap();
-      await A.page.getByRole('button', { name: 'Connect', pressed: true }).waitFor();
+      // On a phone Connect is in the bottom bar's More menu (layout/tools.ts).
+      await useTool(A.page, 'Connect', { touch: true, role: 'menuitemcheckbox' }); // a toggle: a checkbox item in More
       await note(A.page, 'Ship').tap();
     }
     const r = await until(A.page, A.id, (x) => x.connectors.length === 1);
@@ -125,7 +125,7 @@ for (const screen of [DESKTOP, PHONE]) {
 
     // Delete Ship (still selected after its drag): its connector goes in the same push, for everyone.
     await A.page.locator('.note.selected', { hasText: 'Ship' }).waitFor();
-    await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: /^Delete/ }).click();
+    await useTool(A.page, 'Delete', { touch: !!screen.hasTouch }); // in More on a phone
     const after = await until(A.page, A.id, (x) => !x.notes.some((n) => n.id === 'ship'));
     assert.equal(after.connectors.length, 0, 'the connector went with its note');
     await edgeB.waitFor({ state: 'detached' });
@@ -151,7 +151,8 @@ for (const screen of [DESKTOP, PHONE]) {
       await tools.getByRole('button', { name: 'Frame' }).click();
     } else {
       // A finger selects one note at a time: the frame is made in the middle of the view, and the notes are put into it.
-      await tools.getByRole('button', { name: 'Frame', exact: true }).click();
+      // On a phone Frame is in the bottom bar's More menu (layout/tools.ts).
+      await useTool(A.page, 'Frame', { touch: true });
       const [f] = (await until(A.page, A.id, (x) => x.frames.length === 1)).frames;
       await pushNotes(A.page, server, A.id, three.map((n) => ({ ...n, x: f.x + 10 + n.x / 2, y: f.y + 50 + n.y / 2, w: 120, h: 80 })));
       await note(A.page, 'Three').waitFor();

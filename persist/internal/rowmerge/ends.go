@@ -17,8 +17,7 @@ import (
 // Ends are a connector's ID and the IDs of its ends.
 type Ends struct{ ID, From, To string }
 
-// EndsOf reads the ends of a stored connector's JSON without decoding the
-// rest of it.
+// EndsOf reads the ID and ends of a stored connector's JSON.
 func EndsOf(data []byte) (Ends, error) {
 	var c board.Connector
 	if err := decode(data, &c); err != nil {

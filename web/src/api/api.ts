@@ -103,6 +103,9 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     snapshot: (id: string, key?: string) => request<string>(f, 'GET', `${b(id)}/snapshot${key ? '?key=' + encodeURIComponent(key) : ''}`, undefined, {}, true),
     listSnapshots: (id: string) => request<{ snapshots: SnapshotInfo[] }>(f, 'GET', `${b(id)}/snapshot?list=true`),
     createSnapshot: (id: string) => request<{ ok: true; key: string }>(f, 'POST', `${b(id)}/snapshot`),
+
+    /** importCanvas writes a JSON Canvas document into a board, as one push (docs/api.md, "JSON Canvas export and import"). */
+    importCanvas: (id: string, doc: unknown) => request<{ serverVersion: number; notes: number; frames: number; connectors: number }>(f, 'POST', `${b(id)}/canvas`, doc),
   };
 }
 
@@ -114,6 +117,9 @@ export const logUrl = (boardId: string) => `${b(boardId)}/log`;
 
 /** snapshotDownloadUrl is a link that saves the board (or one snapshot) as Markdown. */
 export const snapshotDownloadUrl = (boardId: string, key?: string) => `${b(boardId)}/snapshot?download=1${key ? '&key=' + encodeURIComponent(key) : ''}`;
+
+/** canvasDownloadUrl is a link that saves the board as a JSON Canvas file (<name>.canvas). */
+export const canvasDownloadUrl = (boardId: string) => `${b(boardId)}/canvas?download=1`;
 
 /** liveUrl is the WebSocket address of a board's live channel. */
 export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location): string {

@@ -2,6 +2,8 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useS
 import { ScreenStore } from '../layout/screenState';
 import { Dock } from '../layout/Dock';
 import { Menu, type MenuItem } from '../layout/Menu';
+import type { Tool } from '../layout/tools';
+import type { Editor } from '../editor/Editor';
 import { PresenceAvatars } from '../layout/PresenceAvatars';
 import { useTheme } from '../layout/ThemeToggle';
 import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
@@ -28,6 +30,8 @@ const SnapshotsPanel = lazy(() => import('../history/SnapshotsPanel'));
 // The AI chat brings in the AI SDK (docs/web-client.md, "AI"): loaded when first opened.
 const ChatPanel = lazy(() => import('../ai/chat/ChatPanel'));
 const ImportDialog = lazy(() => import('../ai/ImportDialog'));
+const ExportDialog = lazy(() => import('../export/ExportDialog'));
+const CanvasImportDialog = lazy(() => import('../export/CanvasImportDialog'));
 
 interface Props {
   boardId: string;
@@ -88,6 +92,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoHistory(client), [client]);
   const theme = useTheme();
+  // The canvas's editor: the export reads its selection.
+  const [editor, setEditor] = useState<Editor | null>(null);
   // The live channel's answer is newer than the one the board opened with:
   // a plan change turns the board editable, or view only, without a reload.
   const canEdit = (s.canEdit ?? access.canEdit) && s.connection !== 'forbidden';
@@ -173,21 +179,21 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     { label: 'Deleted notes', onSelect: () => screen.openHistory({}) },
     { label: 'Snapshots', onSelect: () => screen.openPanel('snapshots') },
     ...(canEdit ? [{ label: 'Import document', onSelect: () => screen.openDialog('import') }] : []),
+    { label: 'Export…', onSelect: () => screen.openDialog('export') },
     { label: 'Export as Markdown', href: snapshotDownloadUrl(boardId), download: true },
+    { label: 'Import JSON Canvas…', onSelect: () => screen.openDialog('importCanvas') },
     ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
     ...THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) })),
     { label: 'All boards', separated: true, onSelect: () => navigate('/') },
     { label: 'Log out', onSelect: onLogout },
   ];
-  const rail = (
-    <>
-      <button type="button" className="rail-panel" aria-pressed={ui.panel === 'items'} onClick={() => screen.togglePanel('items')}>
-        Work items ({s.items.size})
-      </button>
-      <button type="button" className="rail-panel" aria-pressed={ui.panel === 'chat'} onClick={() => screen.togglePanel('chat')}>
-        AI assistant
-      </button>
-    </>
+  const itemCount = s.items.size;
+  const rail: Tool[] = useMemo(
+    () => [
+      { id: 'items', label: `Work items (${itemCount})`, pressed: ui.panel === 'items', startsGroup: true, onSelect: () => screen.togglePanel('items'), rank: 3 },
+      { id: 'chat', label: 'AI assistant', pressed: ui.panel === 'chat', onSelect: () => screen.togglePanel('chat'), rank: 4 },
+    ],
+    [itemCount, ui.panel, screen],
   );
 
   return (
@@ -245,7 +251,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railExtra={rail} items={s.items} onItem={openItem} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
         <div className="board-notices">
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
           {!canEdit && (
@@ -322,10 +328,29 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           <ImportDialog client={client} onClose={() => screen.closeDialog()} />
         </Suspense>
       )}
+      {ui.dialog === 'export' && (
+        <Suspense fallback={<p role="status">Loading the export…</p>}>
+          <ExportDialog
+            boardId={boardId}
+            boardName={name || boardId}
+            picture={() => ({ notes: [...s.notes.values()], frames: [...s.frames.values()], connectors: [...s.connectors.values()] })}
+            selected={editor?.getSnapshot().selected ?? NO_SELECTION}
+            scheme={document.documentElement.dataset.scheme === 'dark' ? 'dark' : 'light'}
+            onClose={() => screen.closeDialog()}
+          />
+        </Suspense>
+      )}
+      {ui.dialog === 'importCanvas' && (
+        <Suspense fallback={<p role="status">Loading the import…</p>}>
+          <CanvasImportDialog boardId={boardId} canEdit={canEdit} onClose={() => screen.closeDialog()} />
+        </Suspense>
+      )}
       {ui.dialog === 'share' && <ShareDialog boardId={boardId} onClose={() => screen.closeDialog()} />}
     </div>
   );
 }
+
+const NO_SELECTION: ReadonlySet<string> = new Set();
 
 function describeEdit(kind: string, op: string, row: { title?: string; key?: string }, id: string): string {
   if (kind === 'board') return 'Renaming the board';

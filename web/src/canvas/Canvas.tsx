@@ -5,7 +5,7 @@
 // implements the EditorView the editor asks of the screen. It never talks to
 // the server.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, ConnectionMode, MarkerType, type EdgeChange, type FinalConnectionState, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
+import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, ConnectionMode, MarkerType, Position, type NodeHandle, type EdgeChange, type FinalConnectionState, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import '../editor/editor.css';
 import type { Connector, Frame, Note, TrackerItem } from '../api/types';
@@ -28,6 +28,8 @@ import { ariaOf } from '../editor/keymap';
 import { SearchPanel } from '../editor/SearchPanel';
 import { ShortcutsPanel } from '../editor/ShortcutsPanel';
 import { NoteMenu } from '../editor/NoteMenu';
+import { ToolBar } from '../layout/ToolBar';
+import type { Tool } from '../layout/tools';
 import { FrameNode, type FrameFlowNode, type FrameNodeData } from './FrameNode';
 import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
 import { StructureBar } from '../editor/StructureBar';
@@ -44,6 +46,22 @@ const FRAME_Z = -2000;
 // Props given to ReactFlow must keep their identity between renders: a new
 // array or function makes it update its store, and every note re-renders.
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
+/**
+ * handlesOf tells xyflow where a note's or frame's four connect handles are
+ * (ConnectHandles, one in the middle of each edge) instead of leaving it to
+ * measure them in the DOM. Unmeasured, xyflow draws every node once at open
+ * to find them (2,000 notes where 221 are in view: most of the open's time),
+ * and finds none on a node it never drew, so a connector to a note out of
+ * view would not be drawn. ConnectorEdge draws from the boxes, not from here.
+ */
+function handlesOf(w: number, h: number): NodeHandle[] {
+  return [
+    { id: 't', type: 'source', position: Position.Top, x: w / 2, y: 0 },
+    { id: 'r', type: 'source', position: Position.Right, x: w, y: h / 2 },
+    { id: 'b', type: 'source', position: Position.Bottom, x: w / 2, y: h },
+    { id: 'l', type: 'source', position: Position.Left, x: 0, y: h / 2 },
+  ];
+}
 const MIN_ZOOM = 0.05;
 const OPEN_MIN_ZOOM = 0.3;
 /** JUMP_ZOOM is the zoom a search jump or a reveal goes to when the view is further out (text readable). */
@@ -74,8 +92,8 @@ interface Props {
   onItem?: (id: string) => void;
   /** onEditor hands the board's Editor to the screen around the canvas (a tool rail, menus), and null when it goes. */
   onEditor?: (e: Editor | null) => void;
-  /** railExtra: the board screen's own buttons at the end of the tool rail (its panel toggles). */
-  railExtra?: React.ReactNode;
+  /** railTools: the board screen's own tools at the end of the tool rail (its panel toggles). */
+  railTools?: readonly Tool[];
 }
 
 const NO_MARKS: readonly Mark[] = [];
@@ -123,14 +141,39 @@ export function Canvas(props: Props) {
   );
 }
 
+/**
+ * canvasTools are the editor's tools in the rail. Their ranks say which keep
+ * a place in a phone's bottom bar (layout/tools.ts): new notes, undo and
+ * search first; the note tool, redo and the shortcuts panel (keys a phone
+ * has not) go to More first. Delete is in the note menu too.
+ */
+function canvasTools(editor: Editor, tool: string, selectedCount: number, canEdit: boolean): Tool[] {
+  const edit: Tool[] = [
+    { id: 'create', label: '+ Note', primary: true, onSelect: () => editor.createNote(), keys: ariaOf('create'), rank: 0 },
+    { id: 'noteTool', label: 'Note tool', pressed: tool === 'note', onSelect: () => editor.setTool(tool === 'note' ? 'select' : 'note'), keys: ariaOf('toolNote'), title: 'Click on the canvas to put a note there', rank: 7 },
+    { id: 'delete', label: `Delete${selectedCount > 1 ? ` (${selectedCount})` : ''}`, disabled: !selectedCount, onSelect: () => editor.deleteSelected(), keys: ariaOf('delete'), rank: 5 },
+    { id: 'undo', label: 'Undo', onSelect: () => editor.undo(), keys: ariaOf('undo'), rank: 1 },
+    { id: 'redo', label: 'Redo', onSelect: () => editor.redo(), keys: ariaOf('redo'), rank: 6 },
+    { id: 'frame', label: 'Frame', onSelect: () => editor.createFrame(), keys: ariaOf('frame'), title: 'A frame around the selected notes, or in the middle of the view', rank: 9 },
+    { id: 'connect', label: 'Connect', pressed: tool === 'connect', onSelect: () => (tool === 'connect' ? editor.setTool('select') : editor.connectSelected()), keys: ariaOf('connect'), title: 'An arrow from the selected note to the next one you tap (or between two selected notes; or drag from a note’s edge)', rank: 10 },
+  ];
+  return [
+    ...(canEdit ? edit : []),
+    { id: 'outline', label: 'Outline', onSelect: () => editor.openPanel('outline'), keys: ariaOf('outline'), rank: 11 },
+    { id: 'search', label: 'Search', onSelect: () => editor.openPanel('search'), keys: ariaOf('search'), rank: 2 },
+    { id: 'shortcuts', label: '?', name: 'Keyboard shortcuts', onSelect: () => editor.openPanel('shortcuts'), keys: ariaOf('shortcuts'), rank: 8 },
+  ];
+}
+
 function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railExtra }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
+  // onChange is a method of the client (not bound): subscribe through a closure.
   const subscribe = useCallback((cb: () => void) => client.onChange(cb), [client]);
   const { connectors, frames } = useSyncExternalStore(subscribe, client.getSnapshot);
   const detail = useStore(detailOf);
@@ -231,7 +274,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           pos,
           naming: isNaming,
           canEdit,
-          node: { id: f.id, type: 'frame', position: pos ?? { x: r.x, y: r.y }, data, selected: isSelected, width: r.w, height: r.h, measured: { width: r.w, height: r.h }, zIndex: FRAME_Z, dragHandle: '.frame-head', draggable: canEdit && !f.locked && !isNaming },
+          node: { id: f.id, type: 'frame', position: pos ?? { x: r.x, y: r.y }, data, selected: isSelected, width: r.w, height: r.h, measured: { width: r.w, height: r.h }, handles: handlesOf(r.w, r.h), zIndex: FRAME_Z, dragHandle: '.frame-head', draggable: canEdit && !f.locked && !isNaming },
         };
       }
       next.set(f.id, hit);
@@ -276,6 +319,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             height: h,
             // Notes have a known size: telling xyflow saves it measuring 2,000 of them.
             measured: { width: w, height: h },
+            handles: handlesOf(w, h),
             draggable: canEdit && !isEditing,
           },
         };
@@ -413,6 +457,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   notesRef.current = notes;
   const aiContext = useMemo(() => ({ boardId: client.boardId, allNotes: () => [...notesRef.current.values()] }), [client]);
   const asking = s.asking;
+  const tools = useMemo(() => [...canvasTools(editor, s.tool, selected.size, canEdit), ...(railTools ?? [])], [editor, s.tool, selected.size, canEdit, railTools]);
   const one = selected.size === 1 ? [...selected][0] : undefined;
   const connectorAlone = one ? connectors.get(one) : undefined;
   const frameAlone = one ? frames.get(one) : undefined;
@@ -420,57 +465,15 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   return (
     <EditorContext.Provider value={editor}>
     <div className={`canvas detail-${detail}${s.tool === 'note' ? ' tool-note' : ''}`} ref={wrapper} onPointerMove={onPointerMove}>
-      <div className="canvas-tools" role="toolbar" aria-label="Board tools">
-        {canEdit && (
-          <button type="button" className="primary" onClick={() => editor.createNote()} aria-keyshortcuts={ariaOf('create')}>
-            + Note
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" aria-pressed={s.tool === 'note'} onClick={() => editor.setTool(s.tool === 'note' ? 'select' : 'note')} aria-keyshortcuts={ariaOf('toolNote')} title="Click on the canvas to put a note there">
-            Note tool
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.deleteSelected()} disabled={!selected.size} aria-keyshortcuts={ariaOf('delete')}>
-            Delete{selected.size > 1 ? ` (${selected.size})` : ''}
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.undo()} aria-keyshortcuts={ariaOf('undo')}>
-            Undo
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.redo()} aria-keyshortcuts={ariaOf('redo')}>
-            Redo
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" onClick={() => editor.createFrame()} aria-keyshortcuts={ariaOf('frame')} title="A frame around the selected notes, or in the middle of the view">
-            Frame
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" aria-pressed={s.tool === 'connect'} onClick={() => (s.tool === 'connect' ? editor.setTool('select') : editor.connectSelected())} aria-keyshortcuts={ariaOf('connect')} title="An arrow from the selected note to the next one you tap (or between two selected notes; or drag from a note's edge)">
-            Connect
-          </button>
-        )}
-        <button type="button" onClick={() => editor.openPanel('outline')} aria-keyshortcuts={ariaOf('outline')}>
-          Outline
-        </button>
-        <button type="button" onClick={() => editor.openPanel('search')} aria-keyshortcuts={ariaOf('search')}>
-          Search
-        </button>
-        <button type="button" onClick={() => editor.openPanel('shortcuts')} aria-keyshortcuts={ariaOf('shortcuts')} aria-label="Keyboard shortcuts">
-          ?
-        </button>
-        <span className="muted rail-count">
-          {notes.size} note{notes.size === 1 ? '' : 's'}
-          {selected.size ? ` · ${selected.size} selected` : ''}
-        </span>
-        {railExtra}
-      </div>
+      <ToolBar
+        tools={tools}
+        status={
+          <span className="muted rail-count">
+            {notes.size} note{notes.size === 1 ? '' : 's'}
+            {selected.size ? ` · ${selected.size} selected` : ''}
+          </span>
+        }
+      />
       <DetailContext.Provider value={detail}>
         <PresenceContext.Provider value={client.presence}>
         <ReactFlow<BoardNode, ConnectorFlowEdge>

@@ -188,7 +188,16 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
             {detail !== 'far' && n.title && <h3 className="note-title">{n.title}</h3>}
             {/* Long content fades out at the bottom; selected, it scrolls (the wheel scrolls it, not the board). */}
-            {detail === 'near' && <div ref={body} className={selected ? 'note-body md nowheel' : 'note-body md'} dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }} />}
+            {/* A selected cut note's content is a tab stop of its own (Tab from the note), so the keyboard scrolls it:
+                the arrows, Page Up/Down, Home and End stay in it instead of going to the next note; Escape goes back. */}
+            {detail === 'near' && (
+              <div
+                ref={body}
+                className={selected ? 'note-body md nowheel' : 'note-body md'}
+                {...(selected && cut ? { tabIndex: 0, role: 'region', 'aria-label': `Content of ${n.title || 'this note'}`, onKeyDown: scrollKeys } : {})}
+                dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }}
+              />
+            )}
             {/* Expand sits in the row of marks when there are some (absolute, it would cover them). */}
             {(overlap || revived) ? (
               <div className="note-marks">
@@ -231,6 +240,18 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
       </article>
   );
 });
+
+/** SCROLL_KEYS are the keys a focused scrolling note body keeps for itself (the browser scrolls it). */
+const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
+
+/** scrollKeys keeps the scrolling keys from the canvas's keymap (they would move to another note) and sends Escape back to the note. */
+function scrollKeys(e: React.KeyboardEvent<HTMLDivElement>) {
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    e.stopPropagation();
+    e.currentTarget.closest<HTMLElement>('[data-note-id]')?.focus();
+  } else if (SCROLL_KEYS.has(e.key) && !e.altKey && !e.ctrlKey && !e.metaKey) e.stopPropagation();
+}
 
 /**
  * ConnectHandles are the four dots on a note's (or frame's) edges that a

@@ -9,6 +9,12 @@ export interface MenuItem {
   download?: boolean;
   /** checked makes the item a radio choice (menuitemradio). */
   checked?: boolean;
+  /** pressed makes the item a toggle (menuitemcheckbox), e.g. a panel of the tool rail. */
+  pressed?: boolean;
+  disabled?: boolean;
+  /** name is the accessible name when the label says too little; keys its aria-keyshortcuts. */
+  name?: string;
+  keys?: string;
   /** separated draws a line above the item (a new group). */
   separated?: boolean;
 }
@@ -19,7 +25,7 @@ export interface MenuItem {
  * and gives the focus back to the button. Its open state is the caller's
  * (the board screen's store).
  */
-export function Menu({ label, buttonText, items, open, onOpenChange }: { label: string; buttonText: string; items: MenuItem[]; open: boolean; onOpenChange: (open: boolean) => void }) {
+export function Menu({ label, buttonText, items, open, onOpenChange, className }: { label: string; buttonText: string; items: MenuItem[]; open: boolean; onOpenChange: (open: boolean) => void; className?: string }) {
   const button = useRef<HTMLButtonElement>(null);
   const list = useRef<HTMLDivElement>(null);
   const itemsOf = () => [...(list.current?.querySelectorAll<HTMLElement>('[role^="menuitem"]') ?? [])];
@@ -58,7 +64,7 @@ export function Menu({ label, buttonText, items, open, onOpenChange }: { label: 
   };
 
   return (
-    <div className="menu-wrap">
+    <div className={className ? `menu-wrap ${className}` : 'menu-wrap'}>
       <button ref={button} type="button" className="icon-button" aria-haspopup="menu" aria-expanded={open} aria-label={label} title={label} onClick={() => onOpenChange(!open)}>
         {buttonText}
       </button>
@@ -82,14 +88,20 @@ function MenuEntry({ item, done }: { item: MenuItem; done: () => void }) {
       </a>
     );
   const radio = item.checked !== undefined;
+  const toggle = item.pressed !== undefined;
   return (
       <button
         type="button"
         className={cls}
-        role={radio ? 'menuitemradio' : 'menuitem'}
-        aria-checked={radio ? item.checked : undefined}
+        role={radio ? 'menuitemradio' : toggle ? 'menuitemcheckbox' : 'menuitem'}
+        aria-checked={radio ? item.checked : toggle ? item.pressed : undefined}
+        // aria-disabled, not disabled: a disabled item stays reachable with the arrows (the menu pattern).
+        aria-disabled={item.disabled || undefined}
+        aria-label={item.name}
+        aria-keyshortcuts={item.keys}
         tabIndex={-1}
         onClick={() => {
+          if (item.disabled) return;
           done();
           item.onSelect?.();
         }}

@@ -8,7 +8,7 @@
 export type Panel = 'items' | 'chat' | 'history' | 'snapshots';
 
 /** ScreenDialog is a modal dialog of the board screen. */
-export type ScreenDialog = 'share' | 'import' | 'phases';
+export type ScreenDialog = 'share' | 'import' | 'phases' | 'export' | 'importCanvas';
 
 /** HistoryTarget is what the history panel shows: a note's history (at an entry), or the board's deleted notes (no noteId). */
 export interface HistoryTarget {
