@@ -71,46 +71,61 @@ const note = (page, title) => page.locator('.note', { hasText: title });
 /** select taps or clicks a note (additive: with Shift, on a mouse screen). */
 async function select(page, screen, title, additive = false) {
   const n = note(page, title);
-  if (screen.hasTouch) await n.tap();
-  else await n.click({ modifiers: additive ? ['Shift'] : [] });
-  await page.locator('.note.selected', { hasText: title }).waitFor();
+  const done = page.locator('.note.selected', { hasText: title });
+  if (!screen.hasTouch) {
+    await n.click({ modifiers: additive ? ['Shift'] : [] });
+    return done.waitFor();
+  }
+  await n.tap();
+  await done.waitFor();
 }
 
 for (const screen of [DESKTOP, PHONE]) {
   test(`a connector is drawn from a note's edge, seen live, follows a move and goes with its note (${screen.name})`, { skip, timeout: 90_000 }, async () => {
     const A = await boardPage(screen, `Links ${screen.name}`);
     await pushNotes(A.page, server, A.id, [
-      { id: 'plan', title: 'Plan', x: 0, y: 0 },
-      { id: 'ship', title: 'Ship', x: 0, y: 300 },
+      // Above the middle of the view (where the empty board opened), clear of the toolbars at the bottom of a phone.
+      { id: 'plan', title: 'Plan', x: -110, y: -340 },
+      { id: 'ship', title: 'Ship', x: -110, y: -120 },
     ]);
     await note(A.page, 'Ship').waitFor();
     const B = await withWatcher(A);
     await note(B.page, 'Ship').waitFor();
 
-    // Select Plan so its handles show (a finger has no hover), then drag from its bottom handle onto Ship's body.
     await select(A.page, screen, 'Plan');
-    const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
-    await drag(A.page, screen, centre(await handle.boundingBox()), centre(await note(A.page, 'Ship').boundingBox()));
+    if (!screen.hasTouch) {
+      // With a mouse: drag from Plan's bottom handle onto Ship's body.
+      const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
+      const shipBox = await note(A.page, 'Ship').boundingBox();
+      await drag(A.page, screen, centre(await handle.boundingBox()), { x: shipBox.x + shipBox.width / 2 + 40, y: shipBox.y + 40 });
+    } else {
+      // With a finger: Plan selected, Connect, then tap Ship.
+      // On a phone Connect is in the bottom bar's More menu (layout/tools.ts).
+      await useTool(A.page, 'Connect', { touch: true, role: 'menuitemcheckbox' }); // a toggle: a checkbox item in More
+      await note(A.page, 'Ship').tap();
+    }
     const r = await until(A.page, A.id, (x) => x.connectors.length === 1);
     assert.equal(r.connectors[0].from, 'plan');
     assert.equal(r.connectors[0].to, 'ship');
     const edgeB = B.page.locator('.react-flow__edge');
-    await edgeB.waitFor();
+    await edgeB.waitFor({ state: 'attached' }); // a vertical line has no width: "visible" would never hold
     await shot(A.page, `connector-${screen.name}`);
     await A.page.screenshot({ path: `/tmp/connweb-connector-${screen.name}.png` });
 
     // Move Ship: the arrow's path changes on both screens.
     const pathB = B.page.locator('.react-flow__edge path.react-flow__edge-path');
     const before = await pathB.getAttribute('d');
-    const ship = centre(await note(A.page, 'Ship').boundingBox());
-    await select(A.page, screen, 'Ship');
-    await drag(A.page, screen, { x: ship.x, y: ship.y - 40 }, { x: ship.x + 120, y: ship.y + 40 });
-    await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > 0);
+    // A mouse selects Ship first; a finger just drags it (the drag selects it). Known issue (docs/web-client.md):
+    // with a finger, the first tap on a note after a connector was drawn may not select it.
+    if (!screen.hasTouch) await select(A.page, screen, 'Ship');
+    const sb = await note(A.page, 'Ship').boundingBox();
+    await drag(A.page, screen, { x: sb.x + sb.width / 2, y: sb.y + 40 }, { x: sb.x + sb.width / 2 + 80, y: sb.y + 80 });
+    await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > -110);
     await B.page.waitForFunction((d) => document.querySelector('.react-flow__edge path.react-flow__edge-path')?.getAttribute('d') !== d, before);
 
-    // Delete Ship: its connector goes in the same push, for everyone.
-    await select(A.page, screen, 'Ship');
-    await A.page.getByRole('toolbar', { name: 'Board tools' }).getByRole('button', { name: /^Delete/ }).click();
+    // Delete Ship (still selected after its drag): its connector goes in the same push, for everyone.
+    await A.page.locator('.note.selected', { hasText: 'Ship' }).waitFor();
+    await useTool(A.page, 'Delete', { touch: !!screen.hasTouch }); // in More on a phone
     const after = await until(A.page, A.id, (x) => !x.notes.some((n) => n.id === 'ship'));
     assert.equal(after.connectors.length, 0, 'the connector went with its note');
     await edgeB.waitFor({ state: 'detached' });
@@ -139,7 +154,7 @@ for (const screen of [DESKTOP, PHONE]) {
       // On a phone Frame is in the bottom bar's More menu (layout/tools.ts).
       await useTool(A.page, 'Frame', { touch: true });
       const [f] = (await until(A.page, A.id, (x) => x.frames.length === 1)).frames;
-      await pushNotes(A.page, server, A.id, three.map((n) => ({ ...n, x: f.x + 40 + n.x / 4, y: f.y + 60 + n.y / 4, w: 120, h: 80 })));
+      await pushNotes(A.page, server, A.id, three.map((n) => ({ ...n, x: f.x + 10 + n.x / 2, y: f.y + 50 + n.y / 2, w: 120, h: 80 })));
       await note(A.page, 'Three').waitFor();
     }
     const name = A.page.getByRole('textbox', { name: 'Frame name' });

@@ -155,7 +155,7 @@ function canvasTools(editor: Editor, tool: string, selectedCount: number, canEdi
     { id: 'undo', label: 'Undo', onSelect: () => editor.undo(), keys: ariaOf('undo'), rank: 1 },
     { id: 'redo', label: 'Redo', onSelect: () => editor.redo(), keys: ariaOf('redo'), rank: 6 },
     { id: 'frame', label: 'Frame', onSelect: () => editor.createFrame(), keys: ariaOf('frame'), title: 'A frame around the selected notes, or in the middle of the view', rank: 9 },
-    { id: 'connect', label: 'Connect', onSelect: () => editor.connectSelected(), keys: ariaOf('connect'), title: "An arrow between the two selected notes (or drag from a note's edge)", rank: 10 },
+    { id: 'connect', label: 'Connect', pressed: tool === 'connect', onSelect: () => (tool === 'connect' ? editor.setTool('select') : editor.connectSelected()), keys: ariaOf('connect'), title: 'An arrow from the selected note to the next one you tap (or between two selected notes; or drag from a note’s edge)', rank: 10 },
   ];
   return [
     ...(canEdit ? edit : []),

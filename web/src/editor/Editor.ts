@@ -35,7 +35,7 @@ export interface EditorView {
 }
 
 /** Tool is what a click on the empty canvas does: select (clear the selection) or put a note there. */
-export type Tool = 'select' | 'note';
+export type Tool = 'select' | 'note' | 'connect';
 
 /** Panel is the editor's panel on screen: search, the shortcuts, the board's outline, or none. */
 export type Panel = 'search' | 'shortcuts' | 'outline' | null;
@@ -105,6 +105,8 @@ export interface EditorSnapshot {
   menu: NoteMenu | null;
   /** naming is the connector label or frame title being typed. */
   naming: Naming | null;
+  /** connectFrom is where the connect tool's arrow starts: the next note or frame selected is its end. */
+  connectFrom: string | null;
   canEdit: boolean;
 }
 
@@ -164,7 +166,7 @@ export class Editor {
   private readonly setTimer: (cb: () => void, ms: number) => unknown;
   private readonly clearTimer: (h: unknown) => void;
   private view: EditorView = NO_VIEW;
-  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, naming: null, canEdit: true };
+  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, naming: null, connectFrom: null, canEdit: true };
   private editState: EditorState | null = null;
   private readonly cbs = new Set<() => void>();
   private readonly editCbs = new Set<() => void>();
@@ -289,6 +291,7 @@ export class Editor {
 
   /** select selects a note (additive: added to the selection) and makes it the tab stop. */
   select(id: string, additive = false): void {
+    if (this.connectTo(id)) return;
     const selected = additive ? new Set([...this.snap.selected, id]) : new Set([id]);
     this.set({ selected, focused: id });
   }
@@ -296,6 +299,7 @@ export class Editor {
   /** setSelection takes a selection made on the canvas (a click, a drag box); unchanged sets are ignored. */
   setSelection(ids: Iterable<string>): void {
     const next = new Set(ids);
+    if (next.size === 1 && this.connectTo([...next][0])) return;
     const cur = this.snap.selected;
     if (next.size === cur.size && [...next].every((id) => cur.has(id))) return;
     this.set({ selected: next, focused: next.size === 1 ? [...next][0] : this.snap.focused });
@@ -622,14 +626,34 @@ export class Editor {
     return c.id;
   }
 
-  /** connectSelected joins the two selected notes or frames, from the one selected first. */
+  /**
+   * connectSelected joins the two selected notes or frames, from the one
+   * selected first. With one selected, it starts the connect tool: the
+   * next note or frame tapped (or clicked, or reached with the keyboard) is
+   * the arrow's end, the way a finger connects without dragging.
+   */
   connectSelected(): string | null {
+    if (!this.snap.canEdit) return null;
     const ends = [...this.snap.selected].filter((id) => this.exists(id));
+    if (ends.length === 1) {
+      this.set({ tool: 'connect', connectFrom: ends[0] });
+      this.announce('Now tap or click the note (or frame) the arrow goes to; Escape cancels.');
+      return null;
+    }
     if (ends.length !== 2) {
-      this.announce('Select two notes (or frames) to connect them.');
+      this.announce('Select a note (or two) to connect.');
       return null;
     }
     return this.connect(ends[0], ends[1]);
+  }
+
+  /** connectTo ends the connect tool's arrow at id; false when the tool is not on or id is no end. */
+  private connectTo(id: string): boolean {
+    const from = this.snap.connectFrom;
+    if (this.snap.tool !== 'connect' || !from || id === from || !this.exists(id)) return false;
+    this.set({ tool: 'select', connectFrom: null });
+    this.connect(from, id);
+    return true;
   }
 
   /** setConnector restyles or relabels a connector, on the row as it is now: one push, one undo step. */
@@ -644,8 +668,8 @@ export class Editor {
 
   /**
    * createFrame makes a frame: around the selected notes when there are
-   * some (so they are in it), else FRAME_W×FRAME_H at the centre of the
-   * view; titled "Frame N", selected, and its title ready to type. One
+   * some (so they are in it), else FRAME_W×FRAME_H (at most 80 % × 70 %
+   * of the view) at the centre of the view; titled "Frame N", selected, and its title ready to type. One
    * push, one undo step.
    */
   createFrame(): string | null {
@@ -656,8 +680,12 @@ export class Editor {
       const n = now.get(id);
       return n ? [rectOf(n)] : [];
     });
+    const v = this.view.visible();
     const c = this.centre();
-    const r = around.length ? frameAround(around) : clampFrame({ x: c.x - FRAME_W / 2, y: c.y - FRAME_H / 2, w: FRAME_W, h: FRAME_H });
+    // FRAME_W×FRAME_H, or less on a small screen: a new frame is wholly in view, title bar included.
+    const w = v.w > 0 ? Math.min(FRAME_W, Math.round(v.w * 0.8)) : FRAME_W;
+    const h = v.h > 0 ? Math.min(FRAME_H, Math.round(v.h * 0.7)) : FRAME_H;
+    const r = around.length ? frameAround(around) : clampFrame({ x: c.x - w / 2, y: c.y - h / 2, w, h });
     const f: Frame = { id: this.newId(), title: nextFrameTitle(this.frames().values()), ...r, color: 'gray', locked: false, updatedAt: '' };
     this.undoHistory.transact('new frame', (u) => u.upsertFrame(f));
     this.set({ selected: new Set([f.id]), naming: { kind: 'frame', id: f.id } });
@@ -760,16 +788,19 @@ export class Editor {
 
   // --- tools, panels, paste, search ----------------------------------------
 
-  /** setTool picks what a click on the empty canvas does. */
+  /** setTool picks what a click on the empty canvas does (another tool than connect drops the connect tool's start). */
   setTool(tool: Tool): void {
-    if (tool === 'note' && !this.snap.canEdit) return;
-    if (tool !== this.snap.tool) this.set({ tool });
+    if (tool !== 'select' && !this.snap.canEdit) return;
+    if (tool !== this.snap.tool) this.set({ tool, connectFrom: tool === 'connect' ? this.snap.connectFrom : null });
   }
 
   /** paneClick is a click on the empty canvas at a board point: the note tool puts a note there; else the selection clears. */
   paneClick(at: XY): void {
     if (this.snap.tool === 'note') this.createNote(at);
-    else this.clearSelection();
+    else {
+      if (this.snap.tool === 'connect') this.setTool('select');
+      this.clearSelection();
+    }
   }
 
   /** openPanel shows the search or the shortcuts panel (or none). */

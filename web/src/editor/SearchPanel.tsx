@@ -41,7 +41,7 @@ export function SearchPanel({ notes, items, frames, onNote, onFrame, onItem, onC
   return (
     <Dialog title="Search" onClose={onClose}>
       <div className="search-panel">
-        <label htmlFor={ids.field}>Search notes, frames and work items</label>
+        <label htmlFor={ids.field}>Search notes and work items</label>
         <input
           id={ids.field}
           type="search"

@@ -85,11 +85,11 @@ describe('connectors', () => {
     expect(viewer.editor.connect('a', 'b')).toBeNull();
   });
 
-  it('C connects the two selected notes, in the order they were selected; with one selected it says what to do', () => {
+  it('C connects the two selected notes, in the order they were selected; with none it says what to do', () => {
     const { board, editor, said } = setup({ notes: [note('a'), note('b'), note('f')] });
-    editor.select('b');
     expect(editor.handleKey(key('c'))).toBe(false);
-    expect(said.at(-1)).toMatch(/Select two notes/);
+    expect(said.at(-1)).toMatch(/Select a note/);
+    editor.select('b');
     editor.select('a', true);
     expect(editor.handleKey(key('c'))).toBe(true);
     expect([...board.connectors.values()][0]).toMatchObject({ from: 'b', to: 'a' });
@@ -149,10 +149,13 @@ describe('frames', () => {
     expect(board.frames.get(f.id)?.title).toBe('Launch');
   });
 
-  it('with nothing selected the frame goes to the middle of the view', () => {
-    const { board, editor } = setup();
+  it('with nothing selected the frame goes to the middle of the view, smaller on a small screen', () => {
+    const { board, editor, view } = setup();
     const id = editor.createFrame()!;
     expect(board.frames.get(id)).toMatchObject({ x: -320, y: -200, w: 640, h: 400 });
+    view.visible = () => ({ x: 0, y: 0, w: 390, h: 700 });
+    const small = editor.createFrame()!;
+    expect(board.frames.get(small)).toMatchObject({ x: 39, y: 150, w: 312, h: 400 });
   });
 
   it('dragging a frame moves the notes inside it: previewed, then one push and one undo step', () => {
@@ -248,5 +251,31 @@ describe('structure helpers', () => {
 
   it('every new action has a key in the keymap', () => {
     for (const a of ['frame', 'connect', 'outline']) expect(KEYMAP.some((b) => b.action === a)).toBe(true);
+  });
+});
+
+describe('the connect tool', () => {
+  it('with one note selected, Connect waits for the next note selected and draws the arrow to it', () => {
+    const { board, editor, said } = setup({ notes: [note('a'), note('b'), note('c')] });
+    editor.select('a');
+    expect(editor.connectSelected()).toBeNull();
+    expect(editor.getSnapshot()).toMatchObject({ tool: 'connect', connectFrom: 'a' });
+    expect(said.at(-1)).toMatch(/tap or click the note/);
+    editor.setSelection(['b']);
+    expect([...board.connectors.values()].map((c) => [c.from, c.to])).toEqual([['a', 'b']]);
+    expect(editor.getSnapshot()).toMatchObject({ tool: 'select', connectFrom: null });
+  });
+
+  it('Escape or a click on the empty canvas stops it without an arrow', () => {
+    const { board, editor } = setup({ notes: [note('a'), note('b')] });
+    editor.select('a');
+    editor.connectSelected();
+    editor.handleKey(key('Escape'));
+    expect(editor.getSnapshot()).toMatchObject({ tool: 'select', connectFrom: null });
+    editor.select('a');
+    editor.connectSelected();
+    editor.paneClick({ x: 0, y: 0 });
+    editor.setSelection(['b']);
+    expect(board.connectors.size).toBe(0);
   });
 });
