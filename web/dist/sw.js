@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'c29a209b7971b631';
-const FILES = ["assets/AiErrorText-DtQDXaNF.js","assets/Analyse-C8Y-vZQF.js","assets/CanvasImportDialog-jEs1o3T4.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-CFdV17A8.js","assets/ExportDialog-Dn_KCtHw.js","assets/HistoryPanel-BeZy75z8.js","assets/ImportDialog-SB1ZfZSu.js","assets/NoteAssist-CpxpidMI.js","assets/NoteHints-B5uls1aq.js","assets/SlashMenu-89GEH-kD.js","assets/SnapshotsPanel-COU4nsiC.js","assets/TrackerGenerate-Bht4pV5a.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-CHQVCcqS.js","assets/importgen-Dn2DlGcc.css","assets/index-Bm3_dHCW.js","assets/index-CALMlLFo.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-BaVe7-yp.js"];
+const VERSION = '960ec79ba980e3eb';
+const FILES = ["assets/AiErrorText-fFH-GN4g.js","assets/Analyse-68xtVq6X.js","assets/CanvasImportDialog-DueLn1Rc.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-Di6XEsWf.js","assets/ExportDialog-DRXeubBB.js","assets/HistoryPanel-CG8mCRld.js","assets/ImportDialog-D3bmcPH1.js","assets/NoteAssist-DnKf9874.js","assets/NoteHints-D1aSDBDc.js","assets/SlashMenu-BtTxxqHf.js","assets/SnapshotsPanel-ChHhAtWR.js","assets/TrackerGenerate-8pqjA0iU.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-DqfwLe4L.js","assets/index-BfRJJbHM.css","assets/index-DI9qFfHv.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DVEV2gE9.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
