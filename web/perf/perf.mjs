@@ -49,6 +49,21 @@ try {
     });
     if (r.status() !== 200) throw new Error(`push: ${r.status()} ${await r.text()}`);
   }
+  // CONNECTORS=n joins note i to note i+1 for the first n notes; FRAMES=n puts n frames around blocks of notes (issue 24).
+  const CONNECTORS = Number(process.env.CONNECTORS || 0);
+  const FRAMES = Number(process.env.FRAMES || 0);
+  const at = new Date().toISOString();
+  const frames = Array.from({ length: FRAMES }, (_, k) => {
+    const i = (k * 2 * cols) % NOTES;
+    return { id: `f${k}`, title: `Frame ${k}`, x: (i % cols) * 260 - 20, y: Math.floor(i / cols) * 200 - 40, w: 260 * 4, h: 200 * 2, color: 'gray', updatedAt: at };
+  });
+  const connectors = Array.from({ length: CONNECTORS }, (_, i) => ({ id: `c${i}`, from: `n${i}`, to: `n${(i + 1) % NOTES}`, label: '', style: 'arrow', color: 'gray', updatedAt: at }));
+  for (let start = 0; start < Math.max(frames.length, connectors.length); start += 500) {
+    const r = await req.post(server.url + '/api/boards/perf/sync', {
+      data: { clientVersion: 0, notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [], deleted: [] }, frames: { upserted: frames.slice(start, start + 500), deleted: [] }, connectors: { upserted: connectors.slice(start, start + 500), deleted: [] } },
+    });
+    if (r.status() !== 200) throw new Error(`push: ${r.status()} ${await r.text()}`);
+  }
   const state = await ctx.storageState();
   // Sizes of the full pull, plain and gzipped, with Node's http (no decoding).
   const cookie = state.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
@@ -133,7 +148,7 @@ const RUNS = Number(process.env.RUNS || 5);
     await c.close();
   }
   opens.sort((a, b) => a - b);
-  console.log(`open ${NOTES}-note board (navigation → interactive), ${RUNS} runs: median ${opens[Math.floor(RUNS / 2)].toFixed(0)} ms, min ${opens[0].toFixed(0)}, max ${opens[RUNS - 1].toFixed(0)}`);
+  console.log(`open ${NOTES}-note board${CONNECTORS || FRAMES ? ` with ${CONNECTORS} connectors and ${FRAMES} frames` : ''} (navigation → interactive), ${RUNS} runs: median ${opens[Math.floor(RUNS / 2)].toFixed(0)} ms, min ${opens[0].toFixed(0)}, max ${opens[RUNS - 1].toFixed(0)}`);
   console.log(`full pull: ${(plainBytes / 1024).toFixed(0)} KB of JSON, ${(gzipBytes / 1024).toFixed(0)} KB gzipped; the browser got it ${pull?.encoding}`);
   console.log(`phases of the last open (ms after navigation): ${lastMarks}`);
 
