@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '960ec79ba980e3eb';
-const FILES = ["assets/AiErrorText-fFH-GN4g.js","assets/Analyse-68xtVq6X.js","assets/CanvasImportDialog-DueLn1Rc.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-Di6XEsWf.js","assets/ExportDialog-DRXeubBB.js","assets/HistoryPanel-CG8mCRld.js","assets/ImportDialog-D3bmcPH1.js","assets/NoteAssist-DnKf9874.js","assets/NoteHints-D1aSDBDc.js","assets/SlashMenu-BtTxxqHf.js","assets/SnapshotsPanel-ChHhAtWR.js","assets/TrackerGenerate-8pqjA0iU.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-DqfwLe4L.js","assets/index-BfRJJbHM.css","assets/index-DI9qFfHv.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DVEV2gE9.js"];
+const VERSION = '9214a8e7e5653f26';
+const FILES = ["assets/AiErrorText-PthYI2Wt.js","assets/Analyse-YVWEdAC9.js","assets/CanvasImportDialog-Di7yqLSM.js","assets/ChatPanel-5LLl6-Fr.js","assets/ChatPanel-Bae7mnjI.css","assets/ExportDialog-0ipyPw88.js","assets/HistoryPanel-DpHOAuN-.js","assets/ImportDialog-3cau44yN.js","assets/NoteAssist-B3VH62wp.js","assets/NoteHints-2TrJxsjy.js","assets/SlashMenu-Dp7I-lHm.js","assets/SnapshotsPanel-Cr6TKmdJ.js","assets/TrackerGenerate-DAZ14j22.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-BMjysWDV.js","assets/importgen-Dn2DlGcc.css","assets/index-BV9E1nWr.css","assets/index-CoZ8DPhT.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DimVnMKV.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -126,10 +126,14 @@ async function save(editor) {
   await editor.waitFor({ state: 'detached' });
 }
 
-/** drag drags the note by (dx, dy) screen pixels with the mouse, held by its head. */
+/**
+ * drag drags the note by (dx, dy) screen pixels with the mouse, held by its
+ * head left of the middle: the middle of its top edge is the connect dot a
+ * connector is drawn from (issue 24), shown when the note is pointed at.
+ */
 async function drag(page, noteId, dx, dy) {
   const box = await noteOf(page, noteId).boundingBox();
-  const x = box.x + box.width / 2;
+  const x = box.x + box.width / 4;
   const y = box.y + 12;
   await page.mouse.move(x, y);
   await page.mouse.down();

@@ -89,6 +89,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
   const cls = `note${selected ? ' selected' : ''}${data.highlight ? ' highlight' : ''}${data.editing ? ' editing' : ''}`;
+  const resizable = active && data.canEdit && !data.editing && detail !== 'far';
   const canExpand = cut && active && detail === 'near' && data.canEdit && data.h < MAX_H;
   const expandButton = (
     <button
@@ -210,8 +211,12 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             )}
           </>
         )}
+        {/* The connect dots stay in the DOM (xyflow reads them when it measures the note: without them it
+            draws none of the note's connectors) but are display: none until the note is pointed at or
+            selected (editor.css), and the resize corner is drawn only then: on every drawn note they
+            doubled its boxes, which every pointer move and pan hit-tests (docs/benchmarks-log.md). */}
         {data.canEdit && !data.editing && detail !== 'far' && <ConnectHandles />}
-        {data.canEdit && !data.editing && detail !== 'far' && (
+        {resizable && (
           <div
             className="note-resize nodrag nopan"
             aria-hidden="true"
