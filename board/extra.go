@@ -149,6 +149,30 @@ func ParseExtraObject(data []byte) ([]Field, error) {
 	return fields, nil
 }
 
+// marshalRow encodes a row's own fields (own: the row as a type without its
+// methods), then its extra fields in the order the client sent them.
+func marshalRow(own any, known []string, extra []Field) ([]byte, error) {
+	b, err := json.Marshal(own)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	return appendExtra(b, known, extra)
+}
+
+// unmarshalRow reads a row whose own fields are all plain JSON values:
+// fields maps each key to where its value goes, and the keys that are not
+// the row's own are returned as its extra fields. null reports null and
+// changes nothing, encoding/json's convention.
+func unmarshalRow(data []byte, known []string, fields map[string]any) (extra []Field, null bool, err error) {
+	extra, err = splitFields(data, known, func(key string, v []byte) error {
+		if p, ok := fields[key]; ok {
+			return json.Unmarshal(v, p)
+		}
+		return nil
+	})
+	return extra, err == nil && bytes.Equal(bytes.TrimSpace(data), []byte("null")), err
+}
+
 // splitFields reads the JSON object data: each known key's value goes to
 // set, every other key becomes an extra field, in order. Keys match
 // exactly, unlike encoding/json's case-insensitive match, so an extra field
@@ -206,11 +230,7 @@ type noteJSON Note
 // MarshalJSON writes the note's own fields, then its extra fields in the
 // order the client sent them.
 func (n Note) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(noteJSON(n))
-	if err != nil || len(n.Extra) == 0 {
-		return b, err
-	}
-	return appendExtra(b, NoteFields, n.Extra)
+	return marshalRow(noteJSON(n), NoteFields, n.Extra)
 }
 
 // UnmarshalJSON reads a note written by MarshalJSON: keys that are not the
@@ -266,11 +286,7 @@ type itemJSON TrackerItem
 // MarshalJSON writes the item's own fields, then its extra fields in the
 // order the client sent them.
 func (it TrackerItem) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(itemJSON(it))
-	if err != nil || len(it.Extra) == 0 {
-		return b, err
-	}
-	return appendExtra(b, ItemFields, it.Extra)
+	return marshalRow(itemJSON(it), ItemFields, it.Extra)
 }
 
 // UnmarshalJSON reads an item written by MarshalJSON: keys that are not the

@@ -1,8 +1,6 @@
 package board
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -254,31 +252,15 @@ type connectorJSON Connector
 // MarshalJSON writes the connector's own fields, then its extra fields in
 // the order the client sent them.
 func (c Connector) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(connectorJSON(c))
-	if err != nil || len(c.Extra) == 0 {
-		return b, err
-	}
-	return appendExtra(b, ConnectorFields, c.Extra)
+	return marshalRow(connectorJSON(c), ConnectorFields, c.Extra)
 }
 
 // UnmarshalJSON reads a connector: keys that are not its own become Extra.
 func (c *Connector) UnmarshalJSON(data []byte) error {
 	var f connectorJSON
-	strs := map[string]*string{"id": &f.ID, "from": &f.From, "to": &f.To, "label": &f.Label,
-		"style": &f.Style, "dash": &f.Dash, "color": &f.Color, "updatedAt": &f.UpdatedAt}
-	extra, err := splitFields(data, ConnectorFields, func(key string, v []byte) error {
-		if p, ok := strs[key]; ok {
-			return json.Unmarshal(v, p)
-		}
-		switch key {
-		case "version":
-			return json.Unmarshal(v, &f.Version)
-		case "deletedAt":
-			return json.Unmarshal(v, &f.DeletedAt)
-		}
-		return nil
-	})
-	if err != nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+	extra, null, err := unmarshalRow(data, ConnectorFields, map[string]any{"id": &f.ID, "from": &f.From, "to": &f.To, "label": &f.Label,
+		"style": &f.Style, "dash": &f.Dash, "color": &f.Color, "updatedAt": &f.UpdatedAt, "version": &f.Version, "deletedAt": &f.DeletedAt})
+	if err != nil || null {
 		return err
 	}
 	f.Extra = extra
@@ -292,25 +274,15 @@ type frameJSON Frame
 // MarshalJSON writes the frame's own fields, then its extra fields in the
 // order the client sent them.
 func (f Frame) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(frameJSON(f))
-	if err != nil || len(f.Extra) == 0 {
-		return b, err
-	}
-	return appendExtra(b, FrameFields, f.Extra)
+	return marshalRow(frameJSON(f), FrameFields, f.Extra)
 }
 
 // UnmarshalJSON reads a frame: keys that are not its own become Extra.
 func (f *Frame) UnmarshalJSON(data []byte) error {
 	var g frameJSON
-	fields := map[string]any{"id": &g.ID, "title": &g.Title, "x": &g.X, "y": &g.Y, "w": &g.W, "h": &g.H,
-		"color": &g.Color, "locked": &g.Locked, "updatedAt": &g.UpdatedAt, "version": &g.Version, "deletedAt": &g.DeletedAt}
-	extra, err := splitFields(data, FrameFields, func(key string, v []byte) error {
-		if p, ok := fields[key]; ok {
-			return json.Unmarshal(v, p)
-		}
-		return nil
-	})
-	if err != nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+	extra, null, err := unmarshalRow(data, FrameFields, map[string]any{"id": &g.ID, "title": &g.Title, "x": &g.X, "y": &g.Y, "w": &g.W, "h": &g.H,
+		"color": &g.Color, "locked": &g.Locked, "updatedAt": &g.UpdatedAt, "version": &g.Version, "deletedAt": &g.DeletedAt})
+	if err != nil || null {
 		return err
 	}
 	g.Extra = extra
