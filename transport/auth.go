@@ -1,6 +1,9 @@
 package transport
 
 import (
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 	"net/http"
 	"time"
 
@@ -31,7 +34,7 @@ type sendOTPRequest struct {
 // well-formed address: the mail leaves from a background queue.
 func (s *Server) handleSendOTP(w http.ResponseWriter, r *http.Request) {
 	var req sendOTPRequest
-	if err := decodeBody(w, r, limitAuthBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
+	if err := reqbody.Decode(w, r, limitAuthBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -39,7 +42,7 @@ func (s *Server) handleSendOTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, okBody)
+	respond.JSON(w, http.StatusOK, respond.OK)
 }
 
 type verifyOTPRequest struct {
@@ -51,7 +54,7 @@ type verifyOTPRequest struct {
 // session cookie.
 func (s *Server) handleVerifyOTP(w http.ResponseWriter, r *http.Request) {
 	var req verifyOTPRequest
-	if err := decodeBody(w, r, limitAuthBody, decodeStringFields(map[string]*string{"email": &req.Email, "code": &req.Code})); err != nil {
+	if err := reqbody.Decode(w, r, limitAuthBody, decodeStringFields(map[string]*string{"email": &req.Email, "code": &req.Code})); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -61,12 +64,12 @@ func (s *Server) handleVerifyOTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, sessionCookie(login.Token, int(login.MaxAge/time.Second)))
-	writeJSON(w, http.StatusOK, okBody)
+	respond.JSON(w, http.StatusOK, respond.OK)
 }
 
 // handleMe is GET /api/auth/me.
 func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"email": userEmail(r.Context())})
+	respond.JSON(w, http.StatusOK, map[string]string{"email": reqctx.Email(r.Context())})
 }
 
 // handleLogout is GET /api/auth/logout: the session is deleted on the
@@ -79,7 +82,7 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.SetCookie(w, sessionCookie("", -1))
-	writeJSON(w, http.StatusOK, okBody)
+	respond.JSON(w, http.StatusOK, respond.OK)
 }
 
 // sessionCookie is the session cookie with the spec's attributes. maxAge is

@@ -11,6 +11,8 @@ import (
 	"corkboard/board"
 	"corkboard/internal/cache"
 	"corkboard/persist"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/respond"
 )
 
 // Billing configures the payment provider's webhook.
@@ -74,7 +76,7 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, board.Errorf(board.EUNAVAILABLE, "Billing webhook is not configured: no signing secret is set (-billing-secret)."))
 		return
 	}
-	body, err := readBody(w, r, billing.MaxWebhookBytes)
+	body, err := reqbody.Read(w, r, billing.MaxWebhookBytes)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -97,7 +99,7 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 		// Not recorded as processed: it changes nothing, so a replay of it
 		// is harmless, and the ledger stays as small as the plan changes.
 		s.log.DebugContext(ctx, "billing event ignored: type changes no plan", evAttrs)
-		writeJSON(w, http.StatusOK, webhookAnswer{OK: true, Ignored: true})
+		respond.JSON(w, http.StatusOK, webhookAnswer{OK: true, Ignored: true})
 		return
 	}
 
@@ -123,14 +125,14 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 		// should the checkout event arrive later, a redelivery of this one
 		// can still apply.
 		s.log.WarnContext(ctx, "billing event ignored: unknown customer", evAttrs, slog.String("customer", ev.CustomerID))
-		writeJSON(w, http.StatusOK, webhookAnswer{OK: true, Ignored: true})
+		respond.JSON(w, http.StatusOK, webhookAnswer{OK: true, Ignored: true})
 		return
 	case err != nil:
 		s.writeError(w, r, err)
 		return
 	case replayed:
 		s.log.InfoContext(ctx, "billing event replayed: nothing changed", evAttrs)
-		writeJSON(w, http.StatusOK, webhookAnswer{OK: true, Replayed: true})
+		respond.JSON(w, http.StatusOK, webhookAnswer{OK: true, Replayed: true})
 		return
 	}
 	// The new plan counts from the user's next request, not after the
@@ -147,5 +149,5 @@ func (s *Server) handleBillingWebhook(w http.ResponseWriter, r *http.Request) {
 		s.log.InfoContext(ctx, "billing event applied: plan unchanged", evAttrs,
 			slog.String("email", u.Email), slog.String("plan", u.Plan))
 	}
-	writeJSON(w, http.StatusOK, webhookAnswer{OK: true})
+	respond.JSON(w, http.StatusOK, webhookAnswer{OK: true})
 }

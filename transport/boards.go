@@ -14,6 +14,9 @@ import (
 	"corkboard/auth/mailaddr"
 	"corkboard/board"
 	"corkboard/internal/cache"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // guard is the board guard the handlers, the AI gate's payer check and
@@ -71,39 +74,23 @@ func boardIDParam(r *http.Request) (string, error) {
 // owns it nor is invited.
 func (s *Server) requireBoard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, err := s.guard.Guard(r.Context(), chi.URLParam(r, "boardId"), userEmail(r.Context()))
+		a, err := s.guard.Guard(r.Context(), chi.URLParam(r, "boardId"), reqctx.Email(r.Context()))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		if st := stateOf(r.Context()); st != nil {
-			// The request's own record: no new context, no allocation.
-			st.guarded = a
-			st.access = &st.guarded
-			next.ServeHTTP(w, r)
-			return
+		// The request's own State holds it: no request copy then.
+		if ctx := reqctx.WithAccess(r.Context(), a); ctx != r.Context() {
+			r = r.WithContext(ctx)
 		}
-		held := a // only this path allocates
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxBoard, &held)))
+		next.ServeHTTP(w, r)
 	})
-}
-
-// boardAccess is the guard's result for the request (set by requireBoard,
-// or by the AI routes' payer check for a board named in the body).
-func boardAccess(ctx context.Context) *access.Access {
-	if a, _ := ctx.Value(ctxBoard).(*access.Access); a != nil {
-		return a
-	}
-	if st := stateOf(ctx); st != nil {
-		return st.access
-	}
-	return nil
 }
 
 // ownerOnly wraps a guarded handler so only the board's owner gets through.
 func (s *Server) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if a := boardAccess(r.Context()); a == nil || !a.IsOwner {
+		if a := reqctx.Access(r.Context()); a == nil || !a.IsOwner {
 			s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Only the board's owner can do this."))
 			return
 		}
@@ -120,7 +107,7 @@ type boardListItem struct {
 
 // handleListBoards is GET /api/boards.
 func (s *Server) handleListBoards(w http.ResponseWriter, r *http.Request) {
-	boards, err := s.db.ListBoardsFor(r.Context(), userEmail(r.Context()))
+	boards, err := s.db.ListBoardsFor(r.Context(), reqctx.Email(r.Context()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -129,7 +116,7 @@ func (s *Server) handleListBoards(w http.ResponseWriter, r *http.Request) {
 	for i, b := range boards {
 		out[i] = boardListItem{ID: b.ID, Name: b.Name, CreatedAt: b.CreatedAt, OwnerEmail: b.OwnerEmail}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"boards": out})
+	respond.JSON(w, http.StatusOK, map[string]any{"boards": out})
 }
 
 type accessBody struct {
@@ -149,12 +136,12 @@ func (s *Server) handleGetAccess(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := s.members.Look(r.Context(), id, userEmail(r.Context()))
+	st, err := s.members.Look(r.Context(), id, reqctx.Email(r.Context()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, accessBody{HasAccess: st.IsMember, IsOwner: st.IsOwner, IsUnclaimed: st.Unclaimed, CanEdit: st.CanEdit, Phases: st.Phases})
+	respond.JSON(w, http.StatusOK, accessBody{HasAccess: st.IsMember, IsOwner: st.IsOwner, IsUnclaimed: st.Unclaimed, CanEdit: st.CanEdit, Phases: st.Phases})
 }
 
 // handleClaimBoard is POST /api/boards/{boardId}/access. Claiming a board
@@ -166,13 +153,13 @@ func (s *Server) handleClaimBoard(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	email := userEmail(r.Context())
+	email := reqctx.Email(r.Context())
 	if err := s.members.Claim(r.Context(), id, email); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.log.InfoContext(r.Context(), "board claimed", "board", id, "owner", email)
-	writeJSON(w, http.StatusOK, okBody)
+	respond.JSON(w, http.StatusOK, respond.OK)
 }
 
 type phasesRequest struct {
@@ -182,7 +169,7 @@ type phasesRequest struct {
 // handleSetPhases is PATCH /api/boards/{boardId}/access (owner only).
 func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 	var req phasesRequest
-	if err := decodeBody(w, r, limitJSONBody, phasesRequestShape.Into(&req)); err != nil {
+	if err := reqbody.Decode(w, r, limitJSONBody, phasesRequestShape.Into(&req)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -198,12 +185,12 @@ func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	b, err := s.members.SetPhases(r.Context(), boardAccess(r.Context()).Board.ID, req.Phases)
+	b, err := s.members.SetPhases(r.Context(), reqctx.Access(r.Context()).Board.ID, req.Phases)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "phases": b.Phases})
+	respond.JSON(w, http.StatusOK, map[string]any{"ok": true, "phases": b.Phases})
 }
 
 // handleListInvites is GET /api/boards/{boardId}/invite (owner only).
@@ -211,13 +198,13 @@ func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 // why (their plan), and which plans let invitees edit, so the share
 // dialog can tell the owner before and after inviting (docs/api.md).
 func (s *Server) handleListInvites(w http.ResponseWriter, r *http.Request) {
-	b := boardAccess(r.Context()).Board
+	b := reqctx.Access(r.Context()).Board
 	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
+	respond.JSON(w, http.StatusOK, map[string]any{"invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
 }
 
 // inviteeInfo is what an invitee may do on a board, and the plan that
@@ -259,7 +246,7 @@ func inviteEmail(w http.ResponseWriter, r *http.Request) (string, error) {
 	var req inviteRequest
 	if r.Method == http.MethodDelete && r.ContentLength == 0 && r.URL.Query().Has("email") {
 		req.Email = r.URL.Query().Get("email")
-	} else if err := decodeBody(w, r, limitJSONBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
+	} else if err := reqbody.Decode(w, r, limitJSONBody, decodeStringFields(map[string]*string{"email": &req.Email})); err != nil {
 		return "", err
 	}
 	return mailaddr.Canonical("email", req.Email)
@@ -273,7 +260,7 @@ func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	// Only a new invitation sends mail, so only a new one counts against
 	// the owner's invitation limit; inviting again answers added false.
 	if !a.Board.HasMember(email) && s.auth != nil {
@@ -306,7 +293,7 @@ func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
 		})
 		mailed = true
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "added": added, "invitedEmails": b.InvitedEmails,
+	respond.JSON(w, http.StatusOK, map[string]any{"ok": true, "added": added, "invitedEmails": b.InvitedEmails,
 		"invitee": invitee, "invitees": invitees, "editPlans": s.editPlans(), "mailed": mailed})
 }
 
@@ -318,7 +305,7 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	b, removed, err := s.members.RemoveInvite(r.Context(), boardAccess(r.Context()).Board.ID, email)
+	b, removed, err := s.members.RemoveInvite(r.Context(), reqctx.Access(r.Context()).Board.ID, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -332,5 +319,5 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
+	respond.JSON(w, http.StatusOK, map[string]any{"ok": true, "removed": removed, "invitedEmails": b.InvitedEmails, "invitees": invitees, "editPlans": s.editPlans()})
 }

@@ -9,6 +9,9 @@ import (
 	"corkboard/board"
 	"corkboard/jsoncanvas"
 	"corkboard/transport/jsondec"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // canvasShape is a JSON Canvas document (POST /canvas), read as it streams
@@ -67,7 +70,7 @@ func (s *Server) registerCanvasRoutes(r chi.Router) {
 // JSON Canvas 1.0 document (docs/jsoncanvas.md); ?download=1 adds
 // Content-Disposition: attachment, <board name>.canvas. Viewers may export.
 func (s *Server) handleExportCanvas(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	download, err := boolParam(r, "download")
 	if err != nil {
 		s.writeError(w, r, err)
@@ -86,7 +89,7 @@ func (s *Server) handleExportCanvas(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Disposition", attachment(name+".canvas", a.Board.ID+".canvas"))
 	}
-	writeJSON(w, http.StatusOK, jsoncanvas.FromState(st))
+	respond.JSON(w, http.StatusOK, jsoncanvas.FromState(st))
 }
 
 // canvasImported is the answer to an import: the board's version after it
@@ -106,7 +109,7 @@ type canvasImported struct {
 // then 400 naming the document's field ("nodes[3].text") with nothing
 // applied.
 func (s *Server) handleImportCanvas(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	if !a.CanEdit {
 		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it, so you cannot import into it."))
 		return
@@ -117,7 +120,7 @@ func (s *Server) handleImportCanvas(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var c jsoncanvas.Canvas
-	if err := decodeBody(w, r, limitPushBody, canvasShape.Into(&c)); err != nil {
+	if err := reqbody.Decode(w, r, limitPushBody, canvasShape.Into(&c)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -136,5 +139,5 @@ func (s *Server) handleImportCanvas(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, canvasImported{ServerVersion: version, Notes: len(rows.Notes), Frames: len(rows.Frames), Connectors: len(rows.Connectors)})
+	respond.JSON(w, http.StatusOK, canvasImported{ServerVersion: version, Notes: len(rows.Notes), Frames: len(rows.Frames), Connectors: len(rows.Connectors)})
 }

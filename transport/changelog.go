@@ -15,6 +15,10 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/persist"
+	"corkboard/transport/pullstream"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // limitLogBody bounds a POST /log body. The entries alone stay far below it
@@ -65,13 +69,13 @@ type appendLogBody struct {
 // entry validated (400 naming entries[i].field, nothing stored), then one
 // transaction. Answer: {ok: true, keys: [one key per entry, in order]}.
 func (s *Server) handleAppendLog(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	if !a.CanEdit {
 		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it, so you cannot write its changelog."))
 		return
 	}
 	var req appendLogRequest
-	if err := decodeBody(w, r, limitLogBody, appendLogShape.Into(&req)); err != nil {
+	if err := reqbody.Decode(w, r, limitLogBody, appendLogShape.Into(&req)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -92,7 +96,7 @@ func (s *Server) handleAppendLog(w http.ResponseWriter, r *http.Request) {
 	for i, e := range stored {
 		keys[i] = e.Key
 	}
-	writeJSON(w, http.StatusOK, appendLogBody{OK: true, Keys: keys})
+	respond.JSON(w, http.StatusOK, appendLogBody{OK: true, Keys: keys})
 }
 
 // logQuery reads the listing's query parameters; each bad one is a 400
@@ -133,12 +137,12 @@ func (s *Server) handleListLog(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	entries, err := s.changelog.List(r.Context(), boardAccess(r.Context()).Board.ID, q)
+	entries, err := s.changelog.List(r.Context(), reqctx.Access(r.Context()).Board.ID, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, logListBody{Entries: entries})
+	respond.JSON(w, http.StatusOK, logListBody{Entries: entries})
 }
 
 // handleGetLogEntry is GET /api/boards/{boardId}/log/{logKey}: the entry's
@@ -156,7 +160,7 @@ func (s *Server) handleGetLogEntry(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	e, err := s.changelog.Entry(r.Context(), boardAccess(r.Context()).Board.ID, key)
+	e, err := s.changelog.Entry(r.Context(), reqctx.Access(r.Context()).Board.ID, key)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -177,7 +181,7 @@ type restoreRequest struct {
 // what it restores.
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 	var req restoreRequest
-	if err := decodeBody(w, r, limitJSONBody, decodeStringFields(map[string]*string{"logKey": &req.LogKey, "type": &req.Type})); err != nil {
+	if err := reqbody.Decode(w, r, limitJSONBody, decodeStringFields(map[string]*string{"logKey": &req.LogKey, "type": &req.Type})); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -185,7 +189,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, board.FieldErrorf("logKey", "logKey is required."))
 		return
 	}
-	id := boardAccess(r.Context()).Board.ID
+	id := reqctx.Access(r.Context()).Board.ID
 	switch req.Type {
 	case "note":
 		n, err := s.changelog.RestoreNote(r.Context(), id, req.LogKey)
@@ -193,14 +197,14 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, n)
+		respond.JSON(w, http.StatusOK, n)
 	case "board":
 		st, err := s.changelog.RestoreBoard(r.Context(), id, req.LogKey)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, st)
+		respond.JSON(w, http.StatusOK, st)
 	default:
 		s.writeError(w, r, board.FieldErrorf("type", `type must be "note" or "board".`))
 	}
@@ -230,7 +234,7 @@ type snapshotListBody struct {
 // timestamp}]}, newest first; ?download=1 adds Content-Disposition:
 // attachment so a browser saves the Markdown as <board name>.md.
 func (s *Server) handleGetSnapshot(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	list, err := boolParam(r, "list")
 	if err != nil {
 		s.writeError(w, r, err)
@@ -247,7 +251,7 @@ func (s *Server) handleGetSnapshot(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, snapshotListBody{Snapshots: snaps})
+		respond.JSON(w, http.StatusOK, snapshotListBody{Snapshots: snaps})
 		return
 	}
 	key := r.URL.Query().Get("key")
@@ -286,7 +290,7 @@ func (s *Server) handleGetSnapshot(w http.ResponseWriter, r *http.Request) {
 // state stored under snapshots/<timestamp>.md, answered {ok: true, key}.
 // Members who cannot edit get 403. The request body is not read.
 func (s *Server) handleCreateSnapshot(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	if !a.CanEdit {
 		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it, so you cannot take snapshots."))
 		return
@@ -296,7 +300,7 @@ func (s *Server) handleCreateSnapshot(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "key": info.Key})
+	respond.JSON(w, http.StatusOK, map[string]any{"ok": true, "key": info.Key})
 }
 
 // writeMarkdown answers md as Markdown. nosniff keeps browsers from
@@ -319,35 +323,35 @@ func writeMarkdown(w http.ResponseWriter, md []byte) {
 func (s *Server) writeMarkdownFrom(w http.ResponseWriter, r *http.Request, doc io.WriterTo) {
 	release := func() {}
 	defer func() { release() }()
-	out := &heldAnswer{
-		ctx:   r.Context(),
-		spool: spool{dir: s.cfg.SpoolDir},
-		buf:   make([]byte, 0, 4<<10),
-		admit: func() error {
-			rel, err := s.largeReads.acquire(r.Context(), boardAccess(r.Context()).Email)
+	out := &pullstream.HeldAnswer{
+		Ctx:      r.Context(),
+		SpoolDir: s.cfg.SpoolDir,
+		Buf:      make([]byte, 0, 4<<10),
+		Admit: func() error {
+			rel, err := s.largeReads.Acquire(r.Context(), reqctx.Access(r.Context()).Email)
 			if err == nil {
 				release = rel
 			}
 			return err
 		},
-		start: func() error {
+		Start: func() error {
 			w.Header().Set("Content-Type", markdownType)
 			w.Header().Set("Cache-Control", "no-store")
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			w.WriteHeader(http.StatusOK)
 			return nil
 		},
-		send: httpSender(w),
+		Send: pullstream.HTTPSender(w),
 	}
-	defer out.discard()
+	defer out.Discard()
 	_, err := doc.WriteTo(pieces{out})
 	if err == nil {
-		err = out.close()
+		err = out.Close()
 	}
 	if err == nil {
 		return
 	}
-	if !out.started {
+	if !out.Started() {
 		s.writeError(w, r, err)
 		return
 	}
@@ -357,7 +361,7 @@ func (s *Server) writeMarkdownFrom(w http.ResponseWriter, r *http.Request, doc i
 	panic(http.ErrAbortHandler)
 }
 
-// pieces hands what it is given to w at most largeReadBuffer bytes at a
+// pieces hands what it is given to w at most pullstream.LargeReadBuffer bytes at a
 // time, so that a document held in memory reaches a heldAnswer without
 // being copied whole into its buffer.
 type pieces struct{ w io.Writer }
@@ -365,7 +369,7 @@ type pieces struct{ w io.Writer }
 func (p pieces) Write(b []byte) (int, error) {
 	n := 0
 	for len(b) > 0 {
-		k := min(len(b), largeReadBuffer)
+		k := min(len(b), pullstream.LargeReadBuffer)
 		m, err := p.w.Write(b[:k])
 		n += m
 		if err != nil {

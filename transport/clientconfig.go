@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"corkboard/transport/respond"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -19,5 +20,5 @@ type clientConfig struct {
 }
 
 func (s *Server) handleClientConfig(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, clientConfig{LoginCodesInLog: s.cfg.LoginCodesInLog})
+	respond.JSON(w, http.StatusOK, clientConfig{LoginCodesInLog: s.cfg.LoginCodesInLog})
 }

@@ -8,6 +8,8 @@ import (
 
 	"corkboard/board"
 	"corkboard/rooms"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // Long polls (docs/sync.md, "Long polling").
@@ -64,7 +66,7 @@ func parseWait(r *http.Request) (time.Duration, error) {
 // before then, so a proxy sees one ordinary answer.
 func (s *Server) holdPull(w http.ResponseWriter, r *http.Request, since int64, wait time.Duration) {
 	ctx := r.Context()
-	a := boardAccess(ctx)
+	a := reqctx.Access(ctx)
 	// The server's Read and WriteTimeout count from the request's arrival;
 	// a hold must not be cut by them. Errors mean the writer cannot set
 	// deadlines (not a real connection), and then none applies anyway.
@@ -99,13 +101,13 @@ func (s *Server) holdPull(w http.ResponseWriter, r *http.Request, since int64, w
 			s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Your access to this board was withdrawn."))
 			return
 		}
-		writeJSON(w, http.StatusOK, versionBody{end.Version})
+		respond.JSON(w, http.StatusOK, versionBody{end.Version})
 	case <-timer.C:
 		waiter.Stop()
-		writeJSON(w, http.StatusOK, versionBody{waiter.Version()})
+		respond.JSON(w, http.StatusOK, versionBody{waiter.Version()})
 	case <-s.polls.draining:
 		waiter.Stop()
-		writeJSON(w, http.StatusOK, versionBody{waiter.Version()})
+		respond.JSON(w, http.StatusOK, versionBody{waiter.Version()})
 	case <-watch.Ended():
 		s.writeError(w, r, board.Errorf(board.EUNAUTHORIZED, "Your session ended. Log in again."))
 	case <-ctx.Done():

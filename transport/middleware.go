@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,48 +11,13 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
-	"corkboard/access"
 	"corkboard/board"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // SessionCookie is the session cookie's name, fixed by the spec.
 const SessionCookie = "session"
-
-type ctxKey int
-
-const (
-	ctxState ctxKey = iota // *requestState
-	ctxBoard
-	ctxAIEdits // bool: the AI feature's result is an edit (aiMakesEdits)
-)
-
-// requestState is what the middleware learns about one request as it goes
-// in: the user (requireSession), the board access (requireBoard), and
-// whether the answer was a routine no-change poll (quiet: logged at Debug).
-// logRequests puts it in the request's context, and the rest fill it in,
-// so the chain costs one context value and one request copy.
-type requestState struct {
-	email  string
-	access *access.Access
-	// guarded holds what access points to, set by requireBoard.
-	guarded access.Access
-	quiet   bool
-}
-
-// stateOf is the request's state (nil outside logRequests).
-func stateOf(ctx context.Context) *requestState {
-	st, _ := ctx.Value(ctxState).(*requestState)
-	return st
-}
-
-// logQuietly makes the request log line of r Debug instead of Info when r
-// succeeds: an up-to-date poll repeats every few seconds per client and
-// says nothing an operator needs (docs/benchmarks.md).
-func logQuietly(ctx context.Context) {
-	if st := stateOf(ctx); st != nil {
-		st.quiet = true
-	}
-}
 
 // recoverPanics turns a handler panic into a logged 500.
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
@@ -69,7 +33,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 					// so cut the connection instead.
 					panic(http.ErrAbortHandler)
 				}
-				writeJSON(w, http.StatusInternalServerError, errorBody{Error: "Internal error."})
+				respond.JSON(w, http.StatusInternalServerError, respond.ErrorBody{Error: "Internal error."})
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -84,12 +48,12 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		st := &requestState{}
-		r = r.WithContext(context.WithValue(r.Context(), ctxState, st))
+		ctx, st := reqctx.Start(r.Context())
+		r = r.WithContext(ctx)
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
 		level := slog.LevelInfo
-		if st.quiet && ww.Status() == http.StatusOK {
+		if st.Quiet() && ww.Status() == http.StatusOK {
 			level = slog.LevelDebug
 		}
 		if !s.log.Enabled(r.Context(), level) {
@@ -114,7 +78,7 @@ func (s *Server) crossOriginProtection() func(http.Handler) http.Handler {
 	}
 	cop.AddInsecureBypassPattern("POST /api/billing/webhook")
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusForbidden, errorBody{Error: "Cross-site request refused."})
+		respond.JSON(w, http.StatusForbidden, respond.ErrorBody{Error: "Cross-site request refused."})
 	}))
 	return cop.Handler
 }
@@ -156,12 +120,10 @@ func (s *Server) requireSession(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		if st := stateOf(r.Context()); st != nil {
-			st.email = email
-			next.ServeHTTP(w, r)
-			return
+		if ctx := reqctx.WithEmail(r.Context(), email); ctx != r.Context() {
+			r = r.WithContext(ctx)
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxState, &requestState{email: email})))
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -212,12 +174,4 @@ func validCookieValue(v string) bool {
 		}
 	}
 	return true
-}
-
-// userEmail is the logged-in user's e-mail (set by requireSession).
-func userEmail(ctx context.Context) string {
-	if st := stateOf(ctx); st != nil {
-		return st.email
-	}
-	return ""
 }

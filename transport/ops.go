@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"corkboard/transport/respond"
 	"log/slog"
 	"net/http"
 	"time"
@@ -32,17 +33,17 @@ func (s *Server) serveOps(w http.ResponseWriter, r *http.Request) bool {
 	case "/healthz", "/readyz":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "Method not allowed on this endpoint."})
+			respond.JSON(w, http.StatusMethodNotAllowed, respond.ErrorBody{Error: "Method not allowed on this endpoint."})
 			return true
 		}
 		if r.URL.Path == "/healthz" {
-			writeJSON(w, http.StatusOK, opsBody{Status: "ok"})
+			respond.JSON(w, http.StatusOK, opsBody{Status: "ok"})
 		} else {
 			s.ready(w, r)
 		}
 		return true
 	case "/metrics":
-		writeJSON(w, http.StatusNotFound, errorBody{Error: "No such endpoint."})
+		respond.JSON(w, http.StatusNotFound, respond.ErrorBody{Error: "No such endpoint."})
 		return true
 	}
 	return false
@@ -54,7 +55,7 @@ func (s *Server) serveOps(w http.ResponseWriter, r *http.Request) bool {
 func (s *Server) OpsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" || !s.serveOps(w, r) {
-			writeJSON(w, http.StatusNotFound, errorBody{Error: "No such endpoint."})
+			respond.JSON(w, http.StatusNotFound, respond.ErrorBody{Error: "No such endpoint."})
 		}
 	})
 }
@@ -62,11 +63,11 @@ func (s *Server) OpsHandler() http.Handler {
 // ready answers /readyz.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.draining.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, opsBody{Status: "draining", Error: "The server is shutting down."})
+		respond.JSON(w, http.StatusServiceUnavailable, opsBody{Status: "draining", Error: "The server is shutting down."})
 		return
 	}
 	if s.db == nil {
-		writeJSON(w, http.StatusServiceUnavailable, opsBody{Status: "unavailable", Error: "No store is configured."})
+		respond.JSON(w, http.StatusServiceUnavailable, opsBody{Status: "unavailable", Error: "No store is configured."})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
@@ -74,10 +75,10 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if err := s.db.Ping(ctx); err != nil {
 		// The store's error is for the operator's log, not for the probe.
 		s.log.WarnContext(ctx, "readiness check: the store does not answer", slog.Any("err", err))
-		writeJSON(w, http.StatusServiceUnavailable, opsBody{Status: "unavailable", Error: "The store does not answer."})
+		respond.JSON(w, http.StatusServiceUnavailable, opsBody{Status: "unavailable", Error: "The store does not answer."})
 		return
 	}
-	writeJSON(w, http.StatusOK, opsBody{Status: "ready"})
+	respond.JSON(w, http.StatusOK, opsBody{Status: "ready"})
 }
 
 // Drain makes /readyz answer 503 from now on, while every other request is

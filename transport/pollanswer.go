@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"corkboard/transport/respond"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -45,19 +46,12 @@ func queryValue(rawQuery, name string) (string, bool) {
 // versionBuffers recycle the bytes of {serverVersion} answers.
 var versionBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64); return &b }}
 
-// jsonContentType and noStore are the header values of a JSON answer,
-// shared so that setting them allocates nothing; net/http only reads them.
-var (
-	jsonContentType = []string{"application/json; charset=utf-8"}
-	noStore         = []string{"no-store"}
-)
-
 // writeVersion answers {"serverVersion":v} exactly as writeJSON would, for
 // the answer every up-to-date poll gets, allocating nothing.
 func writeVersion(w http.ResponseWriter, v int64) {
 	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
+	h["Content-Type"] = respond.JSONContentType
+	h["Cache-Control"] = respond.NoStore
 	w.WriteHeader(http.StatusOK)
 	bp := versionBuffers.Get().(*[]byte)
 	b := append((*bp)[:0], `{"serverVersion":`...)

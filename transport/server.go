@@ -20,7 +20,12 @@ import (
 	"corkboard/hub"
 	"corkboard/internal/cache"
 	"corkboard/persist"
+	"corkboard/transport/aihttp"
+	"corkboard/transport/compress"
+	"corkboard/transport/live"
 	"corkboard/transport/livesock"
+	"corkboard/transport/pullstream"
+	"corkboard/transport/respond"
 )
 
 // Config holds what the HTTP layer needs to know about its deployment.
@@ -48,13 +53,13 @@ type Config struct {
 	BoardCacheTTL time.Duration
 	// LargeReadsPerUser and LargeReads bound the pulls and live catch-ups
 	// larger than 64 KiB sent at once, per person and in all; a read that
-	// finds the server's slots taken waits up to LargeReadWait (largeread.go).
+	// finds the server's slots taken waits up to LargeReadWait (pullstream.Gate).
 	// 0 is 4, 16 and 5 seconds.
 	LargeReadsPerUser int
 	LargeReads        int
 	LargeReadWait     time.Duration
 	// SpoolDir is the folder large answers are spooled to while the store
-	// reads them (spool.go); "" is the system's temporary folder. Call
+	// reads them (pullstream.HeldAnswer); "" is the system's temporary folder. Call
 	// ClearSpools on it before serving.
 	SpoolDir string
 	// LiveSockets picks the live channel's socket engine (livesock):
@@ -70,15 +75,14 @@ type Server struct {
 	db     Store
 	auth   *auth.Service
 	hub    *hub.Hub
-	ai     *ai.Service
 	router chi.Router
 	app    http.Handler
 
 	// changelog keeps the boards' changelogs and snapshots (changelog.go).
 	changelog *changelog.Log
 
-	largeBodies chan struct{}  // slots for bodies over 1 MiB (limitLargeBodies)
-	largeReads  *largeReadGate // slots for answers over 64 KiB (largeread.go)
+	largeBodies chan struct{}    // slots for bodies over 1 MiB (limitLargeBodies)
+	largeReads  *pullstream.Gate // slots for answers over 64 KiB (pullstream.Gate)
 
 	// meter decides plans, AI credits and canEdit (billing.Meter).
 	meter *billing.Meter
@@ -86,8 +90,6 @@ type Server struct {
 	// (access.Service, over the board cache).
 	guard   guard
 	members memberships
-	// credits is the AI gate's decision on credits (the Meter).
-	credits creditGate
 	// announce tells the other nodes that a cached record changed here.
 	announce func(cache.Kind, string)
 	// The billing webhook and the AI rate limit (billing.go).
@@ -96,11 +98,12 @@ type Server struct {
 	polls longPolls
 	// draining makes /readyz answer 503 (ops.go).
 	draining atomic.Bool
-	// liveKeeper pings the live connections and watches their sessions
-	// (livekeeper.go).
-	liveKeeper liveKeeper
-	// live is the live channel's socket engine; Close stops it.
-	live *livesock.Engine
+	// aiRoutes are the AI routes under /api/canvas.
+	aiRoutes *aihttp.Routes
+	// live is the live channel (GET /api/boards/{boardId}/live).
+	live *live.Channel
+	// sockets is the live channel's socket engine; Close stops it.
+	sockets *livesock.Engine
 }
 
 // Store is the storage the HTTP layer reads and writes itself: boards and
@@ -154,19 +157,21 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, ai: deps.AI, meter: deps.Meter, app: deps.App}
-	s.live = newLiveEngine(cfg.LiveSockets, log)
+	s := &Server{cfg: cfg, log: log, db: deps.DB, auth: deps.Auth, hub: deps.Hub, meter: deps.Meter, app: deps.App}
+	s.sockets = newLiveEngine(cfg.LiveSockets, log)
 	s.largeBodies = make(chan struct{}, maxLargeBodies)
-	s.largeReads = newLargeReadGate(cfg)
+	s.largeReads = pullstream.NewGate(cfg.LargeReadsPerUser, cfg.LargeReads, cfg.LargeReadWait)
 	s.polls.draining = make(chan struct{})
 	if s.meter == nil {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
 	}
-	s.credits = s.meter
 	if deps.DB != nil {
 		svc := access.New(deps.DB, s.meter, access.Options{CacheSize: cfg.BoardCacheSize, CacheTTL: cfg.BoardCacheTTL, Now: deps.Now, Announce: deps.Announce})
 		s.guard, s.members = svc, svc
 	}
+	s.live = live.New(live.Options{QueueSize: cfg.LiveQueueSize, PublicURL: cfg.PublicURL, SpoolDir: cfg.SpoolDir},
+		live.Deps{Log: log, Sessions: deps.Auth, Hub: deps.Hub, Guard: s.guard, Sockets: s.sockets, LargeReads: s.largeReads})
+	s.aiRoutes = aihttp.New(aihttp.Deps{Log: log, AI: deps.AI, Credits: s.meter, Guard: s.guard})
 	s.billing = billingState{webhook: deps.Billing}
 	s.announce = deps.Announce
 	if s.announce == nil {
@@ -196,7 +201,7 @@ func newLiveEngine(kind livesock.Kind, log *slog.Logger) *livesock.Engine {
 // it after the hub's Close, which says goodbye to every live connection.
 // Safe to call twice.
 func (s *Server) Close() error {
-	return s.live.Close()
+	return s.sockets.Close()
 }
 
 // ServeHTTP implements http.Handler. Every answer says nosniff: a browser
@@ -221,14 +226,14 @@ func (s *Server) routes() chi.Router {
 			s.app.ServeHTTP(w, r)
 			return
 		}
-		writeJSON(w, http.StatusNotFound, errorBody{Error: "No such endpoint."})
+		respond.JSON(w, http.StatusNotFound, respond.ErrorBody{Error: "No such endpoint."})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "Method not allowed on this endpoint."})
+		respond.JSON(w, http.StatusMethodNotAllowed, respond.ErrorBody{Error: "Method not allowed on this endpoint."})
 	})
 
 	r.Route("/api", func(r chi.Router) {
-		r.Use(compressAnswers)
+		r.Use(compress.Answers)
 		// Routes that need no session.
 		s.registerClientConfigRoutes(r)
 		s.registerAuthRoutes(r)
@@ -239,7 +244,7 @@ func (s *Server) routes() chi.Router {
 			r.Use(s.requireSession)
 			s.registerBoardRoutes(r)
 			// ROUTES: each feature adds one line here.
-			s.registerAIRoutes(r)
+			s.aiRoutes.Register(r)
 			s.registerChangelogRoutes(r)
 			s.registerUsageRoutes(r)
 			s.registerSyncRoutes(r)
@@ -269,3 +274,21 @@ func (s *Server) Invalidate(kind cache.Kind, key string) {
 		}
 	}
 }
+
+// writeError answers err as JSON with its status (respond.Error, logged
+// to the server's log).
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	respond.Error(s.log, w, r, err)
+}
+
+// Defaults of the large-read gate (Config; pullstream.Gate).
+const (
+	DefaultLargeReadsPerUser = pullstream.DefaultLargeReadsPerUser
+	DefaultLargeReads        = pullstream.DefaultLargeReads
+	DefaultLargeReadWait     = pullstream.DefaultLargeReadWait
+)
+
+// ClearSpools removes the spool files a crash left in dir, and creates
+// dir when it is missing (pullstream.ClearSpools). Call it at start-up,
+// before serving, on the folder given as Config.SpoolDir.
+func ClearSpools(dir string) error { return pullstream.ClearSpools(dir) }

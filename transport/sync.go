@@ -9,6 +9,11 @@ import (
 
 	"corkboard/board"
 	"corkboard/persist"
+	"corkboard/transport/live"
+	"corkboard/transport/pullstream"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // registerSyncRoutes adds pull, push and the live channel, behind the board
@@ -23,6 +28,18 @@ func (s *Server) registerSyncRoutes(r chi.Router) {
 		// GET /api/boards/{boardId}/live (WebSocket)
 		r.Get("/boards/{boardId}/live", s.handleLive)
 	})
+}
+
+// handleLive is GET /api/boards/{boardId}/live: the live channel
+// (live.Channel.Serve) behind the session and the board guard. ?since=N
+// sends what the client missed after version N right after hello.
+func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
+	since, err := parseSince(r, false)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.live.Serve(w, r, live.Request{Access: reqctx.Access(r.Context()), Token: sessionToken(r), Since: since})
 }
 
 // parseSince reads the since query parameter: a non-negative integer,
@@ -66,34 +83,34 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	release := func() {}
 	defer func() { release() }()
-	out := &heldAnswer{
-		ctx:   r.Context(),
-		spool: spool{dir: s.cfg.SpoolDir},
-		buf:   append(make([]byte, 0, 4<<10), '{'),
-		admit: func() error {
-			rel, err := s.largeReads.acquire(r.Context(), a.Email)
+	out := &pullstream.HeldAnswer{
+		Ctx:      r.Context(),
+		SpoolDir: s.cfg.SpoolDir,
+		Buf:      append(make([]byte, 0, 4<<10), '{'),
+		Admit: func() error {
+			rel, err := s.largeReads.Acquire(r.Context(), a.Email)
 			if err == nil {
 				release = rel
 			}
 			return err
 		},
-		start: jsonStarter(w),
-		send:  httpSender(w),
+		Start: pullstream.JSONStarter(w),
+		Send:  pullstream.HTTPSender(w),
 	}
-	defer out.discard()
-	enc := newChangesEncoder(out)
-	v, changed, err := s.hub.PullTo(r.Context(), a.Board.ID, since, enc.part)
+	defer out.Discard()
+	enc := pullstream.NewChangesEncoder(out)
+	v, changed, err := s.hub.PullTo(r.Context(), a.Board.ID, since, enc.Part)
 	if err == nil && changed {
-		err = enc.finish("\n")
+		err = enc.Finish("\n")
 		if err == nil {
-			err = out.close()
+			err = out.Close()
 		}
 	}
 	if err != nil {
-		if !out.started {
+		if !out.Started() {
 			s.writeError(w, r, err)
 			return
 		}
@@ -111,7 +128,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeVersion(w, v)
-		logQuietly(r.Context())
+		reqctx.LogQuietly(r.Context())
 	}
 }
 
@@ -122,19 +139,10 @@ func idempotencyKey(r *http.Request) (string, error) {
 	if len(key) > persist.MaxIdempotencyKeyLen {
 		return "", board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be at most %d characters.", persist.MaxIdempotencyKeyLen)
 	}
-	if !visibleASCII(key) {
+	if !reqbody.VisibleASCII(key) {
 		return "", board.FieldErrorf("Idempotency-Key", "Idempotency-Key must be visible ASCII characters.")
 	}
 	return key, nil
-}
-
-func visibleASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x21 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // handlePush is POST /api/boards/{boardId}/sync. Order: 403 for a viewer
@@ -144,7 +152,7 @@ func visibleASCII(s string) bool {
 // field with nothing applied. A replayed key answers the original version
 // with Idempotent-Replayed: true.
 func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	if err := a.RequireEdit(); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -155,7 +163,7 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var push board.Push
-	if err := decodeBody(w, r, limitPushBody, pushShape.Into(&push)); err != nil {
+	if err := reqbody.Decode(w, r, limitPushBody, reqbody.PushShape.Into(&push)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -171,5 +179,5 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeJSON(w, http.StatusOK, versionBody{version})
+	respond.JSON(w, http.StatusOK, versionBody{version})
 }

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 	"net/http"
 	"time"
 
@@ -26,13 +28,13 @@ type usageBody struct {
 // included), the plan's monthly limit, and when the count resets.
 func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	email := userEmail(ctx)
+	email := reqctx.Email(ctx)
 	u, err := s.meter.Usage(ctx, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, usageBody{
+	respond.JSON(w, http.StatusOK, usageBody{
 		Plan:     u.Plan.Name,
 		Used:     u.Used,
 		Limit:    u.Plan.CreditsPerMonth,

@@ -1,4 +1,4 @@
-package transport
+package aihttp
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 
 	"corkboard/billing"
 	"corkboard/board"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // payerFunc picks the user an AI call is charged to. It may read the request
@@ -46,16 +49,16 @@ type payerFunc func(r *http.Request) (payer string, next *http.Request, err erro
 // Charging before the handler runs is what keeps concurrent calls from
 // overspending: the store checks and adds in one transaction. A feature the
 // billing table does not charge panics here, when the routes are built.
-func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Handler) http.Handler {
+func (s *Routes) aiGate(feature billing.Feature, payer payerFunc) func(http.Handler) http.Handler {
 	// Routes are built at start-up: a feature the table does not charge
 	// stops the server there instead of running free or at a guessed price.
 	if _, err := billing.Cost(feature); err != nil {
-		panic("transport: AI route for " + err.Error())
+		panic("aihttp: AI route for " + err.Error())
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
-			caller := userEmail(ctx)
+			caller := reqctx.Email(ctx)
 			if err := s.credits.AllowCall(ctx, caller); err != nil {
 				s.writeError(w, r, err)
 				return
@@ -101,10 +104,10 @@ func (s *Server) aiGate(feature billing.Feature, payer payerFunc) func(http.Hand
 	}
 }
 
-// creditGate is what the AI gate asks of billing.Meter: the per-minute
+// CreditGate is what the AI gate asks of billing.Meter: the per-minute
 // limit, then the decision on the payer's monthly credits, and the refund
 // of a call that failed.
-type creditGate interface {
+type CreditGate interface {
 	AllowCall(ctx context.Context, email string) error
 	Admit(ctx context.Context, payer string, feature billing.Feature) (billing.Admission, error)
 	Refund(ctx context.Context, c billing.Charge) error
@@ -115,7 +118,7 @@ type creditGate interface {
 // month's end.
 func writeQuotaRefusal(w http.ResponseWriter, qe *billing.QuotaError, ownerPays bool) {
 	w.Header().Set("Retry-After", strconv.Itoa(board.RetryAfterSeconds(qe.RetryAfter)))
-	writeJSON(w, http.StatusTooManyRequests, quotaBody{Error: quotaMessage(ownerPays), Used: qe.Used, Limit: qe.Limit, Plan: qe.Plan})
+	respond.JSON(w, http.StatusTooManyRequests, quotaBody{Error: quotaMessage(ownerPays), Used: qe.Used, Limit: qe.Limit, Plan: qe.Plan})
 }
 
 // quotaBody is the spec's AI quota error body, and nothing else.
@@ -172,19 +175,19 @@ func (c *chargeRecorder) charged() bool { return c.status != 0 && c.status < 400
 
 // limitPayerPeek bounds how much of a body boardOwnerPays reads to find the
 // boardId: the largest valid rewrite request is far below it.
-const limitPayerPeek = limitJSONBody
+const limitPayerPeek = reqbody.LimitJSON
 
 // boardOwnerPays is the payerFunc of AI calls charged to the board's owner
 // (notes/rewrite). It reads the JSON body (at most limitPayerPeek bytes,
 // else 413), takes its top-level "boardId", runs the board guard for the
 // caller (400 for a missing or malformed id, 404 for an unclaimed board, 403
 // without access) and returns the owner. The handler gets the body back
-// untouched and the guard's result in its context (boardAccess), so it need
+// untouched and the guard's result in its context (reqctx.Access), so it need
 // not guard again; it must still decode the body with decodeBody, which
 // refuses a second "boardId" key.
-func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) {
+func (s *Routes) boardOwnerPays(r *http.Request) (string, *http.Request, error) {
 	if r.ContentLength > limitPayerPeek {
-		return "", r, tooLarge(limitPayerPeek)
+		return "", r, reqbody.TooLarge(limitPayerPeek)
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, limitPayerPeek+1))
 	// The body is restored first, so the handler sees it whatever happens.
@@ -199,7 +202,7 @@ func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) 
 	if err != nil {
 		return "", r, err
 	}
-	a, err := s.guard.Guard(r.Context(), boardID, userEmail(r.Context()))
+	a, err := s.guard.Guard(r.Context(), boardID, reqctx.Email(r.Context()))
 	if err != nil {
 		return "", r, err
 	}
@@ -208,7 +211,7 @@ func (s *Server) boardOwnerPays(r *http.Request) (string, *http.Request, error) 
 	if err := requireAIEdit(r.Context(), &a); err != nil {
 		return "", r, err
 	}
-	return a.Board.OwnerEmail, r.WithContext(context.WithValue(r.Context(), ctxBoard, &a)), nil
+	return a.Board.OwnerEmail, r.WithContext(reqctx.WithAccess(r.Context(), a)), nil
 }
 
 // peekBoardID returns the string value of the top-level "boardId" key of a

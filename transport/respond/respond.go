@@ -1,4 +1,7 @@
-package transport
+// Package respond renders answers the way every route of the HTTP layer
+// does: a domain error as its status and {"error": …} body, and JSON with
+// the headers every JSON answer carries.
+package respond
 
 import (
 	"context"
@@ -33,28 +36,28 @@ func ErrorStatus(err error) int {
 	return http.StatusInternalServerError
 }
 
-// errorBody is every error answer but the quota 429: {"error": …} plus the
+// ErrorBody is every error answer but the quota 429: {"error": …} plus the
 // field it is about, when there is one.
-type errorBody struct {
+type ErrorBody struct {
 	Error string `json:"error"`
 	Field string `json:"field,omitempty"`
 	// Limit is the stored limit a request would pass (board.Limits).
 	Limit int64 `json:"limit,omitempty"`
 }
 
-// writeError answers err as JSON with its status. Internal errors are logged
-// with their cause and answered with a generic message.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+// Error answers err as JSON with its status. Internal errors are logged to
+// log with their cause and answered with a generic message.
+func Error(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		// The client hung up: nobody reads the answer, and it is no fault.
-		s.log.DebugContext(r.Context(), "client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path))
+		log.DebugContext(r.Context(), "client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path))
 		return
 	}
 	status := ErrorStatus(err)
 	if status >= 500 && board.ErrorCode(err) == board.EINTERNAL {
-		s.log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+		log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	}
-	body := errorBody{Error: board.ErrorMessage(err)}
+	body := ErrorBody{Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
 		body.Field, body.Limit = e.Field, e.Limit
@@ -62,12 +65,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 		}
 	}
-	writeJSON(w, status, body)
+	JSON(w, status, body)
 }
 
-// writeJSON answers v as JSON with status. nosniff is set by ServeHTTP
-// too; it is repeated here for the handlers served outside it (OpsHandler).
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// JSON answers v as JSON with status. nosniff is set by the server's
+// ServeHTTP too; it is repeated here for the handlers served outside it
+// (transport.OpsHandler).
+func JSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
@@ -75,7 +79,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// okBody is the {"ok": true} answer.
-var okBody = struct {
+// OK is the {"ok": true} answer.
+var OK = struct {
 	OK bool `json:"ok"`
 }{true}
+
+// JSONContentType and NoStore are the header values of a JSON answer,
+// shared so that setting them allocates nothing; net/http only reads them.
+var (
+	JSONContentType = []string{"application/json; charset=utf-8"}
+	NoStore         = []string{"no-store"}
+)

@@ -1,4 +1,4 @@
-package transport
+package aihttp
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func newUIMessageStream(w http.ResponseWriter) *uiMessageStream {
 // the answer.
 func (s *uiMessageStream) Event(_ context.Context, e ai.Event) error {
 	if (e.Kind != ai.EventStart && !s.started) || s.done {
-		return fmt.Errorf("transport: UI message stream: %s event out of order", e.Kind)
+		return fmt.Errorf("aihttp: UI message stream: %s event out of order", e.Kind)
 	}
 	switch e.Kind {
 	case ai.EventStart:
@@ -136,7 +136,7 @@ func (s *uiMessageStream) send(chunk any) {
 	}
 	b, err := json.Marshal(chunk)
 	if err != nil {
-		s.err = fmt.Errorf("transport: encode UI chunk: %w", err)
+		s.err = fmt.Errorf("aihttp: encode UI chunk: %w", err)
 		return
 	}
 	s.writeEvent(string(b))
@@ -152,11 +152,11 @@ func (s *uiMessageStream) writeEvent(data string) {
 	var m sse.Message
 	m.AppendData(data)
 	if _, err := m.WriteTo(s.w); err != nil {
-		s.err = fmt.Errorf("transport: write UI stream: %w", err)
+		s.err = fmt.Errorf("aihttp: write UI stream: %w", err)
 		return
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.err = fmt.Errorf("transport: flush UI stream: %w", err)
+		s.err = fmt.Errorf("aihttp: flush UI stream: %w", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package transport
+package aihttp
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/board"
+	"corkboard/transport/compress"
 )
 
 // lockedBuffer is a bytes.Buffer the server's error log may write from
@@ -56,7 +57,7 @@ func TestTextStreamCutIsVisible(t *testing.T) {
 // text or not, and checks what the client reads and the server logs.
 func checkTextStreamEnd(t *testing.T, proto string, cut bool) {
 	firstRead := make(chan struct{})
-	srv := httptest.NewUnstartedServer(compressAnswers(aiWriteDeadlines(textStreamHandler(t, cut, firstRead))))
+	srv := httptest.NewUnstartedServer(compress.Answers(aiWriteDeadlines(textStreamHandler(t, cut, firstRead))))
 	var errLog lockedBuffer
 	srv.Config.ErrorLog = log.New(&errLog, "", 0)
 	if proto == "HTTP/2.0" {

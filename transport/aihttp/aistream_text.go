@@ -1,4 +1,4 @@
-package transport
+package aihttp
 
 import (
 	"context"
@@ -58,14 +58,14 @@ func (t *textStream) Event(_ context.Context, e ai.Event) error {
 		t.failed = t.started
 	case ai.EventText:
 		if !t.started {
-			return fmt.Errorf("transport: text stream: %s event before start", e.Kind)
+			return fmt.Errorf("aihttp: text stream: %s event before start", e.Kind)
 		}
 		if _, err := io.WriteString(t.w, e.Delta); err != nil {
-			t.err = fmt.Errorf("transport: write text stream: %w", err)
+			t.err = fmt.Errorf("aihttp: write text stream: %w", err)
 			return t.err
 		}
 		if err := t.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			t.err = fmt.Errorf("transport: flush text stream: %w", err)
+			t.err = fmt.Errorf("aihttp: flush text stream: %w", err)
 		}
 	}
 	return t.err

@@ -1,4 +1,4 @@
-package transport
+package compress
 
 import (
 	"bytes"
@@ -34,12 +34,12 @@ func pullLikeJSON(n int) []byte {
 
 // BenchmarkCompressAnswers sends JSON answers of 20 bytes (a no-change
 // pull), 100 KB and 21 MB (a full pull of a 100,000-note board) through
-// compressAnswers, written in 64 KiB pieces as the pull handler writes;
+// Answers, written in 64 KiB pieces as the pull handler writes;
 // out-B is what reaches the client. docs/benchmarks-log.md, "Compression".
 func BenchmarkCompressAnswers(b *testing.B) {
 	for _, size := range []int{20, 100 << 10, 21 << 20} {
 		body := pullLikeJSON(size)
-		h := compressAnswers(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := Answers(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			for p := body; len(p) > 0; {
 				n := min(len(p), 64<<10)

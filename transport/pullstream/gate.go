@@ -1,4 +1,4 @@
-package transport
+package pullstream
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"corkboard/board"
 )
 
-// Defaults of the large-read gate (Config; docs/sync.md, "Large reads").
+// Defaults of the large-read gate (transport.Config; docs/sync.md, "Large reads").
 const (
 	// DefaultLargeReadsPerUser is how many large reads one person may
 	// have sent at once.
@@ -27,14 +27,14 @@ const (
 	largeReadServerRetry = 5
 )
 
-// largeReadGate bounds the pulls and live catch-ups whose answer is larger
-// than largeReadBuffer that are being sent at once: perUser per person
+// Gate bounds the pulls and live catch-ups whose answer is larger
+// than LargeReadBuffer that are being sent at once: perUser per person
 // (past it 429 at once), and len(slots) in all (past it, after waiting up
 // to wait for a slot, 503). A streamed answer costs a buffer, not its
 // size, but it keeps a store read open and the CPU busy for as long as it
 // runs; the gate keeps a burst of full pulls of huge boards from taking
 // the server.
-type largeReadGate struct {
+type Gate struct {
 	perUser int
 	wait    time.Duration
 	slots   chan struct{}
@@ -43,15 +43,15 @@ type largeReadGate struct {
 	users map[string]int
 }
 
-func newLargeReadGate(cfg Config) *largeReadGate {
-	g := &largeReadGate{perUser: cfg.LargeReadsPerUser, wait: cfg.LargeReadWait, users: map[string]int{}}
+func NewGate(perUser, total int, wait time.Duration) *Gate {
+	g := &Gate{perUser: perUser, wait: wait, users: map[string]int{}}
 	if g.perUser <= 0 {
 		g.perUser = DefaultLargeReadsPerUser
 	}
 	if g.wait <= 0 {
 		g.wait = DefaultLargeReadWait
 	}
-	n := cfg.LargeReads
+	n := total
 	if n <= 0 {
 		n = DefaultLargeReads
 	}
@@ -59,10 +59,10 @@ func newLargeReadGate(cfg Config) *largeReadGate {
 	return g
 }
 
-// acquire takes a slot for email's large read, or answers ERATELIMIT
+// Acquire takes a slot for email's large read, or answers ERATELIMIT
 // (the person's cap) or EUNAVAILABLE (the server's, after the wait), both
 // with RetryAfter, or ctx's error. The caller calls release once done.
-func (g *largeReadGate) acquire(ctx context.Context, email string) (release func(), err error) {
+func (g *Gate) Acquire(ctx context.Context, email string) (release func(), err error) {
 	g.mu.Lock()
 	if g.users[email] >= g.perUser {
 		g.mu.Unlock()
@@ -96,7 +96,7 @@ func (g *largeReadGate) acquire(ctx context.Context, email string) (release func
 	}, nil
 }
 
-func (g *largeReadGate) leave(email string) {
+func (g *Gate) leave(email string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.users[email]--; g.users[email] <= 0 {

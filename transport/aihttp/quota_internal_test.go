@@ -1,4 +1,4 @@
-package transport
+package aihttp
 
 import (
 	"encoding/json"

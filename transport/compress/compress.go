@@ -1,4 +1,6 @@
-package transport
+// Package compress gzips the API's JSON and Markdown answers (klauspost/compress's
+// gzhttp, with the size, level and content types chosen for Corkboard).
+package compress
 
 import (
 	"fmt"
@@ -43,16 +45,16 @@ func compressible(ctype string) bool {
 // mistake shows in every test run.
 func mustWrapper(wrap func(http.Handler) http.HandlerFunc, err error) func(http.Handler) http.HandlerFunc {
 	if err != nil {
-		panic(fmt.Sprintf("transport: gzhttp options: %v", err))
+		panic(fmt.Sprintf("compress: gzhttp options: %v", err))
 	}
 	return wrap
 }
 
-// compressAnswers gzips JSON and Markdown answers of at least 1 KiB when the
+// Answers gzips JSON and Markdown answers of at least 1 KiB when the
 // client accepts gzip; a full pull of a large board shrinks about tenfold.
 // WebSocket upgrades are never wrapped: the socket hijacks the connection,
 // and its writer takes the hijacked connection's own deadlines.
-func compressAnswers(next http.Handler) http.Handler {
+func Answers(next http.Handler) http.Handler {
 	gz := gzipAnswers(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "" {

@@ -1,4 +1,4 @@
-package transport
+package aihttp
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"corkboard/ai"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
+	"corkboard/transport/reqbody"
 )
 
 // Shapes of the AI request bodies. They are lenient: the AI SDK's
@@ -38,15 +39,15 @@ func boardNotes[T any](name string, at func(*T) *[]ai.BoardNote) jsondec.Field[T
 
 // contextItems declares a field of tracker items sent as context.
 func contextItems[T any](name string, at func(*T) *[]board.TrackerItem) jsondec.Field[T] {
-	return jsondec.Array(name, ai.MaxTrackerItems, at, contextItemShape.Decode)
+	return jsondec.Array(name, ai.MaxTrackerItems, at, reqbody.ContextItemShape.Decode)
 }
 
 var boardStateShape = jsondec.NewShape(jsondec.Skip[ai.BoardState],
 	jsondec.String("name", func(st *ai.BoardState) *string { return &st.Name }),
 	boardNotes("notes", func(st *ai.BoardState) *[]ai.BoardNote { return &st.Notes }),
 	contextItems("trackerItems", func(st *ai.BoardState) *[]board.TrackerItem { return &st.TrackerItems }),
-	jsondec.Array("frames", ai.MaxBoardFrames, func(st *ai.BoardState) *[]board.Frame { return &st.Frames }, contextFrameShape.Decode),
-	jsondec.Array("connectors", ai.MaxBoardConnectors, func(st *ai.BoardState) *[]board.Connector { return &st.Connectors }, contextConnectorShape.Decode),
+	jsondec.Array("frames", ai.MaxBoardFrames, func(st *ai.BoardState) *[]board.Frame { return &st.Frames }, reqbody.ContextFrameShape.Decode),
+	jsondec.Array("connectors", ai.MaxBoardConnectors, func(st *ai.BoardState) *[]board.Connector { return &st.Connectors }, reqbody.ContextConnectorShape.Decode),
 )
 
 var messageShape = jsondec.NewShape(jsondec.Skip[ai.UIMessage],
@@ -124,14 +125,14 @@ var trackerGenerateRequestShape = jsondec.NewShape(jsondec.Skip[ai.TrackerGenera
 
 var trackerAnalyzeRequestShape = jsondec.NewShape(jsondec.Skip[ai.TrackerAnalyzeRequest],
 	jsondec.String("boardId", func(r *ai.TrackerAnalyzeRequest) *string { return &r.BoardID }),
-	jsondec.Object("item", func(r *ai.TrackerAnalyzeRequest) *board.TrackerItem { return &r.Item }, contextItemShape),
-	jsondec.OptObject("parent", func(r *ai.TrackerAnalyzeRequest) **board.TrackerItem { return &r.Parent }, contextItemShape),
+	jsondec.Object("item", func(r *ai.TrackerAnalyzeRequest) *board.TrackerItem { return &r.Item }, reqbody.ContextItemShape),
+	jsondec.OptObject("parent", func(r *ai.TrackerAnalyzeRequest) **board.TrackerItem { return &r.Parent }, reqbody.ContextItemShape),
 	jsondec.String("focus", func(r *ai.TrackerAnalyzeRequest) *string { return &r.Focus }),
 )
 
 var trackerRewriteRequestShape = jsondec.NewShape(jsondec.Skip[ai.TrackerRewriteRequest],
 	jsondec.String("boardId", func(r *ai.TrackerRewriteRequest) *string { return &r.BoardID }),
-	jsondec.Object("item", func(r *ai.TrackerRewriteRequest) *board.TrackerItem { return &r.Item }, contextItemShape),
+	jsondec.Object("item", func(r *ai.TrackerRewriteRequest) *board.TrackerItem { return &r.Item }, reqbody.ContextItemShape),
 	jsondec.String("field", func(r *ai.TrackerRewriteRequest) *string { return &r.Field }),
 	jsondec.String("selectedText", func(r *ai.TrackerRewriteRequest) *string { return &r.SelectedText }),
 	jsondec.String("instruction", func(r *ai.TrackerRewriteRequest) *string { return &r.Instruction }),

@@ -1,4 +1,4 @@
-package transport
+package live
 
 import (
 	"sync"
@@ -8,7 +8,7 @@ import (
 	"corkboard/rooms"
 )
 
-// liveKeeper is one goroutine per server, instead of a pinger and a session
+// keeper is one goroutine per channel, instead of a pinger and a session
 // watcher per connection: it pings every live connection every
 // livePingEvery, cuts a connection whose peer has not answered within
 // livePingTimeout (a dead peer TCP has not noticed yet), and drops a
@@ -17,7 +17,7 @@ import (
 // after it opened (not amid the joins of a busy board), so the pings are
 // spread as the connections' openings were. It runs only while there are
 // live connections. The zero value is ready.
-type liveKeeper struct {
+type keeper struct {
 	// every, timeout and tick are the ping period, the wait for a pong and
 	// the keeper's step; zero means the defaults (tests shorten them).
 	every, timeout, tick time.Duration
@@ -32,7 +32,7 @@ type liveKeeper struct {
 // keeperTick is the keeper's step: how late a logout may close a socket.
 const keeperTick = time.Second
 
-func (k *liveKeeper) durations() (every, timeout, tick time.Duration) {
+func (k *keeper) durations() (every, timeout, tick time.Duration) {
 	every, timeout, tick = k.every, k.timeout, k.tick
 	if every <= 0 {
 		every = livePingEvery
@@ -47,7 +47,7 @@ func (k *liveKeeper) durations() (every, timeout, tick time.Duration) {
 }
 
 // add starts keeping lc (after it joined its room).
-func (k *liveKeeper) add(lc *liveConn) {
+func (k *keeper) add(lc *liveConn) {
 	every, _, _ := k.durations()
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -62,7 +62,7 @@ func (k *liveKeeper) add(lc *liveConn) {
 
 // remove stops keeping lc; safe for a connection never added or removed
 // twice.
-func (k *liveKeeper) remove(lc *liveConn) {
+func (k *keeper) remove(lc *liveConn) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	i := lc.keepIdx
@@ -78,7 +78,7 @@ func (k *liveKeeper) remove(lc *liveConn) {
 }
 
 // run is the keeper's goroutine; it ends when no connection is left.
-func (k *liveKeeper) run() {
+func (k *keeper) run() {
 	every, timeout, tick := k.durations()
 	t := time.NewTicker(tick)
 	defer t.Stop()
@@ -107,7 +107,7 @@ func (k *liveKeeper) run() {
 }
 
 // visit is one tick of one connection. Called with k.mu held.
-func (k *liveKeeper) visit(lc *liveConn, now time.Time, every, timeout time.Duration, dead *[]*liveConn) {
+func (k *keeper) visit(lc *liveConn, now time.Time, every, timeout time.Duration, dead *[]*liveConn) {
 	if !lc.sessionEnded {
 		select {
 		case <-lc.watch.Ended():
@@ -136,3 +136,14 @@ func (k *liveKeeper) visit(lc *liveConn, now time.Time, every, timeout time.Dura
 		k.pings.Add(1)
 	}
 }
+
+// SetPings shortens the keeper's ping period, pong timeout and step
+// (tests); call it before the first connection.
+func (s *Channel) SetPings(every, timeout, tick time.Duration) {
+	s.keeper.mu.Lock()
+	defer s.keeper.mu.Unlock()
+	s.keeper.every, s.keeper.timeout, s.keeper.tick = every, timeout, tick
+}
+
+// PingsSent returns how many pings the keeper has sent.
+func (s *Channel) PingsSent() int64 { return s.keeper.pings.Load() }

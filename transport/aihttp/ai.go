@@ -1,4 +1,11 @@
-package transport
+// Package aihttp is the AI routes under /api/canvas (docs/ai.md, "HTTP
+// routes"): the credits gate in front of each (rendering
+// billing.Meter.Admit's decision, refunding a call that failed), the
+// decoding, validation and board guard of their bodies, and the two wire
+// formats the answers stream in: the AI SDK UI message stream over SSE
+// (aistream_ui.go) and plain text (aistream_text.go). transport mounts
+// them inside its session group.
+package aihttp
 
 import (
 	"context"
@@ -19,6 +26,9 @@ import (
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // Body limits of the AI routes (docs/ai.md, "HTTP routes"). JSON may escape
@@ -48,12 +58,48 @@ const (
 // which counts from the request's start and would cut a long generation.
 const aiWriteTimeout = 30 * time.Second
 
-// registerAIRoutes adds the AI endpoints under /api/canvas. Every route
+// Guard is the board guard (access.Service): member or not, edit or view.
+type Guard interface {
+	Guard(ctx context.Context, boardID, email string) (access.Access, error)
+}
+
+// Deps are what the AI routes call.
+type Deps struct {
+	Log *slog.Logger
+	// AI runs the model-backed features; nil makes every route answer 503.
+	AI *ai.Service
+	// Credits is the gate's decision on credits (billing.Meter).
+	Credits CreditGate
+	Guard   Guard
+}
+
+// Routes serves the AI routes. Build it with New.
+type Routes struct {
+	log     *slog.Logger
+	ai      *ai.Service
+	credits CreditGate
+	guard   Guard
+}
+
+// New builds the AI routes.
+func New(deps Deps) *Routes {
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	return &Routes{log: deps.Log, ai: deps.AI, credits: deps.Credits, guard: deps.Guard}
+}
+
+// writeError answers err as JSON with its status (respond.Error).
+func (s *Routes) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	respond.Error(s.log, w, r, err)
+}
+
+// Register adds the AI endpoints under /api/canvas. Every route
 // checks, in order: the session (the group's), that an AI service is
 // configured (else 503), the rate limit and monthly credits (aiGate), then
 // in the handler the body, the request's own validation, the board guard
 // for the boardId it names, and finally the model call.
-func (s *Server) registerAIRoutes(r chi.Router) {
+func (s *Routes) Register(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.requireAI)
 		gated := func(feature billing.Feature, payer payerFunc) chi.Router {
@@ -93,12 +139,27 @@ func (s *Server) registerAIRoutes(r chi.Router) {
 	})
 }
 
+// editsKey marks, in a request's context, an AI feature whose result is an
+// edit of the board (aiMakesEdits).
+type editsKey struct{}
+
+// Gate is what stands in front of an AI handler of feature on its route:
+// the credits gate, charging the board's owner when ownerPays (as
+// notes/rewrite does, which also makes edits). The server's tests of the
+// gate mount their stand-in models behind it.
+func (s *Routes) Gate(feature billing.Feature, ownerPays bool, next http.Handler) http.Handler {
+	if ownerPays {
+		return aiMakesEdits(s.aiGate(feature, s.boardOwnerPays)(next))
+	}
+	return s.aiGate(feature, nil)(next)
+}
+
 // aiMakesEdits marks the request as one of the AI features whose result is
 // an edit of the board; the board guard of AI calls then asks for edit
 // rights (requireAIEdit).
 func aiMakesEdits(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxAIEdits, true)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), editsKey{}, true)))
 	})
 }
 
@@ -107,7 +168,7 @@ func aiMakesEdits(next http.Handler) http.Handler {
 // saved, so the call would spend credits (the owner's, for notes/rewrite)
 // on nothing.
 func requireAIEdit(ctx context.Context, a *access.Access) error {
-	if edits, _ := ctx.Value(ctxAIEdits).(bool); edits && !a.CanEdit {
+	if edits, _ := ctx.Value(editsKey{}).(bool); edits && !a.CanEdit {
 		return board.Errorf(board.EFORBIDDEN, "You can view this board but not edit it, so AI features that change it (rewrites, generated notes and items) are for its editors. Analyses and the chat stay open to you, on your own credits.")
 	}
 	return nil
@@ -115,7 +176,7 @@ func requireAIEdit(ctx context.Context, a *access.Access) error {
 
 // requireAI answers 503 when the server has no AI service, before the gate
 // charges anything.
-func (s *Server) requireAI(next http.Handler) http.Handler {
+func (s *Routes) requireAI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.ai == nil {
 			s.writeError(w, r, board.Errorf(board.EUNAVAILABLE, "AI model unavailable: this server has no AI service configured."))
@@ -139,7 +200,7 @@ func writeUnknownCommand(w http.ResponseWriter, command string) {
 	if utf8.RuneCountInString(command) > 64 {
 		command = string([]rune(command)[:64]) + "…"
 	}
-	writeJSON(w, http.StatusBadRequest, unknownCommandBody{
+	respond.JSON(w, http.StatusBadRequest, unknownCommandBody{
 		Error:    fmt.Sprintf("Unknown command %q. Available commands: %s.", command, strings.Join(cmds, ", ")),
 		Field:    "command",
 		Commands: cmds,
@@ -211,8 +272,8 @@ func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter 
 // and runs the board guard for *boardID when it is not empty. Every AI
 // request type requires its boardId in validate except document-to-notes,
 // where a document may be imported before its board is claimed.
-func (s *Server) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, decode func(*jsondec.Decoder) error, validate func() error, boardID *string) error {
-	if err := decodeBody(w, r, limit, decode); err != nil {
+func (s *Routes) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, decode func(*jsondec.Decoder) error, validate func() error, boardID *string) error {
+	if err := reqbody.Decode(w, r, limit, decode); err != nil {
 		return err
 	}
 	if err := validate(); err != nil {
@@ -224,11 +285,11 @@ func (s *Server) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, d
 // guardAIBoard checks that the caller may use board id: owner or invitee,
 // and for the features that make edits (aiMakesEdits), one who may edit.
 // The read features need no edit rights: their answers change nothing.
-func (s *Server) guardAIBoard(ctx context.Context, id string) error {
+func (s *Routes) guardAIBoard(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
-	if a := boardAccess(ctx); a != nil {
+	if a := reqctx.Access(ctx); a != nil {
 		// The payer check (notes/rewrite) guarded the body's boardId
 		// already. Both it and the decoder match keys exactly and refuse a
 		// second "boardId", so the two agree; this check stays as the
@@ -239,7 +300,7 @@ func (s *Server) guardAIBoard(ctx context.Context, id string) error {
 		}
 		return requireAIEdit(ctx, a)
 	}
-	a, err := s.guard.Guard(ctx, id, userEmail(ctx))
+	a, err := s.guard.Guard(ctx, id, reqctx.Email(ctx))
 	if err != nil {
 		return err
 	}
@@ -250,7 +311,7 @@ func (s *Server) guardAIBoard(ctx context.Context, id string) error {
 // was already told to the client inside the stream and is only logged; a
 // client that went away gets nothing; anything else is answered as JSON
 // with its status (which makes the gate refund the credits).
-func (s *Server) aiFailed(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Routes) aiFailed(w http.ResponseWriter, r *http.Request, err error) {
 	ctx := r.Context()
 	switch {
 	case ai.Streamed(err):
@@ -278,12 +339,12 @@ func isUnknownCommand(err error) bool {
 }
 
 // answerAI writes a JSON AI answer, or the error.
-func (s *Server) answerAI(w http.ResponseWriter, r *http.Request, v any, err error) {
+func (s *Routes) answerAI(w http.ResponseWriter, r *http.Request, v any, err error) {
 	if err != nil {
 		s.aiFailed(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	respond.JSON(w, http.StatusOK, v)
 }
 
 // chatBody is a chat or subagent request as decoded: currentPhase is kept
@@ -295,7 +356,7 @@ type chatBody struct {
 }
 
 // decodeChat decodes, validates and guards a chat or subagent request.
-func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequest, error) {
+func (s *Routes) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequest, error) {
 	var body chatBody
 	req := &body.ChatRequest
 	validate := func() error {
@@ -315,7 +376,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (ai.ChatRequ
 
 // handleChat is POST /api/canvas/chat: the board chat as an AI SDK UI
 // message stream with the six board tools.
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleChat(w http.ResponseWriter, r *http.Request) {
 	req, err := s.decodeChat(w, r)
 	if err == nil {
 		err = s.ai.Chat(r.Context(), req, newUIMessageStream(w))
@@ -327,7 +388,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 
 // handleSubagent is POST /api/canvas/subagent: the phase-aware chat whose
 // answers end with three suggested next actions.
-func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleSubagent(w http.ResponseWriter, r *http.Request) {
 	req, err := s.decodeChat(w, r)
 	if err == nil {
 		err = s.ai.Subagent(r.Context(), req, newUIMessageStream(w))
@@ -339,7 +400,7 @@ func (s *Server) handleSubagent(w http.ResponseWriter, r *http.Request) {
 
 // handleNoteAI is POST /api/canvas/note-ai: a note written by the agentic
 // loop, as plain text "TITLE: …\n---\n…".
-func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
 	err := s.decodeAI(w, r, limitAIBoardBody, noteAIRequestShape.Into(&req), req.Validate, &req.BoardID)
 	ts := newTextStream(w)
@@ -354,7 +415,7 @@ func (s *Server) handleNoteAI(w http.ResponseWriter, r *http.Request) {
 
 // handleNoteCommand is POST /api/canvas/note-ai/{command}: note-ai with a
 // command's own prompt and writing guide; the prompt may be empty.
-func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 	var req ai.NoteAIRequest
 	err := s.decodeAI(w, r, limitAIBoardBody, noteAIRequestShape.Into(&req), req.ValidateCommand, &req.BoardID)
 	ts := newTextStream(w)
@@ -368,7 +429,7 @@ func (s *Server) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleGenerateFrontmatter is POST /api/canvas/generate-frontmatter.
-func (s *Server) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
 	var req ai.FrontmatterRequest
 	if err := s.decodeAI(w, r, limitAIBoardBody, frontmatterRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
@@ -380,7 +441,7 @@ func (s *Server) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Reques
 
 // handleDocumentToNotes is POST /api/canvas/document-to-notes; boardId is
 // optional here.
-func (s *Server) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
 	var req ai.DocumentRequest
 	if err := s.decodeAI(w, r, limitAIDocumentBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "text": &req.Text, "filename": &req.Filename}), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
@@ -391,7 +452,7 @@ func (s *Server) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleNotesAnalyze is POST /api/canvas/notes/analyze.
-func (s *Server) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.AnalyzeNoteRequest
 	if err := s.decodeAI(w, r, limitAIItemBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "focus": &req.Focus}), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
@@ -403,7 +464,7 @@ func (s *Server) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
 
 // handleNotesRewrite is POST /api/canvas/notes/rewrite; the gate charged
 // the board's owner and guarded the board.
-func (s *Server) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.RewriteNoteRequest
 	if err := s.decodeAI(w, r, limitAIRewriteBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "selectedText": &req.SelectedText, "instruction": &req.Instruction}), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
@@ -415,7 +476,7 @@ func (s *Server) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 
 // handleTrackerGenerate is POST /api/canvas/tracker/generate (at most 60
 // seconds, enforced by the ai package).
-func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerGenerateRequest
 	if err := s.decodeAI(w, r, limitAIBoardBody, trackerGenerateRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
@@ -426,7 +487,7 @@ func (s *Server) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleTrackerAnalyze is POST /api/canvas/tracker/analyze.
-func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerAnalyzeRequest
 	if err := s.decodeAI(w, r, limitAIItemBody, trackerAnalyzeRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)
@@ -437,7 +498,7 @@ func (s *Server) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleTrackerRewrite is POST /api/canvas/tracker/rewrite.
-func (s *Server) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
+func (s *Routes) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerRewriteRequest
 	if err := s.decodeAI(w, r, limitAIItemBody, trackerRewriteRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
 		s.aiFailed(w, r, err)

@@ -1,4 +1,12 @@
-package transport
+// Package live is the live channel (docs/live-protocol.md): the WebSocket
+// endpoint that joins a board's room, writes hello and the catch-up, and
+// hands the client's messages (push, pointer, editing, ping) to the room
+// within the connection's budgets; the sink that passes the room's messages
+// to the socket engine (sink.go); and the keeper that pings every
+// connection and watches its session (keeper.go). The sockets themselves
+// are transport/livesock's, used through its seam. transport mounts the
+// channel behind its session and board guard.
+package live
 
 import (
 	"context"
@@ -15,12 +23,18 @@ import (
 
 	"github.com/coder/websocket"
 
+	"corkboard/access"
 	"corkboard/auth"
 	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/rooms"
+	"corkboard/transport/jsondec"
 	"corkboard/transport/livesock"
+	"corkboard/transport/pullstream"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // Live channel limits (docs/live-protocol.md).
@@ -44,25 +58,90 @@ const (
 	maxLiveMsgID = 128
 )
 
-// handleLive is GET /api/boards/{boardId}/live: after the session and
-// board guard (and a same-site Origin check), it upgrades to a WebSocket and
-// joins the board's room. ?since=N sends what the client missed after
-// version N right after hello.
-func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
-	since, err := parseSince(r, false)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+// Sessions is what the channel asks of auth.Service: a watch on the
+// session the socket was opened with, and the session's check on every
+// push.
+type Sessions interface {
+	WatchSession(ctx context.Context, token string) (*auth.SessionWatch, error)
+	Authenticate(ctx context.Context, token string) (email string, err error)
+}
+
+// Guard is the board guard every push passes again (access.Service).
+type Guard interface {
+	Guard(ctx context.Context, boardID, email string) (access.Access, error)
+}
+
+// Options configure a Channel.
+type Options struct {
+	// QueueSize is how many messages a connection may have waiting for its
+	// socket before it is dropped with rooms.CloseResync; 0 is 256.
+	QueueSize int
+	// PublicURL is the origin browsers use; its host may open the channel
+	// besides the request's own.
+	PublicURL string
+	// SpoolDir is the folder large catch-ups are spooled to
+	// (pullstream.HeldAnswer).
+	SpoolDir string
+}
+
+// Deps are the services the channel calls.
+type Deps struct {
+	Log      *slog.Logger
+	Sessions Sessions
+	Hub      *hub.Hub
+	Guard    Guard
+	// Sockets is the socket engine; its owner closes it.
+	Sockets *livesock.Engine
+	// LargeReads bounds the catch-ups larger than 64 KiB sent at once.
+	LargeReads *pullstream.Gate
+}
+
+// Channel serves the live channel's connections. Build it with New.
+type Channel struct {
+	opts       Options
+	log        *slog.Logger
+	sessions   Sessions
+	hub        *hub.Hub
+	guard      Guard
+	sockets    *livesock.Engine
+	largeReads *pullstream.Gate
+	// keeper pings the connections and watches their sessions (keeper.go).
+	keeper keeper
+}
+
+// New builds the channel.
+func New(opts Options, deps Deps) *Channel {
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = liveQueueSize
 	}
-	if !s.liveOriginAllowed(r) {
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	return &Channel{opts: opts, log: deps.Log, sessions: deps.Sessions, hub: deps.Hub, guard: deps.Guard, sockets: deps.Sockets, largeReads: deps.LargeReads}
+}
+
+// Request is what the HTTP layer learned of a live request before the
+// channel takes it: the board guard's answer, the session cookie, and
+// ?since (-1 when absent).
+type Request struct {
+	Access *access.Access
+	Token  string
+	Since  int64
+}
+
+// Serve is GET /api/boards/{boardId}/live, after the session, the board
+// guard and the parsing of ?since: after a same-site Origin check, it
+// upgrades to a WebSocket and joins the board's room. since N sends what
+// the client missed after version N right after hello.
+func (s *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
+	a, since, token := req.Access, req.Since, req.Token
+	if !s.originAllowed(r) {
 		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Cross-site WebSocket refused."))
 		return
 	}
 	// The socket lives as long as the session it was opened with: logout
 	// or expiry ends the watch, and the socket is closed with 4001.
-	token := sessionToken(r)
-	watch, err := s.auth.WatchSession(r.Context(), token)
+	watch, err := s.sessions.WatchSession(r.Context(), token)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -76,11 +155,11 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lc := &liveConn{s: s, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
-	lc.out = newLiveSink(lc, s.liveQueueSize())
-	conn, err := s.live.Accept(w, r, lc, livesock.Options{
-		OriginPatterns: s.liveOriginPatterns(),
+	lc.out = newLiveSink(lc, s.opts.QueueSize)
+	conn, err := s.sockets.Accept(w, r, lc, livesock.Options{
+		OriginPatterns: s.originPatterns(),
 		ReadLimit:      liveReadLimit,
-		QueueSize:      s.liveQueueSize(),
+		QueueSize:      s.opts.QueueSize,
 		WriteTimeout:   liveWriteTimeout,
 	})
 	if err != nil {
@@ -97,7 +176,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 	// keep the request (and the board it was checked against) for the
 	// connection's life, and must not end the connection once hijacked.
 	// It is never cancelled: the connection ends by its socket closing.
-	ctx := context.WithValue(context.Background(), ctxState, &requestState{email: a.Email})
+	ctx := reqctx.WithEmail(context.Background(), a.Email)
 	lc.ctx = ctx
 	if !lc.open(ctx, since, a.CanEdit) {
 		return // closed: the engine calls Ended
@@ -136,7 +215,7 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	}
 	// From here the keeper pings the peer and watches the session (a
 	// logout ends the socket with 4001).
-	s.liveKeeper.add(lc)
+	s.keeper.add(lc)
 	hello := rooms.Hello{
 		Type:          rooms.TypeHello,
 		ServerVersion: welcome.ServerVersion,
@@ -154,10 +233,10 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	// comes back with a since above it), and hello must never say a version
 	// below what the catch-up brings or below the client's own.
 	//
-	// The catch-up is streamed from the store (pullstream.go): hello goes
+	// The catch-up is streamed from the store (catchup.go): hello goes
 	// when the catch-up's header is known and its first bytes are about
 	// to leave, the catch-up follows as one text message, in fragments
-	// when it is larger than largeReadBuffer, which then takes a slot of
+	// when it is larger than pullstream.LargeReadBuffer, which then takes a slot of
 	// the large-read gate first (refused: an error message and close code
 	// 1013, as docs/live-protocol.md says).
 	floor := hello.ServerVersion
@@ -175,7 +254,7 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		}
 		defer cu.release()
 		if err != nil {
-			if cu.out.started {
+			if cu.out.Started() {
 				// Part of the catch-up has left; the socket cannot carry
 				// another message before its end.
 				conn.Close(int(websocket.StatusInternalError), "catch-up failed: pull and reconnect")
@@ -213,7 +292,7 @@ func (lc *liveConn) Ended() {
 		return
 	}
 	lc.out.stop()
-	lc.s.liveKeeper.remove(lc)
+	lc.s.keeper.remove(lc)
 	if lc.sub != nil {
 		lc.sub.Leave()
 	}
@@ -221,27 +300,20 @@ func (lc *liveConn) Ended() {
 	lc.lease.Release()
 }
 
-func (s *Server) liveQueueSize() int {
-	if s.cfg.LiveQueueSize > 0 {
-		return s.cfg.LiveQueueSize
-	}
-	return liveQueueSize
-}
-
-// liveOriginPatterns are the hosts (besides the request's own) whose pages
+// originPatterns are the hosts (besides the request's own) whose pages
 // may open the live channel: the public URL's.
-func (s *Server) liveOriginPatterns() []string {
-	if u, err := url.Parse(s.cfg.PublicURL); err == nil && u.Host != "" {
+func (s *Channel) originPatterns() []string {
+	if u, err := url.Parse(s.opts.PublicURL); err == nil && u.Host != "" {
 		return []string{u.Host}
 	}
 	return nil
 }
 
-// liveOriginAllowed refuses a WebSocket opened by a page of another site:
+// originAllowed refuses a WebSocket opened by a page of another site:
 // browsers send the cookie with it (SameSite does not cover every case of a
 // cross-site WebSocket), so the Origin must be this host or the public URL's.
 // Clients that are not browsers send no Origin and are let through.
-func (s *Server) liveOriginAllowed(r *http.Request) bool {
+func (s *Channel) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
@@ -253,7 +325,7 @@ func (s *Server) liveOriginAllowed(r *http.Request) bool {
 	if strings.EqualFold(u.Host, r.Host) {
 		return true
 	}
-	for _, h := range s.liveOriginPatterns() {
+	for _, h := range s.originPatterns() {
 		if strings.EqualFold(u.Host, h) {
 			return true
 		}
@@ -270,17 +342,17 @@ func newConnID() string {
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("transport: encode live message: " + err.Error())
+		panic("live: encode message: " + err.Error())
 	}
 	return b
 }
 
 // liveConn is one live connection, the livesock.Handler of its socket:
 // the engine reads its messages and hands them over (Message); what the
-// room sends goes through its liveSink; the server's liveKeeper pings it
+// room sends goes through its liveSink; the channel's keeper pings it
 // and watches its session.
 type liveConn struct {
-	s       *Server
+	s       *Channel
 	conn    livesock.Conn
 	out     *liveSink
 	sub     *rooms.Subscriber
@@ -375,7 +447,7 @@ func (lc *liveConn) Message(data []byte) {
 		return
 	}
 	var m clientMessage
-	if err := decodeBytes(data, clientMessageShape.Into(&m)); err != nil {
+	if err := reqbody.DecodeBytes(data, clientMessageShape.Into(&m)); err != nil {
 		lc.sendError(ctx, "", err)
 		return
 	}
@@ -423,7 +495,7 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	// a push is refused once the session has ended (even before the close
 	// reaches the client), it counts as a use of the session, and a plan
 	// change or a withdrawn invite takes effect without a reconnect.
-	if _, err := lc.s.auth.Authenticate(ctx, lc.token); err != nil {
+	if _, err := lc.s.sessions.Authenticate(ctx, lc.token); err != nil {
 		return err
 	}
 	a, err := lc.s.guard.Guard(ctx, lc.sub.Room().ID(), lc.email)
@@ -433,14 +505,14 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if err := a.RequireEdit(); err != nil {
 		return err
 	}
-	if len(m.IdempotencyKey) > persist.MaxIdempotencyKeyLen || !visibleASCII(m.IdempotencyKey) {
+	if len(m.IdempotencyKey) > persist.MaxIdempotencyKeyLen || !reqbody.VisibleASCII(m.IdempotencyKey) {
 		return board.FieldErrorf("idempotencyKey", "idempotencyKey must be at most %d visible ASCII characters.", persist.MaxIdempotencyKeyLen)
 	}
 	if len(m.Push) == 0 || string(m.Push) == "null" {
 		return board.FieldErrorf("push", "push is required.")
 	}
 	var p board.Push
-	if err := decodeBytes(m.Push, pushShape.Into(&p)); err != nil {
+	if err := reqbody.DecodeBytes(m.Push, reqbody.PushShape.Into(&p)); err != nil {
 		return err
 	}
 	if err := p.Validate(); err != nil {
@@ -467,10 +539,27 @@ func (lc *liveConn) errorMessage(ctx context.Context, id string, err error) []by
 	if board.ErrorCode(err) == board.EINTERNAL {
 		lc.s.log.ErrorContext(ctx, "live message failed", slog.String("board", lc.sub.Room().ID()), slog.Any("err", err))
 	}
-	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: ErrorStatus(err), Error: board.ErrorMessage(err)}
+	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: respond.ErrorStatus(err), Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
 		msg.Field, msg.Limit = e.Field, e.Limit
 	}
 	return mustJSON(msg)
 }
+
+// writeError answers a request the channel refused before the upgrade.
+func (s *Channel) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	respond.Error(s.log, w, r, err)
+}
+
+// clientMessageShape is a live message; the push stays raw, to be decoded
+// with pushShape once the message's id is known and access checked.
+var clientMessageShape = jsondec.NewShape(jsondec.Refuse[clientMessage],
+	jsondec.String("type", func(m *clientMessage) *string { return &m.Type }),
+	jsondec.String("id", func(m *clientMessage) *string { return &m.ID }),
+	jsondec.Raw("push", liveReadLimit, func(m *clientMessage) *json.RawMessage { return &m.Push }),
+	jsondec.String("idempotencyKey", func(m *clientMessage) *string { return &m.IdempotencyKey }),
+	jsondec.OptFloat64("x", func(m *clientMessage) **float64 { return &m.X }),
+	jsondec.OptFloat64("y", func(m *clientMessage) **float64 { return &m.Y }),
+	jsondec.OptString("noteId", func(m *clientMessage) **string { return &m.NoteID }),
+)
