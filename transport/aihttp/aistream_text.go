@@ -77,8 +77,8 @@ func (t *textStream) Event(_ context.Context, e ai.Event) error {
 // Panicking with http.ErrAbortHandler is how net/http lets a handler abort
 // a response it has begun: the server drops the connection (or resets the
 // HTTP/2 stream) without the terminating chunk and logs no stack trace;
-// recoverPanics passes it on, and the middleware that must run on the way
-// out (the credits gate's refund) does so in defers.
+// transport's recoverPanics passes it on, and the middleware that must run
+// on the way out (the credits gate's refund) does so in defers.
 func (t *textStream) abortIfFailed() {
 	if !t.failed || t.err != nil {
 		return

@@ -26,10 +26,10 @@ type catchUp struct {
 func (c *catchUp) part(since int64) func(p *persist.ChangePart) error {
 	c.out = pullstream.HeldAnswer{
 		Ctx:      c.lc.ctx,
-		SpoolDir: c.lc.s.opts.SpoolDir,
+		SpoolDir: c.lc.ch.opts.SpoolDir,
 		Buf:      append(append(make([]byte, 0, 4<<10), `{"type":"changes","since":`...), strconv.FormatInt(since, 10)+","...),
 		Admit: func() error {
-			rel, err := c.lc.s.largeReads.Acquire(c.lc.ctx, c.lc.email)
+			rel, err := c.lc.ch.largeReads.Acquire(c.lc.ctx, c.lc.email)
 			if err == nil {
 				c.rel = rel
 			}

@@ -139,11 +139,11 @@ func (k *keeper) visit(lc *liveConn, now time.Time, every, timeout time.Duration
 
 // SetPings shortens the keeper's ping period, pong timeout and step
 // (tests); call it before the first connection.
-func (s *Channel) SetPings(every, timeout, tick time.Duration) {
-	s.keeper.mu.Lock()
-	defer s.keeper.mu.Unlock()
-	s.keeper.every, s.keeper.timeout, s.keeper.tick = every, timeout, tick
+func (ch *Channel) SetPings(every, timeout, tick time.Duration) {
+	ch.keeper.mu.Lock()
+	defer ch.keeper.mu.Unlock()
+	ch.keeper.every, ch.keeper.timeout, ch.keeper.tick = every, timeout, tick
 }
 
 // PingsSent returns how many pings the keeper has sent.
-func (s *Channel) PingsSent() int64 { return s.keeper.pings.Load() }
+func (ch *Channel) PingsSent() int64 { return ch.keeper.pings.Load() }

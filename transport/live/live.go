@@ -133,38 +133,38 @@ type Request struct {
 // guard and the parsing of ?since: after a same-site Origin check, it
 // upgrades to a WebSocket and joins the board's room. since N sends what
 // the client missed after version N right after hello.
-func (s *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
+func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	a, since, token := req.Access, req.Since, req.Token
-	if !s.originAllowed(r) {
-		s.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Cross-site WebSocket refused."))
+	if !ch.originAllowed(r) {
+		ch.writeError(w, r, board.Errorf(board.EFORBIDDEN, "Cross-site WebSocket refused."))
 		return
 	}
 	// The socket lives as long as the session it was opened with: logout
 	// or expiry ends the watch, and the socket is closed with 4001.
-	watch, err := s.sessions.WatchSession(r.Context(), token)
+	watch, err := ch.sessions.WatchSession(r.Context(), token)
 	if err != nil {
-		s.writeError(w, r, err)
+		ch.writeError(w, r, err)
 		return
 	}
 	// The caps are checked before the upgrade: a refused client gets a
 	// plain 429 (or 503 at the server's cap) and costs no socket.
-	lease, err := s.hub.Admit(a.Board.ID, a.Email)
+	lease, err := ch.hub.Admit(a.Board.ID, a.Email)
 	if err != nil {
 		watch.Stop()
-		s.writeError(w, r, err)
+		ch.writeError(w, r, err)
 		return
 	}
-	lc := &liveConn{s: s, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
-	lc.out = newLiveSink(lc, s.opts.QueueSize)
-	conn, err := s.sockets.Accept(w, r, lc, livesock.Options{
-		OriginPatterns: s.originPatterns(),
+	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
+	lc.out = newLiveSink(lc, ch.opts.QueueSize)
+	conn, err := ch.sockets.Accept(w, r, lc, livesock.Options{
+		OriginPatterns: ch.originPatterns(),
 		ReadLimit:      liveReadLimit,
-		QueueSize:      s.opts.QueueSize,
+		QueueSize:      ch.opts.QueueSize,
 		WriteTimeout:   liveWriteTimeout,
 	})
 	if err != nil {
 		// Accept has answered the request.
-		s.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
+		ch.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
 		watch.Stop()
 		lease.Release()
 		return
@@ -192,7 +192,7 @@ func (s *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 // connection is to end (it has been closed, with the reason, and the
 // engine calls Ended).
 func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
-	s, conn, out := lc.s, lc.conn, lc.out
+	ch, conn, out := lc.ch, lc.conn, lc.out
 	connID := newConnID()
 	sub, welcome, err := lc.lease.Subscribe(ctx, connID, out)
 	if err != nil {
@@ -200,7 +200,7 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
 			code = websocket.StatusGoingAway
 		} else {
-			s.log.ErrorContext(ctx, "live subscribe failed", slog.String("board", lc.boardID), slog.Any("err", err))
+			ch.log.ErrorContext(ctx, "live subscribe failed", slog.String("board", lc.boardID), slog.Any("err", err))
 		}
 		conn.Close(int(code), board.ErrorMessage(err))
 		return false
@@ -215,7 +215,7 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	}
 	// From here the keeper pings the peer and watches the session (a
 	// logout ends the socket with 4001).
-	s.keeper.add(lc)
+	ch.keeper.add(lc)
 	hello := rooms.Hello{
 		Type:          rooms.TypeHello,
 		ServerVersion: welcome.ServerVersion,
@@ -236,9 +236,9 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	// The catch-up is streamed from the store (catchup.go): hello goes
 	// when the catch-up's header is known and its first bytes are about
 	// to leave, the catch-up follows as one text message, in fragments
-	// when it is larger than pullstream.LargeReadBuffer, which then takes a slot of
-	// the large-read gate first (refused: an error message and close code
-	// 1013, as docs/live-protocol.md says).
+	// when it is larger than pullstream.LargeReadBuffer, which then takes
+	// a slot of the large-read gate first (refused: an error message and
+	// close code 1013, as docs/live-protocol.md says).
 	floor := hello.ServerVersion
 	if since == 0 || (since > 0 && since != welcome.ServerVersion) {
 		cu := &catchUp{lc: lc, hello: &hello}
@@ -292,7 +292,7 @@ func (lc *liveConn) Ended() {
 		return
 	}
 	lc.out.stop()
-	lc.s.keeper.remove(lc)
+	lc.ch.keeper.remove(lc)
 	if lc.sub != nil {
 		lc.sub.Leave()
 	}
@@ -302,8 +302,8 @@ func (lc *liveConn) Ended() {
 
 // originPatterns are the hosts (besides the request's own) whose pages
 // may open the live channel: the public URL's.
-func (s *Channel) originPatterns() []string {
-	if u, err := url.Parse(s.opts.PublicURL); err == nil && u.Host != "" {
+func (ch *Channel) originPatterns() []string {
+	if u, err := url.Parse(ch.opts.PublicURL); err == nil && u.Host != "" {
 		return []string{u.Host}
 	}
 	return nil
@@ -311,9 +311,9 @@ func (s *Channel) originPatterns() []string {
 
 // originAllowed refuses a WebSocket opened by a page of another site:
 // browsers send the cookie with it (SameSite does not cover every case of a
-// cross-site WebSocket), so the Origin must be this host or the public URL's.
+// cross-site WebSocket), so the Origin must be this host or the public URL'ch.
 // Clients that are not browsers send no Origin and are let through.
-func (s *Channel) originAllowed(r *http.Request) bool {
+func (ch *Channel) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
@@ -325,7 +325,7 @@ func (s *Channel) originAllowed(r *http.Request) bool {
 	if strings.EqualFold(u.Host, r.Host) {
 		return true
 	}
-	for _, h := range s.originPatterns() {
+	for _, h := range ch.originPatterns() {
 		if strings.EqualFold(u.Host, h) {
 			return true
 		}
@@ -352,7 +352,7 @@ func mustJSON(v any) []byte {
 // room sends goes through its liveSink; the channel's keeper pings it
 // and watches its session.
 type liveConn struct {
-	s       *Channel
+	ch      *Channel
 	conn    livesock.Conn
 	out     *liveSink
 	sub     *rooms.Subscriber
@@ -404,7 +404,7 @@ func (lc *liveConn) allowMessage() bool {
 		if lc.conn != nil {
 			lc.conn.StopReading(rooms.CloseTooManyMessages, tooManyMessages)
 		}
-		lc.s.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", rooms.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
+		lc.ch.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", rooms.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
 	}
 	return false
 }
@@ -495,10 +495,10 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	// a push is refused once the session has ended (even before the close
 	// reaches the client), it counts as a use of the session, and a plan
 	// change or a withdrawn invite takes effect without a reconnect.
-	if _, err := lc.s.sessions.Authenticate(ctx, lc.token); err != nil {
+	if _, err := lc.ch.sessions.Authenticate(ctx, lc.token); err != nil {
 		return err
 	}
-	a, err := lc.s.guard.Guard(ctx, lc.sub.Room().ID(), lc.email)
+	a, err := lc.ch.guard.Guard(ctx, lc.sub.Room().ID(), lc.email)
 	if err != nil {
 		return err
 	}
@@ -537,7 +537,7 @@ func (lc *liveConn) sendError(ctx context.Context, id string, err error) {
 // same request would get over HTTP; internal errors are logged.
 func (lc *liveConn) errorMessage(ctx context.Context, id string, err error) []byte {
 	if board.ErrorCode(err) == board.EINTERNAL {
-		lc.s.log.ErrorContext(ctx, "live message failed", slog.String("board", lc.sub.Room().ID()), slog.Any("err", err))
+		lc.ch.log.ErrorContext(ctx, "live message failed", slog.String("board", lc.sub.Room().ID()), slog.Any("err", err))
 	}
 	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: respond.ErrorStatus(err), Error: board.ErrorMessage(err)}
 	var e *board.Error
@@ -548,8 +548,8 @@ func (lc *liveConn) errorMessage(ctx context.Context, id string, err error) []by
 }
 
 // writeError answers a request the channel refused before the upgrade.
-func (s *Channel) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	respond.Error(s.log, w, r, err)
+func (ch *Channel) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	respond.Error(ch.log, w, r, err)
 }
 
 // clientMessageShape is a live message; the push stays raw, to be decoded

@@ -28,7 +28,7 @@ import (
 
 // LargeReadBuffer is how much of an answer is held before it is sent; an
 // answer that outgrows it is a large read and takes a slot of the gate
-// (largeread.go) before its first byte leaves.
+// (Gate) before its first byte leaves.
 const LargeReadBuffer = 64 << 10
 
 // changesLists are the answer's lists, in the order of its JSON. The
@@ -235,7 +235,7 @@ func (h *HeldAnswer) Discard() { h.spool.remove() }
 func (h *HeldAnswer) Started() bool { return h.started }
 
 // JSONStarter returns the start of a streamed JSON answer on w: its
-// headers, as writeJSON sends them, and status 200.
+// headers, as respond.JSON sends them, and status 200.
 func JSONStarter(w http.ResponseWriter) func() error {
 	return func() error {
 		h := w.Header()
