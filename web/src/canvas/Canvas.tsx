@@ -34,7 +34,7 @@ import { FrameNode, type FrameFlowNode, type FrameNodeData } from './FrameNode';
 import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
 import { StructureBar } from '../editor/StructureBar';
 import { OutlinePanel } from '../editor/OutlinePanel';
-import { connectorColor, drawable, frameRect, isLine } from '../editor/structure';
+import { connectorColor, drawOrder, drawable, frameRect, isLine } from '../editor/structure';
 
 /** BoardNode is a node of the canvas: a note or a frame. */
 type BoardNode = NoteFlowNode | FrameFlowNode;
@@ -260,7 +260,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     const cache = frameCache.current;
     const next = new Map<string, typeof cache extends Map<string, infer V> ? V : never>();
     const out: FrameFlowNode[] = [];
-    for (const f of frames.values()) {
+    for (const f of drawOrder(frames.values())) {
       const isSelected = selected.has(f.id);
       const pos = moving.get(f.id);
       const isNaming = naming?.kind === 'frame' && naming.id === f.id;

@@ -13,7 +13,7 @@ import { edit, follow, openEditor, toSave, touched, type EditorField, type Edito
 import { clampSize, freeSpot, freeSpots, nearestInDirection, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
 import { bindingFor, type Action, type KeyLike } from './keymap';
 import { parsePaste } from './paste';
-import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, frameAround, frameRect, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
+import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, frameAround, frameRect, innerFrames, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
 
 /** EditorView is what the editor asks of the canvas on screen. */
 export interface EditorView {
@@ -462,23 +462,30 @@ export class Editor {
   }
 
   /**
-   * withMembers adds to moves the notes held by the frames in it (by where
-   * the frame is now, before the move), each moved by its frame's delta.
-   * A note dragged itself keeps its own position.
+   * withMembers adds to moves what the frames in it hold (by where each
+   * frame is now, before the move): the frames lying wholly inside them,
+   * at every level of nesting, and the notes whose centre is inside them,
+   * each moved by its frame's delta. Each row is moved once: a row dragged
+   * itself keeps its own position, and one held by two moved frames (a
+   * note in a frame in a frame) takes the first's delta, not the sum. A
+   * locked frame inside a moved one moves with it: the lock keeps it from
+   * being dragged itself, not from being carried.
    */
   private withMembers(moves: ReadonlyMap<string, XY>): ReadonlyMap<string, XY> {
     const frames = this.frames();
     let out: Map<string, XY> | null = null;
+    const carry = (id: string, x: number, y: number) => {
+      if (moves.has(id) || out?.has(id)) return;
+      out ??= new Map(moves);
+      out.set(id, { x, y });
+    };
     for (const [id, to] of moves) {
       const f = frames.get(id);
       if (!f) continue;
       const dx = to.x - f.x;
       const dy = to.y - f.y;
-      for (const n of members(f, this.notes().values())) {
-        if (moves.has(n.id)) continue;
-        out ??= new Map(moves);
-        out.set(n.id, { x: n.x + dx, y: n.y + dy });
-      }
+      for (const g of innerFrames(f, frames.values())) carry(g.id, g.x + dx, g.y + dy);
+      for (const n of members(f, this.notes().values())) carry(n.id, n.x + dx, n.y + dy);
     }
     return out ?? moves;
   }

@@ -6,7 +6,7 @@ import { Editor, type EditorView } from './Editor';
 import type { Rect } from './geometry';
 import { KEYMAP, type KeyLike } from './keymap';
 import { search } from './search';
-import { FRAME_PAD, FRAME_TITLE_H, MIN_FRAME, drawable, frameAround, members, nextFrameTitle, outline, touching } from './structure';
+import { FRAME_PAD, FRAME_TITLE_H, MIN_FRAME, drawOrder, drawable, frameAround, members, nextFrameTitle, outline, touching } from './structure';
 
 /** Board is an in-memory store of all four kinds that counts its pushes (one batch = one push). */
 class Board implements UndoStore {
@@ -171,6 +171,56 @@ describe('frames', () => {
     editor.undo();
     expect(board.frames.get('f')).toMatchObject({ x: -50, y: -50 });
     expect(board.notes.get('b')).toMatchObject({ x: 300, y: 0 });
+  });
+
+  it('dragging a frame moves the frames inside it and their notes, each once, in one push and one undo step', () => {
+    // outer holds mid, which holds inner; a holds... a is in inner (and so in mid and outer); b in mid only; out in none.
+    const { board, editor } = setup({
+      notes: [note('a', { x: 100, y: 100 }), note('b', { x: 500, y: 100 }), note('out', { x: 3000, y: 0 })],
+      frames: [
+        frame('outer', { x: 0, y: 0, w: 2000, h: 1000 }),
+        frame('mid', { x: 50, y: 50, w: 900, h: 500 }),
+        frame('inner', { x: 80, y: 80, w: 300, h: 300, locked: true }),
+        frame('beside', { x: 2500, y: 0, w: 400, h: 400 }),
+        // Overlapping outer but not wholly inside it: not held.
+        frame('across', { x: 1900, y: 900, w: 400, h: 400 }),
+      ],
+    });
+    editor.previewMove(new Map([['outer', { x: 30, y: 40 }]]));
+    const moving = editor.getSnapshot().moving;
+    expect(moving.get('mid')).toEqual({ x: 80, y: 90 });
+    expect(moving.get('inner')).toEqual({ x: 110, y: 120 });
+    expect(moving.get('a')).toEqual({ x: 130, y: 140 });
+    expect(['beside', 'across', 'out'].some((id) => moving.has(id))).toBe(false);
+    editor.moveNotes([{ id: 'outer', x: 30, y: 40 }]);
+    expect(board.batches).toBe(1);
+    const at = (m: Map<string, { x: number; y: number }>, id: string) => [m.get(id)!.x, m.get(id)!.y];
+    expect(['outer', 'mid', 'inner', 'beside', 'across'].map((id) => at(board.frames, id))).toEqual([[30, 40], [80, 90], [110, 120], [2500, 0], [1900, 900]]);
+    expect(['a', 'b', 'out'].map((id) => at(board.notes, id))).toEqual([[130, 140], [530, 140], [3000, 0]]);
+    editor.undo();
+    expect(['outer', 'mid', 'inner'].map((id) => at(board.frames, id))).toEqual([[0, 0], [50, 50], [80, 80]]);
+    expect(at(board.notes, 'a')).toEqual([100, 100]);
+  });
+
+  it('a frame and the frame inside it dragged together (both selected) move by the drag, not twice', () => {
+    const { board, editor } = setup({
+      notes: [note('a', { x: 100, y: 100 })],
+      frames: [frame('outer', { x: 0, y: 0, w: 2000, h: 1000 }), frame('mid', { x: 50, y: 50, w: 900, h: 500 })],
+    });
+    editor.moveNotes([{ id: 'outer', x: 100, y: 0 }, { id: 'mid', x: 150, y: 50 }]);
+    expect(board.frames.get('mid')).toMatchObject({ x: 150, y: 50 });
+    expect(board.notes.get('a')).toMatchObject({ x: 200, y: 100 });
+  });
+
+  it('stacks frames largest first, so a frame inside another is drawn over it', () => {
+    const fs = [frame('small', { w: 300, h: 300 }), frame('big', { w: 3000, h: 2000 }), frame('mid', { w: 900, h: 500 })];
+    expect(drawOrder(fs).map((f) => f.id)).toEqual(['big', 'mid', 'small']);
+  });
+
+  it('two frames of the same box do not carry each other', () => {
+    const { board, editor } = setup({ frames: [frame('f1', { x: 0, y: 0, w: 500, h: 500 }), frame('f2', { x: 0, y: 0, w: 500, h: 500 })] });
+    editor.moveNotes([{ id: 'f1', x: 100, y: 0 }]);
+    expect(board.frames.get('f2')).toMatchObject({ x: 0, y: 0 });
   });
 
   it('membership is where a note is: one dropped into a frame moves with it, one dragged out does not', () => {

@@ -75,6 +75,41 @@ export function members(frame: Frame, notes: Iterable<Note>): Note[] {
   return out;
 }
 
+/** within says whether box r lies wholly inside box outer. */
+export function within(outer: Rect, r: Rect): boolean {
+  return r.x >= outer.x && r.y >= outer.y && r.x + r.w <= outer.x + outer.w && r.y + r.h <= outer.y + outer.h;
+}
+
+/**
+ * innerFrames lists the frames a frame holds: those lying wholly inside it
+ * and smaller than it (two frames of one box hold neither the other). A
+ * frame inside one of those is inside this one too, so the list is every
+ * level of nesting at once.
+ */
+export function innerFrames(frame: Frame, frames: Iterable<Frame>): Frame[] {
+  const fr = frameRect(frame);
+  const out: Frame[] = [];
+  for (const f of frames) {
+    if (f.id === frame.id) continue;
+    const r = frameRect(f);
+    if (r.w * r.h < fr.w * fr.h && within(fr, r)) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * drawOrder lists frames largest first, the order the canvas stacks them
+ * in (each later one on top): a frame inside another is drawn over it, so
+ * its title can be grabbed and its area clicked.
+ */
+export function drawOrder(frames: Iterable<Frame>): Frame[] {
+  const area = (f: Frame) => {
+    const r = frameRect(f);
+    return r.w * r.h;
+  };
+  return [...frames].sort((a, b) => area(b) - area(a));
+}
+
 /** frameAround is the box of a new frame around some notes: FRAME_PAD around them, and room for the title above. */
 export function frameAround(rects: readonly Rect[]): Rect {
   const x0 = Math.min(...rects.map((r) => r.x));
