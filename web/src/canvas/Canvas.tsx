@@ -16,7 +16,7 @@ import { DetailContext, detailOf } from './detail';
 import { NoteEditor } from './NoteEditor';
 import { Dialog } from '../app/Dialog';
 import { Cursors } from './Cursors';
-import { background } from './notes';
+import { minimapClass, minimapColor, minimapStroke } from './minimap';
 import type { UndoHistory } from './undo';
 import { marksByNote, type NoteMarks } from './peopleView';
 import { ZoomControls } from '../layout/ZoomControls';
@@ -69,7 +69,6 @@ const JUMP_ZOOM = 0.8;
 /** READABLE_ZOOM is the zoom under which notes show no text (detail.ts): editing there zooms in first. */
 const READABLE_ZOOM = 0.6;
 const MINIMAP_MAX_NOTES = 500;
-const minimapColor = (n: { type?: string; data: unknown }) => (n.type === 'frame' ? 'transparent' : background((n.data as NoteNodeData).note.color));
 const NO_ITEMS: ReadonlyMap<string, TrackerItem> = new Map();
 
 interface Props {
@@ -507,7 +506,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           <ZoomControls />
           {/* The minimap draws every note again (an SVG rect each): past a few
               hundred notes it costs more than it shows. */}
-          {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
+          {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeColor={minimapStroke} nodeClassName={minimapClass} ariaLabel="Mini map" />}
           <Cursors presence={client.presence} />
         </ReactFlow>
         </PresenceContext.Provider>
