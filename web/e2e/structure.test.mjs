@@ -115,9 +115,9 @@ for (const screen of [DESKTOP, PHONE]) {
     // Move Ship: the arrow's path changes on both screens.
     const pathB = B.page.locator('.react-flow__edge path.react-flow__edge-path');
     const before = await pathB.getAttribute('d');
-    // A mouse selects Ship first; a finger just drags it (the drag selects it). Known issue (docs/web-client.md):
-    // with a finger, the first tap on a note after a connector was drawn may not select it.
-    if (!screen.hasTouch) await select(A.page, screen, 'Ship');
+    // Select Ship first: with a finger this is the tap right after the one that ended the arrow on Ship,
+    // which must select it, not make a double tap that edits it.
+    await select(A.page, screen, 'Ship');
     const sb = await note(A.page, 'Ship').boundingBox();
     await drag(A.page, screen, { x: sb.x + sb.width / 2, y: sb.y + 40 }, { x: sb.x + sb.width / 2 + 80, y: sb.y + 80 });
     await until(A.page, A.id, (x) => x.notes.find((n) => n.id === 'ship')?.x > -110);
@@ -198,3 +198,30 @@ for (const screen of [DESKTOP, PHONE]) {
     await B.ctx.close();
   });
 }
+
+test('with a finger, a drag from a note\'s edge dot to another note makes a connector, and the next tap on a note selects it (phone)', { skip, timeout: 90_000 }, async () => {
+  const screen = PHONE;
+  const A = await boardPage(screen, 'Touch links');
+  await pushNotes(A.page, server, A.id, [
+    { id: 'plan', title: 'Plan', x: -110, y: -340 },
+    { id: 'ship', title: 'Ship', x: -110, y: -60 },
+  ]);
+  await note(A.page, 'Ship').waitFor();
+  await select(A.page, screen, 'Plan');
+  const handle = note(A.page, 'Plan').locator('.conn-handle[data-handlepos="bottom"]');
+  await handle.waitFor();
+  const shipBox = await note(A.page, 'Ship').boundingBox();
+  await drag(A.page, screen, centre(await handle.boundingBox()), { x: shipBox.x + shipBox.width / 2 + 30, y: shipBox.y + shipBox.height / 2 });
+  const r = await until(A.page, A.id, (x) => x.connectors.length === 1);
+  assert.deepEqual([r.connectors[0].from, r.connectors[0].to], ['plan', 'ship']);
+  assert.deepEqual(r.notes.map((n) => [n.id, n.x, n.y]).sort(), [['plan', -110, -340], ['ship', -110, -60]], 'no note moved: the drag drew a connector');
+  await A.page.locator('.react-flow__edge').waitFor({ state: 'attached' });
+  await A.page.screenshot({ path: '/tmp/structure-touch-connect.png' });
+  // The first tap after drawing it selects the note tapped, and so does each next one on another note.
+  for (const title of ['Ship', 'Plan', 'Ship']) {
+    await note(A.page, title).tap();
+    await A.page.locator('.note.selected', { hasText: title }).waitFor({ timeout: 3000 });
+  }
+  await synced(A.page);
+  await A.ctx.close();
+});

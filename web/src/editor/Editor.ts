@@ -134,6 +134,8 @@ export const RESIZE_STEP = 10;
 export const LONG_PRESS_MS = 500;
 /** LONG_PRESS_SLOP is how far (screen px) the finger may wander before it is a drag, not a press. */
 export const LONG_PRESS_SLOP = 10;
+/** DOUBLE_TAP_MS is the longest time between two taps on a note that edit it. */
+export const DOUBLE_TAP_MS = 350;
 
 const NO_VIEW: EditorView = {
   visible: () => ({ x: 0, y: 0, w: 0, h: 0 }),
@@ -172,7 +174,9 @@ export class Editor {
   private readonly editCbs = new Set<() => void>();
   private highlightTimer: unknown = null;
   private readonly openHistory: (id: string) => void;
-  private press: { id: string; at: XY; timer: unknown; fired: boolean } | null = null;
+  private press: { id: string; at: XY; timer: unknown; fired: boolean; moved: boolean } | null = null;
+  /** lastTap is the last plain tap on a note, the first half of a double tap. */
+  private lastTap: { id: string; t: number } | null = null;
 
   constructor(o: EditorOptions) {
     this.store = o.store;
@@ -962,10 +966,10 @@ export class Editor {
    */
   pressStart(id: string, at: XY): void {
     this.pressCancel();
-    const press = { id, at, timer: null as unknown, fired: false };
+    const press = { id, at, timer: null as unknown, fired: false, moved: false };
     press.timer = this.setTimer(() => {
       press.timer = null;
-      if (this.press !== press) return;
+      if (this.press !== press || press.moved) return;
       press.fired = this.openMenu(id, at);
     }, LONG_PRESS_MS);
     this.press = press;
@@ -974,7 +978,10 @@ export class Editor {
   /** pressMove follows the finger: moved further than LONG_PRESS_SLOP, it is a drag or a pan, and no menu opens. */
   pressMove(at: XY): void {
     const p = this.press;
-    if (p && !p.fired && Math.hypot(at.x - p.at.x, at.y - p.at.y) > LONG_PRESS_SLOP) this.pressCancel();
+    if (!p || p.fired || p.moved || Math.hypot(at.x - p.at.x, at.y - p.at.y) <= LONG_PRESS_SLOP) return;
+    p.moved = true;
+    if (p.timer != null) this.clearTimer(p.timer);
+    p.timer = null;
   }
 
   /** pressEnd is the finger up (or the press cancelled); true when the press opened the menu (so it was no tap). */
@@ -982,6 +989,38 @@ export class Editor {
     const fired = !!this.press?.fired;
     this.pressCancel();
     return fired;
+  }
+
+  /**
+   * release is a finger lifted from a note at time t (ms): 'menu' when a
+   * long press opened its menu, 'edit' when it was the second tap of a
+   * double tap (the note is then edited in place), else 'none'. Only a
+   * plain tap starts a double tap: not the end of a drag (a move, a
+   * connector dragged from the note's edge, a pan), and not the tap that
+   * ended the connect tool's arrow on this note, so that the next tap on
+   * it, however soon, selects it rather than editing it. A plain tap
+   * selects the note.
+   */
+  release(id: string, t: number): 'menu' | 'edit' | 'none' {
+    const p = this.press;
+    const fired = this.pressEnd();
+    if (fired || p?.moved || (this.snap.tool === 'connect' && this.snap.connectFrom && this.snap.connectFrom !== id)) {
+      this.lastTap = null;
+      return fired ? 'menu' : 'none';
+    }
+    const last = this.lastTap;
+    if (last && last.id === id && t - last.t < DOUBLE_TAP_MS) {
+      this.lastTap = null;
+      this.startEdit(id);
+      return 'edit';
+    }
+    this.lastTap = { id, t };
+    // A tap selects the note here rather than by the click the browser makes
+    // of it: after a finger's drag that ended on this note (a connector drawn
+    // from another's edge), Chromium makes no click of the next tap.
+    const sel = this.snap.selected;
+    if (sel.size !== 1 || !sel.has(id)) this.select(id);
+    return 'none';
   }
 
   private pressCancel() {
