@@ -219,7 +219,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             // Another note edited since (a stop that started a new edit) keeps the focus in its fields.
             const ed = editor.getSnapshot().editing;
             if (ed && ed.id !== id) return;
-            const el = wrapper.current?.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(id)}"]`);
+            const el = wrapper.current?.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(id)}"], [data-frame-id="${CSS.escape(id)}"]`);
             if (el && !el.contains(document.activeElement)) el.focus({ preventScroll: true });
           }),
         ),

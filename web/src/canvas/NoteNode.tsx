@@ -111,7 +111,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         style={{ background: background(n.color), width: data.w, height: data.h }}
         tabIndex={data.tabStop ? 0 : -1}
         aria-label={label}
-        aria-keyshortcuts="Enter Shift+Enter Delete Shift+F10 ContextMenu"
+        aria-keyshortcuts="Enter Shift+Enter Delete Shift+F10 ContextMenu L"
         data-note-id={n.id}
         onFocus={(e) => {
           // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).

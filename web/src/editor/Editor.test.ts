@@ -288,7 +288,7 @@ describe('focus and keys', () => {
     const { editor, said, view } = setup(grid);
     editor.select('c');
     editor.handleKey(key('ArrowLeft'));
-    expect(said.at(-1)).toBe('No note to the left.');
+    expect(said.at(-1)).toBe('No note or frame to the left.');
     editor.clearSelection();
     editor.handleKey(key('ArrowLeft'));
     expect(view.panned).toEqual([[40, 0]]);

@@ -10,10 +10,10 @@ import { randomId } from '../boards/ids';
 import { COLORS, newNote } from '../canvas/notes';
 import { UndoHistory, type UndoResult, type UndoStore } from '../canvas/undo';
 import { edit, follow, openEditor, toSave, touched, type EditorField, type EditorState } from '../canvas/editorState';
-import { clampSize, freeSpot, freeSpots, nearestInDirection, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
+import { clampSize, freeSpot, freeSpots, nearestBox, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
 import { bindingFor, type Action, type KeyLike } from './keymap';
 import { parsePaste } from './paste';
-import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, frameAround, frameRect, innerFrames, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
+import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, describeConnector, drawable, frameAround, frameHead, frameRect, innerFrames, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
 
 /** EditorView is what the editor asks of the canvas on screen. */
 export interface EditorView {
@@ -23,7 +23,7 @@ export interface EditorView {
   reveal(r: Rect): void;
   /** show reveals r only when it is not wholly in view or too small to read (the view does not move for nothing). */
   show(r: Rect): void;
-  /** focusNote gives the keyboard focus to a note's element once it is drawn. */
+  /** focusNote gives the keyboard focus to a note's (or a frame's) element once it is drawn. */
   focusNote(id: string): void;
   /** pan moves the view by screen pixels. */
   pan(dx: number, dy: number): void;
@@ -175,6 +175,8 @@ export class Editor {
   private highlightTimer: unknown = null;
   private readonly openHistory: (id: string) => void;
   private press: { id: string; at: XY; timer: unknown; fired: boolean; moved: boolean } | null = null;
+  /** cycle is the connector L selected last and the note or frame it was reached from. */
+  private cycle: { anchor: string; connector: string } | null = null;
   /** lastTap is the last plain tap on a note, the first half of a double tap. */
   private lastTap: { id: string; t: number } | null = null;
 
@@ -314,27 +316,91 @@ export class Editor {
     if (this.snap.selected.size) this.set({ selected: EMPTY_SET });
   }
 
-  /** focus selects a note, brings it into view and gives it the keyboard focus. */
+  /** focus selects a note or a frame, brings it into view and gives it the keyboard focus. */
   focus(id: string): void {
     const n = this.note(id);
-    if (!n) return;
+    const f = n ? undefined : this.frames().get(id);
+    if (!n && !f) return;
     this.select(id);
-    this.view.show(rectOf(n));
+    this.view.show(n ? rectOf(n) : frameHead(f!));
     this.view.focusNote(id);
   }
 
-  /** focusToward moves the focus to the nearest note in a direction; false when there is none. */
+  /** boxOf is where the arrow keys see a note (its box) or a frame (its title bar). */
+  private boxOf(id: string): Rect | null {
+    const n = this.note(id);
+    if (n) return rectOf(n);
+    const f = this.frames().get(id);
+    return f ? frameHead(f) : null;
+  }
+
+  /**
+   * focusToward moves the focus to the nearest note or frame in a
+   * direction; false when there is none. From a connector reached with L
+   * it starts at the note it was reached from.
+   */
   focusToward(dir: Direction): boolean {
-    const fromId = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : [...this.snap.selected][0];
-    const from = fromId ? this.note(fromId) : undefined;
+    const sel = this.snap.selected;
+    let fromId = this.snap.focused && sel.has(this.snap.focused) ? this.snap.focused : [...sel][0];
+    if (fromId && this.connectors().has(fromId) && this.cycle?.connector === fromId) fromId = this.cycle.anchor;
+    const from = fromId ? this.boxOf(fromId) : null;
     if (!from) return false;
-    const next = nearestInDirection(rectOf(from), dir, this.notes().values(), from.id);
+    const boxes: { id: string; r: Rect }[] = [];
+    for (const n of this.notes().values()) boxes.push({ id: n.id, r: rectOf(n) });
+    for (const f of this.frames().values()) boxes.push({ id: f.id, r: frameHead(f) });
+    const next = nearestBox(from, dir, boxes, fromId);
     if (!next) {
-      this.announce(`No note ${dir === 'up' ? 'above' : dir === 'down' ? 'below' : `to the ${dir}`}.`);
+      this.announce(`No note or frame ${dir === 'up' ? 'above' : dir === 'down' ? 'below' : `to the ${dir}`}.`);
       return false;
     }
-    this.focus(next.id);
+    this.focus(next);
     return true;
+  }
+
+  /**
+   * cycleConnectors selects the connectors of the selected note or frame
+   * one after another (back: the other way round), in the order of their
+   * other ends on the board, top to bottom; from a connector it reached,
+   * it goes on to the next. The keyboard's way to a connector: then Enter
+   * relabels it, Delete removes it, Escape goes back to the note.
+   */
+  cycleConnectors(back = false): boolean {
+    const sel = [...this.snap.selected];
+    const c = this.cycle;
+    const anchor = sel.length === 1 && c && c.connector === sel[0] && this.exists(c.anchor) ? c.anchor : sel.length === 1 && this.exists(sel[0]) ? sel[0] : null;
+    if (!anchor) {
+      this.announce('Select a note or a frame first: L goes through its connectors.');
+      return false;
+    }
+    const notes = this.notes();
+    const frames = this.frames();
+    const name = (id: string) => notes.get(id)?.title || frames.get(id)?.title || 'untitled';
+    const list = touching(new Set([anchor]), this.connectors().values()).filter((x) => drawable(x, notes, frames));
+    if (!list.length) {
+      this.announce(`${name(anchor)} has no connectors.`);
+      return true;
+    }
+    const other = (x: Connector) => this.boxOf(x.from === anchor ? x.to : x.from)!;
+    list.sort((a, b) => other(a).y - other(b).y || other(a).x - other(b).x || (a.id < b.id ? -1 : 1));
+    const at = list.findIndex((x) => x.id === sel[0]);
+    const i = at < 0 ? (back ? list.length - 1 : 0) : (at + (back ? list.length - 1 : 1)) % list.length;
+    const pick = list[i];
+    this.cycle = { anchor, connector: pick.id };
+    this.set({ selected: new Set([pick.id]), focused: anchor });
+    const ends = [this.boxOf(pick.from)!, this.boxOf(pick.to)!];
+    const box = { x: Math.min(ends[0].x, ends[1].x), y: Math.min(ends[0].y, ends[1].y), w: 0, h: 0 };
+    box.w = Math.max(ends[0].x + ends[0].w, ends[1].x + ends[1].w) - box.x;
+    box.h = Math.max(ends[0].y + ends[0].h, ends[1].y + ends[1].h) - box.y;
+    this.view.show(box);
+    this.announce(`Connector ${i + 1} of ${list.length}: ${describeConnector(pick, name)}. Enter relabels it, Delete removes it, Escape goes back to ${name(anchor)}.`);
+    return true;
+  }
+
+  /** cycledFrom is the note or frame the selected connector was reached from with L, if it was. */
+  private cycledFrom(): string | null {
+    const c = this.cycle;
+    const sel = this.snap.selected;
+    return c && sel.size === 1 && sel.has(c.connector) && this.exists(c.anchor) ? c.anchor : null;
   }
 
   // --- creating and editing ------------------------------------------------
@@ -1072,9 +1138,13 @@ export class Editor {
         if (!first) return false;
         this.openFull(first);
         return true;
-      case 'delete':
+      case 'delete': {
+        // A connector reached with L: after it goes, the keyboard is back on its note.
+        const back = this.cycledFrom();
         this.deleteSelected();
+        if (back) this.focus(back);
         return true;
+      }
       case 'undo':
         this.undo();
         return true;
@@ -1098,10 +1168,13 @@ export class Editor {
         if (!dir || !this.snap.selected.size) return false;
         this.resizeBy(dir === 'left' ? -RESIZE_STEP : dir === 'right' ? RESIZE_STEP : 0, dir === 'up' ? -RESIZE_STEP : dir === 'down' ? RESIZE_STEP : 0);
         return true;
-      case 'clear':
+      case 'clear': {
         if (this.snap.tool !== 'select') this.setTool('select');
-        this.clearSelection();
+        const back = this.cycledFrom();
+        if (back) this.focus(back);
+        else this.clearSelection();
         return true;
+      }
       case 'zoomIn':
         this.view.zoomIn();
         return true;
@@ -1136,6 +1209,8 @@ export class Editor {
       case 'outline':
         this.openPanel('outline');
         return true;
+      case 'connectors':
+        return this.cycleConnectors(!!e?.shiftKey);
       case 'menu': {
         const id = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : first;
         return !!id && this.openMenu(id);

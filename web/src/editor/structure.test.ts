@@ -329,3 +329,81 @@ describe('the connect tool', () => {
     expect(board.connectors.size).toBe(0);
   });
 });
+
+describe('the keyboard on connectors and frames', () => {
+  // hub is joined to three notes: north (above), east, south; far is joined to nothing.
+  const board = () =>
+    setup({
+      notes: [note('hub', { title: 'Hub', x: 0, y: 0 }), note('north', { title: 'North', x: 0, y: -400 }), note('east', { title: 'East', x: 600, y: 0 }), note('south', { title: 'South', x: 0, y: 400 }), note('far', { title: 'Far', x: 3000, y: 3000 })],
+      connectors: [connector('c-south', 'hub', 'south'), connector('c-north', 'north', 'hub', { label: 'feeds' }), connector('c-east', 'hub', 'east'), connector('c-other', 'north', 'east')],
+    });
+  const sel = (e: { getSnapshot(): { selected: ReadonlySet<string> } }) => [...e.getSnapshot().selected];
+
+  it('L goes through the selected note’s connectors, top to bottom by their other end, and round; Shift+L goes back', () => {
+    const { editor, said } = board();
+    editor.select('hub');
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect(editor.handleKey(key('l'))).toBe(true);
+      seen.push(sel(editor)[0]);
+    }
+    expect(seen).toEqual(['c-north', 'c-east', 'c-south', 'c-north']);
+    expect(said.at(-1)).toBe('Connector 1 of 3: North → Hub (“feeds”). Enter relabels it, Delete removes it, Escape goes back to Hub.');
+    editor.handleKey(key('L', { shiftKey: true }));
+    expect(sel(editor)).toEqual(['c-south']);
+  });
+
+  it('Enter relabels the connector reached, Delete removes it and the keyboard is back on the note, Escape goes back too', () => {
+    const { board: b, editor } = board();
+    editor.select('hub');
+    editor.handleKey(key('l'));
+    editor.handleKey(key('Enter'));
+    expect(editor.getSnapshot().naming).toEqual({ kind: 'connector', id: 'c-north' });
+    editor.commitName('supplies');
+    expect(b.connectors.get('c-north')!.label).toBe('supplies');
+    editor.handleKey(key('l'));
+    expect(sel(editor)).toEqual(['c-east']);
+    editor.handleKey(key('Delete'));
+    expect(b.connectors.has('c-east')).toBe(false);
+    expect(b.notes.has('east')).toBe(true);
+    expect(sel(editor)).toEqual(['hub']);
+    editor.handleKey(key('l'));
+    editor.handleKey(key('Escape'));
+    expect(sel(editor)).toEqual(['hub']);
+    // From a connector, the arrows start at its note.
+    editor.handleKey(key('l'));
+    editor.handleKey(key('ArrowDown'));
+    expect(sel(editor)).toEqual(['south']);
+  });
+
+  it('L on a note without connectors says so, and without a selection asks for one', () => {
+    const { editor, said } = board();
+    editor.select('far');
+    expect(editor.handleKey(key('l'))).toBe(true);
+    expect(said.at(-1)).toBe('Far has no connectors.');
+    expect(sel(editor)).toEqual(['far']);
+    editor.clearSelection();
+    expect(editor.handleKey(key('l'))).toBe(false);
+  });
+
+  it('the arrows reach frames by their title bar, and leave them to the notes', () => {
+    const { editor, view } = setup({
+      notes: [note('inside', { x: 40, y: 80 }), note('below', { x: 40, y: 700 })],
+      frames: [frame('f', { title: 'Risks', x: 0, y: 0, w: 700, h: 500 })],
+    });
+    const focused: string[] = [];
+    view.focusNote = (id) => void focused.push(id);
+    editor.select('inside');
+    editor.handleKey(key('ArrowUp'));
+    expect(sel(editor)).toEqual(['f']);
+    expect(focused.at(-1)).toBe('f');
+    editor.handleKey(key('ArrowDown'));
+    expect(sel(editor)).toEqual(['inside']);
+    editor.handleKey(key('ArrowDown'));
+    expect(sel(editor)).toEqual(['below']);
+  });
+
+  it('the shortcuts panel lists L', () => {
+    expect(KEYMAP.find((b) => b.action === 'connectors')?.keys).toEqual(['L', 'Shift+L']);
+  });
+});

@@ -60,6 +60,20 @@ export function frameRect(f: Frame): Rect {
   return clampFrame(f);
 }
 
+/** FRAME_HEAD_W is the width of a frame's title at its top-left (a note's default width). */
+const FRAME_HEAD_W = 220;
+
+/**
+ * frameHead is the box of a frame's title at the top-left of its title
+ * bar: where the arrow keys' roving focus finds the frame (its centre
+ * would often be behind the notes inside it, and a wide bar's middle far
+ * to the side of them), and what a person reads as the frame's name.
+ */
+export function frameHead(f: Frame): Rect {
+  const r = frameRect(f);
+  return { x: r.x, y: r.y, w: Math.min(r.w, FRAME_HEAD_W), h: Math.min(r.h, FRAME_TITLE_H) };
+}
+
 /** holds says whether a box's centre is inside the frame's box. */
 export function holds(frame: Rect, r: Rect): boolean {
   const cx = r.x + r.w / 2;
