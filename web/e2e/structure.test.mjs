@@ -225,3 +225,74 @@ test('with a finger, a drag from a note\'s edge dot to another note makes a conn
   await synced(A.page);
   await A.ctx.close();
 });
+
+test('two people, one offline, edit the same connector (label vs. end) and the same frame (rename vs. move): both keep both after reconnecting', { skip, timeout: 120_000 }, async () => {
+  const A = await boardPage(DESKTOP, 'Crossed');
+  await pushNotes(A.page, server, A.id, [
+    { id: 'plan', title: 'Plan', x: 40, y: 80 },
+    { id: 'ship', title: 'Ship', x: 40, y: 400 },
+    { id: 'risk', title: 'Risk', x: 500, y: 400 },
+  ]);
+  const now = new Date().toISOString();
+  const res = await A.page.request.post(`${server.url}/api/boards/${A.id}/sync`, {
+    data: {
+      clientVersion: 0,
+      notes: { upserted: [], deleted: [] },
+      trackerItems: { upserted: [], deleted: [] },
+      frames: { upserted: [{ id: 'f1', title: 'Frame 1', x: 0, y: 0, w: 320, h: 300, color: 'gray', locked: false, updatedAt: now }], deleted: [] },
+      connectors: { upserted: [{ id: 'c1', from: 'plan', to: 'ship', label: '', style: 'arrow', dash: 'solid', color: 'gray', updatedAt: now }], deleted: [] },
+    },
+  });
+  assert.equal(res.status(), 200, await res.text());
+  await A.page.locator('.react-flow__edge').waitFor({ state: 'attached' });
+  const B = await withWatcher(A);
+  await B.page.locator('.react-flow__edge').waitFor({ state: 'attached' });
+  await B.page.locator('.frame', { hasText: 'Frame 1' }).waitFor();
+  await synced(B.page);
+
+  // B, offline: labels the connector from the keyboard (Plan, L, Enter) and renames the frame.
+  await B.ctx.setOffline(true);
+  await B.page.locator('[data-connection="offline"]').waitFor();
+  await select(B.page, DESKTOP, 'Plan');
+  await B.page.keyboard.press('l');
+  await B.page.locator('.react-flow__edge.selected').waitFor({ state: 'attached' });
+  await B.page.keyboard.press('Enter');
+  const label = B.page.getByRole('textbox', { name: 'Connector label' });
+  await label.fill('blocks');
+  await label.press('Enter');
+  await B.page.locator('.frame-head', { hasText: 'Frame 1' }).dblclick();
+  const name = B.page.getByRole('textbox', { name: 'Frame name' });
+  await name.fill('Launch');
+  await name.press('Enter');
+  await B.page.getByText(/2 edits waiting to sync/).waitFor();
+
+  // A, online meanwhile: moves the frame by its title (its notes with it), and points the connector at Risk
+  // (through the API: the canvas has no way to move a connector's end yet).
+  const before = (await rows(A.page, A.id)).frames[0];
+  const h = await A.page.locator('.frame-head', { hasText: 'Frame 1' }).boundingBox();
+  const from = { x: h.x + 40, y: h.y + h.height / 2 };
+  await drag(A.page, DESKTOP, from, { x: from.x + 120, y: from.y + 40 });
+  const moved = (await until(A.page, A.id, (r) => r.frames[0].x !== before.x)).frames[0];
+  const c = (await rows(A.page, A.id)).connectors[0];
+  const re = await A.page.request.post(`${server.url}/api/boards/${A.id}/sync`, {
+    data: { clientVersion: 0, notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [], deleted: [] }, connectors: { upserted: [{ ...c, to: 'risk', updatedAt: new Date().toISOString() }], deleted: [] } },
+  });
+  assert.equal(re.status(), 200, await re.text());
+
+  // B reconnects: its label and rename merge onto A's end and move, field by field.
+  await B.ctx.setOffline(false);
+  await B.page.locator('[data-connection="online"]').waitFor();
+  const after = await until(A.page, A.id, (r) => r.connectors[0]?.label === 'blocks' && r.frames[0]?.title === 'Launch');
+  assert.deepEqual([after.connectors[0].from, after.connectors[0].to, after.connectors[0].label], ['plan', 'risk', 'blocks'], 'B\'s label and A\'s end');
+  assert.deepEqual([after.frames[0].title, after.frames[0].x, after.frames[0].y], ['Launch', moved.x, moved.y], 'B\'s name and A\'s move');
+  // Both screens show both.
+  for (const p of [A.page, B.page]) {
+    await p.locator('.frame', { hasText: 'Launch' }).waitFor();
+    await p.locator('.connector-label', { hasText: 'blocks' }).waitFor();
+  }
+  await synced(B.page);
+  await A.page.screenshot({ path: '/tmp/structure-crossed-A.png' });
+  await B.page.screenshot({ path: '/tmp/structure-crossed-B.png' });
+  await A.ctx.close();
+  await B.ctx.close();
+});
