@@ -296,3 +296,62 @@ test('two people, one offline, edit the same connector (label vs. end) and the s
   await A.ctx.close();
   await B.ctx.close();
 });
+
+test('nested frames: the arrows reach a frame by its title, dragging the outer frame carries the inner one and its note once, and the minimap outlines frames under the notes (desktop)', { skip, timeout: 90_000 }, async () => {
+  const A = await boardPage(DESKTOP, 'Nested');
+  await pushNotes(A.page, server, A.id, [{ id: 'deep', title: 'Deep', x: 80, y: 140 }]);
+  const now = new Date().toISOString();
+  const res = await A.page.request.post(`${server.url}/api/boards/${A.id}/sync`, {
+    data: {
+      clientVersion: 0,
+      notes: { upserted: [], deleted: [] },
+      trackerItems: { upserted: [], deleted: [] },
+      frames: {
+        upserted: [
+          { id: 'inner', title: 'Inner', x: 40, y: 60, w: 360, h: 300, color: 'green', locked: false, updatedAt: now },
+          { id: 'outer', title: 'Outer', x: 0, y: 0, w: 640, h: 460, color: 'blue', locked: false, updatedAt: now },
+        ],
+        deleted: [],
+      },
+    },
+  });
+  assert.equal(res.status(), 200, await res.text());
+  await A.page.locator('.frame', { hasText: 'Inner' }).waitFor();
+
+  // The minimap: two outlined frames, drawn before (under) the note.
+  const mini = await A.page.evaluate(() =>
+    [...document.querySelectorAll('.react-flow__minimap .react-flow__minimap-node')].map((r) => ({ frame: r.classList.contains('minimap-frame'), stroke: getComputedStyle(r).stroke })),
+  );
+  assert.deepEqual(mini.map((m) => m.frame), [true, true, false], 'frames first, then the note');
+  assert.ok(mini.filter((m) => m.frame).every((m) => m.stroke !== 'none' && m.stroke !== 'rgba(0, 0, 0, 0)'), `frames are outlined: ${JSON.stringify(mini)}`);
+
+  // The keyboard: from the note, ↑ goes to the inner frame's title, ↑ again to the outer's.
+  await select(A.page, DESKTOP, 'Deep');
+  await A.page.locator('[data-note-id="deep"]').focus();
+  await A.page.keyboard.press('ArrowUp');
+  await A.page.waitForFunction(() => document.activeElement?.getAttribute('data-frame-id') === 'inner');
+  await A.page.locator('.frame.selected', { hasText: 'Inner' }).waitFor();
+  await A.page.keyboard.press('ArrowUp');
+  await A.page.waitForFunction(() => document.activeElement?.getAttribute('data-frame-id') === 'outer');
+  await A.page.keyboard.press('ArrowDown');
+  await A.page.waitForFunction(() => document.activeElement?.getAttribute('data-frame-id') === 'inner');
+  await A.page.keyboard.press('Escape');
+
+  // Drag the outer frame by its title: the inner frame and the note move by the same amount, once.
+  const was = await rows(A.page, A.id);
+  const h = await A.page.locator('.frame-head', { hasText: 'Outer' }).boundingBox();
+  const from = { x: h.x + 40, y: h.y + h.height / 2 };
+  await drag(A.page, DESKTOP, from, { x: from.x + 100, y: from.y + 50 });
+  const now2 = await until(A.page, A.id, (r) => r.frames.find((f) => f.id === 'outer').x !== 0);
+  const outer = now2.frames.find((f) => f.id === 'outer');
+  const [dx, dy] = [outer.x, outer.y];
+  assert.ok(dx > 0 && dy > 0, `the outer frame moved (${dx}, ${dy})`);
+  const inner0 = was.frames.find((f) => f.id === 'inner');
+  const inner1 = now2.frames.find((f) => f.id === 'inner');
+  assert.deepEqual([inner1.x - inner0.x, inner1.y - inner0.y], [dx, dy], 'the inner frame moved with it');
+  const deep = now2.notes.find((n) => n.id === 'deep');
+  assert.deepEqual([deep.x - 80, deep.y - 140], [dx, dy], 'the note moved with them, once');
+  await synced(A.page);
+  await A.page.screenshot({ path: '/tmp/structure-nested.png' });
+  await A.ctx.close();
+});
