@@ -59,6 +59,12 @@ func TestMergeVectors(t *testing.T) {
 			case "item":
 				want = decode[board.TrackerItem](t, v.Want)
 				got, overlap = board.MergeItem(decode[board.TrackerItem](t, v.Base), decode[board.TrackerItem](t, v.Theirs), decode[board.TrackerItem](t, v.Mine))
+			case "connector":
+				want = decode[board.Connector](t, v.Want)
+				got, overlap = board.MergeConnector(decode[board.Connector](t, v.Base), decode[board.Connector](t, v.Theirs), decode[board.Connector](t, v.Mine))
+			case "frame":
+				want = decode[board.Frame](t, v.Want)
+				got, overlap = board.MergeFrame(decode[board.Frame](t, v.Base), decode[board.Frame](t, v.Theirs), decode[board.Frame](t, v.Mine))
 			default:
 				t.Fatalf("unknown kind %q", v.Kind)
 			}
@@ -162,6 +168,21 @@ func FuzzMergeText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base, theirs, mine string) {
 		checkMerge(t, base, theirs, mine)
 	})
+}
+
+// TestMergeVectorKinds keeps every kind of row that merges in the shared
+// vectors, so that a kind dropped from the file fails here and not only in
+// the browser's run.
+func TestMergeVectorKinds(t *testing.T) {
+	kinds := map[string]int{}
+	for _, v := range loadVectors(t) {
+		kinds[v.Kind]++
+	}
+	for _, k := range []string{"text", "note", "item", "connector", "frame"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s vectors in testdata/merge/vectors.json", k)
+		}
+	}
 }
 
 func TestMergeNoteIdempotent(t *testing.T) {

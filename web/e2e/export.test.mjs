@@ -181,3 +181,53 @@ test('JSON Canvas: export a board and import it into a new board that then equal
   assert.equal((await serverNotes(page, copy)).length, 3);
   await ctx.close();
 });
+
+test('export one frame as PNG and SVG (the frame\'s size), and a PDF with one page per frame', { skip }, async () => {
+  const ctx = await browser.newContext({ viewport: DESKTOP.viewport, acceptDownloads: true });
+  const page = await ctx.newPage();
+  await login(page, server, 'export-frames@example.com');
+  const id = await createBoard(page, 'Plan');
+  await pushTo(page, server, id, [
+    { id: 'in1', title: 'Inside one', x: 40, y: 80 },
+    { id: 'in2', title: 'Inside two', x: 1040, y: 80 },
+    { id: 'loose', title: 'Loose', x: 0, y: 900 },
+  ]);
+  // Two frames, each wholly holding its note: a frame's export is its box and 32 px a side.
+  const frames = [
+    { id: 'f1', title: 'Alpha', x: 0, y: 0, w: 500, h: 300, color: 'blue', locked: false, updatedAt: new Date().toISOString() },
+    { id: 'f2', title: 'Beta', x: 1000, y: 0, w: 420, h: 380, color: 'green', locked: false, updatedAt: new Date().toISOString() },
+  ];
+  const res = await page.request.post(`${server.url}/api/boards/${id}/sync`, { data: { clientVersion: 0, notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [], deleted: [] }, frames: { upserted: frames, deleted: [] } } });
+  assert.equal(res.status(), 200, await res.text());
+  await page.locator('[data-note-id="in1"]').waitFor();
+  await synced(page);
+  // Zoom to fit: the canvas draws only what is in view, and the frames came after the notes it opened on.
+  await page.keyboard.press('0');
+  await page.locator('.frame', { hasText: 'Beta' }).waitFor();
+
+  /** exportFrame exports Frame: title as format, and answers the file. */
+  async function exportOf(what, format, perFrame = false) {
+    await menuItem(page, 'Export…');
+    const dialog = page.getByRole('dialog', { name: 'Export' });
+    await dialog.getByRole('radio', { name: format }).check();
+    await dialog.getByLabel('What').selectOption({ label: what });
+    if (perFrame) await dialog.getByRole('checkbox', { name: 'One page per frame' }).check();
+    const [dl] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export' }).click()]);
+    const bytes = await readFile(await dl.path());
+    await dialog.waitFor({ state: 'detached' });
+    return { bytes, name: dl.suggestedFilename() };
+  }
+
+  const png = await exportOf('Frame: Beta', 'PNG image');
+  assert.equal(png.name, 'Plan – Beta.png');
+  assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [(420 + 64) * 2, (380 + 64) * 2], 'the PNG is the frame\'s box (twice, for dense screens)');
+  const svg = (await exportOf('Frame: Alpha', 'SVG image')).bytes.toString();
+  assert.match(svg, new RegExp(`^<svg [^>]*width="${500 + 64}" height="${300 + 64}"`));
+  assert.ok(svg.includes('Inside one') && svg.includes('Alpha'), 'the frame and its note are in it');
+  assert.ok(!svg.includes('Inside two') && !svg.includes('Loose') && !svg.includes('Beta'), 'nothing outside the frame is');
+
+  const pdf = (await exportOf('The whole board', 'PDF document', true)).bytes.toString('latin1');
+  assert.ok(pdf.includes('/Count 2'), 'one page per frame: two pages');
+  for (const f of frames) assert.ok(pdf.includes(`/MediaBox [0 0 ${(f.w + 64) * 0.75} ${(f.h + 64) * 0.75}]`), `a page of ${f.title}'s size`);
+  await ctx.close();
+});

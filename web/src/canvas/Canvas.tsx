@@ -16,7 +16,7 @@ import { DetailContext, detailOf } from './detail';
 import { NoteEditor } from './NoteEditor';
 import { Dialog } from '../app/Dialog';
 import { Cursors } from './Cursors';
-import { background } from './notes';
+import { minimapClass, minimapColor, minimapStroke } from './minimap';
 import type { UndoHistory } from './undo';
 import { marksByNote, type NoteMarks } from './peopleView';
 import { ZoomControls } from '../layout/ZoomControls';
@@ -34,7 +34,7 @@ import { FrameNode, type FrameFlowNode, type FrameNodeData } from './FrameNode';
 import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
 import { StructureBar } from '../editor/StructureBar';
 import { OutlinePanel } from '../editor/OutlinePanel';
-import { connectorColor, drawable, frameRect, isLine } from '../editor/structure';
+import { connectorColor, drawOrder, drawable, frameRect, isLine } from '../editor/structure';
 
 /** BoardNode is a node of the canvas: a note or a frame. */
 type BoardNode = NoteFlowNode | FrameFlowNode;
@@ -69,7 +69,6 @@ const JUMP_ZOOM = 0.8;
 /** READABLE_ZOOM is the zoom under which notes show no text (detail.ts): editing there zooms in first. */
 const READABLE_ZOOM = 0.6;
 const MINIMAP_MAX_NOTES = 500;
-const minimapColor = (n: { type?: string; data: unknown }) => (n.type === 'frame' ? 'transparent' : background((n.data as NoteNodeData).note.color));
 const NO_ITEMS: ReadonlyMap<string, TrackerItem> = new Map();
 
 interface Props {
@@ -220,7 +219,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
             // Another note edited since (a stop that started a new edit) keeps the focus in its fields.
             const ed = editor.getSnapshot().editing;
             if (ed && ed.id !== id) return;
-            const el = wrapper.current?.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(id)}"]`);
+            const el = wrapper.current?.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(id)}"], [data-frame-id="${CSS.escape(id)}"]`);
             if (el && !el.contains(document.activeElement)) el.focus({ preventScroll: true });
           }),
         ),
@@ -260,7 +259,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     const cache = frameCache.current;
     const next = new Map<string, typeof cache extends Map<string, infer V> ? V : never>();
     const out: FrameFlowNode[] = [];
-    for (const f of frames.values()) {
+    for (const f of drawOrder(frames.values())) {
       const isSelected = selected.has(f.id);
       const pos = moving.get(f.id);
       const isNaming = naming?.kind === 'frame' && naming.id === f.id;
@@ -507,7 +506,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           <ZoomControls />
           {/* The minimap draws every note again (an SVG rect each): past a few
               hundred notes it costs more than it shows. */}
-          {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} ariaLabel="Mini map" />}
+          {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeColor={minimapStroke} nodeClassName={minimapClass} ariaLabel="Mini map" />}
           <Cursors presence={client.presence} />
         </ReactFlow>
         </PresenceContext.Provider>

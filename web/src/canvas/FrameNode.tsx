@@ -34,6 +34,8 @@ export const FrameNode = memo(function FrameNode({ data, selected }: NodeProps<F
       className={`frame${selected ? ' selected' : ''}${f.locked ? ' locked' : ''}`}
       style={{ width: w, height: h, background: c.fill, borderColor: c.line }}
       data-frame-id={f.id}
+      // Reached by the arrow keys' roving focus (Editor.focusToward), not a tab stop of its own.
+      tabIndex={-1}
       aria-label={`Frame: ${f.title || 'untitled'}${f.locked ? ' (locked)' : ''}${selected ? ' (selected)' : ''}`}
     >
       <header className="frame-head" style={{ color: c.line }} onDoubleClick={() => editor?.startNaming('frame', f.id)}>

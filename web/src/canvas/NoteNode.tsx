@@ -54,9 +54,6 @@ function EditingTag({ noteId }: { noteId: string }) {
   );
 }
 
-/** DOUBLE_TAP_MS is the longest time between two taps that edit a note. */
-const DOUBLE_TAP_MS = 350;
-
 /**
  * NoteNode draws one sticky note: colour, type, title and rendered Markdown
  * (fading out at the bottom when long; scrollable while selected), at its
@@ -70,8 +67,9 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   const flow = useStoreApi();
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
-  const lastTap = useRef(0);
   const pressed = useRef(false);
+  // touched: the last pointer down on the note was a finger (its double taps are the editor's release()).
+  const touched = useRef(false);
   const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
   const body = useRef<HTMLDivElement>(null);
   // cut: the content is longer than the note (it fades out). Measured only for the note pointed at or
@@ -113,14 +111,18 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         style={{ background: background(n.color), width: data.w, height: data.h }}
         tabIndex={data.tabStop ? 0 : -1}
         aria-label={label}
-        aria-keyshortcuts="Enter Shift+Enter Delete Shift+F10 ContextMenu"
+        aria-keyshortcuts="Enter Shift+Enter Delete Shift+F10 ContextMenu L"
         data-note-id={n.id}
         onFocus={(e) => {
           // Keyboard focus selects; a click is xyflow's (Shift adds to the selection).
           if (e.target === e.currentTarget && !selected && e.currentTarget.matches(':focus-visible')) editor?.select(n.id);
           e.stopPropagation();
         }}
-        onDoubleClick={() => editor?.startEdit(n.id)}
+        onDoubleClick={() => {
+          // A browser makes a dblclick of two quick taps too, even when the first ended the connect tool's
+          // arrow: a finger's double tap is decided by editor.release (Editor.ts), not here.
+          if (!touched.current) editor?.startEdit(n.id);
+        }}
         onContextMenu={(e) => {
           // The note's menu instead of the browser's; in the in-place editor's fields the browser's stays.
           if (data.editing || !editor) return;
@@ -129,6 +131,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         onPointerEnter={(e) => e.pointerType === 'mouse' && setPointed(true)}
         onPointerLeave={() => setPointed(false)}
         onPointerDown={(e) => {
+          touched.current = e.pointerType === 'touch';
           // A long press opens the menu (touch browsers do not all send contextmenu for one).
           if (e.pointerType === 'touch' && !data.editing) editor?.pressStart(n.id, { x: e.clientX, y: e.clientY });
         }}
@@ -144,15 +147,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         onPointerUp={(e) => {
           // A double tap edits (touch browsers do not all send dblclick); the end of a long press is no tap.
           if (e.pointerType !== 'touch' || data.editing) return;
-          if (editor?.pressEnd()) {
-            lastTap.current = 0;
-            pressed.current = true;
-            return;
-          }
-          if (e.timeStamp - lastTap.current < DOUBLE_TAP_MS) {
-            lastTap.current = 0;
-            editor?.startEdit(n.id);
-          } else lastTap.current = e.timeStamp;
+          if (editor?.release(n.id, e.timeStamp) === 'menu') pressed.current = true;
         }}
       >
         {data.editing ? (

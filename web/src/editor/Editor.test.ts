@@ -3,7 +3,7 @@ import type { Connector, Frame, Note, TrackerItem } from '../api/types';
 import { note } from '../sync/testing';
 import { mergeNote } from '../sync/merge';
 import type { UndoStore } from '../canvas/undo';
-import { Editor, HIGHLIGHT_MS, LONG_PRESS_MS, type EditorView } from './Editor';
+import { DOUBLE_TAP_MS, Editor, HIGHLIGHT_MS, LONG_PRESS_MS, type EditorView } from './Editor';
 import { DEFAULT_H, DEFAULT_W, MAX_H, MAX_W, MIN_H, overlaps, rectOf, type Rect } from './geometry';
 import { KEYMAP, type KeyLike } from './keymap';
 
@@ -288,7 +288,7 @@ describe('focus and keys', () => {
     const { editor, said, view } = setup(grid);
     editor.select('c');
     editor.handleKey(key('ArrowLeft'));
-    expect(said.at(-1)).toBe('No note to the left.');
+    expect(said.at(-1)).toBe('No note or frame to the left.');
     editor.clearSelection();
     editor.handleKey(key('ArrowLeft'));
     expect(view.panned).toEqual([[40, 0]]);
@@ -539,6 +539,65 @@ describe('long-press', () => {
       timers.at(-1)!.cb();
       expect(editor.getSnapshot().menu).toBeNull();
     }
+  });
+});
+
+describe('double tap', () => {
+  const tap = (editor: Editor, id: string, t: number, move = false) => {
+    editor.pressStart(id, { x: 100, y: 100 });
+    if (move) editor.pressMove({ x: 100, y: 160 });
+    return editor.release(id, t);
+  };
+
+  it('edits a note tapped twice within DOUBLE_TAP_MS; slower, or on two notes, it does not', () => {
+    const { editor } = setup([note('a'), note('b', { x: 500 })]);
+    expect(tap(editor, 'a', 1000)).toBe('none');
+    expect(tap(editor, 'a', 1000 + DOUBLE_TAP_MS + 1)).toBe('none');
+    expect(tap(editor, 'b', 1000 + DOUBLE_TAP_MS + 50)).toBe('none');
+    expect(editor.getSnapshot().editing).toBeNull();
+    expect(tap(editor, 'b', 1000 + DOUBLE_TAP_MS + 100)).toBe('edit');
+    expect(editor.getSnapshot().editing).toMatchObject({ id: 'b', mode: 'inplace' });
+  });
+
+  it('does not count the end of a drag (a move, or a connector dragged from the edge) as a first tap', () => {
+    const { editor } = setup([note('a')]);
+    expect(tap(editor, 'a', 1000, true)).toBe('none');
+    expect(tap(editor, 'a', 1100)).toBe('none');
+    expect(editor.getSnapshot().editing).toBeNull();
+  });
+
+  it('does not count the tap that ended the connect tool’s arrow: the next tap on that note selects it', () => {
+    const { board, editor } = setup([note('a'), note('b', { x: 500 })]);
+    editor.select('a');
+    editor.connectSelected();
+    expect(editor.getSnapshot().tool).toBe('connect');
+    // The finger lifts on b (the tap's click then ends the arrow there, as xyflow selects b).
+    expect(tap(editor, 'b', 1000)).toBe('none');
+    editor.setSelection(['b']);
+    expect(board.connectors.size).toBe(1);
+    // Tapped again at once: selected, not edited.
+    expect(tap(editor, 'b', 1100)).toBe('none');
+    editor.setSelection(['b']);
+    expect(editor.getSnapshot().editing).toBeNull();
+    expect([...editor.getSnapshot().selected]).toEqual(['b']);
+  });
+
+  it('a tap selects the note tapped (the browser may make no click of it)', () => {
+    const { editor } = setup([note('a'), note('b', { x: 500 })]);
+    editor.setSelection(['a', 'b']);
+    tap(editor, 'b', 1000);
+    expect([...editor.getSnapshot().selected]).toEqual(['b']);
+    tap(editor, 'a', 2000, true);
+    expect([...editor.getSnapshot().selected]).toEqual(['b']);
+  });
+
+  it('a long press is no tap either', () => {
+    const { editor, timers } = setup([note('a')]);
+    editor.pressStart('a', { x: 100, y: 100 });
+    timers.at(-1)!.cb();
+    expect(editor.release('a', 1000)).toBe('menu');
+    editor.closeMenu();
+    expect(tap(editor, 'a', 1100)).toBe('none');
   });
 });
 

@@ -10,10 +10,10 @@ import { randomId } from '../boards/ids';
 import { COLORS, newNote } from '../canvas/notes';
 import { UndoHistory, type UndoResult, type UndoStore } from '../canvas/undo';
 import { edit, follow, openEditor, toSave, touched, type EditorField, type EditorState } from '../canvas/editorState';
-import { clampSize, freeSpot, freeSpots, nearestInDirection, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
+import { clampSize, freeSpot, freeSpots, nearestBox, rectOf, sizeOf, type Direction, type Rect, type Size, type XY } from './geometry';
 import { bindingFor, type Action, type KeyLike } from './keymap';
 import { parsePaste } from './paste';
-import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, frameAround, frameRect, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
+import { MAX_FRAME_TITLE, MAX_LABEL, clampFrame, describeConnector, drawable, frameAround, frameHead, frameRect, innerFrames, members, nextFrameTitle, touching, FRAME_H, FRAME_W } from './structure';
 
 /** EditorView is what the editor asks of the canvas on screen. */
 export interface EditorView {
@@ -23,7 +23,7 @@ export interface EditorView {
   reveal(r: Rect): void;
   /** show reveals r only when it is not wholly in view or too small to read (the view does not move for nothing). */
   show(r: Rect): void;
-  /** focusNote gives the keyboard focus to a note's element once it is drawn. */
+  /** focusNote gives the keyboard focus to a note's (or a frame's) element once it is drawn. */
   focusNote(id: string): void;
   /** pan moves the view by screen pixels. */
   pan(dx: number, dy: number): void;
@@ -134,6 +134,8 @@ export const RESIZE_STEP = 10;
 export const LONG_PRESS_MS = 500;
 /** LONG_PRESS_SLOP is how far (screen px) the finger may wander before it is a drag, not a press. */
 export const LONG_PRESS_SLOP = 10;
+/** DOUBLE_TAP_MS is the longest time between two taps on a note that edit it. */
+export const DOUBLE_TAP_MS = 350;
 
 const NO_VIEW: EditorView = {
   visible: () => ({ x: 0, y: 0, w: 0, h: 0 }),
@@ -172,7 +174,11 @@ export class Editor {
   private readonly editCbs = new Set<() => void>();
   private highlightTimer: unknown = null;
   private readonly openHistory: (id: string) => void;
-  private press: { id: string; at: XY; timer: unknown; fired: boolean } | null = null;
+  private press: { id: string; at: XY; timer: unknown; fired: boolean; moved: boolean } | null = null;
+  /** cycle is the connector L selected last and the note or frame it was reached from. */
+  private cycle: { anchor: string; connector: string } | null = null;
+  /** lastTap is the last plain tap on a note, the first half of a double tap. */
+  private lastTap: { id: string; t: number } | null = null;
 
   constructor(o: EditorOptions) {
     this.store = o.store;
@@ -310,27 +316,91 @@ export class Editor {
     if (this.snap.selected.size) this.set({ selected: EMPTY_SET });
   }
 
-  /** focus selects a note, brings it into view and gives it the keyboard focus. */
+  /** focus selects a note or a frame, brings it into view and gives it the keyboard focus. */
   focus(id: string): void {
     const n = this.note(id);
-    if (!n) return;
+    const f = n ? undefined : this.frames().get(id);
+    if (!n && !f) return;
     this.select(id);
-    this.view.show(rectOf(n));
+    this.view.show(n ? rectOf(n) : frameHead(f!));
     this.view.focusNote(id);
   }
 
-  /** focusToward moves the focus to the nearest note in a direction; false when there is none. */
+  /** boxOf is where the arrow keys see a note (its box) or a frame (its title bar). */
+  private boxOf(id: string): Rect | null {
+    const n = this.note(id);
+    if (n) return rectOf(n);
+    const f = this.frames().get(id);
+    return f ? frameHead(f) : null;
+  }
+
+  /**
+   * focusToward moves the focus to the nearest note or frame in a
+   * direction; false when there is none. From a connector reached with L
+   * it starts at the note it was reached from.
+   */
   focusToward(dir: Direction): boolean {
-    const fromId = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : [...this.snap.selected][0];
-    const from = fromId ? this.note(fromId) : undefined;
+    const sel = this.snap.selected;
+    let fromId = this.snap.focused && sel.has(this.snap.focused) ? this.snap.focused : [...sel][0];
+    if (fromId && this.connectors().has(fromId) && this.cycle?.connector === fromId) fromId = this.cycle.anchor;
+    const from = fromId ? this.boxOf(fromId) : null;
     if (!from) return false;
-    const next = nearestInDirection(rectOf(from), dir, this.notes().values(), from.id);
+    const boxes: { id: string; r: Rect }[] = [];
+    for (const n of this.notes().values()) boxes.push({ id: n.id, r: rectOf(n) });
+    for (const f of this.frames().values()) boxes.push({ id: f.id, r: frameHead(f) });
+    const next = nearestBox(from, dir, boxes, fromId);
     if (!next) {
-      this.announce(`No note ${dir === 'up' ? 'above' : dir === 'down' ? 'below' : `to the ${dir}`}.`);
+      this.announce(`No note or frame ${dir === 'up' ? 'above' : dir === 'down' ? 'below' : `to the ${dir}`}.`);
       return false;
     }
-    this.focus(next.id);
+    this.focus(next);
     return true;
+  }
+
+  /**
+   * cycleConnectors selects the connectors of the selected note or frame
+   * one after another (back: the other way round), in the order of their
+   * other ends on the board, top to bottom; from a connector it reached,
+   * it goes on to the next. The keyboard's way to a connector: then Enter
+   * relabels it, Delete removes it, Escape goes back to the note.
+   */
+  cycleConnectors(back = false): boolean {
+    const sel = [...this.snap.selected];
+    const c = this.cycle;
+    const anchor = sel.length === 1 && c && c.connector === sel[0] && this.exists(c.anchor) ? c.anchor : sel.length === 1 && this.exists(sel[0]) ? sel[0] : null;
+    if (!anchor) {
+      this.announce('Select a note or a frame first: L goes through its connectors.');
+      return false;
+    }
+    const notes = this.notes();
+    const frames = this.frames();
+    const name = (id: string) => notes.get(id)?.title || frames.get(id)?.title || 'untitled';
+    const list = touching(new Set([anchor]), this.connectors().values()).filter((x) => drawable(x, notes, frames));
+    if (!list.length) {
+      this.announce(`${name(anchor)} has no connectors.`);
+      return true;
+    }
+    const other = (x: Connector) => this.boxOf(x.from === anchor ? x.to : x.from)!;
+    list.sort((a, b) => other(a).y - other(b).y || other(a).x - other(b).x || (a.id < b.id ? -1 : 1));
+    const at = list.findIndex((x) => x.id === sel[0]);
+    const i = at < 0 ? (back ? list.length - 1 : 0) : (at + (back ? list.length - 1 : 1)) % list.length;
+    const pick = list[i];
+    this.cycle = { anchor, connector: pick.id };
+    this.set({ selected: new Set([pick.id]), focused: anchor });
+    const ends = [this.boxOf(pick.from)!, this.boxOf(pick.to)!];
+    const box = { x: Math.min(ends[0].x, ends[1].x), y: Math.min(ends[0].y, ends[1].y), w: 0, h: 0 };
+    box.w = Math.max(ends[0].x + ends[0].w, ends[1].x + ends[1].w) - box.x;
+    box.h = Math.max(ends[0].y + ends[0].h, ends[1].y + ends[1].h) - box.y;
+    this.view.show(box);
+    this.announce(`Connector ${i + 1} of ${list.length}: ${describeConnector(pick, name)}. Enter relabels it, Delete removes it, Escape goes back to ${name(anchor)}.`);
+    return true;
+  }
+
+  /** cycledFrom is the note or frame the selected connector was reached from with L, if it was. */
+  private cycledFrom(): string | null {
+    const c = this.cycle;
+    const sel = this.snap.selected;
+    return c && sel.size === 1 && sel.has(c.connector) && this.exists(c.anchor) ? c.anchor : null;
   }
 
   // --- creating and editing ------------------------------------------------
@@ -462,23 +532,30 @@ export class Editor {
   }
 
   /**
-   * withMembers adds to moves the notes held by the frames in it (by where
-   * the frame is now, before the move), each moved by its frame's delta.
-   * A note dragged itself keeps its own position.
+   * withMembers adds to moves what the frames in it hold (by where each
+   * frame is now, before the move): the frames lying wholly inside them,
+   * at every level of nesting, and the notes whose centre is inside them,
+   * each moved by its frame's delta. Each row is moved once: a row dragged
+   * itself keeps its own position, and one held by two moved frames (a
+   * note in a frame in a frame) takes the first's delta, not the sum. A
+   * locked frame inside a moved one moves with it: the lock keeps it from
+   * being dragged itself, not from being carried.
    */
   private withMembers(moves: ReadonlyMap<string, XY>): ReadonlyMap<string, XY> {
     const frames = this.frames();
     let out: Map<string, XY> | null = null;
+    const carry = (id: string, x: number, y: number) => {
+      if (moves.has(id) || out?.has(id)) return;
+      out ??= new Map(moves);
+      out.set(id, { x, y });
+    };
     for (const [id, to] of moves) {
       const f = frames.get(id);
       if (!f) continue;
       const dx = to.x - f.x;
       const dy = to.y - f.y;
-      for (const n of members(f, this.notes().values())) {
-        if (moves.has(n.id)) continue;
-        out ??= new Map(moves);
-        out.set(n.id, { x: n.x + dx, y: n.y + dy });
-      }
+      for (const g of innerFrames(f, frames.values())) carry(g.id, g.x + dx, g.y + dy);
+      for (const n of members(f, this.notes().values())) carry(n.id, n.x + dx, n.y + dy);
     }
     return out ?? moves;
   }
@@ -955,10 +1032,10 @@ export class Editor {
    */
   pressStart(id: string, at: XY): void {
     this.pressCancel();
-    const press = { id, at, timer: null as unknown, fired: false };
+    const press = { id, at, timer: null as unknown, fired: false, moved: false };
     press.timer = this.setTimer(() => {
       press.timer = null;
-      if (this.press !== press) return;
+      if (this.press !== press || press.moved) return;
       press.fired = this.openMenu(id, at);
     }, LONG_PRESS_MS);
     this.press = press;
@@ -967,7 +1044,10 @@ export class Editor {
   /** pressMove follows the finger: moved further than LONG_PRESS_SLOP, it is a drag or a pan, and no menu opens. */
   pressMove(at: XY): void {
     const p = this.press;
-    if (p && !p.fired && Math.hypot(at.x - p.at.x, at.y - p.at.y) > LONG_PRESS_SLOP) this.pressCancel();
+    if (!p || p.fired || p.moved || Math.hypot(at.x - p.at.x, at.y - p.at.y) <= LONG_PRESS_SLOP) return;
+    p.moved = true;
+    if (p.timer != null) this.clearTimer(p.timer);
+    p.timer = null;
   }
 
   /** pressEnd is the finger up (or the press cancelled); true when the press opened the menu (so it was no tap). */
@@ -975,6 +1055,38 @@ export class Editor {
     const fired = !!this.press?.fired;
     this.pressCancel();
     return fired;
+  }
+
+  /**
+   * release is a finger lifted from a note at time t (ms): 'menu' when a
+   * long press opened its menu, 'edit' when it was the second tap of a
+   * double tap (the note is then edited in place), else 'none'. Only a
+   * plain tap starts a double tap: not the end of a drag (a move, a
+   * connector dragged from the note's edge, a pan), and not the tap that
+   * ended the connect tool's arrow on this note, so that the next tap on
+   * it, however soon, selects it rather than editing it. A plain tap
+   * selects the note.
+   */
+  release(id: string, t: number): 'menu' | 'edit' | 'none' {
+    const p = this.press;
+    const fired = this.pressEnd();
+    if (fired || p?.moved || (this.snap.tool === 'connect' && this.snap.connectFrom && this.snap.connectFrom !== id)) {
+      this.lastTap = null;
+      return fired ? 'menu' : 'none';
+    }
+    const last = this.lastTap;
+    if (last && last.id === id && t - last.t < DOUBLE_TAP_MS) {
+      this.lastTap = null;
+      this.startEdit(id);
+      return 'edit';
+    }
+    this.lastTap = { id, t };
+    // A tap selects the note here rather than by the click the browser makes
+    // of it: after a finger's drag that ended on this note (a connector drawn
+    // from another's edge), Chromium makes no click of the next tap.
+    const sel = this.snap.selected;
+    if (sel.size !== 1 || !sel.has(id)) this.select(id);
+    return 'none';
   }
 
   private pressCancel() {
@@ -1026,9 +1138,13 @@ export class Editor {
         if (!first) return false;
         this.openFull(first);
         return true;
-      case 'delete':
+      case 'delete': {
+        // A connector reached with L: after it goes, the keyboard is back on its note.
+        const back = this.cycledFrom();
         this.deleteSelected();
+        if (back) this.focus(back);
         return true;
+      }
       case 'undo':
         this.undo();
         return true;
@@ -1052,10 +1168,13 @@ export class Editor {
         if (!dir || !this.snap.selected.size) return false;
         this.resizeBy(dir === 'left' ? -RESIZE_STEP : dir === 'right' ? RESIZE_STEP : 0, dir === 'up' ? -RESIZE_STEP : dir === 'down' ? RESIZE_STEP : 0);
         return true;
-      case 'clear':
+      case 'clear': {
         if (this.snap.tool !== 'select') this.setTool('select');
-        this.clearSelection();
+        const back = this.cycledFrom();
+        if (back) this.focus(back);
+        else this.clearSelection();
         return true;
+      }
       case 'zoomIn':
         this.view.zoomIn();
         return true;
@@ -1090,6 +1209,8 @@ export class Editor {
       case 'outline':
         this.openPanel('outline');
         return true;
+      case 'connectors':
+        return this.cycleConnectors(!!e?.shiftKey);
       case 'menu': {
         const id = this.snap.focused && this.snap.selected.has(this.snap.focused) ? this.snap.focused : first;
         return !!id && this.openMenu(id);

@@ -122,20 +122,31 @@ export type Direction = 'left' | 'right' | 'up' | 'down';
  * so the answer does not depend on the map's order.
  */
 export function nearestInDirection(from: Rect, dir: Direction, notes: Iterable<Note>, skip?: string): Note | null {
+  const byId = new Map<string, Note>();
+  const items: { id: string; r: Rect }[] = [];
+  for (const n of notes) {
+    byId.set(n.id, n);
+    items.push({ id: n.id, r: rectOf(n) });
+  }
+  const id = nearestBox(from, dir, items, skip);
+  return id === null ? null : byId.get(id)!;
+}
+
+/** nearestBox is nearestInDirection over any boxes (notes and frames): the id of the nearest, or null. */
+export function nearestBox(from: Rect, dir: Direction, boxes: Iterable<{ id: string; r: Rect }>, skip?: string): string | null {
   const cx = from.x + from.w / 2;
   const cy = from.y + from.h / 2;
-  let best: Note | null = null;
+  let best: string | null = null;
   let bestScore = Infinity;
-  for (const n of notes) {
-    if (n.id === skip) continue;
-    const r = rectOf(n);
+  for (const { id, r } of boxes) {
+    if (id === skip) continue;
     const dx = r.x + r.w / 2 - cx;
     const dy = r.y + r.h / 2 - cy;
     const [along, side] = dir === 'left' ? [-dx, dy] : dir === 'right' ? [dx, dy] : dir === 'up' ? [-dy, dx] : [dy, dx];
     if (along <= 0 || Math.abs(side) > along) continue;
     const score = along + 2 * Math.abs(side);
-    if (score < bestScore || (score === bestScore && best && n.id < best.id)) {
-      best = n;
+    if (score < bestScore || (score === bestScore && best !== null && id < best)) {
+      best = id;
       bestScore = score;
     }
   }

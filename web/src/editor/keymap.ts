@@ -35,6 +35,7 @@ export type Action =
   | 'menu'
   | 'frame'
   | 'connect'
+  | 'connectors'
   | 'outline';
 
 /** Binding is one entry of the keymap. */
@@ -68,7 +69,7 @@ export const KEYMAP: readonly Binding[] = [
   { action: 'delete', keys: ['Delete', 'Backspace'], aria: 'Delete', label: 'Delete the selected notes (Ctrl+Z brings them back)', edits: true, context: 'board', match: (e) => !mod(e) && (e.key === 'Delete' || e.key === 'Backspace') },
   { action: 'undo', keys: ['Ctrl+Z', '⌘Z'], aria: 'Control+Z Meta+Z', label: 'Undo my last change', edits: true, context: 'board', match: (e) => mod(e) && !e.shiftKey && key(e, 'z') },
   { action: 'redo', keys: ['Ctrl+Shift+Z', '⌘⇧Z', 'Ctrl+Y'], aria: 'Control+Shift+Z Meta+Shift+Z Control+Y', label: 'Redo', edits: true, context: 'board', match: (e) => mod(e) && ((e.shiftKey && key(e, 'z')) || (!e.shiftKey && key(e, 'y'))) },
-  { action: 'focus', keys: ['←', '→', '↑', '↓'], aria: 'ArrowLeft ArrowRight ArrowUp ArrowDown', label: 'Go to the nearest note in that direction (nothing selected: pan the view)', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && isArrow(e) },
+  { action: 'focus', keys: ['←', '→', '↑', '↓'], aria: 'ArrowLeft ArrowRight ArrowUp ArrowDown', label: 'Go to the nearest note or frame in that direction (nothing selected: pan the view)', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && isArrow(e) },
   { action: 'move', keys: ['Alt+arrows', 'Alt+Shift+arrows'], aria: 'Alt+ArrowLeft Alt+ArrowRight Alt+ArrowUp Alt+ArrowDown', label: 'Move the selected notes 10 px (with Shift: 50 px)', edits: true, context: 'board', match: (e) => e.altKey && !mod(e) && isArrow(e) },
   { action: 'resize', keys: ['Shift+arrows'], aria: 'Shift+ArrowLeft Shift+ArrowRight Shift+ArrowUp Shift+ArrowDown', label: 'Resize the selected notes 10 px (→ ↓ wider and taller, ← ↑ narrower and shorter)', edits: true, context: 'board', match: (e) => plain(e) && e.shiftKey && isArrow(e) },
   { action: 'clear', keys: ['Escape'], aria: 'Escape', label: 'Clear the selection', edits: false, context: 'board', match: (e) => e.key === 'Escape' },
@@ -81,6 +82,7 @@ export const KEYMAP: readonly Binding[] = [
   { action: 'toolNote', keys: ['Shift+N'], aria: 'Shift+N', label: 'Note tool: the next click on the canvas puts a note there', edits: true, context: 'board', match: (e) => plain(e) && e.shiftKey && key(e, 'n') },
   { action: 'frame', keys: ['F'], aria: 'F', label: 'New frame: around the selected notes, or in the middle of the view', edits: true, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'f') },
   { action: 'connect', keys: ['C', 'drag from a note’s edge'], aria: 'C', label: 'Connect: an arrow between the two selected notes or frames (from the one selected first); with one selected, to the next one you select', edits: true, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'c') },
+  { action: 'connectors', keys: ['L', 'Shift+L'], aria: 'L Shift+L', label: 'Select the connectors of the selected note or frame, one after another (Shift: backwards); then Enter relabels, Delete removes, Escape goes back to the note', edits: false, context: 'board', match: (e) => plain(e) && key(e, 'l') },
   { action: 'outline', keys: ['O'], aria: 'O', label: 'Outline: the frames and the notes in each; zoom to a frame', edits: false, context: 'board', match: (e) => plain(e) && !e.shiftKey && key(e, 'o') },
   { action: 'save', keys: ['Ctrl+Enter', '⌘Enter', 'Enter in the title', 'click outside'], aria: 'Control+Enter Meta+Enter', label: 'Save the note being edited in place', edits: true, context: 'editing', match: (e) => mod(e) && e.key === 'Enter' },
   { action: 'cancel', keys: ['Escape'], aria: 'Escape', label: 'Stop editing in place (asks first when there is unsaved text)', edits: false, context: 'editing', match: (e) => e.key === 'Escape' },

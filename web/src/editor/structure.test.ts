@@ -6,7 +6,7 @@ import { Editor, type EditorView } from './Editor';
 import type { Rect } from './geometry';
 import { KEYMAP, type KeyLike } from './keymap';
 import { search } from './search';
-import { FRAME_PAD, FRAME_TITLE_H, MIN_FRAME, drawable, frameAround, members, nextFrameTitle, outline, touching } from './structure';
+import { FRAME_PAD, FRAME_TITLE_H, MIN_FRAME, drawOrder, drawable, frameAround, members, nextFrameTitle, outline, touching } from './structure';
 
 /** Board is an in-memory store of all four kinds that counts its pushes (one batch = one push). */
 class Board implements UndoStore {
@@ -173,6 +173,56 @@ describe('frames', () => {
     expect(board.notes.get('b')).toMatchObject({ x: 300, y: 0 });
   });
 
+  it('dragging a frame moves the frames inside it and their notes, each once, in one push and one undo step', () => {
+    // outer holds mid, which holds inner; a holds... a is in inner (and so in mid and outer); b in mid only; out in none.
+    const { board, editor } = setup({
+      notes: [note('a', { x: 100, y: 100 }), note('b', { x: 500, y: 100 }), note('out', { x: 3000, y: 0 })],
+      frames: [
+        frame('outer', { x: 0, y: 0, w: 2000, h: 1000 }),
+        frame('mid', { x: 50, y: 50, w: 900, h: 500 }),
+        frame('inner', { x: 80, y: 80, w: 300, h: 300, locked: true }),
+        frame('beside', { x: 2500, y: 0, w: 400, h: 400 }),
+        // Overlapping outer but not wholly inside it: not held.
+        frame('across', { x: 1900, y: 900, w: 400, h: 400 }),
+      ],
+    });
+    editor.previewMove(new Map([['outer', { x: 30, y: 40 }]]));
+    const moving = editor.getSnapshot().moving;
+    expect(moving.get('mid')).toEqual({ x: 80, y: 90 });
+    expect(moving.get('inner')).toEqual({ x: 110, y: 120 });
+    expect(moving.get('a')).toEqual({ x: 130, y: 140 });
+    expect(['beside', 'across', 'out'].some((id) => moving.has(id))).toBe(false);
+    editor.moveNotes([{ id: 'outer', x: 30, y: 40 }]);
+    expect(board.batches).toBe(1);
+    const at = (m: Map<string, { x: number; y: number }>, id: string) => [m.get(id)!.x, m.get(id)!.y];
+    expect(['outer', 'mid', 'inner', 'beside', 'across'].map((id) => at(board.frames, id))).toEqual([[30, 40], [80, 90], [110, 120], [2500, 0], [1900, 900]]);
+    expect(['a', 'b', 'out'].map((id) => at(board.notes, id))).toEqual([[130, 140], [530, 140], [3000, 0]]);
+    editor.undo();
+    expect(['outer', 'mid', 'inner'].map((id) => at(board.frames, id))).toEqual([[0, 0], [50, 50], [80, 80]]);
+    expect(at(board.notes, 'a')).toEqual([100, 100]);
+  });
+
+  it('a frame and the frame inside it dragged together (both selected) move by the drag, not twice', () => {
+    const { board, editor } = setup({
+      notes: [note('a', { x: 100, y: 100 })],
+      frames: [frame('outer', { x: 0, y: 0, w: 2000, h: 1000 }), frame('mid', { x: 50, y: 50, w: 900, h: 500 })],
+    });
+    editor.moveNotes([{ id: 'outer', x: 100, y: 0 }, { id: 'mid', x: 150, y: 50 }]);
+    expect(board.frames.get('mid')).toMatchObject({ x: 150, y: 50 });
+    expect(board.notes.get('a')).toMatchObject({ x: 200, y: 100 });
+  });
+
+  it('stacks frames largest first, so a frame inside another is drawn over it', () => {
+    const fs = [frame('small', { w: 300, h: 300 }), frame('big', { w: 3000, h: 2000 }), frame('mid', { w: 900, h: 500 })];
+    expect(drawOrder(fs).map((f) => f.id)).toEqual(['big', 'mid', 'small']);
+  });
+
+  it('two frames of the same box do not carry each other', () => {
+    const { board, editor } = setup({ frames: [frame('f1', { x: 0, y: 0, w: 500, h: 500 }), frame('f2', { x: 0, y: 0, w: 500, h: 500 })] });
+    editor.moveNotes([{ id: 'f1', x: 100, y: 0 }]);
+    expect(board.frames.get('f2')).toMatchObject({ x: 0, y: 0 });
+  });
+
   it('membership is where a note is: one dropped into a frame moves with it, one dragged out does not', () => {
     const { board, editor } = setup({ notes: three, frames: [frame('f', { x: -50, y: -50, w: 700, h: 600 })] });
     editor.moveNotes([{ id: 'out', x: 100, y: 100 }]); // dropped in
@@ -277,5 +327,83 @@ describe('the connect tool', () => {
     editor.paneClick({ x: 0, y: 0 });
     editor.setSelection(['b']);
     expect(board.connectors.size).toBe(0);
+  });
+});
+
+describe('the keyboard on connectors and frames', () => {
+  // hub is joined to three notes: north (above), east, south; far is joined to nothing.
+  const board = () =>
+    setup({
+      notes: [note('hub', { title: 'Hub', x: 0, y: 0 }), note('north', { title: 'North', x: 0, y: -400 }), note('east', { title: 'East', x: 600, y: 0 }), note('south', { title: 'South', x: 0, y: 400 }), note('far', { title: 'Far', x: 3000, y: 3000 })],
+      connectors: [connector('c-south', 'hub', 'south'), connector('c-north', 'north', 'hub', { label: 'feeds' }), connector('c-east', 'hub', 'east'), connector('c-other', 'north', 'east')],
+    });
+  const sel = (e: { getSnapshot(): { selected: ReadonlySet<string> } }) => [...e.getSnapshot().selected];
+
+  it('L goes through the selected note’s connectors, top to bottom by their other end, and round; Shift+L goes back', () => {
+    const { editor, said } = board();
+    editor.select('hub');
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect(editor.handleKey(key('l'))).toBe(true);
+      seen.push(sel(editor)[0]);
+    }
+    expect(seen).toEqual(['c-north', 'c-east', 'c-south', 'c-north']);
+    expect(said.at(-1)).toBe('Connector 1 of 3: North → Hub (“feeds”). Enter relabels it, Delete removes it, Escape goes back to Hub.');
+    editor.handleKey(key('L', { shiftKey: true }));
+    expect(sel(editor)).toEqual(['c-south']);
+  });
+
+  it('Enter relabels the connector reached, Delete removes it and the keyboard is back on the note, Escape goes back too', () => {
+    const { board: b, editor } = board();
+    editor.select('hub');
+    editor.handleKey(key('l'));
+    editor.handleKey(key('Enter'));
+    expect(editor.getSnapshot().naming).toEqual({ kind: 'connector', id: 'c-north' });
+    editor.commitName('supplies');
+    expect(b.connectors.get('c-north')!.label).toBe('supplies');
+    editor.handleKey(key('l'));
+    expect(sel(editor)).toEqual(['c-east']);
+    editor.handleKey(key('Delete'));
+    expect(b.connectors.has('c-east')).toBe(false);
+    expect(b.notes.has('east')).toBe(true);
+    expect(sel(editor)).toEqual(['hub']);
+    editor.handleKey(key('l'));
+    editor.handleKey(key('Escape'));
+    expect(sel(editor)).toEqual(['hub']);
+    // From a connector, the arrows start at its note.
+    editor.handleKey(key('l'));
+    editor.handleKey(key('ArrowDown'));
+    expect(sel(editor)).toEqual(['south']);
+  });
+
+  it('L on a note without connectors says so, and without a selection asks for one', () => {
+    const { editor, said } = board();
+    editor.select('far');
+    expect(editor.handleKey(key('l'))).toBe(true);
+    expect(said.at(-1)).toBe('Far has no connectors.');
+    expect(sel(editor)).toEqual(['far']);
+    editor.clearSelection();
+    expect(editor.handleKey(key('l'))).toBe(false);
+  });
+
+  it('the arrows reach frames by their title bar, and leave them to the notes', () => {
+    const { editor, view } = setup({
+      notes: [note('inside', { x: 40, y: 80 }), note('below', { x: 40, y: 700 })],
+      frames: [frame('f', { title: 'Risks', x: 0, y: 0, w: 700, h: 500 })],
+    });
+    const focused: string[] = [];
+    view.focusNote = (id) => void focused.push(id);
+    editor.select('inside');
+    editor.handleKey(key('ArrowUp'));
+    expect(sel(editor)).toEqual(['f']);
+    expect(focused.at(-1)).toBe('f');
+    editor.handleKey(key('ArrowDown'));
+    expect(sel(editor)).toEqual(['inside']);
+    editor.handleKey(key('ArrowDown'));
+    expect(sel(editor)).toEqual(['below']);
+  });
+
+  it('the shortcuts panel lists L', () => {
+    expect(KEYMAP.find((b) => b.action === 'connectors')?.keys).toEqual(['L', 'Shift+L']);
   });
 });

@@ -60,6 +60,20 @@ export function frameRect(f: Frame): Rect {
   return clampFrame(f);
 }
 
+/** FRAME_HEAD_W is the width of a frame's title at its top-left (a note's default width). */
+const FRAME_HEAD_W = 220;
+
+/**
+ * frameHead is the box of a frame's title at the top-left of its title
+ * bar: where the arrow keys' roving focus finds the frame (its centre
+ * would often be behind the notes inside it, and a wide bar's middle far
+ * to the side of them), and what a person reads as the frame's name.
+ */
+export function frameHead(f: Frame): Rect {
+  const r = frameRect(f);
+  return { x: r.x, y: r.y, w: Math.min(r.w, FRAME_HEAD_W), h: Math.min(r.h, FRAME_TITLE_H) };
+}
+
 /** holds says whether a box's centre is inside the frame's box. */
 export function holds(frame: Rect, r: Rect): boolean {
   const cx = r.x + r.w / 2;
@@ -73,6 +87,41 @@ export function members(frame: Frame, notes: Iterable<Note>): Note[] {
   const out: Note[] = [];
   for (const n of notes) if (holds(fr, rectOf(n))) out.push(n);
   return out;
+}
+
+/** within says whether box r lies wholly inside box outer. */
+export function within(outer: Rect, r: Rect): boolean {
+  return r.x >= outer.x && r.y >= outer.y && r.x + r.w <= outer.x + outer.w && r.y + r.h <= outer.y + outer.h;
+}
+
+/**
+ * innerFrames lists the frames a frame holds: those lying wholly inside it
+ * and smaller than it (two frames of one box hold neither the other). A
+ * frame inside one of those is inside this one too, so the list is every
+ * level of nesting at once.
+ */
+export function innerFrames(frame: Frame, frames: Iterable<Frame>): Frame[] {
+  const fr = frameRect(frame);
+  const out: Frame[] = [];
+  for (const f of frames) {
+    if (f.id === frame.id) continue;
+    const r = frameRect(f);
+    if (r.w * r.h < fr.w * fr.h && within(fr, r)) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * drawOrder lists frames largest first, the order the canvas stacks them
+ * in (each later one on top): a frame inside another is drawn over it, so
+ * its title can be grabbed and its area clicked.
+ */
+export function drawOrder(frames: Iterable<Frame>): Frame[] {
+  const area = (f: Frame) => {
+    const r = frameRect(f);
+    return r.w * r.h;
+  };
+  return [...frames].sort((a, b) => area(b) - area(a));
 }
 
 /** frameAround is the box of a new frame around some notes: FRAME_PAD around them, and room for the title above. */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import type { Note, TrackerItem } from '../api/types';
-import { ITEM_FIELDS, NOTE_FIELDS, joinLines, mergeItem, mergeNote, mergeText, splitLines } from './merge';
+import type { Connector, Frame, Note, TrackerItem } from '../api/types';
+import { CONNECTOR_FIELDS, FRAME_FIELDS, ITEM_FIELDS, NOTE_FIELDS, joinLines, mergeConnector, mergeFrame, mergeItem, mergeNote, mergeText, splitLines } from './merge';
 
 // The golden vectors the server's board/merge_test.go reads too.
 interface Vector {
   name: string;
-  kind: 'text' | 'note' | 'item';
+  kind: 'text' | 'note' | 'item' | 'connector' | 'frame';
   base: unknown;
   theirs: unknown;
   mine: unknown;
@@ -29,10 +29,18 @@ const goItem = (r: Obj) => ({
   id: s(r.id), key: s(r.key), type: s(r.type), summary: s(r.summary), description: s(r.description), status: s(r.status),
   parentId: s(r.parentId), updatedAt: s(r.updatedAt), version: n(r.version), deletedAt: r.deletedAt ?? null, extra: extra(r, ITEM_FIELDS),
 });
+const goConnector = (r: Obj) => ({
+  id: s(r.id), from: s(r.from), to: s(r.to), label: s(r.label), style: s(r.style), dash: s(r.dash), color: s(r.color),
+  updatedAt: s(r.updatedAt), version: n(r.version), deletedAt: r.deletedAt ?? null, extra: extra(r, CONNECTOR_FIELDS),
+});
+const goFrame = (r: Obj) => ({
+  id: s(r.id), title: s(r.title), x: n(r.x), y: n(r.y), w: n(r.w), h: n(r.h), color: s(r.color), locked: r.locked === true,
+  updatedAt: s(r.updatedAt), version: n(r.version), deletedAt: r.deletedAt ?? null, extra: extra(r, FRAME_FIELDS),
+});
 
 describe('merge vectors (testdata/merge/vectors.json)', () => {
   it('has vectors of every kind', () => {
-    expect(new Set(vectors.map((v) => v.kind))).toEqual(new Set(['text', 'note', 'item']));
+    expect(new Set(vectors.map((v) => v.kind))).toEqual(new Set(['text', 'note', 'item', 'connector', 'frame']));
   });
   for (const v of vectors) {
     it(v.name, () => {
@@ -45,6 +53,18 @@ describe('merge vectors (testdata/merge/vectors.json)', () => {
         expect(got.overlap).toBe(v.overlap);
         // Merging mine again changes nothing.
         expect(goNote(mergeNote(v.base as Note, got.merged, v.mine as Note).merged)).toEqual(goNote(got.merged));
+      } else if (v.kind === 'connector') {
+        const got = mergeConnector(v.base as Connector, v.theirs as Connector, v.mine as Connector);
+        expect(goConnector(got.merged)).toEqual(goConnector(v.want as Obj));
+        expect('baseVersion' in got.merged).toBe(false);
+        expect(got.overlap).toBe(v.overlap);
+        expect(goConnector(mergeConnector(v.base as Connector, got.merged, v.mine as Connector).merged)).toEqual(goConnector(got.merged));
+      } else if (v.kind === 'frame') {
+        const got = mergeFrame(v.base as Frame, v.theirs as Frame, v.mine as Frame);
+        expect(goFrame(got.merged)).toEqual(goFrame(v.want as Obj));
+        expect('baseVersion' in got.merged).toBe(false);
+        expect(got.overlap).toBe(v.overlap);
+        expect(goFrame(mergeFrame(v.base as Frame, got.merged, v.mine as Frame).merged)).toEqual(goFrame(got.merged));
       } else {
         const got = mergeItem(v.base as TrackerItem, v.theirs as TrackerItem, v.mine as TrackerItem);
         expect(goItem(got.merged)).toEqual(goItem(v.want as Obj));
