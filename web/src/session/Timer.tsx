@@ -87,19 +87,10 @@ export function SessionTimer({ boardId, timer: fromBoard, version, isOwner, conn
     'data-offset': est?.offset,
     'data-round-trip': est?.roundTrip,
   };
-  const face = timer ? (
+  const face = (
     <>
-      <span className="timer-icon" aria-hidden="true">
-        {timer.state === 'paused' ? '⏸' : '⏱'}
-      </span>
-      <span className="timer-time">{text}</span>
-    </>
-  ) : (
-    <>
-      <span className="timer-icon" aria-hidden="true">
-        ⏱
-      </span>
-      <span className="timer-word">Timer</span>
+      <TimerIcon paused={timer?.state === 'paused'} />
+      {timer ? <span className="timer-time">{text}</span> : <span className="timer-word">Timer</span>}
     </>
   );
   const cls = `session-timer${timer ? ` is-${timer.state}` : ''}${ended ? ' is-ended' : ''}`;
@@ -118,6 +109,22 @@ export function SessionTimer({ boardId, timer: fromBoard, version, isOwner, conn
       {open && isOwner && <TimerControls boardId={boardId} timer={timer} phase={phase} onAnswer={setAnswered} onClose={close} />}
       <TimeUp show={toast} />
     </div>
+  );
+}
+
+/** TimerIcon is a stopwatch, or a pause sign for a paused timer (drawn: emoji fonts are not everywhere). */
+function TimerIcon({ paused }: { paused: boolean }) {
+  return (
+    <svg className="timer-icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+      {paused ? (
+        <path d="M5 3h2v10H5zM9 3h2v10H9z" fill="currentColor" />
+      ) : (
+        <g fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">
+          <circle cx="8" cy="9.2" r="5.3" />
+          <path d="M8 9.2V6.4M6.3 1.6h3.4M12.4 4.2l1-1" />
+        </g>
+      )}
+    </svg>
   );
 }
 
