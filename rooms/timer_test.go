@@ -1,9 +1,9 @@
 package rooms_test
 
 import (
+	"cmp"
 	"context"
 	"testing"
-	"time"
 
 	"corkboard/board"
 	"corkboard/rooms"
@@ -44,24 +44,36 @@ func TestTimerReachesEveryone(t *testing.T) {
 		t.Fatalf("A got %+v, want changes at 2 with the timer at zero", m)
 	}
 	noMessage(t, a)
+}
 
-	// A refused action is the caller's error and tells nobody.
-	clock.Advance(time.Minute)
-	if _, _, err := r.Push(context.Background(), timer("stop", 0), ""); err != nil {
+// TestTimerStoppedAndLateJoiners: a stop fans out a header without timer,
+// a refused action is its caller's error and tells nobody, and a pull from
+// before a start (a late joiner's catch-up) has the timer in its header.
+func TestTimerStoppedAndLateJoiners(t *testing.T) {
+	r := startRoom(t, openStore(t), rooms.Options{})
+	a, _ := subscribe(t, r, "A", "a@example.com")
+	push := func(action string, ms int64) error {
+		_, _, err := r.Push(context.Background(), &board.Push{Timer: &board.TimerAction{Action: action, DurationMs: ms, By: "owner@example.com"}}, "")
+		return err
+	}
+	if err := cmp.Or(push("start", 300_000), push("stop", 0)); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, a); m.ServerVersion != 3 || m.Board.Timer != nil {
-		t.Fatalf("A got %+v, want changes at 3 without timer", m)
+	if m := next(t, a); m.ServerVersion != 1 || m.Board.Timer == nil {
+		t.Fatalf("A got %+v, want changes at 1 with the timer", m)
 	}
-	if _, _, err := r.Push(context.Background(), timer("pause", 0), ""); board.ErrorCode(err) != board.ECONFLICT {
+	if m := next(t, a); m.ServerVersion != 2 || m.Board.Timer != nil {
+		t.Fatalf("A got %+v, want changes at 2 without timer", m)
+	}
+	if err := push("pause", 0); board.ErrorCode(err) != board.ECONFLICT {
 		t.Fatalf("pause of no timer: err=%v, want ECONFLICT", err)
 	}
 	noMessage(t, a)
 
-	if _, _, err := r.Push(context.Background(), timer("start", 60_000), ""); err != nil {
+	if err := push("start", 60_000); err != nil {
 		t.Fatal(err)
 	}
-	for _, since := range []int64{0, 2, 3} {
+	for _, since := range []int64{0, 1, 2} {
 		res, err := r.Pull(context.Background(), since)
 		if err != nil || res.Changes == nil || res.Changes.Board.Timer == nil || res.Changes.Board.Timer.DurationMs != 60_000 {
 			t.Fatalf("Pull(%d)=%+v err=%v, want the 60 s timer in the header", since, res, err)

@@ -70,73 +70,69 @@ func timerJSON(t *board.Timer) string {
 	return string(b)
 }
 
+// timerStep applies a timer action to b1 and fails unless it answers
+// version want, with changes when changed.
+func timerStep(tb testing.TB, s persist.SyncStore, action string, ms, want int64, changed bool) persist.Applied {
+	tb.Helper()
+	a := applyTimer(tb, s, "b1", timerPush(action, ms), "")
+	if a.Err != nil || a.Version != want || (a.Changes != nil) != changed {
+		tb.Fatalf("%s: %+v, want version %d, changes %v", action, a, want, changed)
+	}
+	return a
+}
+
+// wantTimer fails unless b1's header at version is want.
+func wantTimer(tb testing.TB, s persist.Store, version int64, want *board.Timer) {
+	tb.Helper()
+	if got := headerTimer(tb, s, "b1", version); !sameTimer(got, want) {
+		tb.Fatalf("at version %d, timer=%s, want %s", version, timerJSON(got), timerJSON(want))
+	}
+}
+
+// testTimerLifecycle: start, pause, resume, add and stop, each read back
+// from the header of every read.
 func testTimerLifecycle(t *testing.T, open Opener) {
 	s, clock := openWith(t, open, T0, "b1")
 	mustPush(t, s, "b1", &board.Push{Board: &board.BoardPatch{Name: "Retro"}}, "")
 	updatedAt := changes(t, s, "b1", 0).Board.UpdatedAt
 	clock.Advance(time.Minute)
+	ms := func() int64 { return clock.Now().UnixMilli() }
 
 	// Start: the header has it, at the store's clock, and nothing else
 	// changed: no row, not the board's updatedAt.
-	a := applyTimer(t, s, "b1", timerPush("start", 300_000), "")
-	if a.Err != nil || a.Version != 2 || a.Changes == nil {
-		t.Fatalf("start: %+v, want version 2 with changes", a)
-	}
-	want := &board.Timer{State: "running", DurationMs: 300_000, EndsAt: clock.Now().UnixMilli() + 300_000, StartedBy: Owner, UpdatedAt: clock.Now().UnixMilli()}
+	a := timerStep(t, s, "start", 300_000, 2, true)
+	want := &board.Timer{State: "running", DurationMs: 300_000, EndsAt: ms() + 300_000, StartedBy: Owner, UpdatedAt: ms()}
 	if !sameTimer(a.Changes.Board.Timer, want) {
 		t.Fatalf("start changes' timer=%s, want %s", timerJSON(a.Changes.Board.Timer), timerJSON(want))
 	}
 	if n := len(a.Changes.Notes) + len(a.Changes.TrackerItems) + len(a.Changes.DeletedNoteIDs) + len(a.Changes.Frames); n != 0 {
 		t.Fatalf("start changed %d rows, want 0", n)
 	}
-	if got := headerTimer(t, s, "b1", 2); !sameTimer(got, want) {
-		t.Fatalf("after start, header timer=%s, want %s", timerJSON(got), timerJSON(want))
-	}
+	wantTimer(t, s, 2, want)
 	if got := changes(t, s, "b1", 0).Board.UpdatedAt; got != updatedAt {
 		t.Fatalf("updatedAt=%q after a timer push, want %q (the content did not change)", got, updatedAt)
 	}
 
-	// Pause 10 s later: what is left is kept.
+	// Pause 10 s later: what is left is kept. Pausing again changes
+	// nothing: the version stays, nobody is told.
 	clock.Advance(10 * time.Second)
-	if a := applyTimer(t, s, "b1", timerPush("pause", 0), ""); a.Err != nil || a.Version != 3 {
-		t.Fatalf("pause: %+v, want version 3", a)
-	}
-	if got := headerTimer(t, s, "b1", 3); got == nil || got.State != "paused" || got.RemainingMs != 290_000 {
-		t.Fatalf("after pause, timer=%s, want paused with remainingMs 290000", timerJSON(got))
-	}
+	timerStep(t, s, "pause", 0, 3, true)
+	wantTimer(t, s, 3, &board.Timer{State: "paused", DurationMs: 300_000, RemainingMs: 290_000, StartedBy: Owner, UpdatedAt: ms()})
+	timerStep(t, s, "pause", 0, 3, false)
 
-	// Pausing again changes nothing: the version stays, nobody is told.
-	if a := applyTimer(t, s, "b1", timerPush("pause", 0), ""); a.Err != nil || a.Version != 3 || a.Changes != nil {
-		t.Fatalf("second pause: %+v, want version 3 without changes", a)
-	}
-
-	// Resume an hour later: it ends 290 s after the resume.
+	// Resume an hour later: it ends 290 s after the resume; a minute more.
 	clock.Advance(time.Hour)
-	if a := applyTimer(t, s, "b1", timerPush("resume", 0), ""); a.Err != nil || a.Version != 4 {
-		t.Fatalf("resume: %+v, want version 4", a)
-	}
-	if got := headerTimer(t, s, "b1", 4); got == nil || got.State != "running" || got.EndsAt != clock.Now().UnixMilli()+290_000 {
-		t.Fatalf("after resume, timer=%s, want running to now+290000", timerJSON(got))
-	}
-
-	// Add a minute.
-	if a := applyTimer(t, s, "b1", timerPush("add", 60_000), ""); a.Err != nil || a.Version != 5 {
-		t.Fatalf("add: %+v, want version 5", a)
-	}
-	if got := headerTimer(t, s, "b1", 5); got == nil || got.EndsAt != clock.Now().UnixMilli()+350_000 || got.DurationMs != 360_000 {
-		t.Fatalf("after add, timer=%s, want endsAt now+350000, durationMs 360000", timerJSON(got))
-	}
+	timerStep(t, s, "resume", 0, 4, true)
+	wantTimer(t, s, 4, &board.Timer{State: "running", DurationMs: 300_000, EndsAt: ms() + 290_000, StartedBy: Owner, UpdatedAt: ms()})
+	timerStep(t, s, "add", 60_000, 5, true)
+	wantTimer(t, s, 5, &board.Timer{State: "running", DurationMs: 360_000, EndsAt: ms() + 350_000, StartedBy: Owner, UpdatedAt: ms()})
 
 	// Stop: gone from the header; a pull since before the stop says so.
-	if a := applyTimer(t, s, "b1", timerPush("stop", 0), ""); a.Err != nil || a.Version != 6 || a.Changes == nil || a.Changes.Board.Timer != nil {
-		t.Fatalf("stop: %+v, want version 6 with a header without timer", a)
+	if a := timerStep(t, s, "stop", 0, 6, true); a.Changes.Board.Timer != nil {
+		t.Fatalf("stop: %+v, want a header without timer", a)
 	}
-	if got := headerTimer(t, s, "b1", 6); got != nil {
-		t.Fatalf("after stop, timer=%s, want none", timerJSON(got))
-	}
-	if a := applyTimer(t, s, "b1", timerPush("stop", 0), ""); a.Err != nil || a.Version != 6 || a.Changes != nil {
-		t.Fatalf("second stop: %+v, want version 6 without changes", a)
-	}
+	wantTimer(t, s, 6, nil)
+	timerStep(t, s, "stop", 0, 6, false)
 
 	// A timer writes no changelog entry.
 	entries, err := s.ListLog(context.Background(), "b1", persist.LogQuery{Limit: 10})

@@ -116,8 +116,11 @@ test('a timer the owner starts shows the same time left everywhere, whatever the
   for (const r of runningReadings) assert.equal(r.endsAt, endsAt, `every page counts to the same end: ${JSON.stringify(runningReadings)}`);
   const skews = runningReadings.map((r) => r.serverMinusMachine);
   assert.ok(Math.max(...skews) - Math.min(...skews) < 500, `the pages' server clocks agree within 0.5 s: ${skews}`);
-  // The server runs on this machine: each estimate is its clock, within half a round trip (and well within 0.5 s).
-  for (const r of runningReadings) assert.ok(Math.abs(r.serverMinusMachine) < 250, `estimate ${r.serverMinusMachine} ms off, round trip ${r.roundTrip}`);
+  // The server runs on this machine, so each estimate is this machine's
+  // clock, within half the round trip it was learnt over (NTP's bound), give
+  // or take 25 ms: whole milliseconds of serverTime, the browser's rounding,
+  // and this machine's clock being slewed since the page's timeOrigin.
+  for (const r of runningReadings) assert.ok(Math.abs(r.serverMinusMachine) <= r.roundTrip / 2 + 25, `estimate ${r.serverMinusMachine} ms off, round trip ${r.roundTrip}`);
   // Cat's page reads the same time, not its own clock's (which would be 00:00).
   for (const r of runningReadings) {
     assert.match(r.text, /^0[45]:\d\d$/);
