@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
+import { createPortal } from 'react-dom';
 import type { Timer, TimerAction, TimerAnswer } from '../api/types';
 import { useServices } from '../app/services';
 import type { Connection } from '../sync/client';
@@ -128,12 +129,17 @@ function TimerIcon({ paused }: { paused: boolean }) {
   );
 }
 
-/** TimeUp is the "Time's up" toast; its live region is always there, so that it is read out when it shows. */
+/**
+ * TimeUp is the "Time's up" toast; its live region is always there, so
+ * that it is read out when it shows. It belongs to the page, not to the
+ * top bar it is declared in: it shows at the foot of the board.
+ */
 function TimeUp({ show }: { show: boolean }) {
-  return (
+  return createPortal(
     <div className="timer-toast-region" role="status" aria-live="polite">
       {show && <p className="timer-toast">Time's up</p>}
-    </div>
+    </div>,
+    document.body,
   );
 }
 
