@@ -18,6 +18,8 @@ type Board struct {
 	UpdatedAt string  `json:"updatedAt"`
 	Version   int64   `json:"version"`
 	Phases    *Phases `json:"phases,omitempty"`
+	// Timer is the board's countdown (timer.go), nil when it has none.
+	Timer *Timer `json:"timer,omitempty"`
 }
 
 // Header is the board part of a pull answer.
@@ -26,11 +28,14 @@ type Header struct {
 	Name      string `json:"name"`
 	Version   int64  `json:"version"`
 	UpdatedAt string `json:"updatedAt"`
+	// Timer is Corkboard's extension (timer.go): left out when the board
+	// has none, so that a spec client sees nothing new.
+	Timer *Timer `json:"timer,omitempty"`
 }
 
 // Header returns the pull-answer view of b.
 func (b *Board) Header() Header {
-	return Header{ID: b.ID, Name: b.Name, Version: b.Version, UpdatedAt: b.UpdatedAt}
+	return Header{ID: b.ID, Name: b.Name, Version: b.Version, UpdatedAt: b.UpdatedAt, Timer: b.Timer}
 }
 
 // HasMember reports whether email owns b or is invited to it.
@@ -114,6 +119,10 @@ type Push struct {
 	// push without them is a spec push.
 	Connectors ConnectorChanges `json:"connectors,omitzero"`
 	Frames     FrameChanges     `json:"frames,omitzero"`
+	// Timer is an action on the board's timer, applied with the store's
+	// clock in the push's transaction. Only the timer endpoint sets it:
+	// a sync push never carries one, so that no client writes endsAt.
+	Timer *TimerAction `json:"-"`
 }
 
 // BoardPatch carries the board fields a push may change.

@@ -265,6 +265,11 @@ func (p *Push) Validate() error {
 	if err := validateIDs("trackerItems.deleted", p.TrackerItems.Deleted); err != nil {
 		return err
 	}
+	if p.Timer != nil {
+		if err := p.Timer.Validate(); err != nil {
+			return err
+		}
+	}
 	return p.validateStructure()
 }
 

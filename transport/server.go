@@ -238,6 +238,7 @@ func (s *Server) routes() chi.Router {
 		s.registerClientConfigRoutes(r)
 		s.registerAuthRoutes(r)
 		s.registerWebhookRoutes(r)
+		s.registerTimerRoutes(r) // GET /time needs no session; the board's timer does
 
 		// Everything else needs a session.
 		r.Group(func(r chi.Router) {

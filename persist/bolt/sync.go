@@ -545,7 +545,12 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 			return persist.Applied{Version: int64(binary.BigEndian.Uint64(v[:8])), Replayed: true}, nil
 		}
 	}
-	if changesNothing(w.rb, in.Push) {
+	timer, err := persist.SettleTimer(w.b, in.Push, w.now)
+	if err != nil {
+		// Refused whole, like an invalid push: not even its key.
+		return persist.Applied{Err: err}, nil
+	}
+	if !timer.Set && changesNothing(w.rb, in.Push) {
 		// Empty, or only deletions of IDs that are not live: the version
 		// and updatedAt stay, nobody is told. The key is kept, so that a
 		// retry answers the same version and stays a no-op even if one of
@@ -566,6 +571,9 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 	if refused != nil {
 		// Refused whole, like an invalid push: not even its key.
 		return persist.Applied{Err: refused}, nil
+	}
+	if timer.Set {
+		w.b.Timer = timer.Timer
 	}
 	ch, err := db.applyOne(w.tx, w.rb, w.b, in.Push, w.now, tally, &st)
 	if err != nil {
@@ -672,7 +680,9 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 	if p.Board != nil {
 		b.Name = p.Board.Name
 	}
-	b.UpdatedAt = stamp
+	if !p.TimerOnly() { // the timer is not the board's content
+		b.UpdatedAt = stamp
+	}
 	if p.Board != nil && p.Board.UpdatedAt != "" {
 		b.UpdatedAt = p.Board.UpdatedAt
 	}

@@ -20,7 +20,7 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-const boardColumns = "id, name, owner_email, created_ns, updated_at, version, phases"
+const boardColumns = "id, name, owner_email, created_ns, updated_at, version, phases, timer"
 
 // invitees is a column expression: the board b's invitees in invitation
 // order, so that a board and its invitees come in one statement.
@@ -33,8 +33,8 @@ const invitees = `COALESCE((SELECT array_agg(m.email ORDER BY m.pos) FROM board_
 func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, error) {
 	var b board.Board
 	var created int64
-	var phases []byte
-	dest := []any{&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases}
+	var phases, timer []byte
+	dest := []any{&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases, &timer}
 	if withInvitees {
 		dest = append(dest, &b.InvitedEmails)
 	}
@@ -51,10 +51,34 @@ func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, erro
 			return nil, fmt.Errorf("decode phases of board %s: %w", b.ID, err)
 		}
 	}
+	var err error
+	if b.Timer, err = decodeTimer(timer); err != nil {
+		return nil, fmt.Errorf("decode timer of board %s: %w", b.ID, err)
+	}
 	if b.InvitedEmails == nil {
 		b.InvitedEmails = []string{}
 	}
 	return &b, nil
+}
+
+// decodeTimer reads the timer column (NULL: no timer).
+func decodeTimer(js []byte) (*board.Timer, error) {
+	if js == nil {
+		return nil, nil
+	}
+	t := new(board.Timer)
+	if err := json.Unmarshal(js, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// encodeTimer is the timer column's value for t (nil: NULL).
+func encodeTimer(t *board.Timer) ([]byte, error) {
+	if t == nil {
+		return nil, nil
+	}
+	return json.Marshal(t)
 }
 
 // getBoard reads a board with its invitees; lock takes the board's row

@@ -107,7 +107,7 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			if !valid[i] {
 				continue
 			}
-			res, done, err := answerWithoutWrite(ctx, tx, boardID, in, b.Version, now)
+			res, timer, done, err := answerWithoutWrite(ctx, tx, b.Board, in, now)
 			if err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			// This push writes: what was read before it is stale for
 			// the next, which reads behind these writes instead.
 			pre = prefetch{push: nextValid(i)}
-			ch, tally, err := s.applyOne(ctx, tx, b, in.Push, in.IdempotencyKey, now, hist, func(batch *pgx.Batch) {
+			ch, tally, err := s.applyOne(ctx, tx, b, in, now, timer, hist, func(batch *pgx.Batch) {
 				pre.queue(batch, boardID, reqs)
 			})
 			if full := (*board.Error)(nil); errors.As(err, &full) && (full.Code == board.ETOOLARGE || full.Code == board.EINVALID) {
@@ -171,29 +171,37 @@ func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyReq
 }
 
 // answerWithoutWrite answers a push that writes no row (done): a replay of
-// an idempotency key with the version it recorded, and a push that
-// changes nothing with the board's version (keeping its key, so that a
-// retry answers the same version and stays a no-op).
-func answerWithoutWrite(ctx context.Context, tx pgx.Tx, boardID string, in persist.PushInput, version int64, now time.Time) (res persist.Applied, done bool, err error) {
+// an idempotency key with the version it recorded, a push whose timer
+// action is refused with its error (writing nothing, not even its key),
+// and a push that changes nothing with the board's version (keeping its
+// key, so that a retry answers the same version and stays a no-op).
+// Otherwise it answers what the push does to the board's timer.
+func answerWithoutWrite(ctx context.Context, tx pgx.Tx, b *board.Board, in persist.PushInput, now time.Time) (res persist.Applied, timer persist.TimerChange, done bool, err error) {
 	if in.IdempotencyKey != "" {
 		var v int64
-		err := tx.QueryRow(ctx, "SELECT version FROM idempotency_keys WHERE board_id = $1 AND key = $2", boardID, in.IdempotencyKey).Scan(&v)
+		err := tx.QueryRow(ctx, "SELECT version FROM idempotency_keys WHERE board_id = $1 AND key = $2", b.ID, in.IdempotencyKey).Scan(&v)
 		if err == nil {
-			return persist.Applied{Version: v, Replayed: true}, true, nil
+			return persist.Applied{Version: v, Replayed: true}, timer, true, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return persist.Applied{}, false, fmt.Errorf("read idempotency key: %w", err)
+			return persist.Applied{}, timer, false, fmt.Errorf("read idempotency key: %w", err)
 		}
 	}
-	nothing, err := changesNothing(ctx, tx, boardID, in.Push)
+	if timer, err = persist.SettleTimer(b, in.Push, now); err != nil {
+		return persist.Applied{Err: err}, timer, true, nil
+	}
+	if timer.Set {
+		return persist.Applied{}, timer, false, nil
+	}
+	nothing, err := changesNothing(ctx, tx, b.ID, in.Push)
 	if err != nil || !nothing {
-		return persist.Applied{}, false, err
+		return persist.Applied{}, timer, false, err
 	}
 	// The version and updatedAt stay.
-	if err := recordKey(ctx, tx, boardID, in.IdempotencyKey, version, now); err != nil {
-		return persist.Applied{}, false, err
+	if err := recordKey(ctx, tx, b.ID, in.IdempotencyKey, b.Version, now); err != nil {
+		return persist.Applied{}, timer, false, err
 	}
-	return persist.Applied{Version: version}, true, nil
+	return persist.Applied{Version: b.Version}, timer, true, nil
 }
 
 // changesNothing reports whether p would change nothing: no board patch, no
@@ -251,17 +259,10 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 // version is known before the bump answers, since this transaction holds
 // the board's lock; the bump's answer is checked against it. A push whose
 // merges overwrote part of a note then logs it in the same transaction.
-func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, p *board.Push, key string, now time.Time,
+func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in persist.PushInput, now time.Time, timer persist.TimerChange,
 	hist map[historyKey]history, queueMore func(*pgx.Batch)) (*board.Changes, *rowmerge.Tally, error) {
+	p, key := in.Push, in.IdempotencyKey
 	stamp := now.Format(time.RFC3339Nano)
-	updatedAt := stamp
-	var name *string
-	if p.Board != nil {
-		name = &p.Board.Name
-		if p.Board.UpdatedAt != "" {
-			updatedAt = p.Board.UpdatedAt
-		}
-	}
 	v := b.Version + 1
 
 	tally := &rowmerge.Tally{}
@@ -280,13 +281,9 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, p *boar
 
 	batch := &pgx.Batch{}
 	var got int64
-	batch.Queue(`UPDATE boards SET version = version + 1, updated_at = $2, name = COALESCE($3, name)
-		WHERE id = $1 RETURNING version, name, updated_at`, b.ID, updatedAt, name).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(&got, &b.Name, &b.UpdatedAt); err != nil {
-			return fmt.Errorf("bump version: %w", err)
-		}
-		return nil
-	})
+	if err := queueBump(batch, b.Board, p, stamp, timer, &got); err != nil {
+		return nil, nil, err
+	}
 	var counts rowCount
 	queueCounts(batch, b.ID, notes, items, p, &counts)
 	if err := queueUpsert(batch, b.ID, kindNote, v, now, notes, func(n *board.Note) string { return n.ID }); err != nil {
@@ -314,6 +311,9 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, p *boar
 		return nil, nil, fmt.Errorf("board %s moved to version %d, want %d", b.ID, got, v)
 	}
 	b.Version = v
+	if timer.Set {
+		b.Timer = timer.Timer
+	}
 	if len(tally.Entries) > 0 {
 		logged, err := appendLogTx(ctx, tx, b.ID, now, tally.Entries)
 		if err != nil {
@@ -342,6 +342,37 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, p *boar
 	}
 	st.change(ch, b)
 	return ch, tally, nil
+}
+
+// queueBump queues the version bump of a push (UPDATE … RETURNING the
+// version into got) with what it changes in the board's own row: its
+// name, its updatedAt (the push's, or stamp; a push that only acts on the
+// timer keeps it) and its timer.
+func queueBump(batch *pgx.Batch, b *board.Board, p *board.Push, stamp string, timer persist.TimerChange, got *int64) error {
+	updatedAt := &stamp
+	if p.TimerOnly() { // the timer is not the board's content
+		updatedAt = nil
+	}
+	var name *string
+	if p.Board != nil {
+		name = &p.Board.Name
+		if p.Board.UpdatedAt != "" {
+			updatedAt = &p.Board.UpdatedAt
+		}
+	}
+	timerJS, err := encodeTimer(timer.Timer)
+	if err != nil {
+		return fmt.Errorf("encode timer: %w", err)
+	}
+	batch.Queue(`UPDATE boards SET version = version + 1, updated_at = COALESCE($2, updated_at), name = COALESCE($3, name),
+		timer = CASE WHEN $4::boolean THEN $5::bytea ELSE timer END
+		WHERE id = $1 RETURNING version, name, updated_at`, b.ID, updatedAt, name, timer.Set, timerJS).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(got, &b.Name, &b.UpdatedAt); err != nil {
+			return fmt.Errorf("bump version: %w", err)
+		}
+		return nil
+	})
+	return nil
 }
 
 // mergeNotes merges the pushed notes (the last copy of an ID wins, at
@@ -711,13 +742,16 @@ func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int6
 	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
 		var b board.Board
 		var horizon int64
-		var phases []byte
-		err := tx.QueryRow(ctx, "SELECT id, name, version, updated_at, horizon, phases FROM boards WHERE id = $1", boardID).
-			Scan(&b.ID, &b.Name, &b.Version, &b.UpdatedAt, &horizon, &phases)
+		var phases, timer []byte
+		err := tx.QueryRow(ctx, "SELECT id, name, version, updated_at, horizon, phases, timer FROM boards WHERE id = $1", boardID).
+			Scan(&b.ID, &b.Name, &b.Version, &b.UpdatedAt, &horizon, &phases, &timer)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("Board")
 		} else if err != nil {
 			return err
+		}
+		if b.Timer, err = decodeTimer(timer); err != nil {
+			return fmt.Errorf("decode timer of board %s: %w", b.ID, err)
 		}
 		if phases != nil {
 			b.Phases = new(board.Phases)

@@ -34,6 +34,7 @@ func RunDurable(t *testing.T, durable Durable) {
 	t.Run("RevisionsSurviveReopen", func(t *testing.T) { testRevisionsSurviveReopen(t, durable) })
 	t.Run("ChangelogSurvivesReopen", func(t *testing.T) { testChangelogSurvivesReopen(t, durable) })
 	t.Run("BoardsSurviveReopen", func(t *testing.T) { testBoardsSurviveReopen(t, durable) })
+	t.Run("TimerSurvivesReopen", func(t *testing.T) { testTimerSurvivesReopen(t, durable) })
 }
 
 // reopen closes s and opens the data again; the new store is closed when

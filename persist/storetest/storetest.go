@@ -83,6 +83,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Ping", func(t *testing.T) { runPing(t, open) })
 	t.Run("Limits", func(t *testing.T) { runLimits(t, open) })
 	t.Run("Structure", func(t *testing.T) { runStructure(t, open) })
+	t.Run("Timer", func(t *testing.T) { runTimer(t, open) })
 }
 
 // env is one test's store and its clock.

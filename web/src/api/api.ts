@@ -1,7 +1,7 @@
 // The one module that talks HTTP to the server. Every endpoint the client
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
-import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo } from './types';
+import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -103,6 +103,12 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     snapshot: (id: string, key?: string) => request<string>(f, 'GET', `${b(id)}/snapshot${key ? '?key=' + encodeURIComponent(key) : ''}`, undefined, {}, true),
     listSnapshots: (id: string) => request<{ snapshots: SnapshotInfo[] }>(f, 'GET', `${b(id)}/snapshot?list=true`),
     createSnapshot: (id: string) => request<{ ok: true; key: string }>(f, 'POST', `${b(id)}/snapshot`),
+
+    // The board's timer (docs/api.md, "The board's timer").
+    /** serverTime is the server's clock in unix ms (GET /api/time, no session needed). */
+    serverTime: () => request<{ serverTime: number }>(f, 'GET', '/api/time'),
+    /** timer acts on the board's timer (its owner only) and answers the timer after it. */
+    timer: (id: string, action: TimerAction) => request<TimerAnswer>(f, 'POST', `${b(id)}/timer`, action),
 
     /** importCanvas writes a JSON Canvas document into a board, as one push (docs/api.md, "JSON Canvas export and import"). */
     importCanvas: (id: string, doc: unknown) => request<{ serverVersion: number; notes: number; frames: number; connectors: number }>(f, 'POST', `${b(id)}/canvas`, doc),

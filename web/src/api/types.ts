@@ -98,6 +98,33 @@ export interface BoardMeta {
   name: string;
   version: number;
   updatedAt: string;
+  /** timer is the board's countdown (absent when it has none; docs/live-protocol.md, "The timer"). */
+  timer?: Timer;
+}
+
+/**
+ * Timer is a board's countdown, in the server's clock (unix ms): a running
+ * timer has endsAt, a paused one remainingMs. Turn endsAt into time left
+ * with the offset session/clock.ts estimates, never with Date.now() alone.
+ */
+export interface Timer {
+  state: 'running' | 'paused';
+  durationMs: number;
+  endsAt?: number;
+  remainingMs?: number;
+  phaseId?: string;
+  startedBy: string;
+  updatedAt: number;
+}
+
+/** TimerAction is what the board's owner asks of its timer (POST /api/boards/{id}/timer). */
+export type TimerAction = { action: 'start'; durationMs: number; phaseId?: string } | { action: 'add'; durationMs: number } | { action: 'pause' | 'resume' | 'stop' };
+
+/** TimerAnswer is the answer to a timer action: the board's timer after it (null: none). */
+export interface TimerAnswer {
+  timer: Timer | null;
+  serverVersion: number;
+  serverTime: number;
 }
 
 /** A pull answer, or the body of a live `changes` message. */

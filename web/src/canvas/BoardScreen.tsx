@@ -19,6 +19,7 @@ import { navigate } from '../app/router';
 import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
+import { SessionTimer } from '../session/Timer';
 import { Canvas } from './Canvas';
 import { UndoHistory } from './undo';
 import { arrivedRevived, revivedAnnouncement } from './peopleView';
@@ -204,6 +205,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         className="board-topbar"
         end={
           <div className="topbar-actions">
+            <SessionTimer boardId={boardId} timer={s.board?.timer ?? null} version={s.version} isOwner={access.isOwner} connection={s.connection} phase={currentPhase(access)} />
             <PresenceAvatars presence={client.presence} />
             {access.isOwner && (
               <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
@@ -351,6 +353,13 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
 }
 
 const NO_SELECTION: ReadonlySet<string> = new Set();
+
+/** currentPhase is the board's current phase, which a timer may be started for. */
+function currentPhase(a: Access): { id: string; name: string } | null {
+  const id = a.phases?.currentPhaseId;
+  const p = id ? a.phases?.phases.find((ph) => ph.id === id) : undefined;
+  return p ? { id: p.id, name: p.name || p.id } : null;
+}
 
 function describeEdit(kind: string, op: string, row: { title?: string; key?: string }, id: string): string {
   if (kind === 'board') return 'Renaming the board';
