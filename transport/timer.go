@@ -7,6 +7,9 @@ import (
 
 	"corkboard/board"
 	"corkboard/transport/jsondec"
+	"corkboard/transport/reqbody"
+	"corkboard/transport/reqctx"
+	"corkboard/transport/respond"
 )
 
 // registerTimerRoutes adds the board's timer and the server's clock
@@ -48,8 +51,8 @@ type timeBody struct {
 // clients to estimate their offset from it (several samples, the one with
 // the shortest round trip kept). It reads nothing and is never cached.
 func (s *Server) handleTime(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, timeBody{ServerTime: s.now().UnixMilli()})
-	logQuietly(r.Context())
+	respond.JSON(w, http.StatusOK, timeBody{ServerTime: s.now().UnixMilli()})
+	reqctx.LogQuietly(r.Context())
 }
 
 // handleTimer is POST /api/boards/{boardId}/timer, for the board's owner
@@ -59,9 +62,9 @@ func (s *Server) handleTime(w http.ResponseWriter, r *http.Request) {
 // naming the field, 409 for pause, resume or add without a timer; the
 // answer is the timer as the board has it after the action.
 func (s *Server) handleTimer(w http.ResponseWriter, r *http.Request) {
-	a := boardAccess(r.Context())
+	a := reqctx.Access(r.Context())
 	var act board.TimerAction
-	if err := decodeBody(w, r, limitJSONBody, timerActionShape.Into(&act)); err != nil {
+	if err := reqbody.Decode(w, r, limitJSONBody, timerActionShape.Into(&act)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -81,5 +84,5 @@ func (s *Server) handleTimer(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, timerBody{Timer: b.Timer, ServerVersion: b.Version, ServerTime: s.now().UnixMilli()})
+	respond.JSON(w, http.StatusOK, timerBody{Timer: b.Timer, ServerVersion: b.Version, ServerTime: s.now().UnixMilli()})
 }
