@@ -113,8 +113,7 @@ func (d *promptDoc) String() string { return d.b.String() }
 // jsonCall runs one JSON endpoint: the system prompt file named like the
 // feature, the user message, the schema, two attempts, and check. tracker
 // caps the request at the tracker deadline.
-func jsonCall[T any](ctx context.Context, s *Service, f Feature, schemaName, user string, tracker bool, check func(*T) error) (T, error) {
-	var zero T
+func jsonCall[T any](ctx context.Context, s *Service, f Feature, schemaName, user string, tracker bool, check func(*T) error) (*T, error) {
 	r := s.newRun(f)
 	defer r.report(ctx)
 	timeout := s.cfg.Timeout
@@ -125,10 +124,14 @@ func jsonCall[T any](ctx context.Context, s *Service, f Feature, schemaName, use
 	defer cancel()
 	system, err := renderPrompt(string(f), nil)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
 	msgs := []api.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
-	return structured(ctx, r, "", schemaName, msgs, structuredAttempts, check)
+	v, err := structured(ctx, r, "", schemaName, msgs, structuredAttempts, check)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // GenerateFrontmatter describes a note and finds its relationships among
@@ -151,7 +154,7 @@ func (s *Service) GenerateFrontmatter(ctx context.Context, req FrontmatterReques
 		fmt.Fprintf(&others, "- id=%q title=%q %s\n", n.ID, clip(n.Title, 200), clip(strings.Join(strings.Fields(n.Content), " "), 160))
 	}
 	d.section("Other notes on the board", cmpOr(others.String(), "(none)"))
-	fm, err := jsonCall(ctx, s, FeatureFrontmatter, "frontmatter", d.String(), false, func(fm *Frontmatter) error {
+	return jsonCall(ctx, s, FeatureFrontmatter, "frontmatter", d.String(), false, func(fm *Frontmatter) error {
 		fm.Description = strings.TrimSpace(fm.Description)
 		kept := fm.Relationships[:0]
 		seen := map[string]bool{}
@@ -167,10 +170,6 @@ func (s *Service) GenerateFrontmatter(ctx context.Context, req FrontmatterReques
 		fm.Relationships = kept
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &fm, nil
 }
 
 // DocumentToNotes splits a document into 1 to MaxDocumentNotes notes. More
@@ -182,7 +181,7 @@ func (s *Service) DocumentToNotes(ctx context.Context, req DocumentRequest) (*Do
 	var d promptDoc
 	d.section("File name", req.Filename)
 	d.section("Document", req.Text)
-	dn, err := jsonCall(ctx, s, FeatureDocumentToNotes, "document-notes", d.String(), false, func(dn *DocumentNotes) error {
+	return jsonCall(ctx, s, FeatureDocumentToNotes, "document-notes", d.String(), false, func(dn *DocumentNotes) error {
 		if len(dn.Notes) > MaxDocumentNotes {
 			dn.Notes = dn.Notes[:MaxDocumentNotes]
 		}
@@ -192,10 +191,6 @@ func (s *Service) DocumentToNotes(ctx context.Context, req DocumentRequest) (*Do
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &dn, nil
 }
 
 // NotesAnalyze suggests improvements to one note.
@@ -225,16 +220,12 @@ func (s *Service) TrackerAnalyze(ctx context.Context, req TrackerAnalyzeRequest)
 }
 
 func analyze(ctx context.Context, s *Service, f Feature, user, source string) (*Analysis, error) {
-	a, err := jsonCall(ctx, s, f, "analysis", user, false, func(a *Analysis) error {
+	return jsonCall(ctx, s, f, "analysis", user, false, func(a *Analysis) error {
 		for i := range a.Suggestions {
 			a.Suggestions[i].SectionText = locate(source, a.Suggestions[i].SectionText)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &a, nil
 }
 
 // locate returns the exact excerpt of source that excerpt quotes: itself
@@ -290,7 +281,7 @@ func (s *Service) TrackerRewrite(ctx context.Context, req TrackerRewriteRequest)
 }
 
 func rewrite(ctx context.Context, s *Service, f Feature, user string, oneLine bool) (*Rewrite, error) {
-	rw, err := jsonCall(ctx, s, f, "rewrite", user, false, func(rw *Rewrite) error {
+	return jsonCall(ctx, s, f, "rewrite", user, false, func(rw *Rewrite) error {
 		rw.Rewritten = strings.TrimSpace(rw.Rewritten)
 		if oneLine {
 			rw.Rewritten = clip(strings.Join(strings.Fields(rw.Rewritten), " "), board.MaxItemSummaryLen)
@@ -300,10 +291,6 @@ func rewrite(ctx context.Context, s *Service, f Feature, user string, oneLine bo
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &rw, nil
 }
 
 func describeItem(it board.TrackerItem, maxDesc int) string {
@@ -344,14 +331,10 @@ func (s *Service) TrackerGenerate(ctx context.Context, req TrackerGenerateReques
 	for _, it := range req.Items {
 		byID[it.ID] = it
 	}
-	g, err := jsonCall(ctx, s, FeatureTrackerGenerate, "tracker-generation", trackerPrompt(req, byID), true, func(g *TrackerGeneration) error {
+	return jsonCall(ctx, s, FeatureTrackerGenerate, "tracker-generation", trackerPrompt(req, byID), true, func(g *TrackerGeneration) error {
 		tidyGeneration(req, byID, g)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &g, nil
 }
 
 // trackerPrompt is the prompt of a TrackerGenerate request: the board's

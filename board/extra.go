@@ -237,36 +237,10 @@ func (n Note) MarshalJSON() ([]byte, error) {
 // note's own become Extra.
 func (n *Note) UnmarshalJSON(data []byte) error {
 	var f noteJSON
-	extra, err := splitFields(data, NoteFields, func(key string, v []byte) error {
-		switch key {
-		case "id":
-			return json.Unmarshal(v, &f.ID)
-		case "title":
-			return json.Unmarshal(v, &f.Title)
-		case "content":
-			return json.Unmarshal(v, &f.Content)
-		case "x":
-			return json.Unmarshal(v, &f.X)
-		case "y":
-			return json.Unmarshal(v, &f.Y)
-		case "w":
-			return unmarshalSize(v, &f.W)
-		case "h":
-			return unmarshalSize(v, &f.H)
-		case "color":
-			return json.Unmarshal(v, &f.Color)
-		case "type":
-			return json.Unmarshal(v, &f.Type)
-		case "updatedAt":
-			return json.Unmarshal(v, &f.UpdatedAt)
-		case "version":
-			return json.Unmarshal(v, &f.Version)
-		case "deletedAt":
-			return json.Unmarshal(v, &f.DeletedAt)
-		}
-		return nil
-	})
-	if err != nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+	extra, null, err := unmarshalRow(data, NoteFields, map[string]any{"id": &f.ID, "title": &f.Title, "content": &f.Content,
+		"x": &f.X, "y": &f.Y, "w": (*lenientSize)(&f.W), "h": (*lenientSize)(&f.H), "color": &f.Color, "type": &f.Type,
+		"updatedAt": &f.UpdatedAt, "version": &f.Version, "deletedAt": &f.DeletedAt})
+	if err != nil || null {
 		return err
 	}
 	if checkNoteSize("", f.W, f.H) != nil {
@@ -293,32 +267,10 @@ func (it TrackerItem) MarshalJSON() ([]byte, error) {
 // item's own become Extra.
 func (it *TrackerItem) UnmarshalJSON(data []byte) error {
 	var f itemJSON
-	extra, err := splitFields(data, ItemFields, func(key string, v []byte) error {
-		switch key {
-		case "id":
-			return json.Unmarshal(v, &f.ID)
-		case "key":
-			return json.Unmarshal(v, &f.Key)
-		case "type":
-			return json.Unmarshal(v, &f.Type)
-		case "summary":
-			return json.Unmarshal(v, &f.Summary)
-		case "description":
-			return json.Unmarshal(v, &f.Description)
-		case "status":
-			return json.Unmarshal(v, &f.Status)
-		case "parentId":
-			return json.Unmarshal(v, &f.ParentID)
-		case "updatedAt":
-			return json.Unmarshal(v, &f.UpdatedAt)
-		case "version":
-			return json.Unmarshal(v, &f.Version)
-		case "deletedAt":
-			return json.Unmarshal(v, &f.DeletedAt)
-		}
-		return nil
-	})
-	if err != nil || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+	extra, null, err := unmarshalRow(data, ItemFields, map[string]any{"id": &f.ID, "key": &f.Key, "type": &f.Type,
+		"summary": &f.Summary, "description": &f.Description, "status": &f.Status, "parentId": &f.ParentID,
+		"updatedAt": &f.UpdatedAt, "version": &f.Version, "deletedAt": &f.DeletedAt})
+	if err != nil || null {
 		return err
 	}
 	f.Extra = extra
@@ -326,14 +278,17 @@ func (it *TrackerItem) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// unmarshalSize reads a note's w or h. null is 0 (no size), and so is a
-// value that is not a number: before w and h were the note's own fields a
-// client could have stored anything under those names as extra fields, and
-// a stored row must stay readable (docs/sync.md, "Note size"). UnmarshalJSON
-// then drops a pair that is not a valid size.
-func unmarshalSize(v []byte, dst *float64) error {
-	if json.Unmarshal(v, dst) != nil {
-		*dst = 0
+// lenientSize is a note's w or h as read from storage. null is 0 (no
+// size), and so is a value that is not a number: before w and h were the
+// note's own fields a client could have stored anything under those names
+// as extra fields, and a stored row must stay readable (docs/sync.md, "Note
+// size"). UnmarshalJSON then drops a pair that is not a valid size.
+type lenientSize float64
+
+// UnmarshalJSON reads a number, and anything else as 0.
+func (s *lenientSize) UnmarshalJSON(v []byte) error {
+	if json.Unmarshal(v, (*float64)(s)) != nil {
+		*s = 0
 	}
 	return nil
 }

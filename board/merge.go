@@ -26,12 +26,8 @@ func MergeNote(base, theirs, mine Note) (merged Note, overlap bool) {
 	merged = theirs
 	merged.UpdatedAt = mine.UpdatedAt
 	merged.BaseVersion = 0
-	if mine.X != base.X || mine.Y != base.Y {
-		merged.X, merged.Y = mine.X, mine.Y
-	}
-	if mine.W != base.W || mine.H != base.H {
-		merged.W, merged.H = mine.W, mine.H
-	}
+	merged.X, merged.Y = mergePair(base.X, base.Y, theirs.X, theirs.Y, mine.X, mine.Y)
+	merged.W, merged.H = mergePair(base.W, base.H, theirs.W, theirs.H, mine.W, mine.H)
 	merged.Color = mergeValue(base.Color, theirs.Color, mine.Color)
 	merged.Type = mergeValue(base.Type, theirs.Type, mine.Type)
 	var o1, o2 bool
@@ -66,6 +62,16 @@ func mergeValue[T comparable](base, theirs, mine T) T {
 		return mine
 	}
 	return theirs
+}
+
+// mergePair merges two fields that move together as one value (a
+// position, a size, a connector's two ends): mine's pair when mine changed
+// either of them, else theirs'.
+func mergePair[T comparable](baseA, baseB, theirsA, theirsB, mineA, mineB T) (T, T) {
+	if mineA != baseA || mineB != baseB {
+		return mineA, mineB
+	}
+	return theirsA, theirsB
 }
 
 // mergeExtra merges extra fields one by one, each as one value (a field

@@ -1,7 +1,6 @@
 package board
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -101,21 +100,14 @@ var FrameFields = []string{"id", "title", "x", "y", "w", "h", "color", "locked",
 // in the request, e.g. "connectors.upserted[3]". Whether its ends exist is
 // the store's check, which sees the board.
 func (c *Connector) Validate(path string) error {
-	for _, f := range []struct {
-		name string
-		v    string
-		max  int
-		req  bool
-	}{
+	if err := checkLens(path, []lenCheck{
 		{"id", c.ID, MaxIDLen, true},
 		{"from", c.From, MaxIDLen, true},
 		{"to", c.To, MaxIDLen, true},
 		{"label", c.Label, MaxLabelLen, false},
 		{"color", c.Color, MaxShortField, false},
-	} {
-		if err := checkLen(path+"."+f.name, f.v, f.max, f.req); err != nil {
-			return err
-		}
+	}); err != nil {
+		return err
 	}
 	if c.From == c.To {
 		return FieldErrorf(path+".to", "%s.to must differ from %s.from: a connector joins two things.", path, path)
@@ -126,24 +118,16 @@ func (c *Connector) Validate(path string) error {
 	if c.Dash != "" && c.Dash != DashSolid && c.Dash != DashDashed {
 		return FieldErrorf(path+".dash", "%s.dash must be %q or %q.", path, DashSolid, DashDashed)
 	}
-	if err := ValidateTimestamp(path+".updatedAt", c.UpdatedAt); err != nil {
-		return err
-	}
-	if err := checkBaseVersion(path, c.BaseVersion); err != nil {
-		return err
-	}
-	return validateExtra(path, ConnectorFields, c.Extra)
+	return checkRowTail(path, c.UpdatedAt, c.BaseVersion, ConnectorFields, c.Extra)
 }
 
 // Validate checks a frame as upserted by a client.
 func (f *Frame) Validate(path string) error {
-	if err := checkLen(path+".id", f.ID, MaxIDLen, true); err != nil {
-		return err
-	}
-	if err := checkLen(path+".title", f.Title, MaxFrameTitleLen, false); err != nil {
-		return err
-	}
-	if err := checkLen(path+".color", f.Color, MaxShortField, false); err != nil {
+	if err := checkLens(path, []lenCheck{
+		{"id", f.ID, MaxIDLen, true},
+		{"title", f.Title, MaxFrameTitleLen, false},
+		{"color", f.Color, MaxShortField, false},
+	}); err != nil {
 		return err
 	}
 	if err := checkCoord(path+".x", f.X); err != nil {
@@ -161,38 +145,20 @@ func (f *Frame) Validate(path string) error {
 			return FieldErrorf(p, "%s must be a number from %d to %d.", p, MinFrameSize, MaxFrameSize)
 		}
 	}
-	if err := ValidateTimestamp(path+".updatedAt", f.UpdatedAt); err != nil {
-		return err
-	}
-	if err := checkBaseVersion(path, f.BaseVersion); err != nil {
-		return err
-	}
-	return validateExtra(path, FrameFields, f.Extra)
+	return checkRowTail(path, f.UpdatedAt, f.BaseVersion, FrameFields, f.Extra)
 }
 
 // validateStructure checks a push's connectors and frames: the list
 // limits first (as decoding does), then each row, then the deleted IDs.
 func (p *Push) validateStructure() error {
-	if n := len(p.Connectors.Upserted); n > MaxUpsertedConnectors {
-		return FieldErrorf("connectors.upserted", "connectors.upserted may hold at most %d connectors (got %d).", MaxUpsertedConnectors, n)
-	}
-	if n := len(p.Frames.Upserted); n > MaxUpsertedFrames {
-		return FieldErrorf("frames.upserted", "frames.upserted may hold at most %d frames (got %d).", MaxUpsertedFrames, n)
-	}
-	for i := range p.Connectors.Upserted {
-		if err := p.Connectors.Upserted[i].Validate(fmt.Sprintf("connectors.upserted[%d]", i)); err != nil {
-			return err
-		}
-	}
-	for i := range p.Frames.Upserted {
-		if err := p.Frames.Upserted[i].Validate(fmt.Sprintf("frames.upserted[%d]", i)); err != nil {
-			return err
-		}
-	}
-	if err := validateIDs("connectors.deleted", p.Connectors.Deleted); err != nil {
-		return err
-	}
-	return validateIDs("frames.deleted", p.Frames.Deleted)
+	return firstError(
+		checkListLen("connectors.upserted", "connectors", len(p.Connectors.Upserted), MaxUpsertedConnectors),
+		checkListLen("frames.upserted", "frames", len(p.Frames.Upserted), MaxUpsertedFrames),
+		validateEach("connectors.upserted", p.Connectors.Upserted),
+		validateEach("frames.upserted", p.Frames.Upserted),
+		validateIDs("connectors.deleted", p.Connectors.Deleted),
+		validateIDs("frames.deleted", p.Frames.Deleted),
+	)
 }
 
 // HasStructure reports whether p upserts or deletes a connector or frame.
@@ -215,9 +181,7 @@ func MergeConnector(base, theirs, mine Connector) (merged Connector, overlap boo
 	merged = theirs
 	merged.UpdatedAt = mine.UpdatedAt
 	merged.BaseVersion = 0
-	if mine.From != base.From || mine.To != base.To {
-		merged.From, merged.To = mine.From, mine.To
-	}
+	merged.From, merged.To = mergePair(base.From, base.To, theirs.From, theirs.To, mine.From, mine.To)
 	merged.Label = mergeValue(base.Label, theirs.Label, mine.Label)
 	merged.Style = mergeValue(base.Style, theirs.Style, mine.Style)
 	merged.Dash = mergeValue(base.Dash, theirs.Dash, mine.Dash)
@@ -233,12 +197,8 @@ func MergeFrame(base, theirs, mine Frame) (merged Frame, overlap bool) {
 	merged = theirs
 	merged.UpdatedAt = mine.UpdatedAt
 	merged.BaseVersion = 0
-	if mine.X != base.X || mine.Y != base.Y {
-		merged.X, merged.Y = mine.X, mine.Y
-	}
-	if mine.W != base.W || mine.H != base.H {
-		merged.W, merged.H = mine.W, mine.H
-	}
+	merged.X, merged.Y = mergePair(base.X, base.Y, theirs.X, theirs.Y, mine.X, mine.Y)
+	merged.W, merged.H = mergePair(base.W, base.H, theirs.W, theirs.H, mine.W, mine.H)
 	merged.Title = mergeValue(base.Title, theirs.Title, mine.Title)
 	merged.Color = mergeValue(base.Color, theirs.Color, mine.Color)
 	merged.Locked = mergeValue(base.Locked, theirs.Locked, mine.Locked)

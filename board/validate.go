@@ -147,21 +147,14 @@ func checkNoteSize(path string, w, h float64) error {
 // Validate checks a note as upserted by a client; path is its place in the
 // request, e.g. "notes.upserted[17]".
 func (n *Note) Validate(path string) error {
-	for _, c := range []struct {
-		name string
-		v    string
-		max  int
-		req  bool
-	}{
+	if err := checkLens(path, []lenCheck{
 		{"id", n.ID, MaxIDLen, true},
 		{"title", n.Title, MaxTitleLen, false},
 		{"content", n.Content, MaxNoteContent, false},
 		{"color", n.Color, MaxShortField, false},
 		{"type", n.Type, MaxShortField, false},
-	} {
-		if err := checkLen(path+"."+c.name, c.v, c.max, c.req); err != nil {
-			return err
-		}
+	}); err != nil {
+		return err
 	}
 	if err := checkCoord(path+".x", n.X); err != nil {
 		return err
@@ -172,23 +165,12 @@ func (n *Note) Validate(path string) error {
 	if err := checkNoteSize(path, n.W, n.H); err != nil {
 		return err
 	}
-	if err := ValidateTimestamp(path+".updatedAt", n.UpdatedAt); err != nil {
-		return err
-	}
-	if err := checkBaseVersion(path, n.BaseVersion); err != nil {
-		return err
-	}
-	return validateExtra(path, NoteFields, n.Extra)
+	return checkRowTail(path, n.UpdatedAt, n.BaseVersion, NoteFields, n.Extra)
 }
 
 // Validate checks a tracker item as upserted by a client.
 func (it *TrackerItem) Validate(path string) error {
-	for _, c := range []struct {
-		name string
-		v    string
-		max  int
-		req  bool
-	}{
+	if err := checkLens(path, []lenCheck{
 		{"id", it.ID, MaxIDLen, true},
 		{"key", it.Key, MaxShortField, false},
 		{"type", it.Type, MaxShortField, false},
@@ -196,23 +178,71 @@ func (it *TrackerItem) Validate(path string) error {
 		{"description", it.Description, MaxItemDescription, false},
 		{"status", it.Status, MaxShortField, false},
 		{"parentId", it.ParentID, MaxIDLen, false},
-	} {
+	}); err != nil {
+		return err
+	}
+	return checkRowTail(path, it.UpdatedAt, it.BaseVersion, ItemFields, it.Extra)
+}
+
+// lenCheck is one string field of a row for checkLens.
+type lenCheck struct {
+	name string
+	v    string
+	max  int
+	req  bool
+}
+
+// checkLens checks each field's length, in order; path is the row's place
+// in the request.
+func checkLens(path string, fields []lenCheck) error {
+	for _, c := range fields {
 		if err := checkLen(path+"."+c.name, c.v, c.max, c.req); err != nil {
 			return err
 		}
 	}
-	if err := ValidateTimestamp(path+".updatedAt", it.UpdatedAt); err != nil {
-		return err
-	}
-	if err := checkBaseVersion(path, it.BaseVersion); err != nil {
-		return err
-	}
-	return validateExtra(path, ItemFields, it.Extra)
+	return nil
 }
 
-func checkBaseVersion(path string, v int64) error {
-	if v < 0 {
+// checkRowTail checks what every kind of row carries after its own fields:
+// updatedAt, baseVersion and the extra fields (known: the row's own names).
+func checkRowTail(path, updatedAt string, baseVersion int64, known []string, extra []Field) error {
+	if err := ValidateTimestamp(path+".updatedAt", updatedAt); err != nil {
+		return err
+	}
+	if baseVersion < 0 {
 		return FieldErrorf(path+".baseVersion", "%s.baseVersion must be a non-negative integer.", path)
+	}
+	return validateExtra(path, known, extra)
+}
+
+// checkListLen refuses a push list (key, e.g. "notes.upserted") of more
+// than max rows, noun naming them in the message.
+func checkListLen(key, noun string, n, max int) error {
+	if n > max {
+		return FieldErrorf(key, "%s may hold at most %d %s (got %d).", key, max, noun, n)
+	}
+	return nil
+}
+
+// firstError is the first of checks that failed, in order.
+func firstError(checks ...error) error {
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateEach validates each upserted row of the push list key.
+func validateEach[T any, P interface {
+	*T
+	Validate(path string) error
+}](key string, rows []T) error {
+	for i := range rows {
+		if err := P(&rows[i]).Validate(fmt.Sprintf("%s[%d]", key, i)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -243,34 +273,19 @@ func (p *Push) Validate() error {
 			return err
 		}
 	}
-	if n := len(p.Notes.Upserted); n > MaxUpsertedNotes {
-		return FieldErrorf("notes.upserted", "notes.upserted may hold at most %d notes (got %d).", MaxUpsertedNotes, n)
-	}
-	if n := len(p.TrackerItems.Upserted); n > MaxUpsertedItems {
-		return FieldErrorf("trackerItems.upserted", "trackerItems.upserted may hold at most %d items (got %d).", MaxUpsertedItems, n)
-	}
-	for i := range p.Notes.Upserted {
-		if err := p.Notes.Upserted[i].Validate(fmt.Sprintf("notes.upserted[%d]", i)); err != nil {
-			return err
-		}
-	}
-	for i := range p.TrackerItems.Upserted {
-		if err := p.TrackerItems.Upserted[i].Validate(fmt.Sprintf("trackerItems.upserted[%d]", i)); err != nil {
-			return err
-		}
-	}
-	if err := validateIDs("notes.deleted", p.Notes.Deleted); err != nil {
-		return err
-	}
-	if err := validateIDs("trackerItems.deleted", p.TrackerItems.Deleted); err != nil {
-		return err
-	}
-	if p.Timer != nil {
-		if err := p.Timer.Validate(); err != nil {
-			return err
-		}
-	}
-	return p.validateStructure()
+	// The list limits first (as decoding does), then each row, then the
+	// deleted IDs; connectors and frames after notes and items. The checks
+	// are cheap and bounded, so all run and the first failure is answered.
+	return firstError(
+		checkListLen("notes.upserted", "notes", len(p.Notes.Upserted), MaxUpsertedNotes),
+		checkListLen("trackerItems.upserted", "items", len(p.TrackerItems.Upserted), MaxUpsertedItems),
+		validateEach("notes.upserted", p.Notes.Upserted),
+		validateEach("trackerItems.upserted", p.TrackerItems.Upserted),
+		validateIDs("notes.deleted", p.Notes.Deleted),
+		validateIDs("trackerItems.deleted", p.TrackerItems.Deleted),
+		p.validateTimer(),
+		p.validateStructure(),
+	)
 }
 
 // Validate checks a phase configuration: an array of objects each with a
@@ -305,4 +320,13 @@ func (ph *Phases) Validate() error {
 		return FieldErrorf("phases.currentPhaseId", "phases.currentPhaseId must be the id of one of the phases, or empty.")
 	}
 	return nil
+}
+
+// validateTimer checks the timer action a push carries (only the server's
+// timer endpoint sets one: a sync push never decodes it).
+func (p *Push) validateTimer() error {
+	if p.Timer == nil {
+		return nil
+	}
+	return p.Timer.Validate()
 }

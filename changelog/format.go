@@ -188,6 +188,48 @@ func decodeFields(m *yaml.Node, what string, setters map[string]fieldSetter) (ma
 	return seen, nil
 }
 
+// rowTail points at what every kind of row carries after its own fields.
+type rowTail struct {
+	updatedAt *string
+	version   *int64
+	deletedAt **string
+	extra     *[]board.Field
+}
+
+// decodeRow fills a row from mapping m: id and own are the row's own
+// fields, tail the rest. A row without an id is refused, naming noun (and
+// the line, when line is not 0); what names the block in errors.
+func decodeRow(m *yaml.Node, what, noun string, line int, id *string, own map[string]fieldSetter, tail rowTail) error {
+	own["id"] = setString(id)
+	own["updatedAt"] = setString(tail.updatedAt)
+	own["version"] = setVersion(tail.version)
+	own["deletedAt"] = setOptionalString(tail.deletedAt)
+	own["extra"] = setExtra(tail.extra)
+	seen, err := decodeFields(m, what, own)
+	if err != nil {
+		return err
+	}
+	if seen["id"] && *id != "" {
+		return nil
+	}
+	if line != 0 {
+		return invalidf("%s, line %d: the %s has no id.", what, line, noun)
+	}
+	return invalidf("%s: the %s has no id.", what, noun)
+}
+
+// writeRowTail writes the YAML lines of what every kind of row carries
+// after its own fields: updatedAt, version, deletedAt when set, and the
+// extra fields.
+func writeRowTail(b mdWriter, updatedAt string, version int64, deletedAt *string, extra []board.Field) {
+	writeField(b, "", "updatedAt", quote(updatedAt))
+	writeField(b, "", "version", strconv.FormatInt(version, 10))
+	if deletedAt != nil {
+		writeField(b, "", "deletedAt", quote(*deletedAt))
+	}
+	writeExtra(b, extra)
+}
+
 // knownFields lists the keys of setters in a stable order for error messages.
 func knownFields(setters map[string]fieldSetter) string {
 	names := make([]string, 0, len(setters))

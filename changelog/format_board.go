@@ -273,12 +273,7 @@ func writeItemFields(b mdWriter, it board.TrackerItem) {
 	writeField(b, "", "summary", quote(it.Summary))
 	writeField(b, "", "status", quote(it.Status))
 	writeField(b, "", "parentId", quote(it.ParentID))
-	writeField(b, "", "updatedAt", quote(it.UpdatedAt))
-	writeField(b, "", "version", strconv.FormatInt(it.Version, 10))
-	if it.DeletedAt != nil {
-		writeField(b, "", "deletedAt", quote(*it.DeletedAt))
-	}
-	writeExtra(b, it.Extra)
+	writeRowTail(b, it.UpdatedAt, it.Version, it.DeletedAt, it.Extra)
 }
 
 // writeText writes text as a fenced block after a blank line, or nothing when
@@ -693,31 +688,18 @@ func setPhaseList(dst *[]json.RawMessage) fieldSetter {
 	}
 }
 
-// itemSetters maps the YAML keys of a tracker item to its fields.
-func itemSetters(it *board.TrackerItem) map[string]fieldSetter {
-	return map[string]fieldSetter{
-		"id":        setString(&it.ID),
-		"key":       setString(&it.Key),
-		"type":      setString(&it.Type),
-		"summary":   setString(&it.Summary),
-		"status":    setString(&it.Status),
-		"parentId":  setString(&it.ParentID),
-		"updatedAt": setString(&it.UpdatedAt),
-		"version":   setVersion(&it.Version),
-		"deletedAt": setOptionalString(&it.DeletedAt),
-		"extra":     setExtra(&it.Extra),
-	}
-}
-
 // decodeItemFields fills a tracker item from a YAML mapping.
 func decodeItemFields(m *yaml.Node, what string) (board.TrackerItem, error) {
 	var it board.TrackerItem
-	seen, err := decodeFields(m, what, itemSetters(&it))
+	err := decodeRow(m, what, "tracker item", 0, &it.ID, map[string]fieldSetter{
+		"key":      setString(&it.Key),
+		"type":     setString(&it.Type),
+		"summary":  setString(&it.Summary),
+		"status":   setString(&it.Status),
+		"parentId": setString(&it.ParentID),
+	}, rowTail{&it.UpdatedAt, &it.Version, &it.DeletedAt, &it.Extra})
 	if err != nil {
 		return board.TrackerItem{}, err
-	}
-	if !seen["id"] || it.ID == "" {
-		return board.TrackerItem{}, invalidf("%s: the tracker item has no id.", what)
 	}
 	return it, nil
 }

@@ -2,7 +2,6 @@ package changelog
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,12 +45,7 @@ func writeNoteFields(b mdWriter, n board.Note) {
 	}
 	writeField(b, "", "color", quote(n.Color))
 	writeField(b, "", "type", quote(n.Type))
-	writeField(b, "", "updatedAt", quote(n.UpdatedAt))
-	writeField(b, "", "version", strconv.FormatInt(n.Version, 10))
-	if n.DeletedAt != nil {
-		writeField(b, "", "deletedAt", quote(*n.DeletedAt))
-	}
-	writeExtra(b, n.Extra)
+	writeRowTail(b, n.UpdatedAt, n.Version, n.DeletedAt, n.Extra)
 }
 
 // writeExtra writes a row's extra fields, when it has any, as one line:
@@ -77,34 +71,21 @@ func setExtra(dst *[]board.Field) fieldSetter {
 	}
 }
 
-// noteSetters maps the front-matter keys of a note to their fields of n.
-func noteSetters(n *board.Note) map[string]fieldSetter {
-	return map[string]fieldSetter{
-		"id":        setString(&n.ID),
-		"title":     setString(&n.Title),
-		"x":         setFloat(&n.X),
-		"y":         setFloat(&n.Y),
-		"w":         setFloat(&n.W),
-		"h":         setFloat(&n.H),
-		"color":     setString(&n.Color),
-		"type":      setString(&n.Type),
-		"updatedAt": setString(&n.UpdatedAt),
-		"version":   setVersion(&n.Version),
-		"deletedAt": setOptionalString(&n.DeletedAt),
-		"extra":     setExtra(&n.Extra),
-	}
-}
-
 // decodeNoteFields fills a note from a YAML mapping and checks what the
 // mapping alone can tell: the id is there. what names the block in errors.
 func decodeNoteFields(m *yaml.Node, what string) (board.Note, error) {
 	var n board.Note
-	seen, err := decodeFields(m, what, noteSetters(&n))
+	err := decodeRow(m, what, "note", m.Line, &n.ID, map[string]fieldSetter{
+		"title": setString(&n.Title),
+		"x":     setFloat(&n.X),
+		"y":     setFloat(&n.Y),
+		"w":     setFloat(&n.W),
+		"h":     setFloat(&n.H),
+		"color": setString(&n.Color),
+		"type":  setString(&n.Type),
+	}, rowTail{&n.UpdatedAt, &n.Version, &n.DeletedAt, &n.Extra})
 	if err != nil {
 		return board.Note{}, err
-	}
-	if !seen["id"] || n.ID == "" {
-		return board.Note{}, invalidf("%s, line %d: the note has no id.", what, m.Line)
 	}
 	return n, nil
 }

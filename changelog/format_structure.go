@@ -84,12 +84,7 @@ func (bw *BoardWriter) Frame(f board.Frame) {
 	writeField(b, "", "h", formatFloat(f.H))
 	writeField(b, "", "color", quote(f.Color))
 	writeField(b, "", "locked", strconv.FormatBool(f.Locked))
-	writeField(b, "", "updatedAt", quote(f.UpdatedAt))
-	writeField(b, "", "version", strconv.FormatInt(f.Version, 10))
-	if f.DeletedAt != nil {
-		writeField(b, "", "deletedAt", quote(*f.DeletedAt))
-	}
-	writeExtra(b, f.Extra)
+	writeRowTail(b, f.UpdatedAt, f.Version, f.DeletedAt, f.Extra)
 	b.WriteString(yamlClose + "\n")
 }
 
@@ -112,12 +107,7 @@ func (bw *BoardWriter) Connector(c board.Connector) {
 	writeField(b, "", "style", quote(c.Style))
 	writeField(b, "", "dash", quote(c.Dash))
 	writeField(b, "", "color", quote(c.Color))
-	writeField(b, "", "updatedAt", quote(c.UpdatedAt))
-	writeField(b, "", "version", strconv.FormatInt(c.Version, 10))
-	if c.DeletedAt != nil {
-		writeField(b, "", "deletedAt", quote(*c.DeletedAt))
-	}
-	writeExtra(b, c.Extra)
+	writeRowTail(b, c.UpdatedAt, c.Version, c.DeletedAt, c.Extra)
 	b.WriteString(yamlClose + "\n")
 }
 
@@ -155,49 +145,33 @@ var (
 
 func decodeFrameFields(m *yaml.Node, what string) (board.Frame, error) {
 	var f board.Frame
-	seen, err := decodeFields(m, what, map[string]fieldSetter{
-		"id":        setString(&f.ID),
-		"title":     setString(&f.Title),
-		"x":         setFloat(&f.X),
-		"y":         setFloat(&f.Y),
-		"w":         setFloat(&f.W),
-		"h":         setFloat(&f.H),
-		"color":     setString(&f.Color),
-		"locked":    setBool(&f.Locked),
-		"updatedAt": setString(&f.UpdatedAt),
-		"version":   setVersion(&f.Version),
-		"deletedAt": setOptionalString(&f.DeletedAt),
-		"extra":     setExtra(&f.Extra),
-	})
+	err := decodeRow(m, what, "frame", 0, &f.ID, map[string]fieldSetter{
+		"title":  setString(&f.Title),
+		"x":      setFloat(&f.X),
+		"y":      setFloat(&f.Y),
+		"w":      setFloat(&f.W),
+		"h":      setFloat(&f.H),
+		"color":  setString(&f.Color),
+		"locked": setBool(&f.Locked),
+	}, rowTail{&f.UpdatedAt, &f.Version, &f.DeletedAt, &f.Extra})
 	if err != nil {
 		return board.Frame{}, err
-	}
-	if !seen["id"] || f.ID == "" {
-		return board.Frame{}, invalidf("%s: the frame has no id.", what)
 	}
 	return f, nil
 }
 
 func decodeConnectorFields(m *yaml.Node, what string) (board.Connector, error) {
 	var c board.Connector
-	seen, err := decodeFields(m, what, map[string]fieldSetter{
-		"id":        setString(&c.ID),
-		"from":      setString(&c.From),
-		"to":        setString(&c.To),
-		"label":     setString(&c.Label),
-		"style":     setString(&c.Style),
-		"dash":      setString(&c.Dash),
-		"color":     setString(&c.Color),
-		"updatedAt": setString(&c.UpdatedAt),
-		"version":   setVersion(&c.Version),
-		"deletedAt": setOptionalString(&c.DeletedAt),
-		"extra":     setExtra(&c.Extra),
-	})
+	err := decodeRow(m, what, "connector", 0, &c.ID, map[string]fieldSetter{
+		"from":  setString(&c.From),
+		"to":    setString(&c.To),
+		"label": setString(&c.Label),
+		"style": setString(&c.Style),
+		"dash":  setString(&c.Dash),
+		"color": setString(&c.Color),
+	}, rowTail{&c.UpdatedAt, &c.Version, &c.DeletedAt, &c.Extra})
 	if err != nil {
 		return board.Connector{}, err
-	}
-	if !seen["id"] || c.ID == "" {
-		return board.Connector{}, invalidf("%s: the connector has no id.", what)
 	}
 	return c, nil
 }

@@ -122,40 +122,25 @@ func (o Options) withHousekeepingDefaults() Options {
 // withLimitDefaults fills the caps on connections and held polls and the
 // push and message budgets.
 func (o Options) withLimitDefaults() Options {
-	if o.MaxConnsPerUserBoard <= 0 {
-		o.MaxConnsPerUserBoard = DefaultMaxConnsPerUserBoard
-	}
-	if o.MaxConnsPerUser <= 0 {
-		o.MaxConnsPerUser = DefaultMaxConnsPerUser
-	}
-	if o.MaxConns <= 0 {
-		o.MaxConns = DefaultMaxConns
-	}
-	if o.MaxWaitsPerUser <= 0 {
-		o.MaxWaitsPerUser = DefaultMaxWaitsPerUser
-	}
-	if o.MaxWaits <= 0 {
-		o.MaxWaits = DefaultMaxWaits
-	}
-	if o.UserPushRate <= 0 {
-		o.UserPushRate = DefaultUserPushRate
-	}
-	if o.UserPushBurst <= 0 {
-		o.UserPushBurst = DefaultUserPushBurst
-	}
-	if o.ConnMessageRate <= 0 {
-		o.ConnMessageRate = DefaultConnMessageRate
-	}
-	if o.ConnMessageBurst <= 0 {
-		o.ConnMessageBurst = DefaultConnMessageBurst
-	}
-	if o.UserMessageRate <= 0 {
-		o.UserMessageRate = DefaultUserMessageRate
-	}
-	if o.UserMessageBurst <= 0 {
-		o.UserMessageBurst = DefaultUserMessageBurst
-	}
+	positiveOr(&o.MaxConnsPerUserBoard, DefaultMaxConnsPerUserBoard)
+	positiveOr(&o.MaxConnsPerUser, DefaultMaxConnsPerUser)
+	positiveOr(&o.MaxConns, DefaultMaxConns)
+	positiveOr(&o.MaxWaitsPerUser, DefaultMaxWaitsPerUser)
+	positiveOr(&o.MaxWaits, DefaultMaxWaits)
+	positiveOr(&o.UserPushRate, DefaultUserPushRate)
+	positiveOr(&o.UserPushBurst, DefaultUserPushBurst)
+	positiveOr(&o.ConnMessageRate, DefaultConnMessageRate)
+	positiveOr(&o.ConnMessageBurst, DefaultConnMessageBurst)
+	positiveOr(&o.UserMessageRate, DefaultUserMessageRate)
+	positiveOr(&o.UserMessageBurst, DefaultUserMessageBurst)
 	return o
+}
+
+// positiveOr sets *v to def unless *v is positive.
+func positiveOr[T int | float64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // withClockAndLoggerDefaults fills the clock and the logger, which the

@@ -46,19 +46,28 @@ func (db *DB) PutOTP(ctx context.Context, email string, o persist.OTP) error {
 
 // FindOTP returns the code pending for email. ENOTFOUND when there is none.
 func (db *DB) FindOTP(ctx context.Context, email string) (*persist.OTP, error) {
-	var o *persist.OTP
+	return findOne(ctx, db, "find one-time code", "Code", func(tx *bbolt.Tx) (*persist.OTP, error) {
+		return getOTP(tx, email)
+	})
+}
+
+// findOne reads one record in a read transaction: what get answers, or
+// ENOTFOUND naming what when get finds none; doing names the call in a
+// storage error.
+func findOne[T any](ctx context.Context, db *DB, doing, what string, get func(tx *bbolt.Tx) (*T, error)) (*T, error) {
+	var v *T
 	err := db.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		o, err = getOTP(tx, email)
+		v, err = get(tx)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("find one-time code: %w", err)
+		return nil, fmt.Errorf("%s: %w", doing, err)
 	}
-	if o == nil {
-		return nil, notFound("Code")
+	if v == nil {
+		return nil, notFound(what)
 	}
-	return o, nil
+	return v, nil
 }
 
 // UpdateOTP runs fn on the code pending for email (nil when there is none)
@@ -244,19 +253,9 @@ func (db *DB) CreateSession(ctx context.Context, id []byte, s persist.Session) e
 // FindSession returns the session stored under id. ENOTFOUND when there is
 // none; expiry is the caller's rule, so an expired session is still found.
 func (db *DB) FindSession(ctx context.Context, id []byte) (*persist.Session, error) {
-	var s *persist.Session
-	err := db.view(ctx, func(tx *bbolt.Tx) error {
-		var err error
-		s, err = getSession(tx, id)
-		return err
+	return findOne(ctx, db, "find session", "Session", func(tx *bbolt.Tx) (*persist.Session, error) {
+		return getSession(tx, id)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("find session: %w", err)
-	}
-	if s == nil {
-		return nil, notFound("Session")
-	}
-	return s, nil
 }
 
 // TouchSession moves the session's LastSeen forward to at. It never moves it

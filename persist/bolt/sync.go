@@ -986,47 +986,23 @@ func (db *DB) ScanChangesSince(ctx context.Context, boardID string, since int64,
 // only, rather than a list held meanwhile.
 func scanRows(rb *bbolt.Bucket, since int64, full bool, fn func(p *persist.ChangePart) error) error {
 	var part persist.ChangePart
-	note := func(js []byte) error {
-		var n board.Note
-		if err := json.Unmarshal(js, &n); err != nil {
-			return fmt.Errorf("decode note: %w", err)
-		}
-		part = persist.ChangePart{Kind: persist.PartNote, Note: &n}
-		return fn(&part)
-	}
-	item := func(js []byte) error {
-		var it board.TrackerItem
-		if err := json.Unmarshal(js, &it); err != nil {
-			return fmt.Errorf("decode item: %w", err)
-		}
-		part = persist.ChangePart{Kind: persist.PartItem, Item: &it}
-		return fn(&part)
-	}
-	frame := func(js []byte) error {
-		var f board.Frame
-		if err := json.Unmarshal(js, &f); err != nil {
-			return fmt.Errorf("decode frame: %w", err)
-		}
-		part = persist.ChangePart{Kind: persist.PartFrame, Frame: &f}
-		return fn(&part)
-	}
-	connector := func(js []byte) error {
-		var c board.Connector
-		if err := json.Unmarshal(js, &c); err != nil {
-			return fmt.Errorf("decode connector: %w", err)
-		}
-		part = persist.ChangePart{Kind: persist.PartConnector, Connector: &c}
-		return fn(&part)
-	}
 	for _, t := range []struct {
 		table    table
 		live     func(js []byte) error
 		deadKind persist.PartKind
 	}{
-		{notesTable(rb), note, persist.PartDeletedNote},
-		{itemsTable(rb), item, persist.PartDeletedItem},
-		{framesTable(rb), frame, persist.PartDeletedFrame},
-		{connectorsTable(rb), connector, persist.PartDeletedConnector},
+		{notesTable(rb), livePart(&part, fn, "note", func(n *board.Note) persist.ChangePart {
+			return persist.ChangePart{Kind: persist.PartNote, Note: n}
+		}), persist.PartDeletedNote},
+		{itemsTable(rb), livePart(&part, fn, "item", func(it *board.TrackerItem) persist.ChangePart {
+			return persist.ChangePart{Kind: persist.PartItem, Item: it}
+		}), persist.PartDeletedItem},
+		{framesTable(rb), livePart(&part, fn, "frame", func(f *board.Frame) persist.ChangePart {
+			return persist.ChangePart{Kind: persist.PartFrame, Frame: f}
+		}), persist.PartDeletedFrame},
+		{connectorsTable(rb), livePart(&part, fn, "connector", func(c *board.Connector) persist.ChangePart {
+			return persist.ChangePart{Kind: persist.PartConnector, Connector: c}
+		}), persist.PartDeletedConnector},
 	} {
 		if full {
 			if err := t.table.eachLive(t.live); err != nil {
@@ -1045,6 +1021,19 @@ func scanRows(rb *bbolt.Bucket, since int64, full bool, fn func(p *persist.Chang
 		}
 	}
 	return nil
+}
+
+// livePart gives scanRows' fn each stored row of one kind (T, noun in
+// errors) as the part wrap makes of it, reusing part.
+func livePart[T any](part *persist.ChangePart, fn func(p *persist.ChangePart) error, noun string, wrap func(*T) persist.ChangePart) func(js []byte) error {
+	return func(js []byte) error {
+		var row T
+		if err := json.Unmarshal(js, &row); err != nil {
+			return fmt.Errorf("decode %s: %w", noun, err)
+		}
+		*part = wrap(&row)
+		return fn(part)
+	}
 }
 
 // CurrentVersion returns the board's version (see SyncStore).

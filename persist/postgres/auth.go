@@ -11,20 +11,29 @@ import (
 )
 
 func getOTP(ctx context.Context, q querier, email string, lock bool) (*persist.OTP, error) {
-	sql := "SELECT hash, expires_ns, attempts, network FROM otps WHERE email = $1"
-	if lock {
-		sql += " FOR UPDATE"
-	}
 	var o persist.OTP
 	var exp int64
-	err := q.QueryRow(ctx, sql, email).Scan(&o.Hash, &exp, &o.Attempts, &o.Network)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	} else if err != nil {
+	found, err := scanByEmail(ctx, q, "SELECT hash, expires_ns, attempts, network FROM otps WHERE email = $1", email, lock,
+		&o.Hash, &exp, &o.Attempts, &o.Network)
+	if !found {
 		return nil, err
 	}
 	o.ExpiresAt = fromNanos(exp)
 	return &o, nil
+}
+
+// scanByEmail reads the one row that query selects for email ($1) into
+// dest, locked FOR UPDATE when lock; false, and no error, when there is
+// none.
+func scanByEmail(ctx context.Context, q querier, query, email string, lock bool, dest ...any) (found bool, err error) {
+	if lock {
+		query += " FOR UPDATE"
+	}
+	err = q.QueryRow(ctx, query, email).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 func putOTP(ctx context.Context, q querier, email string, o *persist.OTP) error {

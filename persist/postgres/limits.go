@@ -25,18 +25,26 @@ func (s *Store) SetLimits(l board.Limits) {
 // (its upserts that it does not delete), $3 the note IDs it deletes, $4
 // and $5 the same for items. Each count is an index probe per ID, never a
 // count of the board. It answers the counts before and after.
-const countsSQL = `WITH o AS (SELECT note_count, item_count FROM boards WHERE id = $1)
-	UPDATE boards b SET
-		note_count = b.note_count
-			+ (SELECT count(*) FROM unnest($2::text[]) AS u(id) WHERE NOT EXISTS (SELECT 1 FROM board_rows r
-				WHERE r.board_id = $1 AND r.kind = 'n' AND r.id = u.id AND r.deleted_ns IS NULL))
-			- (SELECT count(*) FROM board_rows r WHERE r.board_id = $1 AND r.kind = 'n' AND r.id = ANY($3) AND r.deleted_ns IS NULL),
-		item_count = b.item_count
-			+ (SELECT count(*) FROM unnest($4::text[]) AS u(id) WHERE NOT EXISTS (SELECT 1 FROM board_rows r
-				WHERE r.board_id = $1 AND r.kind = 'i' AND r.id = u.id AND r.deleted_ns IS NULL))
-			- (SELECT count(*) FROM board_rows r WHERE r.board_id = $1 AND r.kind = 'i' AND r.id = ANY($5) AND r.deleted_ns IS NULL)
+var countsSQL = liveCountsSQL("note_count", "n", "item_count", "i")
+
+// liveCountsSQL writes the statement that moves two of a board's live-row
+// counts (columns colA and colB, of the rows of kinds kindA and kindB) as
+// countsSQL says, and answers both before and after.
+func liveCountsSQL(colA, kindA, colB, kindB string) string {
+	return fmt.Sprintf(`WITH o AS (SELECT %[1]s, %[2]s FROM boards WHERE id = $1)
+	UPDATE boards b SET %[3]s, %[4]s
 	FROM o WHERE b.id = $1
-	RETURNING o.note_count, o.item_count, b.note_count, b.item_count`
+	RETURNING o.%[1]s, o.%[2]s, b.%[1]s, b.%[2]s`, colA, colB, countDelta(colA, kindA, "$2", "$3"), countDelta(colB, kindB, "$4", "$5"))
+}
+
+// countDelta moves column col by the rows of kind that the IDs in live
+// (a parameter) add and those in deleted remove.
+func countDelta(col, kind, live, deleted string) string {
+	return fmt.Sprintf(`%[1]s = b.%[1]s
+			+ (SELECT count(*) FROM unnest(%[3]s::text[]) AS u(id) WHERE NOT EXISTS (SELECT 1 FROM board_rows r
+				WHERE r.board_id = $1 AND r.kind = '%[2]s' AND r.id = u.id AND r.deleted_ns IS NULL))
+			- (SELECT count(*) FROM board_rows r WHERE r.board_id = $1 AND r.kind = '%[2]s' AND r.id = ANY(%[4]s) AND r.deleted_ns IS NULL)`, col, kind, live, deleted)
+}
 
 // rowCount is what countsSQL answered for one push.
 type rowCount struct {

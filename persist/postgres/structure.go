@@ -178,18 +178,7 @@ func baseOf(row any) int64 {
 
 // structCountsSQL is countsSQL for frames ($2 left live, $3 deleted) and
 // connectors ($4, $5).
-const structCountsSQL = `WITH o AS (SELECT frame_count, connector_count FROM boards WHERE id = $1)
-	UPDATE boards b SET
-		frame_count = b.frame_count
-			+ (SELECT count(*) FROM unnest($2::text[]) AS u(id) WHERE NOT EXISTS (SELECT 1 FROM board_rows r
-				WHERE r.board_id = $1 AND r.kind = 'f' AND r.id = u.id AND r.deleted_ns IS NULL))
-			- (SELECT count(*) FROM board_rows r WHERE r.board_id = $1 AND r.kind = 'f' AND r.id = ANY($3) AND r.deleted_ns IS NULL),
-		connector_count = b.connector_count
-			+ (SELECT count(*) FROM unnest($4::text[]) AS u(id) WHERE NOT EXISTS (SELECT 1 FROM board_rows r
-				WHERE r.board_id = $1 AND r.kind = 'c' AND r.id = u.id AND r.deleted_ns IS NULL))
-			- (SELECT count(*) FROM board_rows r WHERE r.board_id = $1 AND r.kind = 'c' AND r.id = ANY($5) AND r.deleted_ns IS NULL)
-	FROM o WHERE b.id = $1
-	RETURNING o.frame_count, o.connector_count, b.frame_count, b.connector_count`
+var structCountsSQL = liveCountsSQL("frame_count", "f", "connector_count", "c")
 
 // structCount is what structCountsSQL answered for one push.
 type structCount struct {

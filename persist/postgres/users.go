@@ -11,17 +11,15 @@ import (
 )
 
 func getUser(ctx context.Context, q querier, email string, lock bool) (*persist.User, error) {
-	sql := "SELECT email, plan, created_ns, customer_id FROM users WHERE email = $1"
-	if lock {
-		sql += " FOR UPDATE"
-	}
 	var u persist.User
 	var created int64
-	err := q.QueryRow(ctx, sql, email).Scan(&u.Email, &u.Plan, &created, &u.CustomerID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("User")
-	} else if err != nil {
+	found, err := scanByEmail(ctx, q, "SELECT email, plan, created_ns, customer_id FROM users WHERE email = $1", email, lock,
+		&u.Email, &u.Plan, &created, &u.CustomerID)
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return nil, notFound("User")
 	}
 	u.CreatedAt = fromNanos(created)
 	return &u, nil

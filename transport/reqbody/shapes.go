@@ -47,8 +47,8 @@ func changesShape[C, R any](lists func(*C) (*[]R, *[]string), maxUpserted int, r
 	)
 }
 
-// noteFields are a note's own fields, as a push's rows send them.
-var noteFields = []jsondec.Field[board.Note]{
+// noteFields are a note's fields, as a push's rows send them.
+var noteFields = rowFields(noteTail,
 	jsondec.String("id", func(n *board.Note) *string { return &n.ID }),
 	jsondec.String("title", func(n *board.Note) *string { return &n.Title }),
 	jsondec.String("content", func(n *board.Note) *string { return &n.Content }),
@@ -58,19 +58,13 @@ var noteFields = []jsondec.Field[board.Note]{
 	jsondec.Func("h", func(d *jsondec.Decoder, n *board.Note) error { return decodeNoteSize(d, &n.H, board.MinNoteHeight) }),
 	jsondec.String("color", func(n *board.Note) *string { return &n.Color }),
 	jsondec.String("type", func(n *board.Note) *string { return &n.Type }),
-	jsondec.String("updatedAt", func(n *board.Note) *string { return &n.UpdatedAt }),
-	jsondec.Int64("version", func(n *board.Note) *int64 { return &n.Version }),
-	jsondec.OptString("deletedAt", func(n *board.Note) **string { return &n.DeletedAt }),
-	jsondec.Func("baseVersion", func(d *jsondec.Decoder, n *board.Note) error { return decodeBaseVersion(d, &n.BaseVersion) }),
-}
+)
 
 // pushNoteShape is a push's note: keys it does not know are kept in Extra.
-var pushNoteShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, n *board.Note) error {
-	return decodeExtra(d, key, board.NoteFields, &n.Extra)
-}, noteFields...)
+var pushNoteShape = pushRowShape(board.NoteFields, func(n *board.Note) *[]board.Field { return &n.Extra }, noteFields)
 
-// itemFields are a tracker item's own fields.
-var itemFields = []jsondec.Field[board.TrackerItem]{
+// itemFields are a tracker item's fields.
+var itemFields = rowFields(itemTail,
 	jsondec.String("id", func(it *board.TrackerItem) *string { return &it.ID }),
 	jsondec.String("key", func(it *board.TrackerItem) *string { return &it.Key }),
 	jsondec.String("type", func(it *board.TrackerItem) *string { return &it.Type }),
@@ -78,25 +72,19 @@ var itemFields = []jsondec.Field[board.TrackerItem]{
 	jsondec.String("description", func(it *board.TrackerItem) *string { return &it.Description }),
 	jsondec.String("status", func(it *board.TrackerItem) *string { return &it.Status }),
 	jsondec.String("parentId", func(it *board.TrackerItem) *string { return &it.ParentID }),
-	jsondec.String("updatedAt", func(it *board.TrackerItem) *string { return &it.UpdatedAt }),
-	jsondec.Int64("version", func(it *board.TrackerItem) *int64 { return &it.Version }),
-	jsondec.OptString("deletedAt", func(it *board.TrackerItem) **string { return &it.DeletedAt }),
-	jsondec.Func("baseVersion", func(d *jsondec.Decoder, it *board.TrackerItem) error { return decodeBaseVersion(d, &it.BaseVersion) }),
-}
+)
 
 // pushItemShape is a push's tracker item: keys it does not know are kept
 // in Extra. ContextItemShape, the item an AI request sends as context,
 // skips them.
 var (
-	pushItemShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, it *board.TrackerItem) error {
-		return decodeExtra(d, key, board.ItemFields, &it.Extra)
-	}, itemFields...)
+	pushItemShape    = pushRowShape(board.ItemFields, func(it *board.TrackerItem) *[]board.Field { return &it.Extra }, itemFields)
 	ContextItemShape = jsondec.NewShape(jsondec.Skip[board.TrackerItem], itemFields...)
 )
 
-// frameFields are a frame's own fields (docs/sync.md, "Connectors and
+// frameFields are a frame's fields (docs/sync.md, "Connectors and
 // frames").
-var frameFields = []jsondec.Field[board.Frame]{
+var frameFields = rowFields(frameTail,
 	jsondec.String("id", func(f *board.Frame) *string { return &f.ID }),
 	jsondec.String("title", func(f *board.Frame) *string { return &f.Title }),
 	jsondec.Float64("x", func(f *board.Frame) *float64 { return &f.X }),
@@ -105,24 +93,18 @@ var frameFields = []jsondec.Field[board.Frame]{
 	jsondec.Float64("h", func(f *board.Frame) *float64 { return &f.H }),
 	jsondec.String("color", func(f *board.Frame) *string { return &f.Color }),
 	jsondec.Bool("locked", func(f *board.Frame) *bool { return &f.Locked }),
-	jsondec.String("updatedAt", func(f *board.Frame) *string { return &f.UpdatedAt }),
-	jsondec.Int64("version", func(f *board.Frame) *int64 { return &f.Version }),
-	jsondec.OptString("deletedAt", func(f *board.Frame) **string { return &f.DeletedAt }),
-	jsondec.Func("baseVersion", func(d *jsondec.Decoder, f *board.Frame) error { return decodeBaseVersion(d, &f.BaseVersion) }),
-}
+)
 
 // pushFrameShape is a push's frame: keys it does not know are kept in
 // Extra. ContextFrameShape, a frame an AI request sends as context, skips
 // them.
 var (
-	pushFrameShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, f *board.Frame) error {
-		return decodeExtra(d, key, board.FrameFields, &f.Extra)
-	}, frameFields...)
+	pushFrameShape    = pushRowShape(board.FrameFields, func(f *board.Frame) *[]board.Field { return &f.Extra }, frameFields)
 	ContextFrameShape = jsondec.NewShape(jsondec.Skip[board.Frame], frameFields...)
 )
 
-// connectorFields are a connector's own fields.
-var connectorFields = []jsondec.Field[board.Connector]{
+// connectorFields are a connector's fields.
+var connectorFields = rowFields(connectorTail,
 	jsondec.String("id", func(c *board.Connector) *string { return &c.ID }),
 	jsondec.String("from", func(c *board.Connector) *string { return &c.From }),
 	jsondec.String("to", func(c *board.Connector) *string { return &c.To }),
@@ -130,20 +112,61 @@ var connectorFields = []jsondec.Field[board.Connector]{
 	jsondec.String("style", func(c *board.Connector) *string { return &c.Style }),
 	jsondec.String("dash", func(c *board.Connector) *string { return &c.Dash }),
 	jsondec.String("color", func(c *board.Connector) *string { return &c.Color }),
-	jsondec.String("updatedAt", func(c *board.Connector) *string { return &c.UpdatedAt }),
-	jsondec.Int64("version", func(c *board.Connector) *int64 { return &c.Version }),
-	jsondec.OptString("deletedAt", func(c *board.Connector) **string { return &c.DeletedAt }),
-	jsondec.Func("baseVersion", func(d *jsondec.Decoder, c *board.Connector) error { return decodeBaseVersion(d, &c.BaseVersion) }),
-}
+)
 
 // pushConnectorShape is a push's connector: keys it does not know are
 // kept in Extra; ContextConnectorShape skips them.
 var (
-	pushConnectorShape = jsondec.NewShape(func(d *jsondec.Decoder, key []byte, c *board.Connector) error {
-		return decodeExtra(d, key, board.ConnectorFields, &c.Extra)
-	}, connectorFields...)
+	pushConnectorShape    = pushRowShape(board.ConnectorFields, func(c *board.Connector) *[]board.Field { return &c.Extra }, connectorFields)
 	ContextConnectorShape = jsondec.NewShape(jsondec.Skip[board.Connector], connectorFields...)
 )
+
+// rowTail points at what every kind of row carries after its own fields.
+type rowTail struct {
+	updatedAt   *string
+	version     *int64
+	deletedAt   **string
+	baseVersion *int64
+}
+
+// noteTail is a Note's rowTail.
+func noteTail(n *board.Note) rowTail {
+	return rowTail{&n.UpdatedAt, &n.Version, &n.DeletedAt, &n.BaseVersion}
+}
+
+// itemTail is a TrackerItem's rowTail.
+func itemTail(it *board.TrackerItem) rowTail {
+	return rowTail{&it.UpdatedAt, &it.Version, &it.DeletedAt, &it.BaseVersion}
+}
+
+// frameTail is a Frame's rowTail.
+func frameTail(f *board.Frame) rowTail {
+	return rowTail{&f.UpdatedAt, &f.Version, &f.DeletedAt, &f.BaseVersion}
+}
+
+// connectorTail is a Connector's rowTail.
+func connectorTail(c *board.Connector) rowTail {
+	return rowTail{&c.UpdatedAt, &c.Version, &c.DeletedAt, &c.BaseVersion}
+}
+
+// rowFields is a kind of row's own fields, then the ones every kind of
+// row has (updatedAt, version, deletedAt, baseVersion) where tail says.
+func rowFields[R any](tail func(*R) rowTail, own ...jsondec.Field[R]) []jsondec.Field[R] {
+	return append(own,
+		jsondec.String("updatedAt", func(r *R) *string { return tail(r).updatedAt }),
+		jsondec.Int64("version", func(r *R) *int64 { return tail(r).version }),
+		jsondec.OptString("deletedAt", func(r *R) **string { return tail(r).deletedAt }),
+		jsondec.Func("baseVersion", func(d *jsondec.Decoder, r *R) error { return decodeBaseVersion(d, tail(r).baseVersion) }),
+	)
+}
+
+// pushRowShape is a push's row of fields: the keys it does not know
+// (known: the row's JSON names) are kept in the extra fields extra gives.
+func pushRowShape[R any](known []string, extra func(*R) *[]board.Field, fields []jsondec.Field[R]) *jsondec.Shape[R] {
+	return jsondec.NewShape(func(d *jsondec.Decoder, key []byte, r *R) error {
+		return decodeExtra(d, key, known, extra(r))
+	}, fields...)
+}
 
 // decodeNoteSize decodes a note's w or h: null is no size, as absent. 0
 // is refused here because the note keeps "no size" as 0, so Validate could

@@ -37,3 +37,24 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
     </dialog>
   );
 }
+
+/** FormActions ends a dialog's form: its error, if any, then the submit button (busyLabel while the form is busy) and Cancel. */
+export function FormActions({ error, busy, label, busyLabel, onClose }: { error: string; busy: boolean; label: string; busyLabel: string; onClose: () => void }) {
+  return (
+    <>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="row dialog-actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? busyLabel : label}
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}

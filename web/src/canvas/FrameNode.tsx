@@ -2,13 +2,14 @@
 // It is dragged by its title bar (the rest of it pans the board, so a large
 // frame never traps a finger), resized from its bottom-right corner, and
 // renamed by a double-click on the title. Every intent goes to the Editor.
-import { memo, useContext, useRef, useState } from 'react';
-import { useStoreApi, type Node, type NodeProps } from '@xyflow/react';
+import { memo, useContext, useState } from 'react';
+import type { Node, NodeProps } from '@xyflow/react';
 import type { Frame } from '../api/types';
 import { EditorContext } from '../editor/context';
 import { NameField } from '../editor/NameField';
 import { MAX_FRAME_TITLE, frameColor } from '../editor/structure';
 import { ConnectHandles } from './NoteNode';
+import { ResizeCorner } from './ResizeCorner';
 
 export type FrameNodeData = {
   frame: Frame;
@@ -23,8 +24,6 @@ export type FrameFlowNode = Node<FrameNodeData, 'frame'>;
 export const FrameNode = memo(function FrameNode({ data, selected }: NodeProps<FrameFlowNode>) {
   const f = data.frame;
   const editor = useContext(EditorContext);
-  const flow = useStoreApi();
-  const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
   const [preview, setPreview] = useState<{ w: number; h: number } | null>(null);
   const c = frameColor(f.color);
   const w = preview?.w ?? data.w;
@@ -52,32 +51,17 @@ export const FrameNode = memo(function FrameNode({ data, selected }: NodeProps<F
       </header>
       {data.canEdit && <ConnectHandles />}
       {data.canEdit && !f.locked && (
-        <div
-          className="frame-resize nodrag nopan"
-          aria-hidden="true"
+        <ResizeCorner
+          className="frame-resize"
           title="Drag to resize the frame"
-          onPointerDown={(e) => {
-            e.stopPropagation();
-            e.currentTarget.setPointerCapture(e.pointerId);
-            resizing.current = { x: e.clientX, y: e.clientY, w: data.w, h: data.h, zoom: flow.getState().transform[2] || 1 };
-          }}
-          onPointerMove={(e) => {
-            const r = resizing.current;
-            if (r) setPreview({ w: Math.max(40, r.w + (e.clientX - r.x) / r.zoom), h: Math.max(40, r.h + (e.clientY - r.y) / r.zoom) });
-          }}
-          onPointerUp={(e) => {
-            const r = resizing.current;
-            if (!r) return;
-            e.stopPropagation();
-            resizing.current = null;
-            const p = { w: Math.max(40, r.w + (e.clientX - r.x) / r.zoom), h: Math.max(40, r.h + (e.clientY - r.y) / r.zoom) };
+          w={data.w}
+          h={data.h}
+          onSize={(w, h) => setPreview({ w: Math.max(40, w), h: Math.max(40, h) })}
+          onEnd={(w, h) => {
             setPreview(null);
-            editor?.resizeFrame(f.id, { x: f.x, y: f.y, ...p });
+            editor?.resizeFrame(f.id, { x: f.x, y: f.y, w: Math.max(40, w), h: Math.max(40, h) });
           }}
-          onPointerCancel={() => {
-            resizing.current = null;
-            setPreview(null);
-          }}
+          onCancel={() => setPreview(null)}
         />
       )}
     </section>

@@ -1,5 +1,5 @@
 import { createContext, memo, useContext, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { Handle, Position, useStoreApi, type NodeProps, type Node } from '@xyflow/react';
+import { Handle, Position, type NodeProps, type Node } from '@xyflow/react';
 import type { Note } from '../api/types';
 import type { Mark } from '../sync/marks';
 import type { PresenceStore } from '../sync/presence';
@@ -7,6 +7,7 @@ import { background, COLORS, renderMarkdown } from './notes';
 import { EditorContext } from '../editor/context';
 import { MAX_H } from '../editor/geometry';
 import { InPlaceEditor } from '../editor/InPlaceEditor';
+import { ResizeCorner } from './ResizeCorner';
 import { DetailContext } from './detail';
 import { aiMarkOf } from './aiMark';
 import { editingLabel, OVERLAP_NAME, REVIVED_NAME, type NoteMarks } from './peopleView';
@@ -64,13 +65,11 @@ function EditingTag({ noteId }: { noteId: string }) {
 export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<NoteFlowNode>) {
   const n = data.note;
   const editor = useContext(EditorContext);
-  const flow = useStoreApi();
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
   const pressed = useRef(false);
   // touched: the last pointer down on the note was a finger (its double taps are the editor's release()).
   const touched = useRef(false);
-  const resizing = useRef<{ x: number; y: number; w: number; h: number; zoom: number } | null>(null);
   const body = useRef<HTMLDivElement>(null);
   // cut: the content is longer than the note (it fades out). Measured only for the note pointed at or
   // selected: measuring every drawn note on each render costs a forced layout and a second render of
@@ -212,29 +211,14 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
             doubled its boxes, which every pointer move and pan hit-tests (docs/benchmarks-log.md). */}
         {data.canEdit && !data.editing && detail !== 'far' && <ConnectHandles />}
         {resizable && (
-          <div
-            className="note-resize nodrag nopan"
-            aria-hidden="true"
+          <ResizeCorner
+            className="note-resize"
             title="Drag to resize (keyboard: Shift+arrows)"
-            onPointerDown={(e) => {
-              e.stopPropagation();
-              e.currentTarget.setPointerCapture(e.pointerId);
-              resizing.current = { x: e.clientX, y: e.clientY, w: data.w, h: data.h, zoom: flow.getState().transform[2] || 1 };
-            }}
-            onPointerMove={(e) => {
-              const r = resizing.current;
-              if (r) editor?.previewSize(n.id, r.w + (e.clientX - r.x) / r.zoom, r.h + (e.clientY - r.y) / r.zoom);
-            }}
-            onPointerUp={(e) => {
-              if (!resizing.current) return;
-              e.stopPropagation();
-              resizing.current = null;
-              editor?.endResize(n.id);
-            }}
-            onPointerCancel={() => {
-              resizing.current = null;
-              editor?.endResize(n.id);
-            }}
+            w={data.w}
+            h={data.h}
+            onSize={(w, h) => editor?.previewSize(n.id, w, h)}
+            onEnd={() => editor?.endResize(n.id)}
+            onCancel={() => editor?.endResize(n.id)}
           />
         )}
       </article>

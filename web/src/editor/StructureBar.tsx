@@ -26,17 +26,7 @@ export function StructureBar({ connector, frame, canEdit }: { connector?: Connec
             <button type="button" aria-pressed={isDashed(c)} onClick={() => editor.setConnector(c.id, { dash: isDashed(c) ? 'solid' : 'dashed' })}>
               Dashed
             </button>
-            <label className="structure-colour">
-              <span>Colour</span>
-              <select value={Object.hasOwn(CONNECTOR_COLORS, c.color) ? c.color : ''} onChange={(e) => editor.setConnector(c.id, { color: e.target.value })}>
-                {!Object.hasOwn(CONNECTOR_COLORS, c.color) && <option value="">{c.color || 'none'}</option>}
-                {Object.keys(CONNECTOR_COLORS).map((k) => (
-                  <option key={k} value={k}>
-                    {k}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ColourSelect colours={CONNECTOR_COLORS} value={c.color} onChange={(color) => editor.setConnector(c.id, { color })} />
             <button type="button" className="danger" onClick={() => editor.deleteSelected()} aria-keyshortcuts="Delete">
               Delete
             </button>
@@ -55,17 +45,7 @@ export function StructureBar({ connector, frame, canEdit }: { connector?: Connec
         </button>
       )}
       {canEdit && (
-        <label className="structure-colour">
-          <span>Colour</span>
-          <select value={Object.hasOwn(FRAME_COLORS, f.color) ? f.color : ''} onChange={(e) => editor.setFrame(f.id, { color: e.target.value })}>
-            {!Object.hasOwn(FRAME_COLORS, f.color) && <option value="">{f.color || 'none'}</option>}
-            {Object.keys(FRAME_COLORS).map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ColourSelect colours={FRAME_COLORS} value={f.color} onChange={(color) => editor.setFrame(f.id, { color })} />
       )}
       {canEdit && (
         <button type="button" aria-pressed={f.locked} onClick={() => editor.setFrame(f.id, { locked: !f.locked })}>
@@ -81,5 +61,23 @@ export function StructureBar({ connector, frame, canEdit }: { connector?: Connec
         </button>
       )}
     </div>
+  );
+}
+
+/** ColourSelect picks one of colours by name; a colour it does not know (another client's) shows as it is until changed. */
+function ColourSelect({ colours, value, onChange }: { colours: object; value: string; onChange: (color: string) => void }) {
+  const known = Object.hasOwn(colours, value);
+  return (
+    <label className="structure-colour">
+      <span>Colour</span>
+      <select value={known ? value : ''} onChange={(e) => onChange(e.target.value)}>
+        {!known && <option value="">{value || 'none'}</option>}
+        {Object.keys(colours).map((k) => (
+          <option key={k} value={k}>
+            {k}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

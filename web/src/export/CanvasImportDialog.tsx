@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Dialog } from '../app/Dialog';
+import { Dialog, FormActions } from '../app/Dialog';
 import './export.css';
 import type { ApiError } from '../api/api';
 import { useServices } from '../app/services';
@@ -74,19 +74,7 @@ export default function CanvasImportDialog({ boardId, canEdit, onClose }: { boar
             <input type="radio" name={`${ids}-into`} checked={into === 'this'} disabled={!canEdit} onChange={() => setInto('this')} /> This board (notes with the same id are replaced)
           </label>
         </fieldset>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="row dialog-actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Importing…' : 'Import'}
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions error={error} busy={busy} label="Import" busyLabel="Importing…" onClose={onClose} />
       </form>
     </Dialog>
   );

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Dialog } from '../app/Dialog';
+import { Dialog, FormActions } from '../app/Dialog';
 import './export.css';
 import { canvasDownloadUrl } from '../api/api';
 import type { Picture, Scheme, Scope } from './picture';
@@ -107,19 +107,7 @@ export default function ExportDialog({ boardId, boardName, picture, selected, sc
             </fieldset>
           </>
         )}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="row dialog-actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Exporting…' : 'Export'}
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions error={error} busy={busy} label="Export" busyLabel="Exporting…" onClose={onClose} />
       </form>
     </Dialog>
   );
