@@ -116,8 +116,26 @@ export async function startFrames(page) {
   });
 }
 
-/** paneSpot finds an empty spot of the pane (a pan starts there) or a note (a move). */
-export async function paneSpot(page, what) {
+/**
+ * paneSpot finds an empty spot of the pane (a pan starts there) or a note
+ * (a move): a DOM note, else the middle of a seeded grid note the canvas
+ * layer draws (given notes, the board's count).
+ */
+export async function paneSpot(page, what, notes = 0) {
+  if (what === 'note' && notes && !(await page.locator('.note').count())) {
+    const v = await viewOf(page);
+    const pane = await page.evaluate(() => {
+      const r = document.querySelector('.react-flow__pane').getBoundingClientRect();
+      return { x: r.left, y: r.top };
+    });
+    const cols = Math.ceil(Math.sqrt(notes));
+    for (let i = 0; i < notes; i++) {
+      const x = ((i % cols) * GRID.dx + 110) * v.zoom + v.x;
+      const y = (Math.floor(i / cols) * GRID.dy + 80) * v.zoom + v.y;
+      if (x > 300 && y > 100 && x < v.w - 300 && y < v.h - 200) return { x: pane.x + x, y: pane.y + y };
+    }
+    return null;
+  }
   return page.evaluate((what) => {
     const pane = document.querySelector('.react-flow__pane').getBoundingClientRect();
     for (let y = pane.top + 60; y < pane.bottom - 20; y += 7) {

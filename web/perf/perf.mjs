@@ -47,7 +47,7 @@ try {
  * note (a move), and reports the frame rate seen by requestAnimationFrame.
  */
 async function measureDrag(page, what) {
-  const start = await paneSpot(page, what);
+  const start = await paneSpot(page, what, NOTES);
   if (!start) return 'no spot found';
   await startFrames(page);
   await page.mouse.move(start.x, start.y);

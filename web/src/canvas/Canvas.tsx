@@ -35,7 +35,7 @@ import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
 import { StructureBar } from '../editor/StructureBar';
 import { OutlinePanel } from '../editor/OutlinePanel';
 import { connectorColor, drawable, frameRect, isLine } from '../editor/structure';
-import { CanvasLayer, useWindow } from './CanvasLayer';
+import { CanvasLayer, useLayerDrag, useWindow } from './CanvasLayer';
 import { domEdge, domIds, hitRow, inBox, pinnedOf, sameSet, windowIds } from './cull';
 import { sceneOf } from './layer';
 
@@ -270,7 +270,9 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   // xyflow gets the rows near the view and the ones acted on (cull.ts); the
   // canvas layer (CanvasLayer.tsx) draws the rest, and everything far out.
   const win = useWindow();
-  const inWindow = useMemo(() => windowIds({ notes: notes.values(), frames: frames.values(), connectors: [] }, win), [notes, frames, win]);
+  // A board the minimap still draws (≤ MINIMAP_MAX_NOTES) is handed whole to xyflow, as before: the minimap draws xyflow's nodes.
+  const culling = notes.size > MINIMAP_MAX_NOTES;
+  const inWindow = useMemo(() => (culling ? windowIds({ notes: notes.values(), frames: frames.values(), connectors: [] }, win) : new Set([...notes.keys(), ...frames.keys()])), [culling, notes, frames, win]);
   const pinnedNow = pinnedOf({ selected, moving, sizing, others: [editing?.id, draft?.id, tabStop, highlight, s.focused, naming?.id, s.menu?.id] });
   // The same set while its ids are (a drag changes the positions every frame, not who is pinned).
   const pinnedRef = useRef(pinnedNow);
@@ -482,17 +484,28 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   const layerRows = useRef({ notes, frames, dom });
   layerRows.current = { notes, frames, dom };
   const layerHit = useCallback(
-    (e: React.MouseEvent) => {
+    (e: { clientX: number; clientY: number }) => {
       const r = layerRows.current;
       const at = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
       return { at, id: hitRow({ notes: r.notes.values(), frames: r.frames.values(), connectors: [] }, at, r.dom) };
     },
     [rf],
   );
+  useLayerDrag(
+    wrapper,
+    editor,
+    (clientX, clientY) => layerHit({ clientX, clientY }).id,
+    (id) => {
+      const n = layerRows.current.notes.get(id);
+      const f = layerRows.current.frames.get(id);
+      return n ? { x: n.x, y: n.y } : f && !f.locked ? { x: f.x, y: f.y } : null;
+    },
+    canEdit && culling,
+  );
   const onPaneClick = useCallback(
     (e: React.MouseEvent) => {
       const { at, id } = layerHit(e);
-      if (id && editor.getSnapshot().tool === 'select') editor.select(id, e.shiftKey || e.metaKey || e.ctrlKey);
+      if (id && editor.getSnapshot().tool !== 'note') editor.select(id, e.shiftKey || e.metaKey || e.ctrlKey);
       else editor.paneClick(at);
     },
     [editor, layerHit],

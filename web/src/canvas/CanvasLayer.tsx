@@ -3,7 +3,8 @@
 // change of the view,
 // and useWindow says which rows xyflow is given (cull.ts), taking a new
 // window only when the view leaves the last one.
-import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
+import type { Editor } from '../editor/Editor';
 import { useStoreApi } from '@xyflow/react';
 import { levelOf, stale, TITLE_FONT, viewOf, windowFor, type Window } from './cull';
 import { dotsOf, lineInView, NOTE_LINE, type Scene } from './layer';
@@ -281,3 +282,84 @@ export const CanvasLayer = memo(function CanvasLayer({ scene }: { scene: Scene }
   useLayoutEffect(() => draw.current(), [scene]);
   return <canvas ref={ref} className="canvas-layer" aria-hidden="true" />;
 });
+
+/** DRAG_PX is how far (screen px) a press on a layer row moves before it is a drag, not a click. */
+const DRAG_PX = 3;
+
+/**
+ * useLayerDrag lets a note or frame the layer draws be dragged as a DOM
+ * one is: a press on it (the pane is under the layer, so xyflow would pan)
+ * selects it and moves it, with the rest of the selection when it was
+ * selected; the drop is one move (Editor.moveNotes). hit says which row a
+ * pointer is on (null: none; the pan goes on), from says where a row is
+ * (null: it does not move, a locked frame).
+ */
+export function useLayerDrag(wrapper: RefObject<HTMLDivElement | null>, editor: Editor, hit: (clientX: number, clientY: number) => string | null, from: (id: string) => { x: number; y: number } | null, enabled: boolean) {
+  const store = useStoreApi();
+  const args = useRef({ hit, from, enabled });
+  args.current = { hit, from, enabled };
+  useEffect(() => {
+    const el = wrapper.current;
+    if (!el) return;
+    let drag: { id: string; sx: number; sy: number; zoom: number; starts: Map<string, { x: number; y: number }>; moved: boolean; additive: boolean } | null = null;
+    const onDown = (e: PointerEvent) => {
+      const a = args.current;
+      if (!a.enabled || !e.isPrimary || e.button !== 0 || e.shiftKey || !(e.target as Element).classList?.contains('react-flow__pane')) return;
+      if (editor.getSnapshot().tool !== 'select') return;
+      const id = a.hit(e.clientX, e.clientY);
+      const at = id ? a.from(id) : null;
+      if (!id || !at) return;
+      const sel = editor.getSnapshot().selected;
+      const starts = new Map([[id, at]]);
+      if (sel.has(id)) for (const other of sel) if (other !== id) { const p = a.from(other); if (p) starts.set(other, p); }
+      drag = { id, sx: e.clientX, sy: e.clientY, zoom: store.getState().transform[2], starts, moved: false, additive: e.metaKey || e.ctrlKey };
+      // Not a pan: xyflow's pan starts on the mouse or touch event that follows.
+      e.stopPropagation();
+      window.addEventListener('pointermove', onMove);
+      window.addEventListener('pointerup', onUp);
+      window.addEventListener('pointercancel', onUp);
+    };
+    const stopPan = (e: Event) => {
+      if (drag) e.stopPropagation();
+    };
+    const onMove = (e: PointerEvent) => {
+      if (!drag) return;
+      const dx = (e.clientX - drag.sx) / drag.zoom;
+      const dy = (e.clientY - drag.sy) / drag.zoom;
+      if (!drag.moved && Math.hypot(e.clientX - drag.sx, e.clientY - drag.sy) < DRAG_PX) return;
+      if (!drag.moved) {
+        drag.moved = true;
+        if (!editor.getSnapshot().selected.has(drag.id)) editor.select(drag.id, drag.additive);
+      }
+      editor.previewMove(new Map([...drag.starts].map(([id, p]) => [id, { x: p.x + dx, y: p.y + dy }])));
+    };
+    const onUp = (e: PointerEvent) => {
+      window.removeEventListener('pointermove', onMove);
+      window.removeEventListener('pointerup', onUp);
+      window.removeEventListener('pointercancel', onUp);
+      const d = drag;
+      drag = null;
+      if (!d) return;
+      // A press that did not move is a click: the pane's click selects the row (Canvas.tsx).
+      if (!d.moved) return;
+      // The click that ends a drag is not one (it would select the one row under the pointer).
+      const swallow = (c: Event) => c.stopPropagation();
+      window.addEventListener('click', swallow, { capture: true, once: true });
+      setTimeout(() => window.removeEventListener('click', swallow, { capture: true }), 0);
+      const dx = (e.clientX - d.sx) / d.zoom;
+      const dy = (e.clientY - d.sy) / d.zoom;
+      editor.moveNotes([...d.starts].map(([id, p]) => ({ id, x: p.x + dx, y: p.y + dy })));
+    };
+    el.addEventListener('pointerdown', onDown, true);
+    el.addEventListener('mousedown', stopPan, true);
+    el.addEventListener('touchstart', stopPan, true);
+    return () => {
+      el.removeEventListener('pointerdown', onDown, true);
+      el.removeEventListener('mousedown', stopPan, true);
+      el.removeEventListener('touchstart', stopPan, true);
+      window.removeEventListener('pointermove', onMove);
+      window.removeEventListener('pointerup', onUp);
+      window.removeEventListener('pointercancel', onUp);
+    };
+  }, [wrapper, editor, store]);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connector, Frame, Note } from '../api/types';
-import { domEdge, domIds, hitRow, inBox, LAYER_ZOOM, levelOf, MAX_PINNED_SELECTED, pinnedOf, stale, viewOf, windowFor, windowIds } from './cull';
+import { domEdge, domIds, FAR_ZOOM, hitRow, inBox, LAYER_ZOOM, levelOf, MAX_PINNED_SELECTED, pinnedOf, stale, viewOf, windowFor, windowIds } from './cull';
 
 const note = (id: string, x: number, y: number, extra: Partial<Note> = {}): Note => ({ id, title: id, content: '', x, y, color: 'yellow', type: 'sticky', updatedAt: '', ...extra });
 const frame = (id: string, x: number, y: number, w = 600, h = 400): Frame => ({ id, title: id, x, y, w, h, color: 'gray', locked: false, updatedAt: '' });
@@ -11,19 +11,20 @@ const noActing = { selected: new Set<string>(), moving: new Map(), sizing: new M
 
 describe('the window of rows handed to xyflow', () => {
   it('is the view and half of it again on each side', () => {
-    const v = viewOf([-1000, -500, 0.5], 1280, 800);
-    expect(v.rect).toEqual({ x: 2000, y: 1000, w: 2560, h: 1600 });
+    const v = viewOf([-1000, -500, 1], 1280, 800);
+    expect(v.rect).toEqual({ x: 1000, y: 500, w: 1280, h: 800 });
     const win = windowFor(v);
-    expect(win.rect).toEqual({ x: 720, y: 200, w: 5120, h: 3200 });
+    expect(win.rect).toEqual({ x: 360, y: 100, w: 2560, h: 1600 });
     expect(win.layer).toBe(false);
+    expect(windowFor(viewOf([-1000, -500, 0.5], 1280, 800)).layer).toBe(true);
   });
   it('holds the notes near the view, not the board', () => {
     const notes = grid(45); // 2,000 notes
-    const win = windowFor(viewOf([0, 0, 0.3], 1280, 800));
+    const win = windowFor(viewOf([0, 0, 0.6], 1280, 800));
     const ids = windowIds({ notes, frames: [], connectors: [] }, win);
     expect(ids.has('n0')).toBe(true);
-    expect(ids.size).toBeGreaterThan(221);
-    expect(ids.size).toBeLessThan(600);
+    expect(ids.size).toBeGreaterThan(48); // the 8 × 6 in view
+    expect(ids.size).toBeLessThan(200);
     expect(ids.has('n1999')).toBe(false);
   });
   it('holds nothing below LAYER_ZOOM: the layer draws every row there', () => {
@@ -36,7 +37,7 @@ describe('the window of rows handed to xyflow', () => {
     expect(stale(win, viewOf([-600, -380, 1], 1280, 800))).toBe(false);
     expect(stale(win, viewOf([-700, 0, 1], 1280, 800))).toBe(true);
     expect(stale(win, viewOf([0, 0, 2.1], 1280, 800))).toBe(true); // zoomed in past twice: far more than the view
-    expect(stale(win, viewOf([0, 0, 0.25], 1280, 800))).toBe(true); // crossed into the layer
+    expect(stale(win, viewOf([0, 0, 0.55], 1280, 800))).toBe(true); // crossed into the layer
     const far = windowFor(viewOf([0, 0, 0.1], 1280, 800));
     expect(stale(far, viewOf([-5000, 3000, 0.12], 1280, 800))).toBe(false); // a layer window never goes stale within the layer
   });
@@ -78,8 +79,8 @@ describe('selecting rows the layer draws', () => {
 describe('what the layer draws of a note', () => {
   it('is what a DOM note shows at that zoom: a box far out, a title nearer', () => {
     expect(levelOf(0.05)).toBe('box');
-    expect(levelOf(LAYER_ZOOM - 0.001)).toBe('box');
-    expect(levelOf(LAYER_ZOOM)).toBe('title');
+    expect(levelOf(FAR_ZOOM - 0.001)).toBe('box');
+    expect(levelOf(FAR_ZOOM)).toBe('title');
     expect(levelOf(1)).toBe('title');
   });
 });

@@ -9,8 +9,14 @@ import type { Connector, Frame, Note } from '../api/types';
 import { frameRect } from '../editor/structure';
 import { sizeOf, type Rect } from '../editor/geometry';
 
-/** LAYER_ZOOM: below it every row is drawn by the layer (detail.ts's "far": notes are boxes there). */
-export const LAYER_ZOOM = 0.3;
+/**
+ * LAYER_ZOOM: below it every row is drawn by the layer (detail.ts's "mid"
+ * and "far": notes are boxes with titles, then boxes; nothing there is
+ * read or selected as text). A row acted on stays DOM at any zoom.
+ */
+export const LAYER_ZOOM = 0.6;
+/** FAR_ZOOM: below it a note is a plain box (detail.ts's "far"). */
+export const FAR_ZOOM = 0.3;
 /**
  * MARGIN is how far past the view (as a share of its width and height, on
  * each side) notes are handed to xyflow: a pan within it changes nothing
@@ -188,5 +194,5 @@ export const TITLE_FONT = 25.6;
 
 /** levelOf is what the layer draws of a note at a zoom: what a DOM note shows there. */
 export function levelOf(zoom: number): Level {
-  return zoom < LAYER_ZOOM ? 'box' : 'title';
+  return zoom < FAR_ZOOM ? 'box' : 'title';
 }
