@@ -35,7 +35,7 @@ import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
 import { StructureBar } from '../editor/StructureBar';
 import { OutlinePanel } from '../editor/OutlinePanel';
 import { connectorColor, drawable, frameRect, isLine } from '../editor/structure';
-import { CanvasLayer, useLayerDrag, useWindow } from './CanvasLayer';
+import { CanvasLayer, useLayerDrag, useStableRows, useWindow } from './CanvasLayer';
 import { domEdge, domIds, hitRow, inBox, pinnedOf, sameSet, windowIds } from './cull';
 import { sceneOf } from './layer';
 
@@ -176,12 +176,16 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
   // onChange is a method of the client (not bound): subscribe through a closure.
   const subscribe = useCallback((cb: () => void) => client.onChange(cb), [client]);
-  const { connectors, frames } = useSyncExternalStore(subscribe, client.getSnapshot);
+  const snap = useSyncExternalStore(subscribe, client.getSnapshot);
+  // The same maps while the rows are: what is built from them (nodes, the layer's scene) is kept.
+  const notes = useStableRows(notesNow);
+  const connectors = useStableRows(snap.connectors);
+  const frames = useStableRows(snap.frames);
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const announceRef = useRef(onAnnounce);

@@ -6,11 +6,18 @@
 import { memo, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { Editor } from '../editor/Editor';
 import { useStoreApi } from '@xyflow/react';
-import { levelOf, stale, TITLE_FONT, viewOf, windowFor, type Window } from './cull';
+import { levelOf, sameRows, stale, TITLE_FONT, viewOf, windowFor, type Window } from './cull';
 import { dotsOf, lineInView, NOTE_LINE, type Scene } from './layer';
 import type { Rect } from '../editor/geometry';
 
 type Transform = [number, number, number];
+
+/** useStableRows is a map of rows, the previous one while it holds the same row objects (cull.ts's sameRows). */
+export function useStableRows<V>(m: ReadonlyMap<string, V>): ReadonlyMap<string, V> {
+  const last = useRef(m);
+  if (!sameRows(last.current, m)) last.current = m;
+  return last.current;
+}
 
 /**
  * useWindow is the window of rows handed to xyflow: taken from the view at

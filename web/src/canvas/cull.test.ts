@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connector, Frame, Note } from '../api/types';
-import { domEdge, domIds, FAR_ZOOM, hitRow, inBox, LAYER_ZOOM, levelOf, MAX_PINNED_SELECTED, pinnedOf, stale, viewOf, windowFor, windowIds } from './cull';
+import { domEdge, domIds, FAR_ZOOM, hitRow, inBox, LAYER_ZOOM, levelOf, MAX_PINNED_SELECTED, pinnedOf, sameRows, stale, viewOf, windowFor, windowIds } from './cull';
 
 const note = (id: string, x: number, y: number, extra: Partial<Note> = {}): Note => ({ id, title: id, content: '', x, y, color: 'yellow', type: 'sticky', updatedAt: '', ...extra });
 const frame = (id: string, x: number, y: number, w = 600, h = 400): Frame => ({ id, title: id, x, y, w, h, color: 'gray', locked: false, updatedAt: '' });
@@ -82,5 +82,17 @@ describe('what the layer draws of a note', () => {
     expect(levelOf(FAR_ZOOM - 0.001)).toBe('box');
     expect(levelOf(FAR_ZOOM)).toBe('title');
     expect(levelOf(1)).toBe('title');
+  });
+});
+
+describe('rows kept across snapshots', () => {
+  it('are the same while every row object is, and not when one row changed, came or went', () => {
+    const a = note('a', 0, 0);
+    const b = note('b', 300, 0);
+    const m = new Map([['a', a], ['b', b]]);
+    expect(sameRows(m, new Map(m))).toBe(true);
+    expect(sameRows(m, new Map([['a', a], ['b', { ...b, x: 310 }]]))).toBe(false);
+    expect(sameRows(m, new Map([['a', a]]))).toBe(false);
+    expect(sameRows(m, new Map([['a', a], ['c', b]]))).toBe(false);
   });
 });

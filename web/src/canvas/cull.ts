@@ -196,3 +196,16 @@ export const TITLE_FONT = 25.6;
 export function levelOf(zoom: number): Level {
   return zoom < FAR_ZOOM ? 'box' : 'title';
 }
+
+/**
+ * sameRows says whether two maps hold the very same row objects: the sync
+ * client makes new maps on every change of its snapshot (a save, the
+ * connection, a pending count), and the canvas keeps what it built from
+ * the old ones when the rows themselves did not change.
+ */
+export function sameRows<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const [id, v] of a) if (b.get(id) !== v) return false;
+  return true;
+}
