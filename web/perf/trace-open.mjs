@@ -1,8 +1,8 @@
 // One traced open of a 2,000-note board: where the main thread's time goes
-// (a diagnostic beside perf.mjs, not a test). NOTES=2000 node perf/trace-open.mjs
+// (a diagnostic beside perf.mjs, not a test). NOTES=2000 [WEB_DIR=<a build>] node perf/trace-open.mjs
 import { startServer, launch } from '../e2e/harness.mjs';
 const NOTES = Number(process.env.NOTES || 2000);
-const server = await startServer();
+const server = await startServer({ args: process.env.WEB_DIR ? ['-web-dir', process.env.WEB_DIR] : [] });
 const browser = await launch();
 try {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });

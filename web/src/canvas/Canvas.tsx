@@ -5,7 +5,7 @@
 // implements the EditorView the editor asks of the screen. It never talks to
 // the server.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { ReactFlow, ReactFlowProvider, Background, MiniMap, useReactFlow, useStore, getViewportForBounds, ConnectionMode, MarkerType, Position, type NodeHandle, type EdgeChange, type FinalConnectionState, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
+import { ReactFlow, ReactFlowProvider, MiniMap, useReactFlow, useStore, useStoreApi, getViewportForBounds, ConnectionMode, MarkerType, Position, type NodeHandle, type EdgeChange, type FinalConnectionState, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import '../editor/editor.css';
 import type { Connector, Frame, Note, TrackerItem } from '../api/types';
@@ -35,6 +35,9 @@ import { ConnectorEdge, type ConnectorFlowEdge } from './ConnectorEdge';
 import { StructureBar } from '../editor/StructureBar';
 import { OutlinePanel } from '../editor/OutlinePanel';
 import { connectorColor, drawOrder, drawable, frameRect, isLine } from '../editor/structure';
+import { CanvasLayer, useLayerDrag, useStableRows, useWindow } from './CanvasLayer';
+import { domEdge, domIds, hitRow, inBox, pinnedOf, sameSet, windowIds } from './cull';
+import { sceneOf } from './layer';
 
 /** BoardNode is a node of the canvas: a note or a frame. */
 type BoardNode = NoteFlowNode | FrameFlowNode;
@@ -63,6 +66,7 @@ function handlesOf(w: number, h: number): NodeHandle[] {
   ];
 }
 const MIN_ZOOM = 0.05;
+const MAX_ZOOM = 4;
 const OPEN_MIN_ZOOM = 0.3;
 /** JUMP_ZOOM is the zoom a search jump or a reveal goes to when the view is further out (text readable). */
 const JUMP_ZOOM = 0.8;
@@ -96,6 +100,8 @@ interface Props {
 }
 
 const NO_MARKS: readonly Mark[] = [];
+const NO_MOVES: ReadonlyMap<string, XYPosition> = new Map();
+const NO_SIZES: ReadonlyMap<string, { w: number; h: number }> = new Map();
 
 /**
  * Canvas waits for the board's first state, then mounts the flow already
@@ -169,12 +175,16 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
   // onChange is a method of the client (not bound): subscribe through a closure.
   const subscribe = useCallback((cb: () => void) => client.onChange(cb), [client]);
-  const { connectors, frames } = useSyncExternalStore(subscribe, client.getSnapshot);
+  const snap = useSyncExternalStore(subscribe, client.getSnapshot);
+  // The same maps while the rows are: what is built from them (nodes, the layer's scene) is kept.
+  const notes = useStableRows(notesNow);
+  const connectors = useStableRows(snap.connectors);
+  const frames = useStableRows(snap.frames);
   const detail = useStore(detailOf);
   const wrapper = useRef<HTMLDivElement>(null);
   const announceRef = useRef(onAnnounce);
@@ -195,6 +205,18 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     return () => onEditor?.(null);
   }, [editor, onEditor]);
   useEffect(() => () => editor.dispose(), [editor]);
+
+  // Zoom to fit shows every row, not xyflow's nodes (it is given only those near the view: cull.ts).
+  const fitAll = useRef(() => {});
+  fitAll.current = () => {
+    const b = bounds([...notes.values(), ...(draft ? [draft] : [])].map(rectOf).concat([...frames.values()].map(frameRect)));
+    if (!b) return void rf.fitView(fitOptions(window.innerWidth));
+    const { width, height } = storeApi.getState();
+    const o = fitOptions(window.innerWidth);
+    void rf.setViewport(getViewportForBounds({ x: b.x, y: b.y, width: b.w, height: b.h }, width, height, o.minZoom ?? MIN_ZOOM, MAX_ZOOM, o.padding));
+  };
+  const onFit = useCallback(() => fitAll.current(), []);
+  const storeApi = useStoreApi();
 
   // The view the editor asks of the screen, over xyflow.
   useEffect(() => {
@@ -229,14 +251,14 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
       },
       zoomIn: () => void rf.zoomIn(),
       zoomOut: () => void rf.zoomOut(),
-      fit: () => void rf.fitView(fitOptions(window.innerWidth)),
+      fit: () => fitAll.current(),
       fitRect: (r: Rect) => void rf.fitBounds({ x: r.x, y: r.y, width: r.w, height: r.h }, { padding: 0.08 }),
     };
     editor.setView(view);
     return () => editor.setView(null);
   }, [editor, rf]);
 
-  const { selected, moving, sizing, editing, draft, highlight } = s;
+  const { selected, moving, sizing, editing, draft, highlight, naming } = s;
   // "Is editing" while a note is edited in place or in the full editor: here, not in
   // the in-place editor, whose unmount may come after the full editor's mount.
   const editingId = canEdit && editing && !editing.draft ? editing.id : null;
@@ -248,18 +270,35 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   // The one tab stop: the focused note, else the first.
   const tabStop = s.focused && (notes.has(s.focused) || draft?.id === s.focused) ? s.focused : (notes.keys().next().value ?? null);
 
+  // xyflow gets the rows near the view and the ones acted on (cull.ts); the
+  // canvas layer (CanvasLayer.tsx) draws the rest, and everything far out.
+  const win = useWindow();
+  // A board the minimap still draws (≤ MINIMAP_MAX_NOTES) is handed whole to xyflow, as before: the minimap draws xyflow's nodes.
+  const culling = notes.size > MINIMAP_MAX_NOTES;
+  const inWindow = useMemo(() => (culling ? windowIds({ notes: notes.values(), frames: frames.values(), connectors: [] }, win) : new Set([...notes.keys(), ...frames.keys()])), [culling, notes, frames, win]);
+  const pinnedNow = pinnedOf({ selected, moving, sizing, others: [editing?.id, draft?.id, tabStop, highlight, s.focused, naming?.id, s.menu?.id] });
+  // The same set while its ids are (a drag changes the positions every frame, not who is pinned).
+  const pinnedRef = useRef(pinnedNow);
+  if (!sameSet(pinnedRef.current, pinnedNow)) pinnedRef.current = pinnedNow;
+  const pinned = pinnedRef.current;
+  const dom = useMemo(() => domIds(inWindow, pinned, connectors.values()), [inWindow, pinned, connectors]);
+  const scene = useMemo(
+    () => sceneOf({ notes: draft ? [...notes.values(), draft] : notes.values(), frames: frames.values(), connectors: [...connectors.values()].filter((c) => drawable(c, notes, frames)) }, dom, { selected, moving: NO_MOVES, sizing: NO_SIZES }),
+    [notes, draft, frames, connectors, dom, selected],
+  );
+
   // One node object per unchanged note: xyflow keeps its internal node (and
   // does not re-render the note) when it gets the same object back, so a
   // drag or a remote edit re-renders only the notes it touches.
   type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; w: number; h: number; flags: number; canEdit: boolean; node: NoteFlowNode };
   const nodeCache = useRef(new Map<string, Cached>());
   const frameCache = useRef(new Map<string, { frame: Frame; selected: boolean; pos: XYPosition | undefined; naming: boolean; canEdit: boolean; node: FrameFlowNode }>());
-  const naming = s.naming;
   const frameNodes: FrameFlowNode[] = useMemo(() => {
     const cache = frameCache.current;
     const next = new Map<string, typeof cache extends Map<string, infer V> ? V : never>();
     const out: FrameFlowNode[] = [];
     for (const f of drawOrder(frames.values())) {
+      if (!dom.has(f.id)) continue;
       const isSelected = selected.has(f.id);
       const pos = moving.get(f.id);
       const isNaming = naming?.kind === 'frame' && naming.id === f.id;
@@ -281,13 +320,14 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     }
     frameCache.current = next;
     return out;
-  }, [frames, selected, moving, naming, canEdit]);
+  }, [frames, dom, selected, moving, naming, canEdit]);
   const noteNodes: NoteFlowNode[] = useMemo(() => {
     const cache = nodeCache.current;
     const next = new Map<string, Cached>();
     const out: NoteFlowNode[] = [];
     const all = draft ? [...notes.values(), draft] : notes.values();
     for (const n of all) {
+      if (!dom.has(n.id)) continue;
       const isSelected = selected.has(n.id);
       const pos = moving.get(n.id);
       const m = byNote.get(n.id);
@@ -328,7 +368,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     }
     nodeCache.current = next;
     return out;
-  }, [notes, draft, byNote, moving, sizing, selected, editing, tabStop, highlight, canEdit, openMark]);
+  }, [notes, draft, dom, byNote, moving, sizing, selected, editing, tabStop, highlight, canEdit, openMark]);
   const nodes: BoardNode[] = useMemo(() => (frameNodes.length ? [...frameNodes, ...noteNodes] : noteNodes), [frameNodes, noteNodes]);
 
   // One edge object per unchanged connector, as for the notes; a connector
@@ -339,7 +379,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     const next = new Map<string, { c: Connector; selected: boolean; naming: boolean; edge: ConnectorFlowEdge }>();
     const out: ConnectorFlowEdge[] = [];
     for (const c of connectors.values()) {
-      if (!drawable(c, notes, frames)) continue;
+      if (!drawable(c, notes, frames) || !domEdge(c, dom)) continue;
       const isSelected = selected.has(c.id);
       const isNaming = naming?.kind === 'connector' && naming.id === c.id;
       let hit = cache.get(c.id);
@@ -353,7 +393,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
     }
     edgeCache.current = next;
     return out;
-  }, [connectors, notes, frames, selected, naming]);
+  }, [connectors, notes, frames, dom, selected, naming]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<BoardNode>[]) => {
@@ -443,7 +483,57 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
   const onConnect = useCallback((c: { source: string; target: string }) => void editor.connect(c.source, c.target), [editor]);
   const onEdgeDoubleClick = useCallback((_e: React.MouseEvent, edge: ConnectorFlowEdge) => editor.startNaming('connector', edge.id), [editor]);
 
-  const onPaneClick = useCallback((e: React.MouseEvent) => editor.paneClick(rf.screenToFlowPosition({ x: e.clientX, y: e.clientY })), [editor, rf]);
+  // A click or double-click on a row the layer draws acts on that row (xyflow only knows its DOM rows).
+  const layerRows = useRef({ notes, frames, dom });
+  layerRows.current = { notes, frames, dom };
+  const layerHit = useCallback(
+    (e: { clientX: number; clientY: number }) => {
+      const r = layerRows.current;
+      const at = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      return { at, id: hitRow({ notes: r.notes.values(), frames: r.frames.values(), connectors: [] }, at, r.dom) };
+    },
+    [rf],
+  );
+  useLayerDrag(
+    wrapper,
+    editor,
+    (clientX, clientY) => layerHit({ clientX, clientY }).id,
+    (id) => {
+      const n = layerRows.current.notes.get(id);
+      const f = layerRows.current.frames.get(id);
+      return n ? { x: n.x, y: n.y } : f && !f.locked ? { x: f.x, y: f.y } : null;
+    },
+    canEdit && culling,
+  );
+  const onPaneClick = useCallback(
+    (e: React.MouseEvent) => {
+      const { at, id } = layerHit(e);
+      if (id && editor.getSnapshot().tool !== 'note') editor.select(id, e.shiftKey || e.metaKey || e.ctrlKey);
+      else editor.paneClick(at);
+    },
+    [editor, layerHit],
+  );
+  const onDoubleClick = useCallback(
+    (e: React.MouseEvent) => {
+      if (!(e.target as HTMLElement).classList?.contains('react-flow__pane')) return;
+      const { id } = layerHit(e);
+      if (id && layerRows.current.notes.has(id)) editor.startEdit(id);
+    },
+    [editor, layerHit],
+  );
+  // A selection box also takes the rows the layer draws inside it (xyflow has selected its own by then).
+  const store = storeApi;
+  const box = useRef<{ x: number; y: number; width: number; height: number } | null>(null);
+  useEffect(() => store.subscribe((st) => void (st.userSelectionRect && (box.current = st.userSelectionRect))), [store]);
+  const onSelectionEnd = useCallback(() => {
+    const b = box.current;
+    box.current = null;
+    if (!b) return;
+    const [tx, ty, zoom] = store.getState().transform;
+    const r = layerRows.current;
+    const culled = inBox({ notes: [...r.notes.values()].filter((n) => !r.dom.has(n.id)), frames: [...r.frames.values()].filter((f) => !r.dom.has(f.id)), connectors: client.getSnapshot().connectors.values() }, { x: (b.x - tx) / zoom, y: (b.y - ty) / zoom, w: b.width / zoom, h: b.height / zoom });
+    if (culled.length) editor.setSelection([...editor.getSnapshot().selected, ...culled]);
+  }, [store, editor, client]);
   // The full editor: a note deleted (by someone else) while it is open stays
   // in the editor, as last seen: what was typed is not lost, and Save brings it back.
   const full = editing?.mode === 'full' ? editing : null;
@@ -463,7 +553,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
 
   return (
     <EditorContext.Provider value={editor}>
-    <div className={`canvas detail-${detail}${s.tool === 'note' ? ' tool-note' : ''}`} ref={wrapper} onPointerMove={onPointerMove}>
+    <div className={`canvas detail-${detail}${s.tool === 'note' ? ' tool-note' : ''}`} ref={wrapper} onPointerMove={onPointerMove} onDoubleClick={onDoubleClick}>
       <ToolBar
         tools={tools}
         status={
@@ -488,6 +578,7 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           connectionMode={ConnectionMode.Loose}
           onNodeDragStop={onNodeDragStop}
           onPaneClick={onPaneClick}
+          onSelectionEnd={onSelectionEnd}
           nodesDraggable={canEdit}
           nodesConnectable={canEdit}
           elementsSelectable
@@ -498,12 +589,13 @@ function CanvasInner({ client, notes, canEdit, onAnnounce, onNoteHistory, start,
           onlyRenderVisibleElements
           minZoom={MIN_ZOOM}
           defaultViewport={start}
-          maxZoom={4}
+          maxZoom={MAX_ZOOM}
           zoomOnDoubleClick={false}
           aria-label="Board canvas"
         >
-          <Background gap={24} />
-          <ZoomControls />
+          {/* The layer draws the dots too (xyflow's Background re-rastered the screen on every frame of a pan). */}
+          <CanvasLayer scene={scene} />
+          <ZoomControls onFit={onFit} />
           {/* The minimap draws every note again (an SVG rect each): past a few
               hundred notes it costs more than it shows. */}
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeColor={minimapStroke} nodeClassName={minimapClass} ariaLabel="Mini map" />}
