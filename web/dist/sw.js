@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '9214a8e7e5653f26';
-const FILES = ["assets/AiErrorText-PthYI2Wt.js","assets/Analyse-YVWEdAC9.js","assets/CanvasImportDialog-Di7yqLSM.js","assets/ChatPanel-5LLl6-Fr.js","assets/ChatPanel-Bae7mnjI.css","assets/ExportDialog-0ipyPw88.js","assets/HistoryPanel-DpHOAuN-.js","assets/ImportDialog-3cau44yN.js","assets/NoteAssist-B3VH62wp.js","assets/NoteHints-2TrJxsjy.js","assets/SlashMenu-Dp7I-lHm.js","assets/SnapshotsPanel-Cr6TKmdJ.js","assets/TrackerGenerate-DAZ14j22.js","assets/ai-CzjBwXyE.js","assets/api-B2iOLksZ.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-BMjysWDV.js","assets/importgen-Dn2DlGcc.css","assets/index-BV9E1nWr.css","assets/index-CoZ8DPhT.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-DimVnMKV.js"];
+const VERSION = '4716770c44a1eebd';
+const FILES = ["assets/AiErrorText-BejLo7kj.js","assets/Analyse-DeOtaZtj.js","assets/CanvasImportDialog-D9ZcpMwo.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-D2FbaN-X.js","assets/ExportDialog-CMTv3dac.js","assets/HistoryPanel-CcVeYj4-.js","assets/ImportDialog-DM_E9Dfg.js","assets/NoteAssist-SobLxFu7.js","assets/NoteHints-FeRFDiw-.js","assets/SlashMenu-Dm-4Ah_Y.js","assets/SnapshotsPanel-CbM9n4gO.js","assets/TrackerGenerate-CtXhBDgm.js","assets/ai-D8en7buA.js","assets/api-C3eB7gWK.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-D8W1horF.js","assets/importgen-Dn2DlGcc.css","assets/index-CysqX6qt.css","assets/index-Dkv6-jkz.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-C904GJqG.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
