@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"corkboard/transport/livewire"
 )
 
 // Several nodes (docs/scale-out.md). A board may have a room on every node
@@ -52,12 +54,12 @@ type Note struct {
 	Kind NoteKind
 	// Node is the node the connection is on (set by the receiving hub).
 	Node     string
-	Presence Presence
+	Presence livewire.Presence
 	X, Y     float64
 	// NoteID is the note of a NoteEditing.
 	NoteID string
 	// Event is the event of a NoteEvent.
-	Event Event
+	Event livewire.Event
 }
 
 // MaxRemotePresence bounds the connections of other nodes a room keeps
@@ -66,13 +68,13 @@ type Note struct {
 const MaxRemotePresence = 10_000
 
 type remotePresence struct {
-	Presence // with Editing, for the hello's list
-	node     string
+	livewire.Presence // with Editing, for the hello's list
+	node              string
 }
 
 // presence is p as join, leave and pointer messages carry it: without the
 // note it is editing.
-func (p remotePresence) presence() Presence {
+func (p remotePresence) presence() livewire.Presence {
 	q := p.Presence
 	q.Editing = ""
 	return q
@@ -195,7 +197,7 @@ func (r *Room) finishCatchUp(c *commit) int64 {
 		return 0
 	}
 	if len(r.subs) > 0 {
-		if b, err := EncodeChanges(ch, c.base, ""); err == nil {
+		if b, err := livewire.EncodeChanges(ch, c.base, ""); err == nil {
 			r.broadcast(NewChangesMessage(b, ch.ServerVersion), nil)
 		} else {
 			r.log.Error("encode catch-up; subscribers will see a gap and pull", slog.Any("err", err))
@@ -210,13 +212,13 @@ func (r *Room) finishCatchUp(c *commit) int64 {
 func (r *Room) Remote(n Note) {
 	if n.Kind == NoteEvent {
 		r.onLoop(func() {
-			r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: []Event{n.Event}}), nil)
+			r.broadcast(mustEncode(livewire.EventsMessage{Type: livewire.TypeEvents, Events: []livewire.Event{n.Event}}), nil)
 		})
 		return
 	}
 	r.onLoop(func() {
 		id := n.Presence.ID
-		p := Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
+		p := livewire.Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
 		if r.remote == nil {
 			r.remote = map[string]remotePresence{}
 		}
@@ -228,24 +230,24 @@ func (r *Room) Remote(n Note) {
 					return
 				}
 				r.remote[id] = remotePresence{Presence: p, node: n.Node}
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: p}), nil)
 			}
 			if n.Kind == NotePointer {
-				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
+				r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
 			}
 		case NoteEditing:
 			if !known {
 				if len(r.remote) >= MaxRemotePresence {
 					return
 				}
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: p}), nil)
 			}
-			r.remote[id] = remotePresence{Presence: Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
-			r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
+			r.remote[id] = remotePresence{Presence: livewire.Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
+			r.broadcast(mustEncode(livewire.EditingMessage{Type: livewire.TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
 		case NoteLeave:
 			if known {
 				delete(r.remote, id)
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: p}), nil)
 			}
 		}
 	})
@@ -258,7 +260,7 @@ func (r *Room) ForgetNode(node string) {
 		for id, p := range r.remote {
 			if p.node == node {
 				delete(r.remote, id)
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.presence()}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: p.presence()}), nil)
 			}
 		}
 	})
@@ -286,14 +288,14 @@ func (r *Room) relay(n Note) {
 
 // remotePresent lists the connections on other nodes, by ID. Called by
 // the loop.
-func (r *Room) remotePresent() []Presence {
+func (r *Room) remotePresent() []livewire.Presence {
 	if len(r.remote) == 0 {
 		return nil
 	}
-	out := make([]Presence, 0, len(r.remote))
+	out := make([]livewire.Presence, 0, len(r.remote))
 	for _, p := range r.remote {
 		out = append(out, p.Presence)
 	}
-	slices.SortFunc(out, func(a, b Presence) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b livewire.Presence) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }

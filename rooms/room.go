@@ -7,7 +7,7 @@
 // message to the subscribers' Sinks, which never wait for the peer (the live
 // transport writes to the socket when it can take the message at once and
 // queues it otherwise); a subscriber whose queue is full is dropped with
-// CloseResync. Fan-out is a hint, not the truth: a client that
+// livewire.CloseResync. Fan-out is a hint, not the truth: a client that
 // sees a gap in versions pulls ChangesSince from the store.
 package rooms
 
@@ -24,6 +24,7 @@ import (
 	"corkboard/board"
 	"corkboard/persist"
 	"corkboard/ratelimit"
+	"corkboard/transport/livewire"
 )
 
 // ErrClosed is returned by a room that has stopped (idle or closed) before
@@ -106,7 +107,7 @@ type PullResult struct {
 // version after which every change reaches its queue, and who else is here.
 type Welcome struct {
 	ServerVersion int64
-	Present       []Presence
+	Present       []livewire.Presence
 }
 
 type pushReply struct {
@@ -446,7 +447,7 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 	return s, <-req.reply, nil
 }
 
-// Kick drops every subscriber of email with CloseForbidden (its access was
+// Kick drops every subscriber of email with livewire.CloseForbidden (its access was
 // withdrawn).
 func (r *Room) Kick(email, reason string) {
 	select {
@@ -504,7 +505,7 @@ func (r *Room) StopIfIdle(cutoff time.Time) bool {
 
 // Close stops the room: the push being committed finishes and is fanned
 // out, pushes still queued fail with EUNAVAILABLE, every subscriber is
-// dropped with CloseGoingAway and every waiter is answered with
+// dropped with livewire.CloseGoingAway and every waiter is answered with
 // WaitClosed. It waits for the room's goroutine or ctx. Calling it twice
 // is safe.
 func (r *Room) Close(ctx context.Context) error {
@@ -582,7 +583,7 @@ func (r *Room) sendPointer(req pointerReq) {
 	if !r.has(req.sub) {
 		return
 	}
-	r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
+	r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
 	r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
 }
 
@@ -593,7 +594,7 @@ func (r *Room) sendEditing(req editReq) {
 		return
 	}
 	req.sub.editing = req.noteID
-	r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
+	r.broadcast(mustEncode(livewire.EditingMessage{Type: livewire.TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
 	r.relay(Note{Kind: NoteEditing, Presence: req.sub.presence(), NoteID: req.noteID})
 }
 
@@ -601,7 +602,7 @@ func (r *Room) sendEditing(req editReq) {
 func (r *Room) kick(req kickReq) {
 	for _, s := range slices.Clone(r.subs) { // remove reorders r.subs
 		if s.email == req.email {
-			r.remove(s, CloseForbidden, req.reason)
+			r.remove(s, livewire.CloseForbidden, req.reason)
 		}
 	}
 	r.kickWaiters(req.email)
@@ -621,7 +622,7 @@ func (r *Room) stopIfIdle(req idleReq) bool {
 
 // shutdown finishes the commit in flight, fails queued pushes, answers
 // every waiter with WaitClosed and drops every subscriber with
-// CloseGoingAway.
+// livewire.CloseGoingAway.
 func (r *Room) shutdown() {
 	if r.committing {
 		r.finishCommit(<-r.commitC)
@@ -636,7 +637,7 @@ func (r *Room) shutdown() {
 	r.stopFanOut()
 	for _, s := range r.subs {
 		s.pos = -1
-		s.close(CloseGoingAway, "server shutting down")
+		s.close(livewire.CloseGoingAway, "server shutting down")
 	}
 	r.subs = nil
 	r.subCount.Store(0)
@@ -766,7 +767,7 @@ func (r *Room) answerPush(c *commit, i int, req *pushReq) int64 {
 	if req.origin != nil && r.has(req.origin) {
 		// The ack goes through the pusher's queue so that it arrives in
 		// version order with the changes of others.
-		r.deliver(req.origin, mustEncode(Ack{Type: TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
+		r.deliver(req.origin, mustEncode(livewire.Ack{Type: livewire.TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
 	}
 	req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
 	return own
@@ -822,7 +823,7 @@ func (r *Room) sendEvents(events []persist.MergeEvent, sent bool) {
 		return
 	}
 	if !sent {
-		r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: evs}), nil)
+		r.broadcast(mustEncode(livewire.EventsMessage{Type: livewire.TypeEvents, Events: evs}), nil)
 	}
 	for _, e := range evs {
 		r.relay(Note{Kind: NoteEvent, Event: e})
@@ -833,7 +834,7 @@ func (r *Room) sendEvents(events []persist.MergeEvent, sent bool) {
 func (r *Room) join(req joinReq) {
 	present := slices.Clone(r.subs)
 	slices.SortFunc(present, func(a, b *Subscriber) int { return cmp.Compare(a.seq, b.seq) })
-	w := Welcome{ServerVersion: r.version.Load(), Present: make([]Presence, len(present))}
+	w := Welcome{ServerVersion: r.version.Load(), Present: make([]livewire.Presence, len(present))}
 	for i, s := range present {
 		w.Present[i] = s.presence()
 		w.Present[i].Editing = s.editing
@@ -846,7 +847,7 @@ func (r *Room) join(req joinReq) {
 	r.subs = append(r.subs, req.sub)
 	r.subCount.Store(int32(len(r.subs)))
 	req.reply <- w
-	r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: req.sub.presence()}), req.sub)
+	r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: req.sub.presence()}), req.sub)
 	if first {
 		// Who is here on other nodes: their rooms answer with joins.
 		r.relay(Note{Kind: NoteWho})
@@ -869,7 +870,7 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 	if code != 0 {
 		s.close(code, reason)
 	}
-	r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: s.presence()}), nil)
+	r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: s.presence()}), nil)
 	r.relay(Note{Kind: NoteLeave, Presence: s.presence()})
 }
 
@@ -992,7 +993,7 @@ func (r *Room) flushDropped() {
 		if s := r.dropped[i]; r.has(s) {
 			r.log.Info("subscriber dropped: queue full", slog.String("conn", s.id), slog.String("email", s.email))
 			r.opts.Observer.SubscriberDropped()
-			r.remove(s, CloseResync, "resync: pull and reconnect")
+			r.remove(s, livewire.CloseResync, "resync: pull and reconnect")
 		}
 	}
 	clear(r.dropped)

@@ -10,6 +10,7 @@ import (
 	"corkboard/board"
 	"corkboard/persist"
 	"corkboard/ratelimit"
+	"corkboard/transport/livewire"
 )
 
 // Subscriber is one live connection in a room. The room hands its messages
@@ -56,8 +57,8 @@ func (s *Subscriber) Color() string { return s.color }
 // Room returns the subscriber's room.
 func (s *Subscriber) Room() *Room { return s.room }
 
-func (s *Subscriber) presence() Presence {
-	return Presence{ID: s.id, Email: s.email, Color: s.color}
+func (s *Subscriber) presence() livewire.Presence {
+	return livewire.Presence{ID: s.id, Email: s.email, Color: s.color}
 }
 
 // Editing tells the others that the connection opened the editor of note
@@ -111,12 +112,12 @@ func (s *Subscriber) Drop(code int, reason string) { s.close(code, reason) }
 
 // Enqueue sends a message of the connection's own (an error answer) through
 // its sink without waiting. When the sink is full the subscriber is closed
-// with CloseResync and Enqueue reports false.
+// with livewire.CloseResync and Enqueue reports false.
 func (s *Subscriber) Enqueue(msg *Message) bool {
 	if s.sink.Send(msg) {
 		return true
 	}
-	s.close(CloseResync, "resync: pull and reconnect")
+	s.close(livewire.CloseResync, "resync: pull and reconnect")
 	return false
 }
 
@@ -219,7 +220,7 @@ func (s *Subscriber) sendPointer(x, y float64) {
 }
 
 // Leave takes the subscriber out of its room and returns once the others
-// have been told; it closes the subscriber with CloseNormal if it was not
+// have been told; it closes the subscriber with livewire.CloseNormal if it was not
 // closed already. The connection
 // calls it when it ends. Calling it twice is safe.
 func (s *Subscriber) Leave() {
@@ -240,7 +241,7 @@ func (s *Subscriber) Leave() {
 		<-req.done // the loop answers at once
 	case <-s.room.done:
 	}
-	s.close(CloseNormal, "")
+	s.close(livewire.CloseNormal, "")
 	if s.onLeave != nil {
 		s.onLeave()
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"corkboard/persist"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // Pulls and live catch-ups are streamed (docs/sync.md, "Large reads"): the
@@ -238,10 +238,10 @@ func httpSender(w http.ResponseWriter) func(p []byte, final bool) error {
 // catchUp streams a live connection's catch-up (liveConn.open): hello
 // first, once the catch-up's version is known and its bytes are about to
 // leave, then the changes message, fragmented when it is larger than
-// largeReadBuffer. The payload is exactly what rooms.EncodeChanges gives.
+// largeReadBuffer. The payload is exactly what livewire.EncodeChanges gives.
 type catchUp struct {
 	lc      *liveConn
-	hello   *rooms.Hello
+	hello   *livewire.Hello
 	out     heldAnswer
 	enc     *changesEncoder
 	version int64
