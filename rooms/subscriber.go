@@ -69,7 +69,7 @@ func (s *Subscriber) Editing(noteID string) error {
 		return board.FieldErrorf("noteId", "noteId must be at most %d characters.", board.MaxIDLen)
 	}
 	select {
-	case s.room.editC <- editReq{sub: s, noteID: noteID}:
+	case s.room.reqC <- editReq{sub: s, noteID: noteID}:
 	case <-s.room.done:
 	case <-s.done:
 	}
@@ -213,7 +213,7 @@ func (s *Subscriber) flushPointer() {
 // sendPointer hands a position to the room; called with s.mu held.
 func (s *Subscriber) sendPointer(x, y float64) {
 	select {
-	case s.room.pointerC <- pointerReq{sub: s, x: x, y: y}:
+	case s.room.reqC <- pointerReq{sub: s, x: x, y: y}:
 	case <-s.room.done:
 	case <-s.done:
 	}
@@ -235,9 +235,9 @@ func (s *Subscriber) Leave() {
 	if already {
 		return
 	}
-	req := leaveReq{sub: s, done: make(chan struct{})}
+	req := &leaveReq{sub: s, done: make(chan struct{})}
 	select {
-	case s.room.leaveC <- req:
+	case s.room.reqC <- req:
 		<-req.done // the loop answers at once
 	case <-s.room.done:
 	}
