@@ -17,7 +17,9 @@ import (
 // too: the room learns of their versions from notes and from the store,
 // catches up by reading the store, and tells them of its own commits.
 //
-// Every method but bridge is called by the room's loop.
+// shared answers the same for a room's whole life and is called from any
+// goroutine; bridge is called in the commit goroutine; the others by the
+// room's loop, which owns what they touch.
 type peers interface {
 	// shared reports whether other nodes commit to the board too: the
 	// room's version may then be behind the store's, so a pull or wait
