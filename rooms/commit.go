@@ -12,10 +12,11 @@ import (
 )
 
 // Commits: the room applies queued pushes through the store, one batch at
-// a time, and fans each applied push out in version order. This is all a
-// room does on one node; peers (peers.go) adds what other nodes' commits
+// a time, and fans each applied push out in version order. On one node
+// that is the whole story; peers (peers.go) adds what other nodes' commits
 // to the same board need: a catch-up when this room falls behind, and a
-// bridge when another node committed in the middle of a batch.
+// bridge when another node committed between this room's version and a
+// batch.
 
 type pushReply struct {
 	version  int64
