@@ -357,7 +357,7 @@ func (h *Hub) subscribe(ctx context.Context, boardID string, m rooms.Member) (*r
 }
 
 // Kick closes every live connection of email on the board with
-// rooms.CloseForbidden and ends their long polls with rooms.WaitKicked, on
+// livewire.CloseForbidden and ends their long polls with rooms.WaitKicked, on
 // this node and (through the bus) on the others; call it when an invitee
 // is removed.
 func (h *Hub) Kick(boardID, email string) {
@@ -482,7 +482,7 @@ func (h *Hub) runJanitor() {
 
 // Close stops the janitor and every room (pushes being committed finish,
 // queued ones fail with EUNAVAILABLE, subscribers are dropped with
-// rooms.CloseGoingAway, long polls are answered with rooms.WaitClosed),
+// livewire.CloseGoingAway, long polls are answered with rooms.WaitClosed),
 // then waits until every live connection has left, or until ctx ends.
 // Later calls answer EUNAVAILABLE. Calling it twice is safe.
 func (h *Hub) Close(ctx context.Context) error {

@@ -13,8 +13,8 @@ import (
 	"corkboard/persist"
 	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
-	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
+	"corkboard/transport/livewire"
 )
 
 const waitFor = 10 * time.Second
@@ -108,8 +108,8 @@ func TestKick(t *testing.T) {
 	stay, _, _ := h.Subscribe(ctx, "b1", "S", "stay@example.com", roomstest.NewQueue(256))
 	h.Kick("b1", "gone@example.com")
 	h.Kick("nope", "gone@example.com") // no room: nothing happens
-	if code, _ := gone.CloseStatus(); code != rooms.CloseForbidden {
-		t.Fatalf("kicked with %d, want %d", code, rooms.CloseForbidden)
+	if code, _ := gone.CloseStatus(); code != livewire.CloseForbidden {
+		t.Fatalf("kicked with %d, want %d", code, livewire.CloseForbidden)
 	}
 	select {
 	case <-stay.Done():
@@ -133,8 +133,8 @@ func TestCloseSaysGoingAwayAndWaitsForConnections(t *testing.T) {
 		defer cancel()
 		closed <- h.Close(cctx)
 	}()
-	if code, _ := s.CloseStatus(); code != rooms.CloseGoingAway {
-		t.Fatalf("closed with %d, want %d", code, rooms.CloseGoingAway)
+	if code, _ := s.CloseStatus(); code != livewire.CloseGoingAway {
+		t.Fatalf("closed with %d, want %d", code, livewire.CloseGoingAway)
 	}
 	select {
 	case err := <-closed:

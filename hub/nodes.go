@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // Several nodes on one store (docs/scale-out.md). The hub is each node's
@@ -384,7 +385,7 @@ func (n *nodes) apply(from string, nt note) {
 		}
 	case kindJoin, kindLeave, kindPointer, kindEditing:
 		if r := n.h.existing(nt.Board); r != nil {
-			r.Remote(rooms.Note{Kind: noteKinds[nt.K], Node: from, Presence: rooms.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
+			r.Remote(rooms.Note{Kind: noteKinds[nt.K], Node: from, Presence: livewire.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
 		}
 	case kindEvent, kindWho:
 		n.applyToWatchedRoom(from, nt)
@@ -411,7 +412,7 @@ func (n *nodes) applyToWatchedRoom(from string, nt note) {
 		r.Reannounce()
 		return
 	}
-	r.Remote(rooms.Note{Kind: rooms.NoteEvent, Node: from, Event: rooms.Event{Kind: nt.Kind, Table: nt.Table, ID: nt.Row, Version: nt.V, LogKey: nt.Key}})
+	r.Remote(rooms.Note{Kind: rooms.NoteEvent, Node: from, Event: livewire.Event{Kind: nt.Kind, Table: nt.Table, ID: nt.Row, Version: nt.V, LogKey: nt.Key}})
 }
 
 // askWho asks the other nodes who is connected to every board with live

@@ -16,6 +16,7 @@ import (
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
+	"corkboard/transport/livewire"
 )
 
 // cluster is several hubs (nodes) on one store instance, joined by a
@@ -60,15 +61,15 @@ func startCluster(tb testing.TB, store persist.SyncStore, c *persisttest.Clock, 
 
 // liveMsg is what a test looks at in a live message.
 type liveMsg struct {
-	Type          string        `json:"type"`
-	ID            string        `json:"id"`
-	Since         int64         `json:"since"`
-	ServerVersion int64         `json:"serverVersion"`
-	Reset         bool          `json:"reset"`
-	X             float64       `json:"x"`
-	Y             float64       `json:"y"`
-	NoteID        string        `json:"noteId"`
-	Events        []rooms.Event `json:"events"`
+	Type          string           `json:"type"`
+	ID            string           `json:"id"`
+	Since         int64            `json:"since"`
+	ServerVersion int64            `json:"serverVersion"`
+	Reset         bool             `json:"reset"`
+	X             float64          `json:"x"`
+	Y             float64          `json:"y"`
+	NoteID        string           `json:"noteId"`
+	Events        []livewire.Event `json:"events"`
 	Notes         []struct {
 		ID string `json:"id"`
 	} `json:"notes"`
@@ -135,7 +136,7 @@ func TestPushesOnBothNodesReachEverySubscriber(t *testing.T) {
 		var v int64
 		seen := map[string]bool{}
 		for v < 2*each {
-			m := next(t, q, rooms.TypeChanges)
+			m := next(t, q, livewire.TypeChanges)
 			if m.Since > v {
 				t.Fatalf("node %d: changes since %d after version %d: a gap", i, m.Since, v)
 			}
@@ -173,7 +174,7 @@ func TestMergeEventsCrossNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := next(t, q, rooms.TypeEvents)
+	m := next(t, q, livewire.TypeEvents)
 	if len(m.Events) != 1 || m.Events[0].Kind != "overlap" || m.Events[0].ID != "n1" || m.Events[0].Version != 2 || m.Events[0].LogKey == "" {
 		t.Fatalf("bob on node B got events %+v, want the overlap with version 2", m.Events)
 	}
@@ -197,7 +198,7 @@ func TestLostNoteRepairedByRecheck(t *testing.T) {
 	lost(t, cl.ends[1])
 	cl.ends[1].SetDeaf(false)
 	cl.hubs[1].Tick(ctx)
-	m := next(t, q, rooms.TypeChanges)
+	m := next(t, q, livewire.TypeChanges)
 	if m.Since != w.ServerVersion || m.ServerVersion != 1 || len(m.Notes) != 1 || m.Notes[0].ID != "n1" {
 		t.Fatalf("after the recheck: %+v, want since %d to version 1 with n1", m, w.ServerVersion)
 	}
@@ -226,7 +227,7 @@ func TestReconnectRechecksEveryBoard(t *testing.T) {
 		lost(t, cl.ends[1])
 	}
 	cl.ends[1].Reconnect()
-	if m := next(t, q, rooms.TypeChanges); m.ServerVersion != 1 {
+	if m := next(t, q, livewire.TypeChanges); m.ServerVersion != 1 {
 		t.Fatalf("after the reconnect: %+v, want version 1", m)
 	}
 	r, err := cl.hubs[1].Room(ctx, "b2")
@@ -317,23 +318,23 @@ func TestPresenceCrossesNodes(t *testing.T) {
 	}
 	defer sb.Leave()
 	// Ann is in Bob's welcome, or joins right after it.
-	if !slices.ContainsFunc(wb.Present, func(p rooms.Presence) bool { return p.ID == "ca" }) {
-		if m := next(t, qb, rooms.TypeJoin); m.ID != "ca" {
+	if !slices.ContainsFunc(wb.Present, func(p livewire.Presence) bool { return p.ID == "ca" }) {
+		if m := next(t, qb, livewire.TypeJoin); m.ID != "ca" {
 			t.Fatalf("bob saw %+v join, want ca", m)
 		}
 	}
-	if m := next(t, qa, rooms.TypeJoin); m.ID != "cb" {
+	if m := next(t, qa, livewire.TypeJoin); m.ID != "cb" {
 		t.Fatalf("ann saw %+v join, want cb", m)
 	}
 	if err := sa.Pointer(12.5, -3); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, rooms.TypePointer, rooms.TypeLeave); m.Type != rooms.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
+	if m := next(t, qb, livewire.TypePointer, livewire.TypeLeave); m.Type != livewire.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
 		t.Fatalf("bob saw %+v, want ann's pointer at 12.5,-3", m)
 	}
 	checkEditingCrosses(t, cl, sa, qb)
 	sa.Leave()
-	if m := next(t, qb, rooms.TypeLeave, rooms.TypeJoin); m.Type != rooms.TypeLeave || m.ID != "ca" {
+	if m := next(t, qb, livewire.TypeLeave, livewire.TypeJoin); m.Type != livewire.TypeLeave || m.ID != "ca" {
 		t.Fatalf("bob saw %+v, want ann leave", m)
 	}
 	checkSilentNodeLeaves(t, cl, qb)
@@ -348,21 +349,21 @@ func checkEditingCrosses(t *testing.T, cl *cluster, sa *rooms.Subscriber, qb *ro
 	if err := sa.Editing("n7"); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, rooms.TypeEditing, rooms.TypeLeave); m.Type != rooms.TypeEditing || m.ID != "ca" || m.NoteID != "n7" {
+	if m := next(t, qb, livewire.TypeEditing, livewire.TypeLeave); m.Type != livewire.TypeEditing || m.ID != "ca" || m.NoteID != "n7" {
 		t.Fatalf("bob saw %+v, want ann editing n7", m)
 	}
 	sd, wd, err := cl.hubs[1].Subscribe(ctx, "b1", "cd", "dan@example.com", roomstest.NewQueue(256))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := slices.IndexFunc(wd.Present, func(p rooms.Presence) bool { return p.ID == "ca" }); i < 0 || wd.Present[i].Editing != "n7" {
+	if i := slices.IndexFunc(wd.Present, func(p livewire.Presence) bool { return p.ID == "ca" }); i < 0 || wd.Present[i].Editing != "n7" {
 		t.Fatalf("dan's hello on node B lists %+v, want ann editing n7", wd.Present)
 	}
 	sd.Leave()
-	if m := next(t, qb, rooms.TypeJoin); m.ID != "cd" {
+	if m := next(t, qb, livewire.TypeJoin); m.ID != "cd" {
 		t.Fatalf("bob saw %+v join, want dan", m)
 	}
-	if m := next(t, qb, rooms.TypeLeave); m.ID != "cd" {
+	if m := next(t, qb, livewire.TypeLeave); m.ID != "cd" {
 		t.Fatalf("bob saw %+v leave, want dan", m)
 	}
 }
@@ -378,19 +379,19 @@ func checkSilentNodeLeaves(t *testing.T, cl *cluster, qb *roomstest.Queue) {
 		t.Fatal(err)
 	}
 	defer sc.Leave()
-	if m := next(t, qb, rooms.TypeJoin); m.ID != "cc" {
+	if m := next(t, qb, livewire.TypeJoin); m.ID != "cc" {
 		t.Fatalf("bob saw %+v join, want cc", m)
 	}
 	for range 5 {
 		cl.hubs[1].Tick(ctx)
 	}
-	if m := next(t, qb, rooms.TypeLeave); m.ID != "cc" {
+	if m := next(t, qb, livewire.TypeLeave); m.ID != "cc" {
 		t.Fatalf("bob saw %+v leave, want cc", m)
 	}
 	// A speaks again (a stopped process resumed): the first note B hears
 	// from it makes B ask who is there, and Carl is back.
 	cl.hubs[0].Tick(ctx)
-	if m := next(t, qb, rooms.TypeJoin); m.ID != "cc" {
+	if m := next(t, qb, livewire.TypeJoin); m.ID != "cc" {
 		t.Fatalf("bob saw %+v join, want cc back", m)
 	}
 }
@@ -410,7 +411,7 @@ func TestNodeGoodbye(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, rooms.TypeJoin); m.ID != "ca" {
+	if m := next(t, qb, livewire.TypeJoin); m.ID != "ca" {
 		t.Fatalf("bob saw %+v join, want ca", m)
 	}
 	go func() { <-sa.Done(); sa.Leave() }()
@@ -419,7 +420,7 @@ func TestNodeGoodbye(t *testing.T) {
 	if err := cl.hubs[0].Close(c); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, rooms.TypeLeave); m.ID != "ca" {
+	if m := next(t, qb, livewire.TypeLeave); m.ID != "ca" {
 		t.Fatalf("bob saw %+v leave, want ca", m)
 	}
 }
@@ -442,8 +443,8 @@ func TestKickCrossesNodes(t *testing.T) {
 	cl.hubs[0].Kick("b1", "guest@example.com")
 	select {
 	case <-s.Done():
-		if code, _ := s.CloseStatus(); code != rooms.CloseForbidden {
-			t.Fatalf("socket closed with %d, want %d", code, rooms.CloseForbidden)
+		if code, _ := s.CloseStatus(); code != livewire.CloseForbidden {
+			t.Fatalf("socket closed with %d, want %d", code, livewire.CloseForbidden)
 		}
 	case <-time.After(waitFor):
 		t.Fatal("the guest's socket on B stayed open")
@@ -569,7 +570,7 @@ func TestRecheckTimerRuns(t *testing.T) {
 	if _, _, err := hubs[0].Push(ctx, "b1", onePush("n1"), ""); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, q, rooms.TypeChanges); m.ServerVersion != 1 {
+	if m := next(t, q, livewire.TypeChanges); m.ServerVersion != 1 {
 		t.Fatalf("got %+v, want version 1", m)
 	}
 }

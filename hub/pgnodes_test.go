@@ -14,6 +14,7 @@ import (
 	"corkboard/persist/postgres/pgtest"
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
+	"corkboard/transport/livewire"
 )
 
 // pgNode is one node on PostgreSQL: its own store (pool), its LISTEN/NOTIFY
@@ -102,7 +103,7 @@ func TestPGNodesFanOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sa.Leave()
-	if m := next(t, qb, rooms.TypeJoin); m.ID != "ca" {
+	if m := next(t, qb, livewire.TypeJoin); m.ID != "ca" {
 		t.Fatalf("B saw %+v join, want ca", m)
 	}
 	for i := range 5 {
@@ -114,7 +115,7 @@ func TestPGNodesFanOut(t *testing.T) {
 	for _, q := range []*roomstest.Queue{qa, qb} {
 		var v int64
 		for v < 5 {
-			m := next(t, q, rooms.TypeChanges)
+			m := next(t, q, livewire.TypeChanges)
 			if m.Since > v || m.ServerVersion <= v {
 				t.Fatalf("changes since %d to %d after version %d", m.Since, m.ServerVersion, v)
 			}
@@ -124,7 +125,7 @@ func TestPGNodesFanOut(t *testing.T) {
 	nodes[0].hub.Kick("b1", "guest@example.com")
 	select {
 	case <-sb.Done():
-		if code, _ := sb.CloseStatus(); code != rooms.CloseForbidden {
+		if code, _ := sb.CloseStatus(); code != livewire.CloseForbidden {
 			t.Fatalf("closed with %d", code)
 		}
 	case <-time.After(waitFor):
@@ -154,14 +155,14 @@ func TestPGListenerReconnects(t *testing.T) {
 	}
 	// Whether its note came before the listener died, or the reconnect's
 	// recheck found it, the change arrives.
-	if m := next(t, qb, rooms.TypeChanges); m.ServerVersion != 1 {
+	if m := next(t, qb, livewire.TypeChanges); m.ServerVersion != 1 {
 		t.Fatalf("got %+v, want version 1", m)
 	}
 	waitUntil(t, "listener reconnected", func() bool { return nodes[1].bus.Connects() >= 2 })
 	if _, _, err := nodes[0].hub.Push(ctx, "b1", onePush("n2"), ""); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, rooms.TypeChanges); m.Since != 1 || m.ServerVersion != 2 {
+	if m := next(t, qb, livewire.TypeChanges); m.Since != 1 || m.ServerVersion != 2 {
 		t.Fatalf("after the reconnect: %+v, want since 1 to version 2", m)
 	}
 }
@@ -193,7 +194,7 @@ func BenchmarkPGFanOut(b *testing.B) {
 		}
 		for j, q := range qs {
 			for {
-				m := next(b, q, rooms.TypeChanges)
+				m := next(b, q, livewire.TypeChanges)
 				if m.ServerVersion >= v {
 					break
 				}

@@ -18,6 +18,7 @@ import (
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
+	"corkboard/transport/livewire"
 )
 
 var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -98,8 +99,8 @@ func TestRoomReports(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("A was not dropped")
 	}
-	if code, _ := a.CloseStatus(); code != rooms.CloseResync {
-		t.Fatalf("A closed with %d, want %d", code, rooms.CloseResync)
+	if code, _ := a.CloseStatus(); code != livewire.CloseResync {
+		t.Fatalf("A closed with %d, want %d", code, livewire.CloseResync)
 	}
 
 	for i := range 3 {

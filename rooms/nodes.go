@@ -2,19 +2,19 @@ package rooms
 
 import (
 	"cmp"
-	"context"
-	"log/slog"
 	"slices"
-	"time"
+
+	"corkboard/transport/livewire"
 )
 
 // Several nodes (docs/scale-out.md). A board may have a room on every node
 // at once; the store hands out versions, so the rooms never disagree on
 // one, but each learns of the others' commits only through notes: the
 // Relay carries what a room tells the others, and the hub hands what they
-// tell it to Advance, Remote, ForgetNode and Reannounce. Notes are hints:
-// a lost one delays a change (until the slow recheck, Advance from the
-// store), never loses it.
+// tell it to Advance (peers.go: the catch-up with their commits), Remote,
+// ForgetNode and Reannounce (here: their connections' presence). Notes are
+// hints: a lost one delays a change (until the slow recheck, Advance from
+// the store), never loses it.
 
 // Relay carries a room's notes to the rooms of the same board on other
 // nodes. Both methods are called from the room's loop and must not wait.
@@ -52,12 +52,12 @@ type Note struct {
 	Kind NoteKind
 	// Node is the node the connection is on (set by the receiving hub).
 	Node     string
-	Presence Presence
+	Presence livewire.Presence
 	X, Y     float64
 	// NoteID is the note of a NoteEditing.
 	NoteID string
 	// Event is the event of a NoteEvent.
-	Event Event
+	Event livewire.Event
 }
 
 // MaxRemotePresence bounds the connections of other nodes a room keeps
@@ -66,143 +66,16 @@ type Note struct {
 const MaxRemotePresence = 10_000
 
 type remotePresence struct {
-	Presence // with Editing, for the hello's list
-	node     string
+	livewire.Presence // with Editing, for the hello's list
+	node              string
 }
 
 // presence is p as join, leave and pointer messages carry it: without the
 // note it is editing.
-func (p remotePresence) presence() Presence {
+func (p remotePresence) presence() livewire.Presence {
 	q := p.Presence
 	q.Editing = ""
 	return q
-}
-
-// shared reports whether other nodes commit to the room's store too (the
-// room has a Relay): its version in memory may then be behind the store's
-// until their note comes, so a pull or long poll that would find nothing
-// new asks the store first (Pull, Wait). On a single node every commit goes
-// through this room, and its version is the truth.
-func (r *Room) shared() bool { return r.opts.Relay != nil }
-
-// storeSaid takes a version read from the store: above the room's, another
-// node committed, and the room catches up.
-func (r *Room) storeSaid(v int64) {
-	if r.shared() && v > r.version.Load() {
-		r.Advance(v)
-	}
-}
-
-// onLoop runs f on the room's loop; false when the room has stopped.
-func (r *Room) onLoop(f func()) bool {
-	select {
-	case r.nodeC <- f:
-		return true
-	case <-r.done:
-		return false
-	}
-}
-
-// Advance tells the room the board is at version v: committed on another
-// node (a note) or read from the store (a recheck, a pull). When v is above the room's version, a room with
-// subscribers reads the changes after its version from the store and fans
-// them out, in order and after anything it sent before, as it does a local
-// commit; a room without subscribers only moves its version (a pull below
-// it asks the store anyway) and answers its long polls.
-func (r *Room) Advance(v int64) {
-	r.onLoop(func() {
-		if v <= r.version.Load() {
-			return
-		}
-		r.target = max(r.target, v)
-		r.startCommit()
-	})
-}
-
-// startCatchUp moves the room to the version other nodes reported: at once
-// without subscribers, through a read of the store with them. Called by
-// the loop when nothing is being committed.
-func (r *Room) startCatchUp() {
-	cur := r.version.Load()
-	if r.target <= cur {
-		return
-	}
-	if len(r.subs) == 0 {
-		r.version.Store(r.target)
-		r.answerWaiters(WaitPassed)
-		return
-	}
-	r.committing = true
-	go func() {
-		// Like a commit: the loop waits for it on shutdown, so it ends.
-		ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
-		defer cancel()
-		c := &commit{base: cur}
-		c.catchUp, c.err = r.store.ChangesSince(ctx, r.id, cur)
-		r.commitC <- c
-	}()
-}
-
-// catchUpTimeout bounds one catch-up read; the next recheck tries again.
-const catchUpTimeout = 30 * time.Second
-
-// bridgeGap is called in the commit goroutine after the store applied a
-// batch: when the batch's first version is not the one after base, another
-// node committed in between, and sending the batch's changes alone would
-// show subscribers a gap. It reads everything after base instead, which
-// the loop sends in place of the batch's messages.
-func (r *Room) bridgeGap(c *commit) {
-	if r.opts.Relay == nil {
-		return
-	}
-	for _, a := range c.applied {
-		if a.Err != nil || a.Changes == nil {
-			continue
-		}
-		if a.Version-1 <= c.base {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
-		defer cancel()
-		ch, err := r.store.ChangesSince(ctx, r.id, c.base)
-		if err != nil {
-			// Sending the batch's own messages would show subscribers a gap:
-			// they are held back, and the room catches up from base once the
-			// store answers again (finishCommit sets the target).
-			r.log.Warn("read changes between nodes' commits; catching up later", slog.Int64("since", c.base), slog.Any("err", err))
-			c.gapped = true
-			return
-		}
-		c.catchUp = ch
-		return
-	}
-}
-
-// finishCatchUp sends a catch-up's changes (since c.base) to every
-// subscriber and moves the version; for a catch-up alone (no pushes) that
-// failed, it gives up until the next recheck. It returns 0 (no version of
-// this node's own to announce). Called by the loop.
-func (r *Room) finishCatchUp(c *commit) int64 {
-	if c.catchUp == nil {
-		if c.err != nil && len(c.reqs) == 0 {
-			r.log.Warn("catch up with other nodes' commits", slog.Any("err", c.err))
-			r.target = r.version.Load()
-		}
-		return 0
-	}
-	ch := c.catchUp
-	if ch.ServerVersion <= r.version.Load() {
-		return 0
-	}
-	if len(r.subs) > 0 {
-		if b, err := EncodeChanges(ch, c.base, ""); err == nil {
-			r.broadcast(NewChangesMessage(b, ch.ServerVersion), nil)
-		} else {
-			r.log.Error("encode catch-up; subscribers will see a gap and pull", slog.Any("err", err))
-		}
-	}
-	r.version.Store(ch.ServerVersion)
-	return 0
 }
 
 // Remote takes a presence note from another node: the room's subscribers
@@ -210,13 +83,13 @@ func (r *Room) finishCatchUp(c *commit) int64 {
 func (r *Room) Remote(n Note) {
 	if n.Kind == NoteEvent {
 		r.onLoop(func() {
-			r.broadcast(mustEncode(EventsMessage{Type: TypeEvents, Events: []Event{n.Event}}), nil)
+			r.broadcast(mustEncode(livewire.EventsMessage{Type: livewire.TypeEvents, Events: []livewire.Event{n.Event}}), nil)
 		})
 		return
 	}
 	r.onLoop(func() {
 		id := n.Presence.ID
-		p := Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
+		p := livewire.Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
 		if r.remote == nil {
 			r.remote = map[string]remotePresence{}
 		}
@@ -228,24 +101,24 @@ func (r *Room) Remote(n Note) {
 					return
 				}
 				r.remote[id] = remotePresence{Presence: p, node: n.Node}
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: p}), nil)
 			}
 			if n.Kind == NotePointer {
-				r.broadcast(mustEncode(PointerMessage{Type: TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
+				r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
 			}
 		case NoteEditing:
 			if !known {
 				if len(r.remote) >= MaxRemotePresence {
 					return
 				}
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeJoin, Presence: p}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: p}), nil)
 			}
-			r.remote[id] = remotePresence{Presence: Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
-			r.broadcast(mustEncode(EditingMessage{Type: TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
+			r.remote[id] = remotePresence{Presence: livewire.Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
+			r.broadcast(mustEncode(livewire.EditingMessage{Type: livewire.TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
 		case NoteLeave:
 			if known {
 				delete(r.remote, id)
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: p}), nil)
 			}
 		}
 	})
@@ -258,7 +131,7 @@ func (r *Room) ForgetNode(node string) {
 		for id, p := range r.remote {
 			if p.node == node {
 				delete(r.remote, id)
-				r.broadcast(mustEncode(PresenceMessage{Type: TypeLeave, Presence: p.presence()}), nil)
+				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: p.presence()}), nil)
 			}
 		}
 	})
@@ -286,14 +159,14 @@ func (r *Room) relay(n Note) {
 
 // remotePresent lists the connections on other nodes, by ID. Called by
 // the loop.
-func (r *Room) remotePresent() []Presence {
+func (r *Room) remotePresent() []livewire.Presence {
 	if len(r.remote) == 0 {
 		return nil
 	}
-	out := make([]Presence, 0, len(r.remote))
+	out := make([]livewire.Presence, 0, len(r.remote))
 	for _, p := range r.remote {
 		out = append(out, p.Presence)
 	}
-	slices.SortFunc(out, func(a, b Presence) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b livewire.Presence) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"corkboard/persist"
 	"corkboard/persist/bolt"
 	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // nopRelay is a node bus that carries nothing: the room behaves as one of
@@ -57,7 +58,7 @@ func TestGapBetweenNodesIsNeverSent(t *testing.T) {
 	if err != nil || v != 3 {
 		t.Fatalf("push: v=%d err=%v, want 3", v, err)
 	}
-	m := nextOf(t, sub, rooms.TypeChanges)
+	m := nextOf(t, sub, livewire.TypeChanges)
 	if m.Since != 1 || m.ServerVersion != 3 {
 		t.Fatalf("subscriber at 1 got changes since %d to %d, want since 1 to 3", m.Since, m.ServerVersion)
 	}
@@ -72,7 +73,7 @@ func TestGapBetweenNodesIsNeverSent(t *testing.T) {
 	if v, _, err := r.Push(context.Background(), onePush("n4", "next"), ""); err != nil || v != 4 {
 		t.Fatalf("next push: v=%d err=%v, want 4", v, err)
 	}
-	if m := nextOf(t, sub, rooms.TypeChanges); m.Since != 3 || m.ServerVersion != 4 {
+	if m := nextOf(t, sub, livewire.TypeChanges); m.Since != 3 || m.ServerVersion != 4 {
 		t.Fatalf("next changes since %d to %d, want 3 to 4", m.Since, m.ServerVersion)
 	}
 }

@@ -21,7 +21,7 @@ type Observer interface {
 	// measured), how long the read took, and its error.
 	Pulled(took time.Duration, fromStore bool, err error)
 	// SubscriberDropped reports a subscriber dropped because its queue was
-	// full (CloseResync, 4008).
+	// full (livewire.CloseResync, 4008).
 	SubscriberDropped()
 	// Merged reports what one store call's merges did (docs/sync.md, "How
 	// a push is merged"): rows merged against their base, rows whose base

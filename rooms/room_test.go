@@ -20,6 +20,7 @@ import (
 	"corkboard/persist/persisttest"
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
+	"corkboard/transport/livewire"
 )
 
 // waitFor bounds every wait on a message; tests wait on channels, never sleep.
@@ -152,7 +153,7 @@ func TestPushFansOutInOrder(t *testing.T) {
 	if wa.ServerVersion != 0 {
 		t.Fatalf("welcome version=%d, want 0", wa.ServerVersion)
 	}
-	if m := next(t, a); m.Type != rooms.TypeJoin || m.ID != "B" {
+	if m := next(t, a); m.Type != livewire.TypeJoin || m.ID != "B" {
 		t.Fatalf("A got %+v, want B's join", m)
 	}
 	for i := 1; i <= 20; i++ {
@@ -164,7 +165,7 @@ func TestPushFansOutInOrder(t *testing.T) {
 	for _, s := range []*rooms.Subscriber{a, b} {
 		for i := 1; i <= 20; i++ {
 			m := next(t, s)
-			if m.Type != rooms.TypeChanges || m.ServerVersion != int64(i) || m.Since != int64(i-1) || m.From != "" {
+			if m.Type != livewire.TypeChanges || m.ServerVersion != int64(i) || m.Since != int64(i-1) || m.From != "" {
 				t.Fatalf("%s message %d = %+v, want changes %d since %d", s.ID(), i, m, i, i-1)
 			}
 			if len(m.Notes) != 1 || m.Notes[0].ID != fmt.Sprintf("n%d", i) || m.Notes[0].Version != int64(i) || m.Board.Version != int64(i) {
@@ -240,7 +241,7 @@ func TestConcurrentPushers(t *testing.T) {
 	// Every subscriber saw every change once, in order, with the same rows.
 	for _, s := range all {
 		for v := int64(1); v <= pushers*each; v++ {
-			m := nextOf(t, s, rooms.TypeChanges)
+			m := nextOf(t, s, livewire.TypeChanges)
 			if m.ServerVersion != v || m.Since != v-1 || len(m.Notes) != 1 || m.Notes[0].ID != versions[v] {
 				t.Fatalf("%s: got change %d since %d with %v, want %d (%s)", s.ID(), m.ServerVersion, m.Since, m.Notes, v, versions[v])
 			}
@@ -253,15 +254,15 @@ func TestPushFromAcksThePusherAndTellsTheOthers(t *testing.T) {
 	r := startRoom(t, openStore(t), rooms.Options{})
 	a, _ := subscribe(t, r, "A", "a@example.com")
 	b, _ := subscribe(t, r, "B", "b@example.com")
-	nextOf(t, a, rooms.TypeJoin)
+	nextOf(t, a, livewire.TypeJoin)
 	v, _, err := a.Push(context.Background(), "m1", onePush("n1", "hello"), "idem-1")
 	if err != nil || v != 1 {
 		t.Fatalf("push: v=%d err=%v", v, err)
 	}
-	if m := next(t, a); m.Type != rooms.TypeAck || m.ID != "m1" || m.ServerVersion != 1 {
+	if m := next(t, a); m.Type != livewire.TypeAck || m.ID != "m1" || m.ServerVersion != 1 {
 		t.Fatalf("pusher got %+v, want ack m1 at 1", m)
 	}
-	if m := next(t, b); m.Type != rooms.TypeChanges || m.From != "A" || m.ServerVersion != 1 || m.Notes[0].Content != "hello" {
+	if m := next(t, b); m.Type != livewire.TypeChanges || m.From != "A" || m.ServerVersion != 1 || m.Notes[0].Content != "hello" {
 		t.Fatalf("other got %+v, want changes from A at 1", m)
 	}
 	// A retry with the same key is acked with the original version and
@@ -269,7 +270,7 @@ func TestPushFromAcksThePusherAndTellsTheOthers(t *testing.T) {
 	if v, replayed, err := a.Push(context.Background(), "m2", onePush("n1", "again"), "idem-1"); v != 1 || !replayed || err != nil {
 		t.Fatalf("retry: v=%d replayed=%v err=%v", v, replayed, err)
 	}
-	if m := next(t, a); m.Type != rooms.TypeAck || m.ID != "m2" || m.ServerVersion != 1 || !m.Replayed {
+	if m := next(t, a); m.Type != livewire.TypeAck || m.ID != "m2" || m.ServerVersion != 1 || !m.Replayed {
 		t.Fatalf("retry ack %+v, want m2 at 1 replayed", m)
 	}
 	noMessage(t, b)
@@ -309,15 +310,15 @@ func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("slow subscriber was not dropped")
 	}
-	if code, reason := slow.CloseStatus(); code != rooms.CloseResync || reason == "" {
-		t.Fatalf("slow closed with %d %q, want %d", code, reason, rooms.CloseResync)
+	if code, reason := slow.CloseStatus(); code != livewire.CloseResync || reason == "" {
+		t.Fatalf("slow closed with %d %q, want %d", code, reason, livewire.CloseResync)
 	}
 	sawLeave := false
 	for v := int64(1); v <= pushes || !sawLeave; {
 		switch m := next(t, fast); {
-		case m.Type == rooms.TypeLeave && m.ID == "slow" && !sawLeave:
+		case m.Type == livewire.TypeLeave && m.ID == "slow" && !sawLeave:
 			sawLeave = true
-		case m.Type == rooms.TypeChanges && m.ServerVersion == v:
+		case m.Type == livewire.TypeChanges && m.ServerVersion == v:
 			v++
 		default:
 			t.Fatalf("fast got %+v, want the change of version %d or slow's leave", m, v)
@@ -533,20 +534,20 @@ func TestPresence(t *testing.T) {
 		t.Fatalf("first subscriber sees %v present, want nobody", wa.Present)
 	}
 	b, wb := subscribe(t, r, "B", "b@example.com")
-	if len(wb.Present) != 1 || wb.Present[0] != (rooms.Presence{ID: "A", Email: "a@example.com", Color: rooms.ColorFor("a@example.com")}) {
+	if len(wb.Present) != 1 || wb.Present[0] != (livewire.Presence{ID: "A", Email: "a@example.com", Color: rooms.ColorFor("a@example.com")}) {
 		t.Fatalf("B sees %+v present, want A", wb.Present)
 	}
-	if m := next(t, a); m.Type != rooms.TypeJoin || m.ID != "B" || m.Email != "b@example.com" || m.Color != b.Color() {
+	if m := next(t, a); m.Type != livewire.TypeJoin || m.ID != "B" || m.Email != "b@example.com" || m.Color != b.Color() {
 		t.Fatalf("A got %+v, want B's join with its colour", m)
 	}
 	checkPointer(t, a, b)
 	b.Leave()
 	b.Leave() // twice is safe
-	if m := next(t, a); m.Type != rooms.TypeLeave || m.ID != "B" {
+	if m := next(t, a); m.Type != livewire.TypeLeave || m.ID != "B" {
 		t.Fatalf("A got %+v, want B's leave", m)
 	}
-	if code, _ := b.CloseStatus(); code != rooms.CloseNormal {
-		t.Fatalf("left subscriber closed with %d, want %d", code, rooms.CloseNormal)
+	if code, _ := b.CloseStatus(); code != livewire.CloseNormal {
+		t.Fatalf("left subscriber closed with %d, want %d", code, livewire.CloseNormal)
 	}
 	if c := rooms.ColorFor("a@example.com"); len(c) != 7 || c[0] != '#' || c != a.Color() {
 		t.Fatalf("ColorFor=%q, want the subscriber's #rrggbb colour", c)
@@ -560,7 +561,7 @@ func checkPointer(t *testing.T, a, b *rooms.Subscriber) {
 	if err := a.Pointer(10, 20); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, b); m.Type != rooms.TypePointer || m.ID != "A" || m.Email != "a@example.com" || m.X != 10 || m.Y != 20 {
+	if m := next(t, b); m.Type != livewire.TypePointer || m.ID != "A" || m.Email != "a@example.com" || m.X != 10 || m.Y != 20 {
 		t.Fatalf("B got %+v, want A's pointer at 10,20", m)
 	}
 	noMessage(t, a) // a pointer does not come back to its sender
@@ -575,11 +576,11 @@ func TestEditing(t *testing.T) {
 	r := startRoom(t, openStore(t), rooms.Options{})
 	a, _ := subscribe(t, r, "A", "a@example.com")
 	b, _ := subscribe(t, r, "B", "b@example.com")
-	nextOf(t, a, rooms.TypeJoin)
+	nextOf(t, a, livewire.TypeJoin)
 	if err := a.Editing("n1"); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, b); m.Type != rooms.TypeEditing || m.ID != "A" || m.Email != "a@example.com" || m.Color != a.Color() || m.NoteID != "n1" {
+	if m := next(t, b); m.Type != livewire.TypeEditing || m.ID != "A" || m.Email != "a@example.com" || m.Color != a.Color() || m.NoteID != "n1" {
 		t.Fatalf("B got %+v, want A editing n1", m)
 	}
 	// The same state again tells nobody; closing the editor does.
@@ -589,11 +590,11 @@ func TestEditing(t *testing.T) {
 	if err := b.Editing("n2"); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, a); m.Type != rooms.TypeEditing || m.ID != "B" || m.NoteID != "n2" {
+	if m := next(t, a); m.Type != livewire.TypeEditing || m.ID != "B" || m.NoteID != "n2" {
 		t.Fatalf("A got %+v, want B editing n2 (and nothing for its own repeat)", m)
 	}
 	_, wc := subscribe(t, r, "C", "c@example.com")
-	want := []rooms.Presence{
+	want := []livewire.Presence{
 		{ID: "A", Email: "a@example.com", Color: a.Color(), Editing: "n1"},
 		{ID: "B", Email: "b@example.com", Color: b.Color(), Editing: "n2"},
 	}
@@ -603,7 +604,7 @@ func TestEditing(t *testing.T) {
 	if err := a.Editing(""); err != nil {
 		t.Fatal(err)
 	}
-	if m := nextOf(t, b, rooms.TypeEditing); m.ID != "A" || m.NoteID != "" {
+	if m := nextOf(t, b, livewire.TypeEditing); m.ID != "A" || m.NoteID != "" {
 		t.Fatalf("B got %+v, want A's editor closed", m)
 	}
 	if err := a.Editing(strings.Repeat("x", board.MaxIDLen+1)); board.ErrorCode(err) != board.EINVALID {
@@ -622,7 +623,7 @@ func TestPointerThrottle(t *testing.T) {
 		r := startRoom(t, openStore(t), rooms.Options{Now: c.Now, PointerInterval: time.Hour})
 		a, _ := subscribe(t, r, "A", "a@example.com")
 		b, _ := subscribe(t, r, "B", "b@example.com")
-		nextOf(t, a, rooms.TypeJoin)
+		nextOf(t, a, livewire.TypeJoin)
 		for i := range 50 {
 			if err := a.Pointer(float64(i), 0); err != nil {
 				t.Fatal(err)
@@ -646,7 +647,7 @@ func TestPointerThrottle(t *testing.T) {
 		r := startRoom(t, openStore(t), rooms.Options{PointerInterval: 20 * time.Millisecond})
 		a, _ := subscribe(t, r, "A", "a@example.com")
 		b, _ := subscribe(t, r, "B", "b@example.com")
-		nextOf(t, a, rooms.TypeJoin)
+		nextOf(t, a, livewire.TypeJoin)
 		for i := range 10 {
 			if err := a.Pointer(float64(i), float64(i)); err != nil {
 				t.Fatal(err)
@@ -656,7 +657,7 @@ func TestPointerThrottle(t *testing.T) {
 		// pointer that stops moving is shown where it stopped.
 		var last msg
 		for last.X != 9 {
-			last = nextOf(t, b, rooms.TypePointer)
+			last = nextOf(t, b, livewire.TypePointer)
 		}
 		if last.Y != 9 {
 			t.Fatalf("last pointer %+v, want 9,9", last)
@@ -671,13 +672,13 @@ func TestKick(t *testing.T) {
 	stay, _ := subscribe(t, r, "S", "stay@example.com")
 	r.Kick("gone@example.com", "removed")
 	for _, s := range []*rooms.Subscriber{gone1, gone2} {
-		if code, _ := s.CloseStatus(); code != rooms.CloseForbidden {
-			t.Fatalf("%s closed with %d, want %d", s.ID(), code, rooms.CloseForbidden)
+		if code, _ := s.CloseStatus(); code != livewire.CloseForbidden {
+			t.Fatalf("%s closed with %d, want %d", s.ID(), code, livewire.CloseForbidden)
 		}
 	}
 	left := map[string]bool{}
 	for len(left) < 2 {
-		m := nextOf(t, stay, rooms.TypeLeave)
+		m := nextOf(t, stay, livewire.TypeLeave)
 		left[m.ID] = true
 	}
 	if !left["G1"] || !left["G2"] {
@@ -702,8 +703,8 @@ func TestCloseDropsEveryoneGoingAway(t *testing.T) {
 	if err := r.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if code, _ := s.CloseStatus(); code != rooms.CloseGoingAway {
-		t.Fatalf("closed with %d, want %d", code, rooms.CloseGoingAway)
+	if code, _ := s.CloseStatus(); code != livewire.CloseGoingAway {
+		t.Fatalf("closed with %d, want %d", code, livewire.CloseGoingAway)
 	}
 	if _, _, err := r.Push(ctx, onePush("n", "x"), ""); !errors.Is(err, rooms.ErrClosed) {
 		t.Fatalf("push after Close: err=%v, want ErrClosed", err)
@@ -944,7 +945,7 @@ func TestSendTo(t *testing.T) {
 		t.Fatal("SendTo(nobody)=true, want false")
 	}
 	for _, s := range []*rooms.Subscriber{a1, a2} {
-		nextOf(t, s, rooms.TypeAccess)
+		nextOf(t, s, livewire.TypeAccess)
 	}
 	// b's next change comes with no access message before it.
 	if _, _, err := r.Push(context.Background(), onePush("n1", "x"), ""); err != nil {
@@ -952,10 +953,10 @@ func TestSendTo(t *testing.T) {
 	}
 	for {
 		m := next(t, b)
-		if m.Type == rooms.TypeAccess {
+		if m.Type == livewire.TypeAccess {
 			t.Fatalf("b got %+v, want no access message", m)
 		}
-		if m.Type == rooms.TypeChanges {
+		if m.Type == livewire.TypeChanges {
 			break
 		}
 	}

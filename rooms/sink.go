@@ -7,7 +7,7 @@ import "sync/atomic"
 // message of the subscriber, in order, and Send must never wait for the
 // peer: it writes at once if the connection can take the message and queues
 // it otherwise. Send reports false when the queue is full; the room then
-// drops the subscriber with CloseResync. The subscriber's connection also
+// drops the subscriber with livewire.CloseResync. The subscriber's connection also
 // calls Send (Subscriber.Enqueue), so Send must be safe for concurrent use.
 type Sink interface {
 	Send(m *Message) bool

@@ -10,6 +10,7 @@ import (
 	"corkboard/board"
 	"corkboard/persist"
 	"corkboard/ratelimit"
+	"corkboard/transport/livewire"
 )
 
 // Subscriber is one live connection in a room. The room hands its messages
@@ -56,8 +57,8 @@ func (s *Subscriber) Color() string { return s.color }
 // Room returns the subscriber's room.
 func (s *Subscriber) Room() *Room { return s.room }
 
-func (s *Subscriber) presence() Presence {
-	return Presence{ID: s.id, Email: s.email, Color: s.color}
+func (s *Subscriber) presence() livewire.Presence {
+	return livewire.Presence{ID: s.id, Email: s.email, Color: s.color}
 }
 
 // Editing tells the others that the connection opened the editor of note
@@ -68,7 +69,7 @@ func (s *Subscriber) Editing(noteID string) error {
 		return board.FieldErrorf("noteId", "noteId must be at most %d characters.", board.MaxIDLen)
 	}
 	select {
-	case s.room.editC <- editReq{sub: s, noteID: noteID}:
+	case s.room.reqC <- editReq{sub: s, noteID: noteID}:
 	case <-s.room.done:
 	case <-s.done:
 	}
@@ -111,12 +112,12 @@ func (s *Subscriber) Drop(code int, reason string) { s.close(code, reason) }
 
 // Enqueue sends a message of the connection's own (an error answer) through
 // its sink without waiting. When the sink is full the subscriber is closed
-// with CloseResync and Enqueue reports false.
+// with livewire.CloseResync and Enqueue reports false.
 func (s *Subscriber) Enqueue(msg *Message) bool {
 	if s.sink.Send(msg) {
 		return true
 	}
-	s.close(CloseResync, "resync: pull and reconnect")
+	s.close(livewire.CloseResync, "resync: pull and reconnect")
 	return false
 }
 
@@ -212,14 +213,14 @@ func (s *Subscriber) flushPointer() {
 // sendPointer hands a position to the room; called with s.mu held.
 func (s *Subscriber) sendPointer(x, y float64) {
 	select {
-	case s.room.pointerC <- pointerReq{sub: s, x: x, y: y}:
+	case s.room.reqC <- pointerReq{sub: s, x: x, y: y}:
 	case <-s.room.done:
 	case <-s.done:
 	}
 }
 
 // Leave takes the subscriber out of its room and returns once the others
-// have been told; it closes the subscriber with CloseNormal if it was not
+// have been told; it closes the subscriber with livewire.CloseNormal if it was not
 // closed already. The connection
 // calls it when it ends. Calling it twice is safe.
 func (s *Subscriber) Leave() {
@@ -234,13 +235,13 @@ func (s *Subscriber) Leave() {
 	if already {
 		return
 	}
-	req := leaveReq{sub: s, done: make(chan struct{})}
+	req := &leaveReq{sub: s, done: make(chan struct{})}
 	select {
-	case s.room.leaveC <- req:
+	case s.room.reqC <- req:
 		<-req.done // the loop answers at once
 	case <-s.room.done:
 	}
-	s.close(CloseNormal, "")
+	s.close(livewire.CloseNormal, "")
 	if s.onLeave != nil {
 		s.onLeave()
 	}

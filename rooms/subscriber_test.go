@@ -7,6 +7,7 @@ import (
 
 	"corkboard/rooms"
 	"corkboard/rooms/roomstest"
+	"corkboard/transport/livewire"
 )
 
 // closingSink is a queue told when its subscriber is closed, as the live
@@ -41,8 +42,8 @@ func TestClosingSinkToldOnce(t *testing.T) {
 	}
 	sink.sub.Store(s)
 	r.Kick("gone@example.com", "removed")
-	if code, _ := s.CloseStatus(); code != rooms.CloseForbidden {
-		t.Fatalf("closed with %d, want %d", code, rooms.CloseForbidden)
+	if code, _ := s.CloseStatus(); code != livewire.CloseForbidden {
+		t.Fatalf("closed with %d, want %d", code, livewire.CloseForbidden)
 	}
 	s.Leave()
 	if got := sink.calls.Load(); got != 1 {

@@ -3,6 +3,7 @@ package rooms_test
 import (
 	"cmp"
 	"context"
+	"corkboard/transport/livewire"
 	"testing"
 
 	"corkboard/board"
@@ -27,7 +28,7 @@ func TestTimerReachesEveryone(t *testing.T) {
 		t.Fatalf("start: v=%d err=%v, want version 1", v, err)
 	}
 	m := next(t, a)
-	if m.Type != rooms.TypeChanges || m.ServerVersion != 1 || m.Board.Timer == nil {
+	if m.Type != livewire.TypeChanges || m.ServerVersion != 1 || m.Board.Timer == nil {
 		t.Fatalf("A got %+v, want changes at 1 with the timer", m)
 	}
 	if got, want := m.Board.Timer.EndsAt, clock.Now().UnixMilli()+300_000; got != want || m.Board.Timer.State != "running" {

@@ -59,6 +59,19 @@ type unwaitReq struct {
 	done chan struct{}
 }
 
+// serve takes the waiter out of the room without answering it.
+func (req *unwaitReq) serve(r *Room) {
+	r.touch()
+	r.removeWaiter(req.w)
+	close(req.done)
+}
+
+// serve holds the waiter (Wait's request).
+func (w *Waiter) serve(r *Room) {
+	r.touch()
+	r.addWaiter(w)
+}
+
 // Wait registers a waiter for the room's version to pass f.Since. When the
 // version is not f.Since already (the board moved, or the client is ahead
 // of it), the waiter is answered at once with WaitPassed. With several
@@ -77,7 +90,7 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	}
 	r.touch()
 	w := &Waiter{room: r, since: f.Since, email: f.Email, pos: -1, end: make(chan WaitEnd, 1), onStop: f.OnStop}
-	if v := r.version.Load(); f.Since >= v && r.shared() {
+	if v := r.version.Load(); f.Since >= v && r.peers.shared() {
 		// With several nodes the room may be behind the store: another node
 		// acknowledged a push whose note is on its way, or the client pushed
 		// there and is ahead of this room. The store knows; a wait never
@@ -101,7 +114,7 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	// Wait returns.
 	r.waitCount.Add(1)
 	select {
-	case r.waitC <- w:
+	case r.reqC <- w:
 		return w, nil
 	case <-r.done:
 		r.waitCount.Add(-1)
@@ -126,9 +139,9 @@ func (w *Waiter) Version() int64 { return w.room.Version() }
 func (w *Waiter) Stop() {
 	w.stopOnce.Do(func() {
 		if !w.answered.Load() {
-			req := unwaitReq{w: w, done: make(chan struct{})}
+			req := &unwaitReq{w: w, done: make(chan struct{})}
 			select {
-			case w.room.unwaitC <- req:
+			case w.room.reqC <- req:
 				<-req.done
 			case <-w.room.done:
 			}

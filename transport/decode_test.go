@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"corkboard/board"
-	"corkboard/rooms"
 	"corkboard/transport"
+	"corkboard/transport/livewire"
 )
 
 // extraNote is a note with fields Corkboard does not know, as another
@@ -65,7 +65,7 @@ func TestExtraFieldsRoundTrip(t *testing.T) {
 	if status, res := e.push(s, "b1", body); status != 200 {
 		t.Fatalf("push: %d %v", status, res)
 	}
-	m := readType(t, c, rooms.TypeChanges)
+	m := readType(t, c, livewire.TypeChanges)
 	checkExtras(t, "live message", m.Notes, m.Items)
 
 	ch := e.pull(s, "b1", 0)
@@ -86,7 +86,7 @@ func TestExtraFieldsRoundTrip(t *testing.T) {
 	// The live channel keeps them too.
 	c, _ = e.connect(s, "b1", "")
 	send(t, c, map[string]any{"type": "push", "id": "p1", "push": map[string]any{"notes": map[string]any{"upserted": []any{map[string]any{"id": "n2", "rank": "b"}}}}})
-	if m := readType(t, c, rooms.TypeAck); m.ID != "p1" {
+	if m := readType(t, c, livewire.TypeAck); m.ID != "p1" {
 		t.Fatalf("got %+v, want ack p1", m)
 	}
 	if ch := e.pull(s, "b1", 1); len(ch.Notes) != 1 || len(ch.Notes[0].Extra) != 1 || string(ch.Notes[0].Extra[0].Value) != `"b"` {

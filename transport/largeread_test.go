@@ -16,7 +16,7 @@ import (
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/persist/bolt"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // stuckWriter is a client that has taken a pull's headers and stops
@@ -117,7 +117,7 @@ func TestLargeReadGatePerUser(t *testing.T) {
 	t.Run("LiveCatchUpRefused", func(t *testing.T) {
 		c, _ := e.connect(alice, "big", "?since=0")
 		m := read(t, c)
-		if m.Type != rooms.TypeError || m.Status != http.StatusTooManyRequests {
+		if m.Type != livewire.TypeError || m.Status != http.StatusTooManyRequests {
 			t.Fatalf("after hello: %+v, want an error message with status 429", m)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), liveWait)
@@ -153,7 +153,7 @@ func TestLargeReadGateServer(t *testing.T) {
 	})
 	t.Run("LiveCatchUpRefused", func(t *testing.T) {
 		c, _ := e.connect(bob, "big", "?since=0")
-		if m := read(t, c); m.Type != rooms.TypeError || m.Status != http.StatusServiceUnavailable {
+		if m := read(t, c); m.Type != livewire.TypeError || m.Status != http.StatusServiceUnavailable {
 			t.Fatalf("after hello: %+v, want an error message with status 503", m)
 		}
 	})
@@ -165,7 +165,7 @@ func TestLargeReadGateServer(t *testing.T) {
 	})
 	t.Run("LiveCatchUpAfter", func(t *testing.T) {
 		c, _ := e.connect(bob, "big", "?since=0")
-		if m := read(t, c); m.Type != rooms.TypeChanges || len(m.Notes) != 300 {
+		if m := read(t, c); m.Type != livewire.TypeChanges || len(m.Notes) != 300 {
 			t.Fatalf("catch-up: type %q with %d notes, want changes with 300", m.Type, len(m.Notes))
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"corkboard/board"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // notes makes n notes named prefix0…
@@ -55,7 +55,7 @@ func TestPushPastRowLimit(t *testing.T) {
 	t.Run("Live", func(t *testing.T) {
 		c, _ := e.connect(alice, "b1", "")
 		send(t, c, pushMsg{Type: "push", ID: "p1", Push: notePush(notes("live", 1)...)})
-		m := readType(t, c, rooms.TypeError)
+		m := readType(t, c, livewire.TypeError)
 		if m.ID != "p1" || m.Status != http.StatusRequestEntityTooLarge || m.Field != "notes" || m.Limit != limit {
 			t.Fatalf("live answer %+v, want error 413 on notes with limit %d", m, limit)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"corkboard/board"
 	"corkboard/hub"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // frozenHub is a hub whose clock stands still (no budget refills during a
@@ -43,8 +43,8 @@ func wantClosedTooMany(t *testing.T, c *websocket.Conn, what string) {
 			if ctx.Err() != nil {
 				t.Fatalf("%s: the server did not close the connection", what)
 			}
-			if got := websocket.CloseStatus(err); got != rooms.CloseTooManyMessages {
-				t.Fatalf("%s: closed with %d (%v), want %d", what, got, err, rooms.CloseTooManyMessages)
+			if got := websocket.CloseStatus(err); got != livewire.CloseTooManyMessages {
+				t.Fatalf("%s: closed with %d (%v), want %d", what, got, err, livewire.CloseTooManyMessages)
 			}
 			return
 		}
@@ -128,8 +128,8 @@ func TestLiveMessageBudgetCountsWebSocketPings(t *testing.T) {
 	}
 	select {
 	case err := <-closed:
-		if got := websocket.CloseStatus(err); got != rooms.CloseTooManyMessages {
-			t.Fatalf("closed with %d (%v), want %d", got, err, rooms.CloseTooManyMessages)
+		if got := websocket.CloseStatus(err); got != livewire.CloseTooManyMessages {
+			t.Fatalf("closed with %d (%v), want %d", got, err, livewire.CloseTooManyMessages)
 		}
 	case <-ctx.Done():
 		t.Fatal("the server did not close the connection")

@@ -11,6 +11,7 @@ import (
 	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // dialStatus dials and returns the HTTP status of a refused handshake and
@@ -111,7 +112,7 @@ func TestLivePushRate(t *testing.T) {
 	owner := e.claim("owner@example.com", "b1")
 	c1, _ := e.connect(owner, "b1", "")
 	c2, _ := e.connect(owner, "b1", "")
-	readType(t, c1, rooms.TypeJoin)
+	readType(t, c1, livewire.TypeJoin)
 
 	// pushAll sends n pushes over c (ids prefix+"a", prefix+"b", …) and
 	// returns the answers to them in the order sent. (An error answer may
@@ -124,7 +125,7 @@ func TestLivePushRate(t *testing.T) {
 		}
 		byID := map[string]liveMsg{}
 		for len(byID) < n {
-			if m := read(t, c); m.Type == rooms.TypeAck || m.Type == rooms.TypeError {
+			if m := read(t, c); m.Type == livewire.TypeAck || m.Type == livewire.TypeError {
 				byID[m.ID] = m
 			}
 		}
@@ -138,12 +139,12 @@ func TestLivePushRate(t *testing.T) {
 		t.Helper()
 		for i, m := range got {
 			if i < acks {
-				if m.Type != rooms.TypeAck {
+				if m.Type != livewire.TypeAck {
 					t.Fatalf("answer %d: %+v, want an ack", i+1, m)
 				}
 				continue
 			}
-			if m.Type != rooms.TypeError || m.Status != http.StatusTooManyRequests || !strings.Contains(m.Error, msg) || !strings.Contains(m.Error, "Nothing was applied") {
+			if m.Type != livewire.TypeError || m.Status != http.StatusTooManyRequests || !strings.Contains(m.Error, msg) || !strings.Contains(m.Error, "Nothing was applied") {
 				t.Fatalf("answer %d: %+v, want error 429 %q", i+1, m, msg)
 			}
 		}

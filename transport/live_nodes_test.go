@@ -8,7 +8,7 @@ import (
 	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // TestLiveHelloNeverBelowTheClient: with several nodes, a room's version
@@ -49,7 +49,7 @@ func TestLiveHelloNeverBelowTheClient(t *testing.T) {
 		t.Fatalf("hello at %d for a client at 1", hello.ServerVersion)
 	}
 	for at < 3 {
-		m := readType(t, c, rooms.TypeChanges)
+		m := readType(t, c, livewire.TypeChanges)
 		if m.Since > at {
 			t.Fatalf("changes since %d while the client is at %d: a gap", m.Since, at)
 		}

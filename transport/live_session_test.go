@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"corkboard/board"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // refusedThenClosed sends a push over c and reads until the server closes
@@ -39,10 +39,10 @@ func refusedThenClosed(t *testing.T, c *websocket.Conn) websocket.StatusCode {
 		if err := json.Unmarshal(data, &m); err != nil {
 			t.Fatal(err)
 		}
-		if m.Type == rooms.TypeAck {
+		if m.Type == livewire.TypeAck {
 			t.Fatalf("a push after the session ended was applied: %+v", m)
 		}
-		if m.Type == rooms.TypeError && m.Status != http.StatusUnauthorized {
+		if m.Type == livewire.TypeError && m.Status != http.StatusUnauthorized {
 			t.Fatalf("push after the session ended got %+v, want 401", m)
 		}
 	}
@@ -58,21 +58,21 @@ func TestLiveLogoutClosesSocket(t *testing.T) {
 	c1, _ := e.connect(owner, "b1", "")
 	c2, _ := e.connect(owner, "b1", "")
 	co, _ := e.connect(other, "b1", "")
-	readType(t, c1, rooms.TypeJoin)
+	readType(t, c1, livewire.TypeJoin)
 
 	e.do("GET", "/api/auth/logout", owner, nil).wantStatus(t, http.StatusOK)
-	if code := refusedThenClosed(t, c1); code != rooms.CloseSessionEnded {
-		t.Fatalf("socket closed with %d after logout, want %d", code, rooms.CloseSessionEnded)
+	if code := refusedThenClosed(t, c1); code != livewire.CloseSessionEnded {
+		t.Fatalf("socket closed with %d after logout, want %d", code, livewire.CloseSessionEnded)
 	}
-	if code := closeStatus(t, c2); code != rooms.CloseSessionEnded {
-		t.Fatalf("second socket closed with %d after logout, want %d", code, rooms.CloseSessionEnded)
+	if code := closeStatus(t, c2); code != livewire.CloseSessionEnded {
+		t.Fatalf("second socket closed with %d after logout, want %d", code, livewire.CloseSessionEnded)
 	}
 	if ch := e.pull(other, "b1", 0); ch.ServerVersion != 0 {
 		t.Fatalf("board at version %d after the refused push, want 0", ch.ServerVersion)
 	}
 	// The other session's socket is still live.
 	send(t, co, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1"})})
-	if m := readType(t, co, rooms.TypeAck); m.ServerVersion != 1 {
+	if m := readType(t, co, livewire.TypeAck); m.ServerVersion != 1 {
 		t.Fatalf("other session's push: %+v", m)
 	}
 	// The dead session cannot open a new one.
@@ -120,8 +120,8 @@ func TestLiveSessionExpiryClosesSocket(t *testing.T) {
 			} else {
 				code = refusedThenClosed(t, c)
 			}
-			if code != rooms.CloseSessionEnded {
-				t.Fatalf("socket closed with %d, want %d", code, rooms.CloseSessionEnded)
+			if code != livewire.CloseSessionEnded {
+				t.Fatalf("socket closed with %d, want %d", code, livewire.CloseSessionEnded)
 			}
 			if v, err := e.db.CurrentVersion(context.Background(), "b1"); err != nil || v != 0 {
 				t.Fatalf("board version %d (%v), want 0", v, err)
@@ -141,7 +141,7 @@ func TestLiveSessionStillLiveKeepsSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	send(t, c, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1"})})
-	if m := read(t, c); m.Type != rooms.TypeAck {
+	if m := read(t, c); m.Type != livewire.TypeAck {
 		t.Fatalf("got %+v, want the ack", m)
 	}
 }

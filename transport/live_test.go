@@ -19,6 +19,7 @@ import (
 	"corkboard/internal/cache"
 	"corkboard/persist"
 	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 const liveWait = 10 * time.Second
@@ -35,8 +36,8 @@ type liveMsg struct {
 	Notes         []board.Note        `json:"notes"`
 	DeletedNotes  []string            `json:"deletedNoteIds"`
 	Items         []board.TrackerItem `json:"trackerItems"`
-	You           rooms.You           `json:"you"`
-	Present       []rooms.Presence    `json:"present"`
+	You           livewire.You        `json:"you"`
+	Present       []livewire.Presence `json:"present"`
 	Email         string              `json:"email"`
 	Color         string              `json:"color"`
 	X             float64             `json:"x"`
@@ -46,7 +47,7 @@ type liveMsg struct {
 	Field         string              `json:"field"`
 	Limit         int64               `json:"limit"`
 	NoteID        string              `json:"noteId"`
-	Events        []rooms.Event       `json:"events"`
+	Events        []livewire.Event    `json:"events"`
 	CanEdit       bool                `json:"canEdit"`
 }
 
@@ -83,7 +84,7 @@ func (e *env) connect(session, id, query string) (*websocket.Conn, liveMsg) {
 		e.tb.Fatalf("dial: %v (status %d)", err, status)
 	}
 	hello := read(e.tb, c)
-	if hello.Type != rooms.TypeHello {
+	if hello.Type != livewire.TypeHello {
 		e.tb.Fatalf("first message %+v, want hello", hello)
 	}
 	return c, hello
@@ -168,7 +169,7 @@ func TestLiveEndToEnd(t *testing.T) {
 	if len(hb.Present) != 1 || hb.Present[0].ID != ha.You.ID || hb.Present[0].Email != "alice@example.com" {
 		t.Fatalf("bob's hello present=%+v, want alice", hb.Present)
 	}
-	if m := read(t, ca); m.Type != rooms.TypeJoin || m.ID != hb.You.ID || m.Email != "bob@example.com" || m.Color != hb.You.Color {
+	if m := read(t, ca); m.Type != livewire.TypeJoin || m.ID != hb.You.ID || m.Email != "bob@example.com" || m.Color != hb.You.Color {
 		t.Fatalf("alice got %+v, want bob's join", m)
 	}
 
@@ -193,11 +194,11 @@ type liveScene struct {
 // pushOverSocket: alice pushes over her socket: she gets the ack, bob the change.
 func (sc *liveScene) pushOverSocket(t *testing.T) {
 	send(t, sc.ca, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1", Content: "from alice"})})
-	if m := read(t, sc.ca); m.Type != rooms.TypeAck || m.ID != "p1" || m.ServerVersion != 1 {
+	if m := read(t, sc.ca); m.Type != livewire.TypeAck || m.ID != "p1" || m.ServerVersion != 1 {
 		t.Fatalf("alice got %+v, want ack p1 at 1", m)
 	}
 	m := read(t, sc.cb)
-	if m.Type != rooms.TypeChanges || m.From != sc.ha.You.ID || m.Since != 0 || m.ServerVersion != 1 || m.Board.Version != 1 || len(m.Notes) != 1 || m.Notes[0].Content != "from alice" || m.Notes[0].Version != 1 {
+	if m.Type != livewire.TypeChanges || m.From != sc.ha.You.ID || m.Since != 0 || m.ServerVersion != 1 || m.Board.Version != 1 || len(m.Notes) != 1 || m.Notes[0].Content != "from alice" || m.Notes[0].Version != 1 {
 		t.Fatalf("bob got %+v, want alice's change at 1", m)
 	}
 }
@@ -208,7 +209,7 @@ func (sc *liveScene) restPushReachesEveryone(t *testing.T) {
 		t.Fatalf("REST push: %d %v", status, body)
 	}
 	for _, c := range []*websocket.Conn{sc.ca, sc.cb} {
-		if m := read(t, c); m.Type != rooms.TypeChanges || m.ServerVersion != 2 || m.From != "" || m.Notes[0].ID != "n2" {
+		if m := read(t, c); m.Type != livewire.TypeChanges || m.ServerVersion != 2 || m.From != "" || m.Notes[0].ID != "n2" {
 			t.Fatalf("got %+v, want the REST change at 2", m)
 		}
 	}
@@ -217,7 +218,7 @@ func (sc *liveScene) restPushReachesEveryone(t *testing.T) {
 // pointer: alice's pointer reaches bob with her identity.
 func (sc *liveScene) pointer(t *testing.T) {
 	send(t, sc.ca, map[string]any{"type": "pointer", "x": 120.5, "y": -40})
-	if m := read(t, sc.cb); m.Type != rooms.TypePointer || m.ID != sc.ha.You.ID || m.Email != "alice@example.com" || m.Color != sc.ha.You.Color || m.X != 120.5 || m.Y != -40 {
+	if m := read(t, sc.cb); m.Type != livewire.TypePointer || m.ID != sc.ha.You.ID || m.Email != "alice@example.com" || m.Color != sc.ha.You.Color || m.X != 120.5 || m.Y != -40 {
 		t.Fatalf("bob got %+v, want alice's pointer", m)
 	}
 }
@@ -225,7 +226,7 @@ func (sc *liveScene) pointer(t *testing.T) {
 // editing: alice opening and closing a note's editor reaches everyone, late joiners included.
 func (sc *liveScene) editing(t *testing.T) {
 	send(t, sc.ca, map[string]any{"type": "editing", "noteId": "n1"})
-	if m := read(t, sc.cb); m.Type != rooms.TypeEditing || m.ID != sc.ha.You.ID || m.Email != "alice@example.com" || m.Color != sc.ha.You.Color || m.NoteID != "n1" {
+	if m := read(t, sc.cb); m.Type != livewire.TypeEditing || m.ID != sc.ha.You.ID || m.Email != "alice@example.com" || m.Color != sc.ha.You.Color || m.NoteID != "n1" {
 		t.Fatalf("bob got %+v, want alice editing n1", m)
 	}
 	cc, hc := sc.e.connect(sc.bob, "b1", "")
@@ -243,21 +244,21 @@ func (sc *liveScene) closeEditor(t *testing.T, cc *websocket.Conn, hc liveMsg) {
 	for _, c := range []*websocket.Conn{sc.cb, cc} {
 		for {
 			m := read(t, c)
-			if m.Type == rooms.TypeJoin {
+			if m.Type == livewire.TypeJoin {
 				continue // bob's second connection joining
 			}
-			if m.Type != rooms.TypeEditing || m.ID != sc.ha.You.ID || m.NoteID != "" {
+			if m.Type != livewire.TypeEditing || m.ID != sc.ha.You.ID || m.NoteID != "" {
 				t.Fatalf("got %+v, want alice's editor closed", m)
 			}
 			break
 		}
 	}
-	if m := read(t, sc.ca); m.Type != rooms.TypeJoin || m.ID != hc.You.ID {
+	if m := read(t, sc.ca); m.Type != livewire.TypeJoin || m.ID != hc.You.ID {
 		t.Fatalf("alice got %+v, want only the join of bob's second connection", m)
 	}
 	cc.Close(websocket.StatusNormalClosure, "")
 	for _, c := range []*websocket.Conn{sc.ca, sc.cb} {
-		if m := read(t, c); m.Type != rooms.TypeLeave || m.ID != hc.You.ID {
+		if m := read(t, c); m.Type != livewire.TypeLeave || m.ID != hc.You.ID {
 			t.Fatalf("got %+v, want the leave of bob's second connection", m)
 		}
 	}
@@ -287,7 +288,7 @@ func (sc *liveScene) badMessages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			send(t, sc.ca, tc.msg)
 			m := read(t, sc.ca)
-			if m.Type != rooms.TypeError || m.Status != tc.status || m.Field != tc.field || m.Error == "" {
+			if m.Type != livewire.TypeError || m.Status != tc.status || m.Field != tc.field || m.Error == "" {
 				t.Fatalf("got %+v, want error %d on %s", m, tc.status, tc.field)
 			}
 		})
@@ -297,7 +298,7 @@ func (sc *liveScene) badMessages(t *testing.T) {
 // reconnectWithSince: bob reconnecting with ?since gets what he missed, and nothing when up to date.
 func (sc *liveScene) reconnectWithSince(t *testing.T) {
 	sc.cb.Close(websocket.StatusNormalClosure, "bye")
-	if m := readType(t, sc.ca, rooms.TypeLeave); m.ID != sc.hb.You.ID {
+	if m := readType(t, sc.ca, livewire.TypeLeave); m.ID != sc.hb.You.ID {
 		t.Fatalf("alice got %+v, want bob's leave", m)
 	}
 	// Bob misses version 3.
@@ -309,7 +310,7 @@ func (sc *liveScene) reconnectWithSince(t *testing.T) {
 		t.Fatalf("hello version %d, want 3", h.ServerVersion)
 	}
 	m := read(t, cb2)
-	if m.Type != rooms.TypeChanges || m.Since != 2 || m.ServerVersion != 3 || len(m.DeletedNotes) != 1 || m.DeletedNotes[0] != "n1" || m.Reset {
+	if m.Type != livewire.TypeChanges || m.Since != 2 || m.ServerVersion != 3 || len(m.DeletedNotes) != 1 || m.DeletedNotes[0] != "n1" || m.Reset {
 		t.Fatalf("catch-up %+v, want n1's deletion since 2", m)
 	}
 	// Reconnecting up to date gets hello and nothing else.
@@ -318,7 +319,7 @@ func (sc *liveScene) reconnectWithSince(t *testing.T) {
 		t.Fatalf("hello version %d, want 3", h.ServerVersion)
 	}
 	send(t, sc.ca, map[string]any{"type": "pointer", "x": 1, "y": 2})
-	if m := read(t, cb3); m.Type != rooms.TypePointer {
+	if m := read(t, cb3); m.Type != livewire.TypePointer {
 		t.Fatalf("up-to-date reconnect got %+v first, want nothing before the pointer", m)
 	}
 }
@@ -333,7 +334,7 @@ func TestLiveFullSyncOfEmptyBoard(t *testing.T) {
 		t.Fatalf("hello version %d, want 0", h.ServerVersion)
 	}
 	m := read(t, c)
-	if m.Type != rooms.TypeChanges || m.Since != 0 || m.ServerVersion != 0 || m.Board.ID != "b1" || m.Board.UpdatedAt == "" || m.Notes == nil || m.Reset {
+	if m.Type != livewire.TypeChanges || m.Since != 0 || m.ServerVersion != 0 || m.Board.ID != "b1" || m.Board.UpdatedAt == "" || m.Notes == nil || m.Reset {
 		t.Fatalf("catch-up %+v, want the full state of b1 at version 0", m)
 	}
 }
@@ -351,7 +352,7 @@ func TestPushOfUnknownDeletionsIsANoOp(t *testing.T) {
 
 	ca, _ := e.connect(alice, "b1", "?since=2")
 	cb, _ := e.connect(bob, "b1", "?since=2")
-	readType(t, ca, rooms.TypeJoin)
+	readType(t, ca, livewire.TypeJoin)
 
 	del := board.Push{Notes: board.NoteChanges{Deleted: []string{"gone", "never"}}, TrackerItems: board.ItemChanges{Deleted: []string{"n1"}}}
 	t.Run("REST", func(t *testing.T) {
@@ -365,7 +366,7 @@ func TestPushOfUnknownDeletionsIsANoOp(t *testing.T) {
 	})
 	t.Run("Live", func(t *testing.T) {
 		send(t, ca, pushMsg{Type: "push", ID: "p1", Push: del})
-		if m := read(t, ca); m.Type != rooms.TypeAck || m.ID != "p1" || m.ServerVersion != 2 {
+		if m := read(t, ca); m.Type != livewire.TypeAck || m.ID != "p1" || m.ServerVersion != 2 {
 			t.Fatalf("alice got %+v, want ack p1 at 2", m)
 		}
 	})
@@ -376,7 +377,7 @@ func TestPushOfUnknownDeletionsIsANoOp(t *testing.T) {
 			t.Fatalf("first: %v", r)
 		}
 		e.pushOK(alice, "b1", notePush(board.Note{ID: "never"}))
-		if m := read(t, cb); m.Type != rooms.TypeChanges || m.ServerVersion != 3 {
+		if m := read(t, cb); m.Type != livewire.TypeChanges || m.ServerVersion != 3 {
 			t.Fatalf("bob got %+v first, want the change at 3 (nothing for the no-op pushes)", m)
 		}
 		r = e.do("POST", "/api/boards/b1/sync", alice, del, key)
@@ -398,12 +399,12 @@ func TestLiveViewer(t *testing.T) {
 		t.Fatal("viewer's hello says canEdit")
 	}
 	send(t, cv, pushMsg{Type: "push", ID: "v1", Push: notePush(board.Note{ID: "x"})})
-	if m := read(t, cv); m.Type != rooms.TypeError || m.ID != "v1" || m.Status != 403 {
+	if m := read(t, cv); m.Type != livewire.TypeError || m.ID != "v1" || m.Status != 403 {
 		t.Fatalf("viewer push got %+v, want error 403", m)
 	}
 	// The viewer still follows the board.
 	e.push(owner, "b1", notePush(board.Note{ID: "a"}))
-	if m := read(t, cv); m.Type != rooms.TypeChanges || m.ServerVersion != 1 {
+	if m := read(t, cv); m.Type != livewire.TypeChanges || m.ServerVersion != 1 {
 		t.Fatalf("viewer got %+v, want the owner's change", m)
 	}
 }
@@ -414,7 +415,7 @@ func TestLivePlanChangeNeedsNoReconnect(t *testing.T) {
 	viewer := e.invite(owner, "b1", "viewer@example.com", "free")
 	cv, _ := e.connect(viewer, "b1", "")
 	send(t, cv, pushMsg{Type: "push", ID: "before", Push: notePush(board.Note{ID: "x"})})
-	if m := read(t, cv); m.Type != rooms.TypeError || m.Status != 403 {
+	if m := read(t, cv); m.Type != livewire.TypeError || m.Status != 403 {
 		t.Fatalf("free viewer push got %+v, want error 403", m)
 	}
 	// An upgrade (plan CLI or billing event) applies to the open socket.
@@ -428,7 +429,7 @@ func TestLivePlanChangeNeedsNoReconnect(t *testing.T) {
 	}
 	e.api.Invalidate(cache.Plan, "viewer@example.com")
 	send(t, cv, pushMsg{Type: "push", ID: "after", Push: notePush(board.Note{ID: "x"})})
-	if m := readType(t, cv, rooms.TypeAck); m.ID != "after" || m.ServerVersion != 1 {
+	if m := readType(t, cv, livewire.TypeAck); m.ID != "after" || m.ServerVersion != 1 {
 		t.Fatalf("upgraded viewer push got %+v, want ack at version 1", m)
 	}
 }
@@ -439,8 +440,8 @@ func TestLiveRemovedInviteeIsKicked(t *testing.T) {
 	guest := e.invite(owner, "b1", "guest@example.com", "pro")
 	cg, _ := e.connect(guest, "b1", "")
 	e.do("DELETE", "/api/boards/b1/invite", owner, map[string]string{"email": "guest@example.com"}).wantStatus(t, http.StatusOK)
-	if code := closeStatus(t, cg); code != rooms.CloseForbidden {
-		t.Fatalf("removed guest's socket closed with %d, want %d", code, rooms.CloseForbidden)
+	if code := closeStatus(t, cg); code != livewire.CloseForbidden {
+		t.Fatalf("removed guest's socket closed with %d, want %d", code, livewire.CloseForbidden)
 	}
 }
 
@@ -473,7 +474,7 @@ func TestLiveGuard(t *testing.T) {
 				if err != nil {
 					t.Fatalf("dial: %v", err)
 				}
-				if m := read(t, c); m.Type != rooms.TypeHello {
+				if m := read(t, c); m.Type != livewire.TypeHello {
 					t.Fatalf("got %+v, want hello", m)
 				}
 				return
@@ -513,10 +514,10 @@ func TestLiveKick(t *testing.T) {
 	cg, _ := e.connect(guest, "b1", "")
 	co, _ := e.connect(owner, "b1", "")
 	e.hub.Kick("b1", "guest@example.com")
-	if code := closeStatus(t, cg); code != rooms.CloseForbidden {
-		t.Fatalf("kicked guest closed with %d, want %d", code, rooms.CloseForbidden)
+	if code := closeStatus(t, cg); code != livewire.CloseForbidden {
+		t.Fatalf("kicked guest closed with %d, want %d", code, livewire.CloseForbidden)
 	}
-	if m := readType(t, co, rooms.TypeLeave); m.Email != "guest@example.com" {
+	if m := readType(t, co, livewire.TypeLeave); m.Email != "guest@example.com" {
 		t.Fatalf("owner got %+v, want the guest's leave", m)
 	}
 }
@@ -574,7 +575,7 @@ func TestLiveConcurrentPushers(t *testing.T) {
 					break
 				}
 				var m liveMsg
-				if json.Unmarshal(data, &m) == nil && (m.Type == rooms.TypeChanges || m.Type == rooms.TypeAck) {
+				if json.Unmarshal(data, &m) == nil && (m.Type == livewire.TypeChanges || m.Type == livewire.TypeAck) {
 					vs = append(vs, m.ServerVersion)
 				}
 			}
@@ -654,9 +655,9 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 				continue
 			}
 			switch {
-			case m.Type == rooms.TypeChanges:
+			case m.Type == livewire.TypeChanges:
 				got <- m.ServerVersion
-			case m.Type == rooms.TypeLeave && !sawLeave:
+			case m.Type == livewire.TypeLeave && !sawLeave:
 				sawLeave = true
 				close(left)
 			}
@@ -700,8 +701,8 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 		// end without it (-1). Either way it was dropped, and a client
 		// reconnects and catches up from its version on both (the web
 		// client does); what must never come is any other code.
-		if code != rooms.CloseResync && code != -1 {
-			t.Fatalf("client that stopped reading closed with %d, want %d (or no close frame)", code, rooms.CloseResync)
+		if code != livewire.CloseResync && code != -1 {
+			t.Fatalf("client that stopped reading closed with %d, want %d (or no close frame)", code, livewire.CloseResync)
 		}
 	case <-time.After(4 * liveWait):
 		t.Fatal("the client that stopped reading was never dropped (no leave announced, or no close)")

@@ -9,8 +9,8 @@ import (
 	"github.com/coder/websocket"
 
 	"corkboard/board"
-	"corkboard/rooms"
 	"corkboard/transport"
+	"corkboard/transport/livewire"
 )
 
 // TestLiveKeeperCutsDeadPeer: a client that answers no ping (it stops
@@ -66,7 +66,7 @@ func TestLiveKeeperKeepsAnsweringPeer(t *testing.T) {
 	}
 	send(t, c, pushMsg{Type: "push", ID: "p1", Push: notePush(board.Note{ID: "n1"})})
 	for m := range msgs {
-		if m.Type == rooms.TypeAck {
+		if m.Type == livewire.TypeAck {
 			return
 		}
 	}

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coder/websocket"
+	"corkboard/transport/livewire"
 
-	"corkboard/rooms"
+	"github.com/coder/websocket"
 )
 
 // mergePush is a live push message of one note edit based on baseVersion.
@@ -25,23 +25,23 @@ func TestLiveMergeEvents(t *testing.T) {
 	bob := e.invite(alice, "b1", "bob@example.com", "pro")
 	ca, ha := e.connect(alice, "b1", "")
 	cb, _ := e.connect(bob, "b1", "")
-	readType(t, ca, rooms.TypeJoin)
+	readType(t, ca, livewire.TypeJoin)
 
 	send(t, ca, mergePush("p1", "title\nbody", 0))
-	if m := readType(t, ca, rooms.TypeAck); m.ServerVersion != 1 {
+	if m := readType(t, ca, livewire.TypeAck); m.ServerVersion != 1 {
 		t.Fatalf("ack %+v, want version 1", m)
 	}
-	readType(t, cb, rooms.TypeChanges)
+	readType(t, cb, livewire.TypeChanges)
 
 	// Both edit from version 1: Bob's edit of the body lands first, then
 	// Alice's edit of the title and of the body.
 	send(t, cb, mergePush("p2", "title\nbody by bob", 1))
-	readType(t, cb, rooms.TypeAck)
-	readType(t, ca, rooms.TypeChanges)
+	readType(t, cb, livewire.TypeAck)
+	readType(t, ca, livewire.TypeChanges)
 	send(t, ca, mergePush("p3", "Title\nbody by alice", 1))
 
 	m := readMergedThenAck(t, ca, ha.You.ID)
-	mb := readType(t, cb, rooms.TypeChanges)
+	mb := readType(t, cb, livewire.TypeChanges)
 	if mb.ServerVersion != 3 || len(mb.Events) != 1 || mb.Events[0].LogKey != m.Events[0].LogKey {
 		t.Fatalf("bob got %+v, want the change at 3 with the same overlap", mb)
 	}
@@ -52,10 +52,10 @@ func TestLiveMergeEvents(t *testing.T) {
 	}
 	// A push that merged nothing is not sent back to its connection.
 	send(t, cb, mergePush("p4", "Title\nbody by alice\nmore", 3))
-	if a := read(t, cb); a.Type != rooms.TypeAck || a.ID != "p4" {
+	if a := read(t, cb); a.Type != livewire.TypeAck || a.ID != "p4" {
 		t.Fatalf("bob got %+v, want only the ack of a push based on the current row", a)
 	}
-	if m := readType(t, ca, rooms.TypeChanges); len(m.Events) != 0 {
+	if m := readType(t, ca, livewire.TypeChanges); len(m.Events) != 0 {
 		t.Fatalf("alice got events %+v for a push with nothing to merge", m.Events)
 	}
 }
@@ -66,13 +66,13 @@ func TestLiveMergeEvents(t *testing.T) {
 func readMergedThenAck(t *testing.T, c *websocket.Conn, connID string) liveMsg {
 	t.Helper()
 	m := read(t, c)
-	if m.Type != rooms.TypeChanges || m.From != connID || m.ServerVersion != 3 || len(m.Notes) != 1 || m.Notes[0].Content != "Title\nbody by alice" {
+	if m.Type != livewire.TypeChanges || m.From != connID || m.ServerVersion != 3 || len(m.Notes) != 1 || m.Notes[0].Content != "Title\nbody by alice" {
 		t.Fatalf("alice got %+v, want her merged row at 3 before the ack", m)
 	}
 	if len(m.Events) != 1 || m.Events[0].Kind != "overlap" || m.Events[0].Table != "note" || m.Events[0].ID != "n1" || m.Events[0].Version != 2 || m.Events[0].LogKey == "" {
 		t.Fatalf("alice's change carries events %+v, want the overlap with Bob's version 2", m.Events)
 	}
-	if a := read(t, c); a.Type != rooms.TypeAck || a.ID != "p3" || a.ServerVersion != 3 {
+	if a := read(t, c); a.Type != livewire.TypeAck || a.ID != "p3" || a.ServerVersion != 3 {
 		t.Fatalf("alice got %+v, want ack p3 at 3", a)
 	}
 	return m

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"corkboard/board"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 func noteByID(ns []board.Note, id string) board.Note {
@@ -29,7 +29,7 @@ func TestNoteSizeRoundTrip(t *testing.T) {
 	if status, res := e.push(s, "b1", body); status != 200 {
 		t.Fatalf("push: %d %v", status, res)
 	}
-	m := readType(t, c, rooms.TypeChanges)
+	m := readType(t, c, livewire.TypeChanges)
 	if n := noteByID(m.Notes, "sized"); len(m.Notes) != 2 || n.W != 300 || n.H != 180.5 {
 		t.Fatalf("live message notes %+v, want sized at 300×180.5", m.Notes)
 	}
@@ -53,7 +53,7 @@ func TestNoteSizeRoundTrip(t *testing.T) {
 	send(t, c, map[string]any{"type": "push", "id": "p1", "push": map[string]any{"notes": map[string]any{"upserted": []any{
 		map[string]any{"id": "plain", "x": 3, "y": 4, "w": 120, "h": 80},
 	}}}})
-	if m := readType(t, c, rooms.TypeAck); m.ID != "p1" {
+	if m := readType(t, c, livewire.TypeAck); m.ID != "p1" {
 		t.Fatalf("got %+v, want ack p1", m)
 	}
 	if ch := e.pull(s, "b1", ch.ServerVersion); len(ch.Notes) != 1 || ch.Notes[0].W != 120 || ch.Notes[0].H != 80 {

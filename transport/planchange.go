@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // planChangeTimeout bounds what telling open boards of a plan change may
@@ -35,7 +36,7 @@ func (s *Server) PlanChanged(ctx context.Context, email string) {
 	if len(boards) == 0 {
 		return
 	}
-	data, err := json.Marshal(rooms.AccessMessage{Type: rooms.TypeAccess, CanEdit: canEdit})
+	data, err := json.Marshal(livewire.AccessMessage{Type: livewire.TypeAccess, CanEdit: canEdit})
 	if err != nil {
 		return
 	}

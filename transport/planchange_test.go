@@ -10,7 +10,7 @@ import (
 	"corkboard/billing"
 	"corkboard/internal/cache"
 	"corkboard/persist"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // TestPlanChangeReachesOpenBoards: when an invitee's plan changes (here
@@ -35,7 +35,7 @@ func TestPlanChangeReachesOpenBoards(t *testing.T) {
 
 	checkout := billFixture(t, "checkout_session_completed.json")
 	env.webhook(checkout, billStripeSigned(billSecret, env.clock.Now(), checkout)).wantExactObject(t, http.StatusOK, billOK)
-	if m := readType(t, invited, rooms.TypeAccess); !m.CanEdit {
+	if m := readType(t, invited, livewire.TypeAccess); !m.CanEdit {
 		t.Fatalf("access after the upgrade %+v, want canEdit true", m)
 	}
 	// Messages to one connection keep their order: a push after the
@@ -44,10 +44,10 @@ func TestPlanChangeReachesOpenBoards(t *testing.T) {
 		t.Helper()
 		for {
 			m := read(t, c)
-			if m.Type == rooms.TypeAccess {
+			if m.Type == livewire.TypeAccess {
 				t.Fatalf("%s got %+v, want no access message", who, m)
 			}
-			if m.Type == rooms.TypeChanges {
+			if m.Type == livewire.TypeChanges {
 				return
 			}
 		}
@@ -59,7 +59,7 @@ func TestPlanChangeReachesOpenBoards(t *testing.T) {
 
 	deleted := billFixture(t, "customer_subscription_deleted.json")
 	env.webhook(deleted, billStripeSigned(billSecret, env.clock.Now(), deleted)).wantExactObject(t, http.StatusOK, billOK)
-	if m := readType(t, invited, rooms.TypeAccess); m.CanEdit {
+	if m := readType(t, invited, livewire.TypeAccess); m.CanEdit {
 		t.Fatalf("access after the cancellation %+v, want canEdit false", m)
 	}
 }
@@ -89,7 +89,7 @@ func TestPlanChangeFromAnotherNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.api.Invalidate(cache.Plan, "ada@example.com")
-	if m := readType(t, c, rooms.TypeAccess); !m.CanEdit {
+	if m := readType(t, c, livewire.TypeAccess); !m.CanEdit {
 		t.Fatalf("access %+v, want canEdit true", m)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"corkboard/board"
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // structureKeys are the keys of a pull answer or live message that only
@@ -62,7 +62,7 @@ func TestStructureOverRESTAndLive(t *testing.T) {
 	if status, res := e.push(s, "b1", structurePush); status != http.StatusOK {
 		t.Fatalf("push: %d %v", status, res)
 	}
-	m := readRawType(t, c, rooms.TypeChanges)
+	m := readRawType(t, c, livewire.TypeChanges)
 	var live board.Changes
 	if err := json.Unmarshal([]byte(mustJSON(t, m)), &live); err != nil {
 		t.Fatal(err)
@@ -95,17 +95,17 @@ func liveStructurePushes(t *testing.T, e *env, s string, c *websocket.Conn) {
 	send(t, c, map[string]any{"type": "push", "id": "p1", "push": map[string]any{"connectors": map[string]any{"upserted": []any{
 		map[string]any{"id": "c1", "from": "n1", "to": "n2", "label": "unblocks", "baseVersion": 1},
 	}}}})
-	if m := readType(t, c, rooms.TypeAck); m.ID != "p1" || m.ServerVersion != 2 {
+	if m := readType(t, c, livewire.TypeAck); m.ID != "p1" || m.ServerVersion != 2 {
 		t.Fatalf("got %+v, want ack p1 at 2", m)
 	}
 	send(t, c, map[string]any{"type": "push", "id": "bad", "push": map[string]any{"connectors": map[string]any{"upserted": []any{
 		map[string]any{"id": "c9", "from": "n1", "to": "ghost"},
 	}}}})
-	if m := readType(t, c, rooms.TypeError); m.ID != "bad" || m.Status != http.StatusBadRequest || m.Field != "connectors.upserted[0].to" {
+	if m := readType(t, c, livewire.TypeError); m.ID != "bad" || m.Status != http.StatusBadRequest || m.Field != "connectors.upserted[0].to" {
 		t.Fatalf("got %+v, want error 400 naming connectors.upserted[0].to", m)
 	}
 	send(t, c, map[string]any{"type": "push", "id": "p2", "push": map[string]any{"notes": map[string]any{"deleted": []string{"n2"}}}})
-	if m := readType(t, c, rooms.TypeAck); m.ID != "p2" {
+	if m := readType(t, c, livewire.TypeAck); m.ID != "p2" {
 		t.Fatalf("got %+v, want ack p2", m)
 	}
 	ch := e.pull(s, "b1", 2)
@@ -148,7 +148,7 @@ func TestSpecClientUnaffected(t *testing.T) {
 	if got := keysOf(pull); !slices.Equal(got, want) {
 		t.Fatalf("pull since 1 keys %v, want exactly %v", got, want)
 	}
-	m := readRawType(t, spec, rooms.TypeChanges)
+	m := readRawType(t, spec, livewire.TypeChanges)
 	for _, k := range structureKeys {
 		if _, ok := m[k]; ok {
 			t.Fatalf("live message %s carries %s", mustJSON(t, m), k)

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"corkboard/board"
+	"corkboard/transport/livewire"
 )
 
 // corkRelay drives Corkboard's live channel (docs/live-protocol.md).
@@ -69,7 +70,7 @@ func forEach(ctx context.Context, items []string, conc int, fn func(context.Cont
 }
 
 // helloPrefix starts every hello message.
-var helloPrefix = []byte(`{"type":"hello"`)
+var helloPrefix = []byte(`{"type":"` + livewire.TypeHello + `"`)
 
 // liveHead is the part of a server message the tool decodes.
 type liveHead struct {
@@ -80,7 +81,8 @@ type liveHead struct {
 	Field  string `json:"field"`
 }
 
-var changesPrefix = []byte(`{"type":"changes"`)
+// changesPrefix starts every changes message.
+var changesPrefix = []byte(`{"type":"` + livewire.TypeChanges + `"`)
 
 // dialHello opens the board's live channel and reads the hello.
 func (c *corkRelay) dialHello(ctx context.Context, room string) (*websocket.Conn, error) {
@@ -163,7 +165,7 @@ type pushMessage struct {
 }
 
 func (p *wsPusher) Push(ctx context.Context, seq, sentNs int64) error {
-	msg, err := json.Marshal(pushMessage{Type: "push", ID: strconv.FormatInt(seq, 10), Push: notePush(marker{Writer: p.w, Seq: seq, SentNs: sentNs})})
+	msg, err := json.Marshal(pushMessage{Type: livewire.TypePush, ID: strconv.FormatInt(seq, 10), Push: notePush(marker{Writer: p.w, Seq: seq, SentNs: sentNs})})
 	if err != nil {
 		return err
 	}
@@ -183,7 +185,7 @@ func (p *wsPusher) readAck(e *engine, data []byte) {
 		e.error(fmt.Errorf("writer %d: undecodable message: %.100s", p.w, data))
 		return
 	}
-	if h.Type != "ack" && h.Type != "error" {
+	if h.Type != livewire.TypeAck && h.Type != livewire.TypeError {
 		return
 	}
 	seq, err := strconv.ParseInt(h.ID, 10, 64)
@@ -191,7 +193,7 @@ func (p *wsPusher) readAck(e *engine, data []byte) {
 		e.error(fmt.Errorf("writer %d: %s without a push id: %.200s", p.w, h.Type, data))
 		return
 	}
-	if h.Type == "error" {
+	if h.Type == livewire.TypeError {
 		e.ack(seq, fmt.Errorf("error %d: %s %s", h.Status, h.Field, h.Error))
 	} else {
 		e.ack(seq, nil)

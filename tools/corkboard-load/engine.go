@@ -10,12 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"corkboard/transport/livewire"
+
 	"github.com/coder/websocket"
 )
-
-// CloseResync is the close code Corkboard drops a subscriber with when its
-// queue is full (rooms.CloseResync; docs/live-protocol.md).
-const closeResync = 4008
 
 // relay is one server kind the live workload can drive: Corkboard's live
 // channel or y-websocket. The engine owns pacing, counting and timing; a
@@ -330,7 +328,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	for _, r := range recvs {
 		lat = append(lat, r.lat...)
 		res.Duplicates += r.dup.Load()
-		if r.closeCode == closeResync {
+		if r.closeCode == livewire.CloseResync {
 			res.Drops++
 		}
 		// A subscriber the server cut (or that failed) is counted by how

@@ -430,7 +430,7 @@ func dialLiveFrom(ctx context.Context, a *api, client *http.Client, boardID stri
 		c.CloseNow()
 		return nil, fmt.Errorf("live %s: read hello: %w", boardID, err)
 	}
-	if !bytes.HasPrefix(data, []byte(`{"type":"hello"`)) {
+	if !bytes.HasPrefix(data, helloPrefix) {
 		c.CloseNow()
 		return nil, fmt.Errorf("live %s: first message is not hello: %.100s", boardID, data)
 	}

@@ -1,20 +1,20 @@
 package live
 
 import (
+	"corkboard/transport/livewire"
 	"strconv"
 
 	"corkboard/persist"
-	"corkboard/rooms"
 	"corkboard/transport/pullstream"
 )
 
 // catchUp streams a live connection's catch-up (liveConn.open): hello
 // first, once the catch-up's version is known and its bytes are about to
 // leave, then the changes message, fragmented when it is larger than
-// pullstream.LargeReadBuffer. The payload is exactly what rooms.EncodeChanges gives.
+// pullstream.LargeReadBuffer. The payload is exactly what livewire.EncodeChanges gives.
 type catchUp struct {
 	lc      *liveConn
-	hello   *rooms.Hello
+	hello   *livewire.Hello
 	out     pullstream.HeldAnswer
 	enc     *pullstream.ChangesEncoder
 	version int64

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"corkboard/rooms"
+	"corkboard/transport/livewire"
 )
 
 // keeper is one goroutine per channel, instead of a pinger and a session
@@ -114,7 +114,7 @@ func (k *keeper) visit(lc *liveConn, now time.Time, every, timeout time.Duration
 			lc.sessionEnded = true
 			// Drop does not wait: the connection's writer closes the
 			// socket with 4001.
-			lc.sub.Drop(rooms.CloseSessionEnded, "session ended: log in again")
+			lc.sub.Drop(livewire.CloseSessionEnded, "session ended: log in again")
 		default:
 		}
 	}

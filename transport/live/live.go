@@ -10,6 +10,7 @@ package live
 
 import (
 	"context"
+	"corkboard/transport/livewire"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -48,7 +49,7 @@ const (
 	// is queued for it; a client that cannot is disconnected.
 	liveWriteTimeout = 10 * time.Second
 	// liveQueueSize is how many messages a connection may have waiting
-	// for its socket before it is dropped with rooms.CloseResync.
+	// for its socket before it is dropped with livewire.CloseResync.
 	liveQueueSize = 256
 	// livePingEvery and livePingTimeout detect dead peers that TCP has not
 	// noticed yet.
@@ -74,7 +75,7 @@ type Guard interface {
 // Options configure a Channel.
 type Options struct {
 	// QueueSize is how many messages a connection may have waiting for its
-	// socket before it is dropped with rooms.CloseResync; 0 is 256.
+	// socket before it is dropped with livewire.CloseResync; 0 is 256.
 	QueueSize int
 	// PublicURL is the origin browsers use; its host may open the channel
 	// besides the request's own.
@@ -209,17 +210,17 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	if lc.overBudget.Load() {
 		// WebSocket pings that came with the upgrade spent the budget:
 		// nothing more is read, not even during the close handshake.
-		conn.StopReading(rooms.CloseTooManyMessages, tooManyMessages)
-		conn.Close(rooms.CloseTooManyMessages, tooManyMessages)
+		conn.StopReading(livewire.CloseTooManyMessages, tooManyMessages)
+		conn.Close(livewire.CloseTooManyMessages, tooManyMessages)
 		return false
 	}
 	// From here the keeper pings the peer and watches the session (a
 	// logout ends the socket with 4001).
 	ch.keeper.add(lc)
-	hello := rooms.Hello{
-		Type:          rooms.TypeHello,
+	hello := livewire.Hello{
+		Type:          livewire.TypeHello,
 		ServerVersion: welcome.ServerVersion,
-		You:           rooms.You{Presence: rooms.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit},
+		You:           livewire.You{Presence: livewire.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit},
 		Present:       welcome.Present,
 	}
 	// hello and the catch-up are written while the writer holds the room's
@@ -380,7 +381,7 @@ type liveConn struct {
 }
 
 // tooManyMessages is the reason a connection past its message budget is
-// closed with (rooms.CloseTooManyMessages).
+// closed with (livewire.CloseTooManyMessages).
 const tooManyMessages = "too many messages"
 
 // allowMessage spends one message of the connection's and its person's
@@ -402,9 +403,9 @@ func (lc *liveConn) allowMessage() bool {
 		// 4029; open does when this happened before it had the connection
 		// (pings that came with the upgrade).
 		if lc.conn != nil {
-			lc.conn.StopReading(rooms.CloseTooManyMessages, tooManyMessages)
+			lc.conn.StopReading(livewire.CloseTooManyMessages, tooManyMessages)
 		}
-		lc.ch.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", rooms.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
+		lc.ch.log.Warn("live connection closed: too many messages", slog.String("board", lc.boardID), slog.String("email", lc.email), slog.Int("code", livewire.CloseTooManyMessages), slog.String("budget", board.ErrorMessage(err)))
 	}
 	return false
 }
@@ -452,15 +453,15 @@ func (lc *liveConn) Message(data []byte) {
 		return
 	}
 	switch m.Type {
-	case rooms.TypePush:
+	case livewire.TypePush:
 		lc.sendError(ctx, m.ID, lc.push(ctx, &m))
-	case rooms.TypePointer:
+	case livewire.TypePointer:
 		if m.X == nil || m.Y == nil {
 			lc.sendError(ctx, m.ID, board.FieldErrorf("x", "A pointer message needs x and y."))
 			return
 		}
 		lc.sendError(ctx, m.ID, lc.sub.Pointer(*m.X, *m.Y))
-	case rooms.TypeEditing:
+	case livewire.TypeEditing:
 		if m.NoteID == nil {
 			lc.sendError(ctx, m.ID, board.FieldErrorf("noteId", "An editing message needs noteId (\"\" when the editor closed)."))
 			return
@@ -477,7 +478,7 @@ func (lc *liveConn) Message(data []byte) {
 		}{typePong, m.ID})
 		lc.sub.Enqueue(rooms.NewMessage(pong))
 	default:
-		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q, %q or %q.", rooms.TypePush, rooms.TypePointer, rooms.TypeEditing, typePing))
+		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q, %q or %q.", livewire.TypePush, livewire.TypePointer, livewire.TypeEditing, typePing))
 	}
 }
 
@@ -539,7 +540,7 @@ func (lc *liveConn) errorMessage(ctx context.Context, id string, err error) []by
 	if board.ErrorCode(err) == board.EINTERNAL {
 		lc.ch.log.ErrorContext(ctx, "live message failed", slog.String("board", lc.sub.Room().ID()), slog.Any("err", err))
 	}
-	msg := rooms.ErrorMessage{Type: rooms.TypeError, ID: id, Status: respond.ErrorStatus(err), Error: board.ErrorMessage(err)}
+	msg := livewire.ErrorMessage{Type: livewire.TypeError, ID: id, Status: respond.ErrorStatus(err), Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
 		msg.Field, msg.Limit = e.Field, e.Limit

@@ -6,6 +6,7 @@ import (
 
 	"corkboard/rooms"
 	"corkboard/transport/livesock"
+	"corkboard/transport/livewire"
 )
 
 // liveSink is a live connection's rooms.ClosingSink: it hands the room's
@@ -110,7 +111,7 @@ func (s *liveSink) startAbove(floor int64) {
 		s.lc.conn.Close(code, reason)
 	case full:
 		// As the room does with a sink that refuses a message.
-		s.lc.sub.Drop(rooms.CloseResync, "resync: pull and reconnect")
+		s.lc.sub.Drop(livewire.CloseResync, "resync: pull and reconnect")
 	}
 }
 

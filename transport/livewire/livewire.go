@@ -1,11 +1,14 @@
-package rooms
+// Package livewire is the live channel's wire format: the close codes a
+// connection ends with and the messages a server and a client exchange over
+// it (docs/live-protocol.md). It holds shapes only: the room builds them and
+// the transport sends and reads them, and a client in another module (the
+// load tool) reads the same shapes.
+package livewire
 
 import (
 	"encoding/json"
-	"hash/fnv"
 
 	"corkboard/board"
-	"corkboard/persist"
 )
 
 // Close codes a subscriber is dropped with (WebSocket close codes; see
@@ -113,18 +116,6 @@ type EventsMessage struct {
 	Events []Event `json:"events"`
 }
 
-// wireEvents converts a push's merge events; nil when none.
-func wireEvents(evs []persist.MergeEvent) []Event {
-	if len(evs) == 0 {
-		return nil
-	}
-	out := make([]Event, len(evs))
-	for i, e := range evs {
-		out[i] = Event{Kind: e.Kind, Table: e.Table, ID: e.ID, Version: e.Version, LogKey: e.LogKey}
-	}
-	return out
-}
-
 // Ack answers a push made over the live channel.
 type Ack struct {
 	Type          string `json:"type"`
@@ -172,34 +163,4 @@ type EditingMessage struct {
 // EncodeChanges encodes a changes message.
 func EncodeChanges(ch *board.Changes, since int64, from string) ([]byte, error) {
 	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: since, Changes: ch})
-}
-
-// encodePushChanges encodes the changes message of one applied push, with
-// what its merges overwrote.
-func encodePushChanges(a persist.Applied, from string) ([]byte, error) {
-	return json.Marshal(ChangesMessage{Type: TypeChanges, From: from, Since: a.Version - 1, Changes: a.Changes, Events: wireEvents(a.Events)})
-}
-
-// mustEncode encodes messages the room builds from its own values, which
-// cannot fail to encode (no channels, no NaN: coordinates are checked).
-func mustEncode(v any) *Message {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("rooms: encode message: " + err.Error())
-	}
-	return NewMessage(b)
-}
-
-// palette holds colours readable on a light board, for presence.
-var palette = []string{
-	"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080",
-	"#f032e6", "#9a6324", "#800000", "#808000", "#000075", "#469990",
-}
-
-// ColorFor returns the presence colour of an e-mail address: the same
-// address always gets the same colour, on every server.
-func ColorFor(email string) string {
-	h := fnv.New32a()
-	h.Write([]byte(email))
-	return palette[h.Sum32()%uint32(len(palette))]
 }

@@ -1,0 +1,280 @@
+package rooms
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"corkboard/board"
+	"corkboard/persist"
+	"corkboard/transport/livewire"
+)
+
+// Commits: the room applies queued pushes through the store, one batch at
+// a time, and fans each applied push out in version order. On one node
+// that is the whole story; peers (peers.go) adds what other nodes' commits
+// to the same board need: a catch-up when this room falls behind, and a
+// bridge when another node committed between this room's version and a
+// batch.
+
+type pushReply struct {
+	version  int64
+	replayed bool
+	err      error
+}
+
+type pushReq struct {
+	ctx    context.Context
+	in     persist.PushInput
+	origin *Subscriber // nil for REST pushes
+	msgID  string      // the live push's id, echoed in the ack
+	reply  chan pushReply
+}
+
+// serve queues the push and starts a commit unless one is in flight.
+func (req *pushReq) serve(r *Room) {
+	r.touch()
+	r.pending = append(r.pending, req)
+	r.startCommit()
+}
+
+// commit is one store call's outcome, handed back to the loop.
+type commit struct {
+	reqs    []*pushReq
+	applied []persist.Applied
+	msgs    []*Message // changes message per request; nil when nothing to fan out
+	err     error
+	// base is the room's version when the store call started.
+	base int64
+	// catchUp, only with several nodes (peers.go), is a read of the
+	// changes after base: other nodes committed in between, and it is
+	// sent in place of the batch's messages; or, for a commit without
+	// pushes, the catch-up with other nodes' commits that it is.
+	catchUp *catchUpRead
+}
+
+// Push applies p through the store and fans the change out; it returns the
+// new version (or, with replayed, the version an earlier push with the same
+// idempotency key produced). Pushes to one board are applied in the order
+// the room receives them. A push whose ctx ends before its commit starts is
+// not applied; once the commit has started it completes even if ctx ends.
+func (r *Room) Push(ctx context.Context, p *board.Push, idemKey string) (version int64, replayed bool, err error) {
+	return r.push(ctx, &pushReq{in: persist.PushInput{Push: p, IdempotencyKey: idemKey}})
+}
+
+func (r *Room) push(ctx context.Context, req *pushReq) (int64, bool, error) {
+	if r.closing.Load() {
+		return 0, false, ErrClosed
+	}
+	req.ctx = ctx
+	req.reply = make(chan pushReply, 1)
+	select {
+	case r.reqC <- req:
+	case <-r.done:
+		return 0, false, ErrClosed
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+	// The loop answers every push it took, even when it shuts down.
+	select {
+	case rep := <-req.reply:
+		return rep.version, rep.replayed, rep.err
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+}
+
+// startCommit hands the queued pushes to the store in a goroutine of their
+// own, so that the loop keeps serving pulls, joins and pointers during the
+// fsync, and so that rooms of different boards reach bbolt's Batch together
+// and share one fsync. Pushes that queue up meanwhile go in the next commit,
+// together: one board's throughput is not one fsync per push. With no push
+// queued, the peers may have a catch-up to start.
+func (r *Room) startCommit() {
+	if r.committing {
+		return
+	}
+	batch := r.takeBatch()
+	if len(batch) == 0 {
+		r.peers.catchUp()
+		return
+	}
+	r.committing = true
+	go r.commit(batch, r.version.Load())
+}
+
+// takeBatch takes up to MaxBatch queued pushes off the queue and returns
+// those whose callers still wait; the others are answered with their
+// context's error, before anything was written.
+func (r *Room) takeBatch() []*pushReq {
+	var batch []*pushReq
+	n := 0
+	for _, req := range r.pending {
+		if len(batch) == r.opts.MaxBatch {
+			break
+		}
+		n++
+		if err := req.ctx.Err(); err != nil {
+			req.reply <- pushReply{err: err}
+			continue
+		}
+		batch = append(batch, req)
+	}
+	r.pending = slices.Delete(r.pending, 0, n)
+	return batch
+}
+
+// commit runs in a goroutine of its own: it applies the batch, encodes
+// each push's changes message and hands the outcome to the loop.
+func (r *Room) commit(batch []*pushReq, base int64) {
+	c := &commit{reqs: batch, base: base}
+	in := make([]persist.PushInput, len(batch))
+	for i, req := range batch {
+		in[i] = req.in
+	}
+	// Not the requests' contexts: several requests share this write, and a
+	// commit once started must finish so that versions stay consecutive
+	// with what subscribers were sent.
+	start := time.Now()
+	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
+	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
+	if c.err == nil {
+		observeMerges(r.opts.Observer, c.applied)
+		r.peers.bridge(c)
+		c.msgs = make([]*Message, len(batch))
+		// Encoded once here, off the loop, and shared by every subscriber;
+		// not at all on a board nobody watches (finishCommit encodes it if
+		// someone joined meanwhile).
+		if r.subCount.Load() > 0 {
+			for i := range c.applied {
+				c.msgs[i] = r.encodeChange(batch[i], c.applied[i])
+			}
+		}
+	}
+	r.commitC <- c
+}
+
+// encodeChange encodes the changes message of one applied push; nil when
+// there is nothing to send.
+func (r *Room) encodeChange(req *pushReq, a persist.Applied) *Message {
+	if a.Changes == nil {
+		return nil
+	}
+	from := ""
+	if req.origin != nil {
+		from = req.origin.id
+	}
+	msg, err := encodePushChanges(a, from)
+	if err != nil {
+		r.log.Error("encode change; subscribers will see a gap and pull", slog.Int64("version", a.Version), slog.Any("err", err))
+		return nil
+	}
+	return NewChangesMessage(msg, a.Version)
+}
+
+// finishCommit answers a finished commit's pushes in order, fanning each
+// change out, and the long polls when the version moved.
+func (r *Room) finishCommit(c *commit) {
+	r.committing = false
+	before := r.version.Load()
+	if c.catchUp != nil {
+		r.peers.finishCatchUp(c)
+	}
+	var own int64
+	for i, req := range c.reqs {
+		own = max(own, r.answerPush(c, i, req))
+	}
+	if r.version.Load() != before {
+		r.answerWaiters(WaitPassed)
+	}
+	if own > 0 {
+		r.peers.committed(own)
+	}
+	if c.err != nil {
+		r.log.Error("commit failed", slog.Int("pushes", len(c.reqs)), slog.Any("err", c.err))
+	}
+}
+
+// answerPush answers the i-th push of a finished commit: it fans its
+// change and merge events out, acks it on its connection and replies to
+// its caller. It returns the push's version when the push changed the
+// board (0 otherwise), for the other nodes.
+func (r *Room) answerPush(c *commit, i int, req *pushReq) int64 {
+	if c.err != nil {
+		req.reply <- pushReply{err: c.err}
+		return 0
+	}
+	a := c.applied[i]
+	if a.Err != nil {
+		req.reply <- pushReply{err: a.Err}
+		return 0
+	}
+	var own int64
+	if a.Changes != nil {
+		own = a.Version
+	}
+	// With a catch-up read, that read carried (or will carry) the push's
+	// rows to the subscribers with what other nodes committed around it.
+	changesSent := c.catchUp == nil && r.advanceTo(a.Version) && r.sendChange(req, a, c.msgs[i])
+	r.sendEvents(a.Events, changesSent)
+	if req.origin != nil && r.has(req.origin) {
+		// The ack goes through the pusher's queue so that it arrives in
+		// version order with the changes of others.
+		r.deliver(req.origin, mustEncode(livewire.Ack{Type: livewire.TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
+	}
+	req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
+	return own
+}
+
+// advanceTo moves the room's version to v, and reports whether v is new
+// to the subscribers. It is not when the room is already there: a replayed
+// push, a push that changed nothing, or (with several nodes) another
+// node's commit after it already reached them, and sending it would take
+// their version back.
+func (r *Room) advanceTo(v int64) bool {
+	if v <= r.version.Load() {
+		return false
+	}
+	r.version.Store(v)
+	return true
+}
+
+// sendChange fans a new push's changes message out (msg, or encoded now
+// when the commit had none and someone listens), and reports whether it
+// went.
+func (r *Room) sendChange(req *pushReq, a persist.Applied, msg *Message) bool {
+	if msg == nil && len(r.subs) == 0 {
+		return false
+	}
+	if msg == nil {
+		msg = r.encodeChange(req, a)
+	}
+	if msg == nil {
+		return false
+	}
+	// A merged push's rows are not what its connection sent: it gets them
+	// too, before its ack.
+	skip := req.origin
+	if a.Merged > 0 {
+		skip = nil
+	}
+	r.broadcast(msg, skip)
+	return true
+}
+
+// sendEvents sends a push's merge events: alone where its own changes
+// message did not carry them (sent false: a catch-up read carried its
+// rows), and to the other nodes' subscribers always.
+func (r *Room) sendEvents(events []persist.MergeEvent, sent bool) {
+	evs := wireEvents(events)
+	if len(evs) == 0 {
+		return
+	}
+	if !sent {
+		r.broadcast(mustEncode(livewire.EventsMessage{Type: livewire.TypeEvents, Events: evs}), nil)
+	}
+	for _, e := range evs {
+		r.relay(Note{Kind: NoteEvent, Event: e})
+	}
+}
