@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '4716770c44a1eebd';
-const FILES = ["assets/AiErrorText-BejLo7kj.js","assets/Analyse-DeOtaZtj.js","assets/CanvasImportDialog-D9ZcpMwo.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-D2FbaN-X.js","assets/ExportDialog-CMTv3dac.js","assets/HistoryPanel-CcVeYj4-.js","assets/ImportDialog-DM_E9Dfg.js","assets/NoteAssist-SobLxFu7.js","assets/NoteHints-FeRFDiw-.js","assets/SlashMenu-Dm-4Ah_Y.js","assets/SnapshotsPanel-CbM9n4gO.js","assets/TrackerGenerate-CtXhBDgm.js","assets/ai-D8en7buA.js","assets/api-C3eB7gWK.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-D8W1horF.js","assets/importgen-Dn2DlGcc.css","assets/index-CysqX6qt.css","assets/index-Dkv6-jkz.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-C904GJqG.js"];
+const VERSION = 'f9cfe2ac9bd0ff2b';
+const FILES = ["assets/AiErrorText-CgeHoaIs.js","assets/Analyse-Dre-Bwhv.js","assets/CanvasImportDialog-SIvb-Dmt.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-BgyM05gR.js","assets/ExportDialog-DcXPGuGi.js","assets/HistoryPanel-BYF9pM1B.js","assets/ImportDialog-ChqkqD-Q.js","assets/NoteAssist-CSPW2umi.js","assets/NoteHints-BOCS-zHr.js","assets/SlashMenu-BtHW1lRq.js","assets/SnapshotsPanel-CMKDAx0z.js","assets/TrackerGenerate-IdKmdhhx.js","assets/ai-D8en7buA.js","assets/api-C3eB7gWK.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-CIIue1OM.js","assets/importgen-Dn2DlGcc.css","assets/index-Bsji9q5p.js","assets/index-ClUUA6lH.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-BWSbWdv5.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
