@@ -63,6 +63,14 @@ func (s *Server) handleTime(w http.ResponseWriter, r *http.Request) {
 // answer is the timer as the board has it after the action.
 func (s *Server) handleTimer(w http.ResponseWriter, r *http.Request) {
 	a := reqctx.Access(r.Context())
+	// A retried action with the key of one already applied is answered
+	// without being applied again (an "add" sent twice adds once), as a
+	// sync push is (docs/api.md, "The board's timer").
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var act board.TimerAction
 	if err := reqbody.Decode(w, r, limitJSONBody, timerActionShape.Into(&act)); err != nil {
 		s.writeError(w, r, err)
@@ -73,7 +81,7 @@ func (s *Server) handleTimer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	act.By = a.Email
-	if _, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Timer: &act}, ""); err != nil {
+	if _, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Timer: &act}, key); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -146,3 +146,25 @@ func TestServerTime(t *testing.T) {
 	}
 	e.do("POST", "/api/time", "", nil).wantStatus(t, http.StatusMethodNotAllowed)
 }
+
+// TestTimerEndpointIdempotent: an action retried with its Idempotency-Key
+// (the answer was lost) is applied once: two "add"s with one key add one
+// minute, another key adds another.
+func TestTimerEndpointIdempotent(t *testing.T) {
+	e := newEnv(t, withClock(timerT0))
+	ada := e.claim("ada@example.com", "retro")
+	e.timer(ada, "retro", map[string]any{"action": "start", "durationMs": 300_000}).wantStatus(t, http.StatusOK)
+	add := map[string]any{"action": "add", "durationMs": 60_000}
+	key := http.Header{"Idempotency-Key": {"add-once"}}
+	var first, again, other timerAnswer
+	e.do("POST", "/api/boards/retro/timer", ada, add, key).want(t, http.StatusOK, &first)
+	e.do("POST", "/api/boards/retro/timer", ada, add, key).want(t, http.StatusOK, &again)
+	if first.Timer == nil || first.Timer.DurationMs != 360_000 || again.Timer == nil || again.Timer.DurationMs != 360_000 || again.ServerVersion != first.ServerVersion {
+		t.Fatalf("add, then the same add retried: %+v then %+v, want 360000 ms once at one version", first.Timer, again.Timer)
+	}
+	e.do("POST", "/api/boards/retro/timer", ada, add, http.Header{"Idempotency-Key": {"add-twice"}}).want(t, http.StatusOK, &other)
+	if other.Timer == nil || other.Timer.DurationMs != 420_000 {
+		t.Fatalf("an add with another key: %+v, want 420000 ms", other.Timer)
+	}
+	e.do("POST", "/api/boards/retro/timer", ada, add, http.Header{"Idempotency-Key": {"bad key"}}).wantError(t, http.StatusBadRequest, "Idempotency-Key")
+}
