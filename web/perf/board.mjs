@@ -147,3 +147,19 @@ export async function paneSpot(page, what, notes = 0) {
     return null;
   }, what);
 }
+
+/**
+ * selfTimes sums a CPU profile's sampled self time by function (name, file,
+ * line and column), in ms; dt is the self time by profile node id.
+ */
+export function selfTimes(profile) {
+  const self = new Map();
+  const dt = new Map();
+  for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) || 0) + (profile.timeDeltas[i] || 0) / 1000);
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    const k = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
+    self.set(k, (self.get(k) || 0) + (dt.get(n.id) || 0));
+  }
+  return { self, dt };
+}

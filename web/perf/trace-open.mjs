@@ -1,25 +1,12 @@
 // One traced open of a 2,000-note board: where the main thread's time goes
 // (a diagnostic beside perf.mjs, not a test). NOTES=2000 [WEB_DIR=<a build>] node perf/trace-open.mjs
 import { startServer, launch } from '../e2e/harness.mjs';
+import { seedBoard, selfTimes } from './board.mjs';
 const NOTES = Number(process.env.NOTES || 2000);
 const server = await startServer({ args: process.env.WEB_DIR ? ['-web-dir', process.env.WEB_DIR] : [] });
 const browser = await launch();
 try {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const req = ctx.request;
-  await req.post(server.url + '/api/auth/send-otp', { data: { email: 'perf@example.com' } });
-  const code = await server.code('perf@example.com');
-  await req.post(server.url + '/api/auth/verify-otp', { data: { email: 'perf@example.com', code } });
-  await req.post(server.url + '/api/boards/perf/access');
-  const cols = Math.ceil(Math.sqrt(NOTES));
-  for (let start = 0; start < NOTES; start += 500) {
-    const upserted = [];
-    for (let i = start; i < Math.min(NOTES, start + 500); i++)
-      upserted.push({ id: `n${i}`, title: `Note ${i}`, content: `Some **Markdown** for note ${i}.\n\n- a point\n- another point with a [link](https://example.com/${i})`, x: (i % cols) * 260, y: Math.floor(i / cols) * 200, color: ['yellow', 'blue', 'green', 'pink'][i % 4], type: 'sticky', updatedAt: new Date().toISOString() });
-    await req.post(server.url + '/api/boards/perf/sync', { data: { clientVersion: 0, notes: { upserted, deleted: [] }, trackerItems: { upserted: [], deleted: [] } } });
-  }
-  const state = await ctx.storageState();
-  await ctx.close();
+  const state = await seedBoard(server, browser, { notes: NOTES });
   const c = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState: { cookies: state.cookies, origins: [] } });
   const page = await c.newPage();
   const cdp = await c.newCDPSession(page);
@@ -31,14 +18,7 @@ try {
   await page.waitForFunction(() => performance.getEntriesByName('corkboard:interactive').length > 0, null, { timeout: 30000 });
   const buf = await browser.stopTracing();
   const { profile } = await cdp.send('Profiler.stop');
-  const self = new Map();
-  const dt = new Map();
-  for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) || 0) + (profile.timeDeltas[i] || 0) / 1000);
-  for (const n of profile.nodes) {
-    const f = n.callFrame;
-    const k = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
-    self.set(k, (self.get(k) || 0) + (dt.get(n.id) || 0));
-  }
+  const { self } = selfTimes(profile);
   console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([n, ms]) => `${ms.toFixed(0)} ms  ${n}`).join('\n'));
   const events = JSON.parse(buf.toString()).traceEvents;
   const byName = new Map();

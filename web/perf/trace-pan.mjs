@@ -2,7 +2,7 @@
 // pointer move and per frame (a diagnostic beside perf.mjs, not a test).
 //   NOTES=2000 [CONNECTORS=2000 FRAMES=50] [ZOOM=0.1|fit] [MOVES=150] [WEB_DIR=...] node perf/trace-pan.mjs
 import { startServer, launch } from '../e2e/harness.mjs';
-import { seedBoard, zoomTo, paneSpot, startFrames, viewOf, inView } from './board.mjs';
+import { seedBoard, zoomTo, paneSpot, startFrames, viewOf, inView, selfTimes } from './board.mjs';
 
 const NOTES = Number(process.env.NOTES || 2000);
 const MOVES = Number(process.env.MOVES || 150);
@@ -38,14 +38,7 @@ try {
   const buf = await browser.stopTracing();
   const { profile } = await cdp.send('Profiler.stop');
   console.log(`${((frames.length - 1) / ((frames.at(-1) - frames[0]) / 1000)).toFixed(1)} fps over ${MOVES} moves`);
-  const self = new Map();
-  const dt = new Map();
-  for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) || 0) + (profile.timeDeltas[i] || 0) / 1000);
-  for (const n of profile.nodes) {
-    const f = n.callFrame;
-    const k = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
-    self.set(k, (self.get(k) || 0) + (dt.get(n.id) || 0));
-  }
+  const { self, dt } = selfTimes(profile);
   // WHO=name: the callers of a function (its sampled self time by call chain).
   if (process.env.WHO) {
     const parent = new Map();
