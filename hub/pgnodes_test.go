@@ -330,6 +330,9 @@ func pushOnB(t *testing.T, h *hub.Hub, id string, want int64) {
 // returns the IDs of the notes streamed.
 func streamedPull(ctx context.Context, h *hub.Hub, since int64) (version int64, changed bool, notes []string, err error) {
 	version, changed, err = h.PullTo(ctx, "b1", since, func(p *persist.ChangePart) error {
+		if err := p.Decode(); err != nil {
+			return err
+		}
 		if p.Kind == persist.PartNote {
 			notes = append(notes, p.Note.ID)
 		}
