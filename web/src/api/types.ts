@@ -223,7 +223,7 @@ export interface LiveEvent {
 
 /** Server → client live messages. */
 export type LiveMessage =
-  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: (Peer & { editing?: string })[] }
+  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: PresentEntry[]; presentCount?: number; presentMore?: boolean }
   | ({ type: 'changes'; from?: string; events?: LiveEvent[] } & Changes)
   /** Events of a push applied on another node (its rows come as changes). */
   | { type: 'events'; events: LiveEvent[] }
@@ -236,7 +236,25 @@ export type LiveMessage =
   | ({ type: 'editing'; noteId: string } & Peer)
   | { type: 'pong'; id?: string }
   /** The person's access changed while the board is open (a plan change): what the server now answers. */
-  | { type: 'access'; canEdit: boolean };
+  | { type: 'access'; canEdit: boolean }
+  /** Who is here, coalesced (docs/live-protocol.md, "presence"): replaces join/leave. count is everyone else now. */
+  | { type: 'presence'; joined?: PresentEntry[]; left?: string[]; idle?: string[]; active?: string[]; count?: number }
+  /** A page of who is here, the answer to a `who` request; next is "" on the last page. */
+  | { type: 'who'; present: PresentEntry[]; next?: string }
+  /** The view (centre in board coordinates, zoom) of the connection I follow. */
+  | ({ type: 'view'; x: number; y: number; zoom: number } & Peer)
+  /** The connection I followed left: following ended. */
+  | { type: 'follow'; id: string; ended?: string }
+  /** The owner brought everyone to their view. */
+  | ({ type: 'summon'; x: number; y: number; zoom: number } & Peer);
+
+/** PresentEntry is another connection on the board as hello, presence and who list it. */
+export interface PresentEntry extends Peer {
+  /** editing is the note whose editor it has open. */
+  editing?: string;
+  /** idle: no activity for 2 minutes (the server's flag). */
+  idle?: boolean;
+}
 
 /** GET /api/config. */
 export interface ClientConfig {
