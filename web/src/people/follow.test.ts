@@ -8,6 +8,7 @@ function setup({ viewport = true } = {}) {
   const sent: Record<string, unknown>[] = [];
   const presence = new PresenceStore({ send: (m) => (sent.push(m as Record<string, unknown>), true), clock, frame: () => {} });
   const f = new FollowStore(presence);
+  f.attach();
   const shown: [View, string][] = [];
   let mine: View = { x: 0, y: 0, zoom: 1 };
   const vp = { show: (v: View, how: string) => void shown.push([v, how]), current: () => mine };

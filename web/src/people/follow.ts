@@ -52,10 +52,16 @@ export class FollowStore {
   /** pending is a view that came before the canvas was there. */
   private pending: { v: View; how: 'follow' | 'jump' } | null = null;
   private toasts = 0;
-  private readonly off: () => void;
 
-  constructor(private readonly presence: FollowPresence) {
-    this.off = presence.onSignal((s) => this.onSignal(s));
+  constructor(private readonly presence: FollowPresence) {}
+
+  /**
+   * attach listens to the presence store's signals until the function it
+   * returns is called (a React effect's cleanup: the store outlives a
+   * StrictMode remount).
+   */
+  attach(): () => void {
+    return this.presence.onSignal((s) => this.onSignal(s));
   }
 
   onChange = (cb: () => void): (() => void) => {
@@ -107,12 +113,6 @@ export class FollowStore {
   /** dismissToast closes the "brought everyone here" toast. */
   dismissToast(): void {
     if (this.state.toast) this.set({ toast: null });
-  }
-
-  close(): void {
-    this.off();
-    this.cbs.clear();
-    this.viewport = null;
   }
 
   private onSignal(s: PresenceSignal) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveMessage } from '../api/types';
+import type { LiveMessage, PresentEntry } from '../api/types';
 import { PresenceStore } from './presence';
 import { FakeClock } from './testing';
 
@@ -23,7 +23,7 @@ function setup() {
   const p = new PresenceStore({ send: (m) => (open ? (sent.push(m), true) : false), clock, frame: f.frame });
   const ana = { id: 'c1', email: 'ana@x', color: '#111' };
   const ben = { id: 'c2', email: 'ben@x', color: '#222' };
-  const hello = (present: (typeof ana & { editing?: string })[] = []): LiveMessage => ({ type: 'hello', serverVersion: 0, you: { id: 'me', email: 'me@x', color: '#000', canEdit: true }, present });
+  const hello = (present: PresentEntry[] = []): LiveMessage => ({ type: 'hello', serverVersion: 0, you: { id: 'me', email: 'me@x', color: '#000', canEdit: true }, present });
   return { clock, sent, p, f, ana, ben, hello, setOpen: (o: boolean) => (open = o) };
 }
 
