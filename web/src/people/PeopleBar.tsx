@@ -89,17 +89,15 @@ export function PeopleBar({ presence, follow, isOwner }: { presence: PresenceSto
               aria-haspopup="dialog"
               aria-expanded={open?.email === p.email}
               data-email={p.email}
+              // The letters are drawn from data-text (people.css): the name is the address, not "AP".
+              data-text={p.initials}
               onClick={(e) => toggle(p.email, e.currentTarget)}
-            >
-              <span aria-hidden="true">{p.initials}</span>
-            </button>
+            />
           </li>
         ))}
         {plus > 0 && (
           <li>
-            <button type="button" className="avatar more" aria-label={`${summary}: show everyone`} title={summary} aria-haspopup="dialog" aria-expanded={open?.email === null} onClick={(e) => toggle(null, e.currentTarget)}>
-              <span aria-hidden="true">+{plus}</span>
-            </button>
+            <button type="button" className="avatar more" aria-label={`${summary}: show everyone`} title={summary} aria-haspopup="dialog" aria-expanded={open?.email === null} data-text={`+${plus}`} onClick={(e) => toggle(null, e.currentTarget)} />
           </li>
         )}
       </ul>
