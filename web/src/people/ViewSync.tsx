@@ -51,10 +51,15 @@ export function ViewSync({ follow, presence }: { follow: FollowStore; presence: 
       },
     });
 
-    let last = store.getState().transform;
+    let last = store.getState();
     const unsubscribe = store.subscribe((s) => {
-      if (s.transform === last) return;
-      last = s.transform;
+      const was = last;
+      last = s;
+      if (s.transform === was.transform) {
+        // The canvas was measured or resized: its centre moved, not by anyone's hand.
+        if (s.width !== was.width || s.height !== was.height) follow.viewChanged(centre(), false);
+        return;
+      }
       const t = now();
       const byUser = !!down?.moved || t < wheelUntil || (t >= animUntil && t < gestureUntil);
       follow.viewChanged(centre(), byUser);
