@@ -2,26 +2,19 @@ import { useEffect } from 'react';
 import { useReactFlow, useStoreApi } from '@xyflow/react';
 import type { FollowStore, View } from './follow';
 import type { PresenceStore } from '../sync/presence';
+import { OwnMoves } from './ownMoves';
 
 /** FOLLOW_MS is how long a followed view's move takes: light, and shorter than the 100 ms between two views plus some. */
 const FOLLOW_MS = 180;
 /** JUMP_MS is a Go to's or a summon's move: quick, but seen as a move. */
 const JUMP_MS = 300;
-/** GESTURE_MS is how long after a key, a click or a wheel turn a change of view is still the person's own. */
-const GESTURE_MS = 400;
-/** DRAG_PX is how far a pointer moves before it is a drag (a click on a note is not a pan). */
-const DRAG_PX = 4;
 
 /**
  * ViewSync is the canvas's side of "Who is here" (rendered inside
  * ReactFlow): it tells the follow store my view whenever it changes, and
- * whether I changed it myself; it lets the store move my view; and it
- * tells the server I am active when I type (a pointer says so already).
- *
- * "Myself" is told from the input, not from the view: a change while a
- * pointer drags, within a moment of a wheel turn, or within a moment of a
- * key or a click when the follow is not moving the view (the zoom
- * buttons, the arrow keys) is mine; a follow's own animation is not.
+ * whether I changed it myself (ownMoves.ts); it lets the store move my
+ * view; and it tells the server I am active when I type (a pointer says
+ * so already).
  */
 export function ViewSync({ follow, presence }: { follow: FollowStore; presence: PresenceStore }) {
   const rf = useReactFlow();
@@ -33,10 +26,7 @@ export function ViewSync({ follow, presence }: { follow: FollowStore; presence: 
       const [tx, ty, zoom] = transform;
       return { x: (width / 2 - tx) / zoom, y: (height / 2 - ty) / zoom, zoom };
     };
-    let animUntil = 0;
-    let wheelUntil = 0;
-    let gestureUntil = 0;
-    let down: { x: number; y: number; moved: boolean } | null = null;
+    const own = new OwnMoves();
     const now = () => performance.now();
     const reduced = () => window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
 
@@ -46,7 +36,7 @@ export function ViewSync({ follow, presence }: { follow: FollowStore; presence: 
         const { width, height, minZoom, maxZoom } = store.getState();
         const zoom = Math.min(maxZoom, Math.max(minZoom, v.zoom));
         const duration = reduced() ? 0 : how === 'follow' ? FOLLOW_MS : JUMP_MS;
-        animUntil = now() + duration + 80;
+        own.animating(now(), duration);
         void rf.setViewport({ x: width / 2 - v.x * zoom, y: height / 2 - v.y * zoom, zoom }, { duration });
       },
     });
@@ -60,29 +50,20 @@ export function ViewSync({ follow, presence }: { follow: FollowStore; presence: 
         if (s.width !== was.width || s.height !== was.height) follow.viewChanged(centre(), false);
         return;
       }
-      const t = now();
-      const byUser = !!down?.moved || t < wheelUntil || (t >= animUntil && t < gestureUntil);
-      follow.viewChanged(centre(), byUser);
+      follow.viewChanged(centre(), own.mine(now()));
     });
     // Where I look when the board opens: who follows me, and a summon, need it.
     follow.viewChanged(centre(), false);
 
     const el = store.getState().domNode;
     const onWheel = (e: WheelEvent) => {
-      if (!(e.target as Element).closest?.('.nowheel')) wheelUntil = now() + GESTURE_MS;
+      if (!(e.target as Element).closest?.('.nowheel')) own.wheel(now());
     };
-    const onDown = (e: PointerEvent) => {
-      down = { x: e.clientX, y: e.clientY, moved: false };
-    };
-    const onMove = (e: PointerEvent) => {
-      if (down && !down.moved && Math.hypot(e.clientX - down.x, e.clientY - down.y) > DRAG_PX) down.moved = true;
-    };
-    const onUp = () => {
-      down = null;
-      gestureUntil = now() + GESTURE_MS;
-    };
+    const onDown = (e: PointerEvent) => own.pointerDown(e.clientX, e.clientY);
+    const onMove = (e: PointerEvent) => own.pointerMove(e.clientX, e.clientY);
+    const onUp = () => own.pointerUp(now());
     const onKey = () => {
-      gestureUntil = now() + GESTURE_MS;
+      own.key(now());
       // Typing is activity the server cannot see (no pointer moves): say so, at most every 30 s.
       presence.sendActive();
     };
