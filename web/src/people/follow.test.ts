@@ -75,6 +75,13 @@ describe('FollowStore', () => {
     expect(f.getSnapshot()).toMatchObject({ following: null, notice: 'ben left: you are no longer following them' });
   });
 
+  it('ends when the server refuses the follow (they had gone)', () => {
+    const { presence, f, ana } = setup();
+    f.follow(ana);
+    presence.handle({ type: 'error', status: 404, error: 'No connection c1 on this board.', field: 'id' });
+    expect(f.getSnapshot()).toMatchObject({ following: null, notice: 'ana left: you are no longer following them' });
+  });
+
   it('follows again after a reconnect (the presence store sends it with the new hello)', () => {
     const { presence, f, ana, sent } = setup();
     f.follow(ana);

@@ -166,6 +166,14 @@ export class PresenceStore {
       case 'summon':
         this.signal({ kind: 'summon', peer: { id: m.id, email: m.email, color: m.color }, x: m.x, y: m.y, zoom: m.zoom });
         return true;
+      case 'error':
+        // A follow the server refused (that connection is gone: 404 naming id) ends like one that ended.
+        if (!m.id && m.field === 'id' && this.following) {
+          const id = this.following;
+          this.following = '';
+          this.signal({ kind: 'followEnded', id });
+        }
+        return false;
       case 'follow':
         if (m.ended) {
           if (this.following === m.ended) this.following = '';
