@@ -237,8 +237,8 @@ export type LiveMessage =
   | { type: 'pong'; id?: string }
   /** The person's access changed while the board is open (a plan change): what the server now answers. */
   | { type: 'access'; canEdit: boolean }
-  /** Who is here, coalesced (docs/live-protocol.md, "presence"): replaces join/leave. count is everyone else now. */
-  | { type: 'presence'; joined?: PresentEntry[]; left?: string[]; idle?: string[]; active?: string[]; count?: number }
+  /** Who is here, coalesced (docs/live-protocol.md): replaces join/leave. count is every connection shown, this one included; more: the lists were cut (ask who). */
+  | { type: 'presence'; joined?: PresentEntry[]; left?: string[]; idle?: string[]; active?: string[]; more?: boolean; count?: number }
   /** A page of who is here, the answer to a `who` request; next is "" on the last page. */
   | { type: 'who'; present: PresentEntry[]; next?: string }
   /** The view (centre in board coordinates, zoom) of the connection I follow. */

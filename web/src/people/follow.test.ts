@@ -67,7 +67,7 @@ describe('FollowStore', () => {
     expect(f.getSnapshot().following).toBeNull();
 
     f.follow(ana);
-    presence.handle({ type: 'presence', left: ['c1'], count: 1 });
+    presence.handle({ type: 'presence', left: ['c1'], count: 2 });
     expect(f.getSnapshot()).toMatchObject({ following: null, notice: 'ana left: you are no longer following them' });
 
     f.follow(ben);

@@ -147,11 +147,11 @@ describe('PresenceStore: who is here (issue 25)', () => {
     p.handle({ ...(hello([{ ...ana, idle: true }]) as object), presentCount: 150, presentMore: true } as LiveMessage);
     expect(p.getSnapshot()).toMatchObject({ count: 150, more: true });
     expect(p.getSnapshot().peers.get('c1')?.idle).toBe(true);
-    p.handle({ type: 'presence', joined: [ben], active: ['c1'], count: 151 });
+    p.handle({ type: 'presence', joined: [ben], active: ['c1'], count: 152 }); // me included
     expect(p.getSnapshot().peers.get('c1')?.idle).toBeUndefined();
     expect(p.getSnapshot().peers.get('c2')).toMatchObject({ email: 'ben@x' });
     expect(p.getSnapshot().count).toBe(151);
-    p.handle({ type: 'presence', idle: ['c2'], left: ['c1'], count: 150 });
+    p.handle({ type: 'presence', idle: ['c2'], left: ['c1'], count: 151 });
     expect([...p.getSnapshot().peers.keys()]).toEqual(['c2']);
     expect(p.getSnapshot().peers.get('c2')?.idle).toBe(true);
   });
@@ -172,8 +172,9 @@ describe('PresenceStore: who is here (issue 25)', () => {
     const { p, ana, hello } = setup();
     p.handle(hello([{ ...ana, editing: 'n1' }]));
     expect(p.editorsOf('n1')).toHaveLength(1);
-    p.handle({ type: 'presence', left: ['c1'], count: 0 });
+    p.handle({ type: 'presence', left: ['c1'], count: 1 });
     expect(p.editorsOf('n1')).toHaveLength(0);
+    expect(p.getSnapshot().count).toBe(0);
   });
 
   it('asks who for the next page only when the server has more, one request at a time', () => {

@@ -148,8 +148,10 @@ export class PresenceStore {
         }
         for (const id of m.idle ?? []) this.setIdle(id, true);
         for (const id of m.active ?? []) this.setIdle(id, false);
+        // A batch's count is everyone the board shows, this connection included
+        // (hello's presentCount is the others): the others are one fewer.
         if (m.count === undefined) this.count = Math.max(0, this.count - (m.left ?? []).filter((id) => this.peers.has(id)).length);
-        else this.count = m.count;
+        else this.count = Math.max(0, m.count - 1);
         if (m.joined?.some((p) => p.editing)) this.editorsChanged();
         this.drop(m.left ?? []);
         break;
