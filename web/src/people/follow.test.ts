@@ -36,14 +36,18 @@ describe('FollowStore', () => {
     expect(f.getSnapshot().following).not.toBeNull();
   });
 
-  it('Go to: jumps to their first view, then unfollows', () => {
-    const { presence, f, shown, ana, follows } = setup();
+  it('Go to: asks for their view once, jumps to it, and ends a follow of someone else', () => {
+    const { presence, f, shown, ana, ben, follows, sent } = setup();
+    f.follow(ben);
     f.follow(ana, true);
+    expect(sent.at(-1)).toEqual({ type: 'view?', id: 'c1' });
+    expect(f.getSnapshot().following).toMatchObject({ id: 'c1', once: true });
+    presence.handle({ type: 'view', ...ben, x: 1, y: 1, zoom: 1 });
     presence.handle({ type: 'view', ...ana, x: 5, y: 6, zoom: 0.5 });
     expect(shown).toEqual([[{ x: 5, y: 6, zoom: 0.5 }, 'jump']]);
     expect(f.getSnapshot().following).toBeNull();
     expect(follows()).toEqual([
-      { type: 'follow', id: 'c1' },
+      { type: 'follow', id: 'c2' },
       { type: 'follow', id: '' },
     ]);
     presence.handle({ type: 'view', ...ana, x: 7, y: 8, zoom: 0.5 });

@@ -26,6 +26,7 @@ export interface Viewport {
 export interface FollowPresence {
   onSignal(cb: (s: PresenceSignal) => void): () => void;
   follow(id: string): void;
+  viewOnce(id: string): void;
   summon(x: number, y: number, zoom: number): boolean;
   sendView(x: number, y: number, zoom: number): void;
 }
@@ -80,10 +81,18 @@ export class FollowStore {
     }
   }
 
-  /** follow starts following a person's connection; once: a "Go to", which stops at their first view. */
+  /**
+   * follow starts following a person's connection; once: a "Go to", which
+   * asks for their latest view (`view?`) and ends with it.
+   */
   follow(peer: Peer, once = false): void {
     if (!peer.id) return;
-    this.presence.follow(peer.id);
+    if (once) {
+      this.presence.follow(''); // a Go to ends a follow of someone else
+      this.presence.viewOnce(peer.id);
+    } else {
+      this.presence.follow(peer.id);
+    }
     this.set({ following: { id: peer.id, email: peer.email, color: peer.color, name: nameOf(peer.email), once }, notice: once ? '' : `Following ${nameOf(peer.email)}` });
   }
 

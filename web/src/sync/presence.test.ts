@@ -147,7 +147,7 @@ describe('PresenceStore: who is here (issue 25)', () => {
     p.handle({ ...(hello([{ ...ana, idle: true }]) as object), presentCount: 150, presentMore: true } as LiveMessage);
     expect(p.getSnapshot()).toMatchObject({ count: 150, more: true });
     expect(p.getSnapshot().peers.get('c1')?.idle).toBe(true);
-    p.handle({ type: 'presence', joined: [ben], active: ['c1'], count: 152 }); // me included
+    p.handle({ type: 'presence', joined: [ben, { id: 'me', email: 'me@x', color: '#000' }], active: ['c1'], count: 152 }); // me included, in joined too
     expect(p.getSnapshot().peers.get('c1')?.idle).toBeUndefined();
     expect(p.getSnapshot().peers.get('c2')).toMatchObject({ email: 'ben@x' });
     expect(p.getSnapshot().count).toBe(151);

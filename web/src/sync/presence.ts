@@ -143,6 +143,7 @@ export class PresenceStore {
         break;
       case 'presence':
         for (const p of m.joined ?? []) {
+          if (p.id === this.me?.id) continue; // my own arrival, in the tick I joined
           if (!this.peers.has(p.id) && m.count === undefined) this.count++;
           this.peers.set(p.id, { ...this.peers.get(p.id), ...entry(p, now) });
         }
@@ -281,6 +282,12 @@ export class PresenceStore {
     if (this.closed || id === this.following) return;
     this.following = id;
     this.o.send({ type: 'follow', id });
+  }
+
+  /** viewOnce asks for connection id's latest view, once (`view?`: a "Go to"); it leaves a follow as it is. */
+  viewOnce(id: string): void {
+    if (this.closed || !id) return;
+    this.o.send({ type: 'view?', id });
   }
 
   /** summon brings everyone to my view (the server lets only the owner). */
