@@ -45,7 +45,7 @@ export function SummonToast({ follow }: { follow: FollowStore }) {
     <div className="summon-toast-region" role="status" aria-live="polite">
       {toast && (
         <p className="summon-toast" key={toast.key}>
-          <span>{toast.text}</span>
+          <span title={toast.text}>{toast.text}</span>
           <button type="button" className="summon-dismiss" onClick={() => follow.dismissToast()} aria-label="Dismiss">
             ✕
           </button>
