@@ -75,6 +75,8 @@ type liveMsg struct {
 	} `json:"notes"`
 	Joined []livewire.Presence `json:"joined"`
 	Left   []string            `json:"left"`
+	Zoom   float64             `json:"zoom"`
+	Ended  string              `json:"ended"`
 }
 
 // waitPresence waits for a presence batch of q listing id in list
@@ -566,5 +568,50 @@ func TestRecheckTimerRuns(t *testing.T) {
 	}
 	if m := next(t, q, livewire.TypeChanges); m.ServerVersion != 1 {
 		t.Fatalf("got %+v, want version 1", m)
+	}
+}
+
+// TestFollowCrossesNodes: bob on B follows ann on A: A learns of it and
+// sends ann's latest view at once, then her next; her summon reaches bob;
+// her leaving ends bob's following.
+func TestFollowCrossesNodes(t *testing.T) {
+	cl := newCluster(t, 2, "b1")
+	ctx := context.Background()
+	qa, qb := roomstest.NewQueue(256), roomstest.NewQueue(256)
+	sa, _, err := cl.hubs[0].Subscribe(ctx, "b1", "ca", "ann@example.com", qa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, wb, err := cl.hubs[1].Subscribe(ctx, "b1", "cb", "bob@example.com", qb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Leave()
+	if !slices.ContainsFunc(wb.Present, func(p livewire.Presence) bool { return p.ID == "ca" }) {
+		waitPresence(t, qb, "joined", "ca")
+	}
+	if err := sa.View(10, 20, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Follow("ca"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, livewire.TypeView); m.ID != "ca" || m.X != 10 || m.Y != 20 || m.Zoom != 2 {
+		t.Fatalf("bob got %+v, want ann's view at once", m)
+	}
+	if err := sa.View(30, 40, 1); err != nil {
+		t.Fatal(err)
+	}
+	for m := next(t, qb, livewire.TypeView); m.X != 30; m = next(t, qb, livewire.TypeView) {
+	}
+	if err := sa.Summon(1, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, livewire.TypeSummon); m.ID != "ca" || m.Zoom != 3 {
+		t.Fatalf("bob got %+v, want ann's summon", m)
+	}
+	sa.Leave()
+	if m := next(t, qb, livewire.TypeFollow); m.Ended != "ca" {
+		t.Fatalf("bob got %+v, want his following of ann ended", m)
 	}
 }
