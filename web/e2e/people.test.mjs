@@ -160,6 +160,12 @@ test('who is here: three people live and one leaving; follow, Go to and Bring ev
   await axeClean(ada.page, '.people');
   await shot(ada.page, 'people-list-desktop');
   await ada.page.screenshot({ path: '/tmp/people-list-desktop.png' });
+  // Dark mode: the list and the avatars keep their contrast.
+  await ada.page.emulateMedia({ colorScheme: 'dark' });
+  await ada.page.locator('html[data-scheme="dark"]').waitFor();
+  await axeClean(ada.page, '.people');
+  await ada.page.emulateMedia({ colorScheme: 'light' });
+  await ada.page.locator('html[data-scheme="light"]').waitFor();
   await ada.page.keyboard.press('Escape');
   await list.waitFor({ state: 'detached' });
   assert.equal(await ada.page.evaluate(() => document.activeElement?.dataset.email), 'cat-people@example.com', 'Escape gives the focus back');
