@@ -206,6 +206,26 @@ export interface Peer {
   color: string;
 }
 
+/** PresentEntry is another connection on the board as hello, presence and who list it. */
+export interface PresentEntry extends Peer {
+  /** editing is the note whose editor it has open. */
+  editing?: string;
+  /** idle: no activity for 2 minutes (the server's flag). */
+  idle?: boolean;
+}
+
+/**
+ * HelloPresence is what `hello` says of who is here beside its `present`
+ * page (docs/live-protocol.md): its entries are PresentEntry, presentCount
+ * counts the others (absent from an older server, which lists everyone),
+ * presentMore says the page was cut.
+ */
+export interface HelloPresence {
+  present: PresentEntry[];
+  presentCount?: number;
+  presentMore?: boolean;
+}
+
 /**
  * LiveEvent is something a merge did to an earlier change, carried by a
  * live `changes` message (`events`). version is the version of that earlier
@@ -223,7 +243,7 @@ export interface LiveEvent {
 
 /** Server → client live messages. */
 export type LiveMessage =
-  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: PresentEntry[]; presentCount?: number; presentMore?: boolean }
+  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: (Peer & { editing?: string })[] }
   | ({ type: 'changes'; from?: string; events?: LiveEvent[] } & Changes)
   /** Events of a push applied on another node (its rows come as changes). */
   | { type: 'events'; events: LiveEvent[] }
@@ -231,12 +251,6 @@ export type LiveMessage =
   | { type: 'error'; id?: string; status: number; error: string; field?: string }
   | ({ type: 'join' } & Peer)
   | ({ type: 'leave' } & Peer)
-  | ({ type: 'pointer'; x: number; y: number } & Peer)
-  /** Another connection opened (noteId) or closed ("") a note's editor. */
-  | ({ type: 'editing'; noteId: string } & Peer)
-  | { type: 'pong'; id?: string }
-  /** The person's access changed while the board is open (a plan change): what the server now answers. */
-  | { type: 'access'; canEdit: boolean }
   /** Who is here, coalesced (docs/live-protocol.md): replaces join/leave. count is every connection shown, this one included; more: the lists were cut (ask who). */
   | { type: 'presence'; joined?: PresentEntry[]; left?: string[]; idle?: string[]; active?: string[]; more?: boolean; count?: number }
   /** A page of who is here, the answer to a `who` request; next is "" on the last page. */
@@ -246,15 +260,13 @@ export type LiveMessage =
   /** The connection I followed left: following ended. */
   | { type: 'follow'; id: string; ended?: string }
   /** The owner brought everyone to their view. */
-  | ({ type: 'summon'; x: number; y: number; zoom: number } & Peer);
-
-/** PresentEntry is another connection on the board as hello, presence and who list it. */
-export interface PresentEntry extends Peer {
-  /** editing is the note whose editor it has open. */
-  editing?: string;
-  /** idle: no activity for 2 minutes (the server's flag). */
-  idle?: boolean;
-}
+  | ({ type: 'summon'; x: number; y: number; zoom: number } & Peer)
+  | ({ type: 'pointer'; x: number; y: number } & Peer)
+  /** Another connection opened (noteId) or closed ("") a note's editor. */
+  | ({ type: 'editing'; noteId: string } & Peer)
+  | { type: 'pong'; id?: string }
+  /** The person's access changed while the board is open (a plan change): what the server now answers. */
+  | { type: 'access'; canEdit: boolean };
 
 /** GET /api/config. */
 export interface ClientConfig {

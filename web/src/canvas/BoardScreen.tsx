@@ -6,7 +6,7 @@ import type { Tool } from '../layout/tools';
 import type { Editor } from '../editor/Editor';
 import { PeopleBar } from '../people/PeopleBar';
 import { FollowBar, SummonToast } from '../people/FollowBar';
-import { FollowStore } from '../people/follow';
+import { followOf } from '../people/follow';
 import { useTheme } from '../layout/ThemeToggle';
 import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
 import { snapshotDownloadUrl } from '../api/api';
@@ -95,7 +95,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoHistory(client), [client]);
   // Following someone's view and being brought to the owner's (src/people/).
-  const follow = useMemo(() => new FollowStore(client.presence), [client]);
+  const follow = followOf(client.presence);
   useEffect(() => follow.attach(), [follow]);
   const theme = useTheme();
   // The canvas's editor: the export reads its selection.
@@ -188,8 +188,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     { label: 'Export…', onSelect: () => screen.openDialog('export') },
     { label: 'Export as Markdown', href: snapshotDownloadUrl(boardId), download: true },
     { label: 'Import JSON Canvas…', onSelect: () => screen.openDialog('importCanvas') },
-    ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
     ...(access.isOwner ? [{ label: 'Bring everyone here', onSelect: () => follow.bringEveryone() }] : []),
+    ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
     ...THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) })),
     { label: 'All boards', separated: true, onSelect: () => navigate('/') },
     { label: 'Log out', onSelect: onLogout },
@@ -259,7 +259,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas follow={follow} client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
         <div className="board-notices">
           <FollowBar follow={follow} />
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />

@@ -39,7 +39,6 @@ import { CanvasLayer, useLayerDrag, useStableRows, useWindow } from './CanvasLay
 import { domEdge, domIds, hitRow, inBox, pinnedOf, sameSet, windowIds } from './cull';
 import { sceneOf } from './layer';
 import { ViewSync } from '../people/ViewSync';
-import type { FollowStore } from '../people/follow';
 
 /** BoardNode is a node of the canvas: a note or a frame. */
 type BoardNode = NoteFlowNode | FrameFlowNode;
@@ -99,8 +98,6 @@ interface Props {
   onEditor?: (e: Editor | null) => void;
   /** railTools: the board screen's own tools at the end of the tool rail (its panel toggles). */
   railTools?: readonly Tool[];
-  /** follow is who-is-here's view logic (src/people/): the canvas shares my view and lets it move the view. */
-  follow?: FollowStore;
 }
 
 const NO_MARKS: readonly Mark[] = [];
@@ -179,7 +176,7 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools, follow }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
   // onChange is a method of the client (not bound): subscribe through a closure.
@@ -604,7 +601,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
               hundred notes it costs more than it shows. */}
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeColor={minimapStroke} nodeClassName={minimapClass} ariaLabel="Mini map" />}
           <Cursors presence={client.presence} />
-          {follow && <ViewSync follow={follow} presence={client.presence} />}
+          <ViewSync presence={client.presence} />
         </ReactFlow>
         </PresenceContext.Provider>
       </DetailContext.Provider>

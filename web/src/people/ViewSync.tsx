@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useReactFlow, useStoreApi } from '@xyflow/react';
-import type { FollowStore, View } from './follow';
+import { followOf, type View } from './follow';
 import type { PresenceStore } from '../sync/presence';
 import { OwnMoves } from './ownMoves';
 
@@ -16,7 +16,8 @@ const JUMP_MS = 300;
  * view; and it tells the server I am active when I type (a pointer says
  * so already).
  */
-export function ViewSync({ follow, presence }: { follow: FollowStore; presence: PresenceStore }) {
+export function ViewSync({ presence }: { presence: PresenceStore }) {
+  const follow = followOf(presence);
   const rf = useReactFlow();
   const store = useStoreApi();
 

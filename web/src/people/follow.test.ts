@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { LiveMessage } from '../api/types';
 import { PresenceStore } from '../sync/presence';
 import { FakeClock } from '../sync/testing';
 import { FollowStore, type View } from './follow';
@@ -15,7 +16,7 @@ function setup({ viewport = true } = {}) {
   if (viewport) f.setViewport(vp);
   const ana = { id: 'c1', email: 'ana@x.io', color: '#e6194b' };
   const ben = { id: 'c2', email: 'ben@x.io', color: '#4363d8' };
-  presence.handle({ type: 'hello', serverVersion: 1, you: { id: 'me', email: 'me@x.io', color: '#000', canEdit: true }, present: [ana, ben], presentCount: 2 });
+  presence.handle({ type: 'hello', serverVersion: 1, you: { id: 'me', email: 'me@x.io', color: '#000', canEdit: true }, present: [ana, ben], presentCount: 2 } as LiveMessage);
   const follows = () => sent.filter((m) => m.type === 'follow');
   return { clock, sent, presence, f, shown, ana, ben, vp, follows, setMine: (v: View) => (mine = v) };
 }

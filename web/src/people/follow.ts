@@ -46,6 +46,19 @@ export interface FollowState {
   notice: string;
 }
 
+const stores = new WeakMap<FollowPresence, FollowStore>();
+
+/**
+ * followOf is the board's FollowStore, one per presence store (so one per
+ * open board): the top bar and the canvas share it without it being
+ * handed down through the canvas's props.
+ */
+export function followOf(presence: FollowPresence): FollowStore {
+  let f = stores.get(presence);
+  if (!f) stores.set(presence, (f = new FollowStore(presence)));
+  return f;
+}
+
 export class FollowStore {
   private state: FollowState = { following: null, toast: null, notice: '' };
   private readonly cbs = new Set<() => void>();

@@ -144,7 +144,7 @@ describe('PresenceStore', () => {
 describe('PresenceStore: who is here (issue 25)', () => {
   it('takes idle flags, counts and coalesced presence changes', () => {
     const { p, ana, ben, hello } = setup();
-    p.handle({ ...(hello([{ ...ana, idle: true }]) as object), presentCount: 150, presentMore: true } as LiveMessage);
+    p.handle({ ...hello([{ ...ana, idle: true }]), presentCount: 150, presentMore: true } as unknown as LiveMessage);
     expect(p.getSnapshot()).toMatchObject({ count: 150, more: true });
     expect(p.getSnapshot().peers.get('c1')?.idle).toBe(true);
     p.handle({ type: 'presence', joined: [ben, { id: 'me', email: 'me@x', color: '#000' }], active: ['c1'], count: 152 }); // me included, in joined too
@@ -179,7 +179,7 @@ describe('PresenceStore: who is here (issue 25)', () => {
 
   it('asks who for the next page only when the server has more, one request at a time', () => {
     const { p, ana, ben, hello, sent } = setup();
-    p.handle({ ...(hello([ana]) as object), presentCount: 2, presentMore: true } as LiveMessage);
+    p.handle({ ...hello([ana]), presentCount: 2, presentMore: true } as unknown as LiveMessage);
     expect(p.who()).toBe(true);
     expect(p.who()).toBe(false);
     expect(sent).toEqual([{ type: 'who', after: '', limit: 100 }]);

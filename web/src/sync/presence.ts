@@ -3,7 +3,7 @@
 // snapshot and subscription, so a moving pointer re-renders the cursors and
 // nothing else. Plain TypeScript; the sync client feeds it live messages
 // and the connection's status.
-import type { LiveMessage, Peer, PresentEntry } from '../api/types';
+import type { HelloPresence, LiveMessage, Peer, PresentEntry } from '../api/types';
 import { Notifier, type FrameScheduler } from './notify';
 
 /** A connection on the board, with its last pointer position and the note it is editing. */
@@ -119,11 +119,12 @@ export class PresenceStore {
   handle(m: LiveMessage): boolean {
     const now = this.o.clock.now();
     switch (m.type) {
-      case 'hello':
+      case 'hello': {
+        const h: HelloPresence = m;
         this.me = { id: m.you.id, email: m.you.email, color: m.you.color };
-        this.peers = new Map(m.present.map((p) => [p.id, entry(p, now)]));
+        this.peers = new Map(h.present.map((p) => [p.id, entry(p, now)]));
         // An older server sends no count: it lists everyone.
-        this.count = m.presentCount ?? m.present.length;
+        this.count = h.presentCount ?? h.present.length;
         this.whoNext = '';
         this.whoAsked = false;
         this.editorsChanged();
@@ -133,6 +134,7 @@ export class PresenceStore {
         if (this.following) this.o.send({ type: 'follow', id: this.following });
         this.signal({ kind: 'hello' });
         break;
+      }
       case 'join':
         if (!this.peers.has(m.id)) this.count++;
         this.peers.set(m.id, { ...this.peers.get(m.id), id: m.id, email: m.email, color: m.color, seen: now });
