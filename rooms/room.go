@@ -62,6 +62,10 @@ type Options struct {
 	PushBurst int
 	// Now is the clock (idle tracking, pointer throttling); nil is time.Now.
 	Now func() time.Time
+	// AfterFunc runs f after d on a goroutine of its own: the presence
+	// tick, the idle sweep and the view throttle. nil is time.AfterFunc;
+	// tests fire them by hand.
+	AfterFunc func(d time.Duration, f func())
 	// Logger receives the room's warnings; nil is slog.Default().
 	Logger *slog.Logger
 	// Observer is told of commits, pulls and drops (metrics); nil tells no one.
@@ -89,6 +93,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.AfterFunc == nil {
+		o.AfterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -134,9 +141,18 @@ type Room struct {
 	committing bool          // a commit or a catch-up is in flight: its answer comes on commitC
 	dropped    []*Subscriber // subscribers whose sinks were full, to drop
 	fanStopped bool
-	stopped    bool                      // an idle stop was granted: the loop ends
-	waiters    []*Waiter                 // long polls, all waiting on the current version; a waiter's index is its pos
-	remote     map[string]remotePresence // connections on other nodes, by ID (nodes.go); empty on one node
+	stopped    bool      // an idle stop was granted: the loop ends
+	waiters    []*Waiter // long polls, all waiting on the current version; a waiter's index is its pos
+	// Who is here (here.go): every connection shown, this node's and
+	// the others', by ID and in ID order; the changes of the current
+	// tick; whether the tick and the idle sweep are armed; how many of
+	// the connections are other nodes'.
+	here          map[string]*here
+	order         []string
+	batch         presenceBatch
+	presenceArmed bool
+	sweepArmed    bool
+	remoteCount   int
 
 	// The fan-out goroutine (fanOut) writes to the subscribers' sinks; the
 	// loop hands it each message with the subscribers to send it to and

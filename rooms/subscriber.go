@@ -38,11 +38,25 @@ type Subscriber struct {
 
 	editing string // the note open in the connection's editor; owned by the room's loop
 
+	// Presence, owned by the room's loop (here.go, follow.go): whether
+	// the connection is left out of presence, its entry in the room's
+	// index (nil when hidden), when it was last active, and whom it
+	// follows or waits for one view of.
+	hidden     bool
+	entry      *here
+	lastActive time.Time
+	following  string
+	peeking    string
+
 	mu          sync.Mutex // guards the pointer throttle
 	left        bool
 	lastPointer time.Time
 	pending     *[2]float64
 	timer       *time.Timer
+	// The view throttle, under mu like the pointer's (follow.go).
+	lastView    time.Time
+	pendingView *viewState
+	viewArmed   bool
 }
 
 // ID returns the connection ID.
