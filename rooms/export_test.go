@@ -13,3 +13,15 @@ func ShardOf(r *Room, s *Subscriber) int {
 	}
 	return <-c
 }
+
+// VersionReads reports how many shared version reads r made, and how many
+// calls wait for the next one (not yet started).
+func VersionReads(r *Room) (reads int64, waiting int) {
+	c := &r.confirm
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.next != nil {
+		waiting = c.next.waiters
+	}
+	return c.reads, waiting
+}

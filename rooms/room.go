@@ -141,6 +141,9 @@ type Room struct {
 	// loop hands them each message with the subscribers to send it to and
 	// learns from fan.dropC whose sinks were full.
 	fan fanOut
+
+	// confirm is the version check pulls share on several nodes (confirm.go).
+	confirm confirmer
 }
 
 // Start loads the board's version from the store and starts its room.
