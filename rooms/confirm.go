@@ -67,7 +67,8 @@ func (r *Room) storeVersion(ctx context.Context) (int64, error) {
 
 // sharedReadTimeout bounds a version read that several pulls share: it
 // cannot end with any one of their contexts (each stops waiting at its
-// own), so it has its own bound.
+// own), so it has its own bound. The first read of a run is one caller's
+// own and uses its context.
 const sharedReadTimeout = 10 * time.Second
 
 // readVersion makes check's read; when pulls came meanwhile, a goroutine
@@ -84,7 +85,9 @@ func (r *Room) readVersion(ctx context.Context, check *versionCheck) {
 	close(check.done)
 	if next != nil {
 		go func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedReadTimeout)
+			// Not derived from ctx: on a busy board each read would wrap
+			// the last one's context, a chain that never ends.
+			ctx, cancel := context.WithTimeout(context.Background(), sharedReadTimeout)
 			defer cancel()
 			r.readVersion(ctx, next)
 		}()
