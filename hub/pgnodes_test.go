@@ -395,3 +395,41 @@ func BenchmarkPGPullNoChange(b *testing.B) {
 	}
 	b.ReportMetric(mean(took[1])/mean(took[0]), "store/memory")
 }
+
+// BenchmarkPGPullNoChangeParallel is BenchmarkPGPullNoChange with many
+// clients pulling one board at once (a busy board's polling clients): the
+// time per pull, one node ("memory") against several ("store", where each
+// pull must see every push acknowledged before it began). The "store" pulls
+// share version reads (rooms/confirm.go), so their cost is not one round
+// trip each. Run the two alternately:
+//
+//	go test -run '^$' -bench PGPullNoChangeParallel -benchtime 200000x -count 5 ./hub/
+func BenchmarkPGPullNoChangeParallel(b *testing.B) {
+	nodes := newPGNodes(b, 1)
+	ctx := context.Background()
+	if _, _, err := nodes[0].hub.Push(ctx, "b1", onePush("n1"), ""); err != nil {
+		b.Fatal(err)
+	}
+	alone := hub.New(nodes[0].store, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1})
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+		defer cancel()
+		_ = alone.Close(ctx)
+	})
+	for _, c := range []struct {
+		name string
+		h    *hub.Hub
+	}{{"memory", alone}, {"store", nodes[0].hub}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetParallelism(32) // 64 clients on 2 CPUs, as the load tool's pull mode
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if res, err := c.h.Pull(ctx, "b1", 1); err != nil || res.Changes != nil {
+						b.Errorf("pull since 1: %+v %v, want nothing new", res, err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
