@@ -142,6 +142,9 @@ func (r *Room) ForgetNode(node string) {
 func (r *Room) Reannounce() {
 	r.onLoop(func() {
 		for _, s := range r.subs {
+			if s.hidden {
+				continue
+			}
 			r.relay(Note{Kind: NoteJoin, Presence: s.presence()})
 			if s.editing != "" {
 				r.relay(Note{Kind: NoteEditing, Presence: s.presence(), NoteID: s.editing})

@@ -34,6 +34,9 @@ type Member struct {
 	// of their connections (the hub keeps one per person); AllowPush
 	// spends from it after the connection's own.
 	UserPushes *ratelimit.Bucket
+	// Hidden leaves the connection out of presence (a read-only link's):
+	// nobody is told it joined or left, and it is in no one's list.
+	Hidden bool
 }
 
 // Subscribe adds a subscriber for a connection. Every change committed
@@ -53,6 +56,7 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 		email:   m.Email,
 		color:   ColorFor(m.Email),
 		onLeave: m.OnLeave,
+		hidden:  m.Hidden,
 		sink:    m.Sink,
 		pushes:  ratelimit.NewBucket(r.opts.PushRate, r.opts.PushBurst),
 		user:    m.UserPushes,
@@ -82,6 +86,8 @@ func (req *joinReq) serve(r *Room) {
 	present := slices.Clone(r.subs)
 	slices.SortFunc(present, func(a, b *Subscriber) int { return cmp.Compare(a.seq, b.seq) })
 	w := Welcome{ServerVersion: r.version.Load(), Present: make([]livewire.Presence, len(present))}
+	present = slices.DeleteFunc(present, func(s *Subscriber) bool { return s.hidden })
+	w.Present = w.Present[:len(present)]
 	for i, s := range present {
 		w.Present[i] = s.presence()
 		w.Present[i].Editing = s.editing
@@ -94,6 +100,9 @@ func (req *joinReq) serve(r *Room) {
 	r.subs = append(r.subs, req.sub)
 	r.subCount.Store(int32(len(r.subs)))
 	req.reply <- w
+	if req.sub.hidden {
+		return
+	}
 	r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: req.sub.presence()}), req.sub)
 	if first {
 		// Who is here on other nodes: their rooms answer with joins.
@@ -129,6 +138,9 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 	if code != 0 {
 		s.close(code, reason)
 	}
+	if s.hidden {
+		return
+	}
 	r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: s.presence()}), nil)
 	r.relay(Note{Kind: NoteLeave, Presence: s.presence()})
 }
@@ -140,8 +152,8 @@ type pointerReq struct {
 
 // serve tells the others where the subscriber's pointer is.
 func (req pointerReq) serve(r *Room) {
-	if !r.has(req.sub) {
-		return
+	if !r.has(req.sub) || req.sub.hidden {
+		return // a hidden connection has no pointer others see
 	}
 	r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
 	r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
@@ -155,7 +167,7 @@ type editReq struct {
 // serve tells the others which note the subscriber opened in the editor
 // ("" when it closed it), when that changed.
 func (req editReq) serve(r *Room) {
-	if !r.has(req.sub) || req.sub.editing == req.noteID {
+	if !r.has(req.sub) || req.sub.hidden || req.sub.editing == req.noteID {
 		return
 	}
 	req.sub.editing = req.noteID

@@ -25,6 +25,8 @@ type Subscriber struct {
 	pos   int    // index in the room's subs, -1 when not in the room; the loop's
 
 	onLeave func()
+	// hidden leaves the subscriber out of presence (Member.Hidden).
+	hidden bool
 
 	sink Sink
 
