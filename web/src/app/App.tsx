@@ -2,6 +2,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createServices, guestServices, ServicesContext, type Services, type Unsent } from './services';
 import { OFFLINE_LOGOUT, unsentText } from '../auth/localData';
 import { boardIdOf, usePath } from './router';
+import { linkTokenOf } from '../boards/links';
+import { LinkPage } from '../boards/LinkPage';
 import { Dialog } from './Dialog';
 import { Login } from '../auth/Login';
 import { BoardList } from '../boards/BoardList';
@@ -30,6 +32,9 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
   }, [api, env]);
 
   const check = useCallback(async () => {
+    // A read-only link's page needs nobody logged in, and opens nothing of
+    // whoever may be (LinkPage).
+    if (linkTokenOf(window.location.pathname)) return;
     // A logout made offline is finished first: nothing logged-in may show
     // while the session it meant to end could still be alive.
     if ((await endServerSession(env, api)) === 'offline') return setSession({ state: 'out', notice: OFFLINE_LOGOUT });
@@ -105,6 +110,8 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
     void check();
   }, [env, check]);
 
+  const link = linkTokenOf(path);
+  if (link) return <LinkPage token={link} />;
   let screen;
   if (session.state === 'loading' || session.state === 'leaving' || (session.state === 'in' && !services)) {
     screen = (
