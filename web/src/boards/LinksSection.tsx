@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import { useServices } from '../app/services';
 import type { ApiError } from '../api/api';
 import type { NewReadOnlyLink, ReadOnlyLink } from '../api/types';
-import { DEFAULT_EXPIRY, EXPIRY_CHOICES, linkLine, when } from './links';
+import { DEFAULT_EXPIRY, EXPIRY_CHOICES, when } from './links';
 
 /**
  * LinksSection is the share dialog's part for read-only links: the board's
@@ -71,7 +71,7 @@ export function LinksSection({ boardId }: { boardId: string }) {
     <section aria-labelledby={`${expiryId}-h`}>
       <h3 id={`${expiryId}-h`}>Read-only links</h3>
       <p>A read-only link opens this board to anyone who has it, without logging in: they see it live but cannot change anything, use AI or see its history.</p>
-      <div className="row">
+      <div className="link-create">
         <label htmlFor={expiryId}>Expires after</label>
         <select id={expiryId} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
           {EXPIRY_CHOICES.map((c) => (
@@ -93,8 +93,10 @@ export function LinksSection({ boardId }: { boardId: string }) {
           <button type="button" onClick={() => void copy(created.url)}>
             Copy link
           </button>
-          <span className="muted">Shown this once: copy it now.</span>
         </div>
+      )}
+      {created && (
+        <p className="muted">Shown this once: copy it now.</p>
       )}
       <p role="status">{msg}</p>
       <p className="error" role="alert">
@@ -108,7 +110,10 @@ export function LinksSection({ boardId }: { boardId: string }) {
         <ul className="plain link-list">
           {links.map((l) => (
             <li key={l.id} data-link-id={l.id}>
-              <span className="muted">{linkLine(l)}</span>
+              <span className="link-when">
+                <span>Expires {when(l.expiresAt)}</span>
+                <span className="muted">Created {when(l.createdAt)}</span>
+              </span>
               <button type="button" onClick={() => void revoke(l)} aria-label={`Revoke the link created ${when(l.createdAt)}`}>
                 Revoke
               </button>

@@ -2,7 +2,7 @@
 // the pure parts of the link page (boards/LinkPage.tsx) and of the share
 // dialog's links (boards/LinksSection.tsx).
 import type { ApiError } from '../api/api';
-import type { Access, LinkInfo, ReadOnlyLink } from '../api/types';
+import type { Access, LinkInfo } from '../api/types';
 
 /** linkPath is the page of a read-only link. */
 export const linkPath = (token: string) => `/l/${token}`;
@@ -46,9 +46,3 @@ export const DEFAULT_EXPIRY = 24 * 7;
 export function when(iso: string, locale?: string): string {
   return new Date(iso).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
 }
-
-/** linkLine is how a link shows in the list: when it was made and when it ends. */
-export function linkLine(l: ReadOnlyLink, locale?: string): string {
-  return `Created ${when(l.createdAt, locale)}, expires ${when(l.expiresAt, locale)}`;
-}
-
