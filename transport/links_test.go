@@ -184,6 +184,13 @@ func TestLinkRoutesAreTheOwners(t *testing.T) {
 	if n := len(e.do("GET", "/api/boards/b1/links", owner, nil).wantObject(t, 200)["links"].([]any)); n != 1 {
 		t.Fatalf("%d links after the refusals, want 1", n)
 	}
+	// Through another board of theirs, the owner cannot revoke it either.
+	e.claimAs(owner, "b2")
+	e.do("DELETE", "/api/boards/b2/links/"+id, owner, nil).wantError(t, 404, "")
+	e.do("GET", "/api/link", "", nil, linkHeader(token)).wantStatus(t, 200)
+	// GET /api/link is a link's question: a session alone is 400, nothing 401.
+	e.do("GET", "/api/link", owner, nil).wantError(t, 400, transport.LinkHeader)
+	e.do("GET", "/api/link", "", nil).wantError(t, 401, "")
 }
 
 func TestLinkViewsAndNothingElse(t *testing.T) {
