@@ -89,7 +89,13 @@ func testLinkLifecycle(t *testing.T, open Opener) {
 	if _, err := s.FindLink(ctx, linkHash("never made"), T0); board.ErrorCode(err) != board.ENOTFOUND {
 		t.Fatalf("FindLink of an unknown hash: err=%v, want not_found", err)
 	}
+	revokeLinks(t, s, want)
+}
 
+// revokeLinks revokes want (b1's "first", beside b1's "second" and b2's
+// "other") and checks what remains.
+func revokeLinks(t *testing.T, s persist.Store, want persist.Link) {
+	ctx := context.Background()
 	// Revoking through another board is no revocation.
 	if ok, err := s.DeleteLink(ctx, "b2", "first"); err != nil || ok {
 		t.Fatalf("DeleteLink(b2, first) = %v, %v; want false (b1's link)", ok, err)
