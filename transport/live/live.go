@@ -202,8 +202,12 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return // closed: the engine calls Ended
 	}
 	if req.Recheck != nil {
-		if err := req.Recheck(ctx); err != nil {
+		if err := req.Recheck(ctx); board.ErrorCode(err) == board.EUNAUTHORIZED {
 			lc.sub.Drop(livewire.CloseForbidden, "the read-only link no longer works")
+		} else if err != nil {
+			// Storage failed: not a verdict on the link; the client retries.
+			ch.log.ErrorContext(ctx, "live: check the read-only link again", slog.String("board", lc.boardID), slog.Any("err", err))
+			lc.sub.Drop(int(websocket.StatusInternalError), "could not check the link: reconnect")
 		}
 	}
 	// The handler returns and net/http lets go of the request, its buffers
