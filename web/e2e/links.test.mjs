@@ -96,3 +96,22 @@ for (const screen of [DESKTOP, PHONE]) {
     await ownerCtx.close();
   });
 }
+
+test('leaving a link page for the app asks for a login', { skip }, async () => {
+  const ownerCtx = await browser.newContext({ viewport: DESKTOP.viewport });
+  const owner = await ownerCtx.newPage();
+  await login(owner, server, 'ada-link-leave@example.com');
+  const id = await createBoard(owner, 'Leave me');
+  const res = await owner.request.post(`${server.url}/api/boards/${id}/links`, { data: { expiresInHours: 1 } });
+  assert.equal(res.status(), 201);
+  const { url } = await res.json();
+
+  const viewerCtx = await browser.newContext({ viewport: DESKTOP.viewport });
+  const viewer = await viewerCtx.newPage();
+  await viewer.goto(url);
+  await viewer.locator('.view-only-mark').waitFor();
+  await viewer.getByRole('link', { name: 'Corkboard' }).click();
+  await viewer.getByLabel('E-mail address').waitFor();
+  await viewerCtx.close();
+  await ownerCtx.close();
+});

@@ -32,9 +32,6 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
   }, [api, env]);
 
   const check = useCallback(async () => {
-    // A read-only link's page needs nobody logged in, and opens nothing of
-    // whoever may be (LinkPage).
-    if (linkTokenOf(window.location.pathname)) return;
     // A logout made offline is finished first: nothing logged-in may show
     // while the session it meant to end could still be alive.
     if ((await endServerSession(env, api)) === 'offline') return setSession({ state: 'out', notice: OFFLINE_LOGOUT });
@@ -53,9 +50,12 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
     }
   }, [api, env, openServicesOf]);
 
+  // A read-only link's page needs nobody logged in, and opens nothing of
+  // whoever may be (LinkPage); leaving it for the app checks the session then.
+  const link = linkTokenOf(path);
   useEffect(() => {
-    void check();
-  }, [check]);
+    if (!link) void check();
+  }, [check, link]);
 
   // The network is back: end the server session a logout made offline left.
   useEffect(() => {
@@ -110,7 +110,6 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
     void check();
   }, [env, check]);
 
-  const link = linkTokenOf(path);
   if (link) return <LinkPage token={link} />;
   let screen;
   if (session.state === 'loading' || session.state === 'leaving' || (session.state === 'in' && !services)) {
