@@ -306,3 +306,30 @@ export interface BoardState {
   connectors?: Connector[];
   frames?: Frame[];
 }
+
+// Read-only links (docs/api.md, "Read-only links").
+
+/** A board's read-only link as the owner's list shows it (never its token). */
+export interface ReadOnlyLink {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+  createdBy: string;
+}
+
+/** POST /links: the new link, with its token and URL this once. */
+export interface NewReadOnlyLink {
+  id: string;
+  url: string;
+  token: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** GET /api/link, made with a link: the board it opens. */
+export interface LinkInfo {
+  boardId: string;
+  boardName: string;
+  expiresAt: string;
+  canEdit: false;
+}
