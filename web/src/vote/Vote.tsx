@@ -1,0 +1,313 @@
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
+import type { Frame, Note, TrackerItem, Vote, VoteAction, VoteAnswer } from '../api/types';
+import { useServices } from '../app/services';
+import type { Connection } from '../sync/client';
+import { TYPES } from '../canvas/notes';
+import { randomId } from '../boards/ids';
+import { nextKeys } from '../tracker/keys';
+import type { UndoHistory } from '../canvas/undo';
+import { MyDots } from './dots';
+import { chipText, DEFAULT_PER_NOTE, DEFAULT_PER_PERSON, MAX_PER_PERSON, parseStart, ranked, scopeLabel, topPicks, totalText, type StartForm } from './vote';
+import './vote.css';
+
+/** Voting is the board's vote as the screen shows it, shared by the top bar, the chip, the results and the dots on the notes. */
+export interface Voting {
+  boardId: string;
+  /** vote is the board header's (or the owner's own answer, until the header catches up); null: none. */
+  vote: Vote | null;
+  dots: MyDots;
+  onAnswer: (a: VoteAnswer) => void;
+}
+
+/**
+ * useVoting follows the board's vote: my dots are fetched when a vote
+ * appears and again when the live channel comes back.
+ */
+export function useVoting(boardId: string, fromBoard: Vote | null, version: number, connection: Connection): Voting {
+  const { api } = useServices();
+  const dots = useMemo(() => new MyDots(api, boardId), [api, boardId]);
+  // The owner's own action shows at once, from its answer, until the board
+  // (its live change) catches up with it (as the timer's).
+  const [answered, setAnswered] = useState<VoteAnswer | null>(null);
+  const vote = answered && answered.serverVersion > version ? answered.vote : fromBoard;
+  useEffect(() => dots.follow(vote), [dots, vote]);
+  useEffect(() => {
+    if (connection === 'online') void dots.refresh();
+  }, [dots, connection]);
+  return useMemo(() => ({ boardId, vote, dots, onAnswer: setAnswered }), [boardId, vote, dots]);
+}
+
+/** BallotIcon is three dots (drawn: emoji fonts are not everywhere). */
+function BallotIcon() {
+  return (
+    <svg className="vote-icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+      <circle cx="4" cy="8" r="2.4" fill="currentColor" />
+      <circle cx="8" cy="8" r="2.4" fill="currentColor" />
+      <circle cx="12" cy="8" r="2.4" fill="none" stroke="currentColor" strokeWidth="1.4" />
+    </svg>
+  );
+}
+
+/**
+ * VoteButton is the owner's "Vote" in the top bar: a popover to start a
+ * vote, and while there is one to close it, reveal it and clear it.
+ */
+export function VoteButton({ voting, frames, timerOn }: { voting: Voting; frames: ReadonlyMap<string, Frame>; timerOn: boolean }) {
+  const [open, setOpen] = useState(false);
+  const close = useCallback(() => setOpen(false), []);
+  const v = voting.vote;
+  return (
+    <div className={`vote-owner${v ? ` is-${v.state}` : ''}`} data-state={v?.state ?? 'none'}>
+      <button type="button" className="vote-face" aria-haspopup="dialog" aria-expanded={open} title={v ? 'Vote controls' : 'Start a dot vote'} onClick={() => setOpen(!open)}>
+        <BallotIcon />
+        <span className="vote-word">Vote</span>
+      </button>
+      {open && <VoteControls voting={voting} frames={frames} timerOn={timerOn} onClose={close} />}
+    </div>
+  );
+}
+
+function VoteControls({ voting, frames, timerOn, onClose }: { voting: Voting; frames: ReadonlyMap<string, Frame>; timerOn: boolean; onClose: () => void }) {
+  const { api } = useServices();
+  const v = voting.vote;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const [field, setField] = useState('');
+  const [form, setForm] = useState<StartForm>({ perPerson: String(DEFAULT_PER_PERSON), perNote: String(DEFAULT_PER_NOTE), anonymous: true, scope: 'all', endsWithTimer: false });
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    box.current?.querySelector<HTMLElement>('input, button')?.focus();
+  }, []);
+  useEffect(() => {
+    const outside = (e: PointerEvent) => {
+      const wrap = box.current?.parentElement;
+      if (wrap && !wrap.contains(e.target as Node)) onClose();
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [onClose]);
+
+  const act = async (a: VoteAction, thenClose: boolean) => {
+    setBusy(true);
+    setError('');
+    setField('');
+    try {
+      voting.onAnswer(await api.vote(voting.boardId, a));
+      if (thenClose) onClose();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setField((e as { field?: string }).field ?? '');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const start = (e: FormEvent) => {
+    e.preventDefault();
+    const r = parseStart(form);
+    if ('error' in r) {
+      setError(r.error);
+      setField(r.field);
+      return;
+    }
+    void act(r.action, true);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    e.stopPropagation(); // the canvas's shortcuts listen on the document
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      onClose();
+      (box.current?.parentElement?.querySelector('.vote-face') as HTMLElement | null)?.focus();
+    }
+  };
+  const liveFrames = [...frames.values()].filter((f) => !f.deletedAt).sort((a, b) => (a.title || '').localeCompare(b.title || ''));
+  const set = (p: Partial<StartForm>) => setForm((f) => ({ ...f, ...p }));
+
+  return (
+    <div ref={box} className="vote-pop" role="dialog" aria-label="Vote controls" onKeyDown={onKeyDown}>
+      {v && (
+        <>
+          <p className="vote-pop-head">
+            {v.state === 'open' ? 'Voting' : v.state === 'closed' ? 'Voting closed' : 'Results shown'} on {scopeLabel(v.scope, frames)}: {totalText(v)}
+          </p>
+          <div className="vote-row">
+            {v.state === 'open' && (
+              <button type="button" disabled={busy} onClick={() => void act({ action: 'close' }, false)}>
+                Close voting
+              </button>
+            )}
+            {v.state !== 'revealed' && (
+              <button type="button" className="primary" disabled={busy} onClick={() => void act({ action: 'reveal' }, true)}>
+                Reveal results
+              </button>
+            )}
+            {v.state !== 'open' && (
+              <button type="button" disabled={busy} onClick={() => void act({ action: 'clear' }, false)}>
+                Clear vote
+              </button>
+            )}
+          </div>
+        </>
+      )}
+      {!v && (
+        <form className="vote-start" onSubmit={start} noValidate>
+          <p className="vote-pop-head">Start a dot vote for everyone</p>
+          <label>
+            Dots per person
+            <input type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perPerson} aria-invalid={field === 'perPerson' || undefined} onChange={(e) => set({ perPerson: e.target.value })} />
+          </label>
+          <label>
+            At most per note
+            <input type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perNote} aria-invalid={field === 'perNote' || undefined} onChange={(e) => set({ perNote: e.target.value })} />
+          </label>
+          <label>
+            On
+            <select value={form.scope} aria-invalid={field === 'scope' || undefined} onChange={(e) => set({ scope: e.target.value })}>
+              <option value="all">All notes</option>
+              {liveFrames.length > 0 && (
+                <optgroup label="The notes in a frame">
+                  {liveFrames.map((f) => (
+                    <option key={f.id} value={`frame:${f.id}`}>
+                      {f.title || 'Untitled frame'}
+                    </option>
+                  ))}
+                </optgroup>
+              )}
+              <optgroup label="The notes of a type">
+                {TYPES.map((t) => (
+                  <option key={t} value={`type:${t}`}>
+                    {t}
+                  </option>
+                ))}
+              </optgroup>
+            </select>
+          </label>
+          <label>
+            Ends
+            <select value={form.endsWithTimer ? 'timer' : 'manual'} onChange={(e) => set({ endsWithTimer: e.target.value === 'timer' })}>
+              <option value="manual">When I close it</option>
+              <option value="timer">When the timer ends{timerOn ? '' : ' (start one)'}</option>
+            </select>
+          </label>
+          <label className="vote-check">
+            <input type="checkbox" checked={form.anonymous} onChange={(e) => set({ anonymous: e.target.checked })} /> Anonymous (nobody sees who voted for what)
+          </label>
+          <button type="submit" className="primary" disabled={busy}>
+            Start voting
+          </button>
+        </form>
+      )}
+      <p className="error" role="alert">
+        {error}
+      </p>
+    </div>
+  );
+}
+
+/**
+ * VoteBar is what everyone sees of the vote above the board: the chip
+ * (my dots left, and everyone's totals, never whose), a refused dot's
+ * reason, and once revealed the ranked results.
+ */
+export function VoteBar({ voting, notes, items, canEdit, undo }: { voting: Voting; notes: ReadonlyMap<string, Note>; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean; undo: UndoHistory }) {
+  const v = voting.vote;
+  const d = useSyncExternalStore(voting.dots.onChange, voting.dots.getSnapshot);
+  const [shown, setShown] = useState(true);
+  useEffect(() => setShown(true), [v?.id, v?.state]);
+  if (!v) return null;
+  return (
+    <>
+      <div className={`vote-chip is-${v.state}`} data-state={v.state} data-left={d.mine ? d.mine.left : undefined}>
+        <BallotIcon />
+        <span className="vote-chip-main" role="status">
+          {chipText(v, d.mine)}
+        </span>
+        <span className="vote-chip-total" role="status" title="Everyone's dots so far; who voted for what is shown only once the results are revealed">
+          {totalText(v)}
+        </span>
+        {v.state === 'revealed' && (
+          <button type="button" className="vote-chip-toggle" aria-expanded={shown} onClick={() => setShown(!shown)}>
+            {shown ? 'Hide' : 'Show'}
+          </button>
+        )}
+      </div>
+      {d.error && (
+        <p className="vote-error" role="alert">
+          {d.error}{' '}
+          <button type="button" onClick={() => voting.dots.dismiss()} aria-label="Dismiss">
+            ✕
+          </button>
+        </p>
+      )}
+      {v.state === 'revealed' && shown && <VoteResults vote={v} notes={notes} items={items} canEdit={canEdit} undo={undo} />}
+    </>
+  );
+}
+
+/** VoteResults is the ranked list of a revealed vote, whose top notes can be turned into work items. */
+function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote; notes: ReadonlyMap<string, Note>; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean; undo: UndoHistory }) {
+  const rows = useMemo(() => ranked(vote, notes), [vote, notes]);
+  const [picked, setPicked] = useState<Set<string> | null>(null);
+  const picks = picked ?? topPicks(rows);
+  const [made, setMade] = useState<string[]>([]);
+  const toggle = (id: string) => {
+    const next = new Set(picks);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setPicked(next);
+  };
+  const create = () => {
+    const chosen = rows.filter((r) => picks.has(r.noteId) && !r.deleted);
+    if (!chosen.length) return;
+    const keys = nextKeys(items.values(), chosen.length);
+    // A normal edit: pushed, seen live, logged, one undo step.
+    undo.transact(`work items from the vote`, (r) => {
+      chosen.forEach((row, i) => {
+        r.upsertItem({ id: randomId(), key: keys[i], type: 'task', summary: row.title, description: `${row.count} dot${row.count === 1 ? '' : 's'} in the vote`, status: 'todo', updatedAt: '' });
+      });
+    });
+    setMade(keys);
+    setPicked(new Set());
+  };
+  return (
+    <section className="vote-results" aria-labelledby="vote-results-title">
+      <h2 id="vote-results-title">Results</h2>
+      {rows.length === 0 ? (
+        <p className="muted">Nobody voted.</p>
+      ) : (
+        <ol className="plain">
+          {rows.map((r) => (
+            <li key={r.noteId} className={r.deleted ? 'is-deleted' : undefined} data-note-id={r.noteId} data-count={r.count}>
+              <span className="vote-rank" aria-hidden="true">
+                {r.rank}
+              </span>
+              {canEdit && !r.deleted ? (
+                <label className="vote-result-title">
+                  <input type="checkbox" checked={picks.has(r.noteId)} onChange={() => toggle(r.noteId)} /> {r.title}
+                </label>
+              ) : (
+                <span className="vote-result-title">
+                  {r.title}
+                  {r.deleted && <span className="muted"> (deleted)</span>}
+                </span>
+              )}
+              <span className="vote-result-count">
+                {r.count} dot{r.count === 1 ? '' : 's'}
+              </span>
+              {r.voters.length > 0 && <span className="vote-result-voters">{r.voters.join(', ')}</span>}
+            </li>
+          ))}
+        </ol>
+      )}
+      {canEdit && rows.length > 0 && (
+        <div className="vote-row">
+          <button type="button" className="primary" disabled={picks.size === 0} onClick={create}>
+            Create work items{picks.size ? ` (${picks.size})` : ''}
+          </button>
+          <span className="muted" role="status">
+            {made.length ? `Created ${made.join(', ')}.` : ''}
+          </span>
+        </div>
+      )}
+    </section>
+  );
+}
