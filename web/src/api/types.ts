@@ -163,13 +163,7 @@ export interface VoteResult {
 /** VoteAction is what the board's owner asks of its vote (POST /api/boards/{id}/vote). */
 export type VoteAction = { action: 'start'; perPerson: number; perNote: number; anonymous: boolean; scope: VoteScope; endsWithTimer: boolean } | { action: 'close' | 'reveal' | 'clear' };
 
-/** VoteAnswer is the answer to a vote action: the board's vote after it (null: none). */
-export interface VoteAnswer {
-  vote: Vote | null;
-  serverVersion: number;
-}
-
-/** MyVotes is my dots in the board's vote (POST .../votes and GET .../votes/mine): per note, and how many I have left. */
+/** MyVotes is my dots in the board's vote (POST .../votes and GET .../votes/mine): per note, and how many I have left (0 unless open; voteId '' when the board has no vote). */
 export interface MyVotes {
   voteId: string;
   mine: Record<string, number>;

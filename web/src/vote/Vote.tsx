@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
-import type { Frame, Note, TrackerItem, Vote, VoteAction, VoteAnswer } from '../api/types';
+import type { Frame, Note, TrackerItem, Vote, VoteAction } from '../api/types';
 import { useServices } from '../app/services';
 import type { Connection } from '../sync/client';
 import { TYPES } from '../canvas/notes';
@@ -16,25 +16,28 @@ export interface Voting {
   /** vote is the board header's (or the owner's own answer, until the header catches up); null: none. */
   vote: Vote | null;
   dots: MyDots;
-  onAnswer: (a: VoteAnswer) => void;
+  /** onAnswer shows the owner's action's answer (the vote after it, null: none) until the board header next changes. */
+  onAnswer: (v: Vote | null) => void;
 }
 
 /**
  * useVoting follows the board's vote: my dots are fetched when a vote
  * appears and again when the live channel comes back.
  */
-export function useVoting(boardId: string, fromBoard: Vote | null, version: number, connection: Connection): Voting {
+export function useVoting(boardId: string, fromBoard: Vote | null, connection: Connection): Voting {
   const { api } = useServices();
   const dots = useMemo(() => new MyDots(api, boardId), [api, boardId]);
   // The owner's own action shows at once, from its answer, until the board
-  // (its live change) catches up with it (as the timer's).
-  const [answered, setAnswered] = useState<VoteAnswer | null>(null);
-  const vote = answered && answered.serverVersion > version ? answered.vote : fromBoard;
+  // header changes (its live change, or a later one). The answer carries
+  // no version, so the header it was given over is kept to tell.
+  const [answered, setAnswered] = useState<{ vote: Vote | null; over: Vote | null } | null>(null);
+  const vote = answered && answered.over === fromBoard ? answered.vote : fromBoard;
+  const onAnswer = useCallback((v: Vote | null) => setAnswered({ vote: v, over: fromBoard }), [fromBoard]);
   useEffect(() => dots.follow(vote), [dots, vote]);
   useEffect(() => {
     if (connection === 'online') void dots.refresh();
   }, [dots, connection]);
-  return useMemo(() => ({ boardId, vote, dots, onAnswer: setAnswered }), [boardId, vote, dots]);
+  return useMemo(() => ({ boardId, vote, dots, onAnswer }), [boardId, vote, dots, onAnswer]);
 }
 
 /** BallotIcon is three dots (drawn: emoji fonts are not everywhere). */

@@ -73,6 +73,8 @@ const NoteDots = memo(function NoteDots({ note, vote, mine, dots }: { note: Note
       style={{ transform: `translate(${note.x + 10}px, ${note.y + s.h}px) scale(var(--vote-k, 1)) translateY(-50%)` }}
       onPointerDown={stop}
       onDoubleClick={stop}
+      // Enter and Space press the focused button; the canvas's shortcuts (Enter edits the selected note) listen on the document.
+      onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && e.stopPropagation()}
     >
       {n > 0 &&
         (open ? (

@@ -82,6 +82,15 @@ describe('MyDots', () => {
     expect(d.getSnapshot().mine).toEqual({ voteId: 'v2', mine: {}, left: 3 });
   });
 
+  it('takes an answer with no map of dots as none', async () => {
+    const srv = new FakeServer();
+    const d = new MyDots(srv, 'b1');
+    d.follow(vote());
+    srv.calls[0].resolve({ voteId: 'v1', mine: null, left: 3 } as unknown as MyVotes);
+    await tick();
+    expect(d.getSnapshot().mine).toEqual({ voteId: 'v1', mine: {}, left: 3 });
+  });
+
   it('casts nothing before it knows my dots', () => {
     const srv = new FakeServer();
     const d = new MyDots(srv, 'b1');

@@ -6,6 +6,9 @@
 import type { MyVotes, Vote } from '../api/types';
 import { applyDelta } from './vote';
 
+/** clean is an answer with its map always there (a server with no dots of mine may send null). */
+const clean = (m: MyVotes): MyVotes => ({ voteId: m.voteId ?? '', mine: m.mine ?? {}, left: m.left ?? 0 });
+
 /** DotsApi is what MyDots needs of the server (api.ts's castVote and myVotes). */
 export interface DotsApi {
   castVote(boardId: string, noteId: string, delta: 1 | -1): Promise<MyVotes>;
@@ -71,7 +74,7 @@ export class MyDots {
     if (!voteId) return;
     const n = ++this.asked;
     try {
-      const m = await this.api.myVotes(this.boardId);
+      const m = clean(await this.api.myVotes(this.boardId));
       if (n !== this.asked || voteId !== this.voteId || this.running) return;
       if (m.voteId !== voteId) return; // a newer vote: its header is on its way
       this.server = m;
@@ -98,7 +101,7 @@ export class MyDots {
       while (this.queue.length && voteId === this.voteId) {
         const op = this.queue[0];
         try {
-          const m = await this.api.castVote(this.boardId, op.noteId, op.delta);
+          const m = clean(await this.api.castVote(this.boardId, op.noteId, op.delta));
           if (voteId !== this.voteId) return;
           this.queue.shift();
           this.server = m;

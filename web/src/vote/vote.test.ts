@@ -144,7 +144,7 @@ describe('parseStart', () => {
   });
   it.each([
     ['0', '1', 'perPerson'],
-    ['101', '1', 'perPerson'],
+    ['100', '1', 'perPerson'],
     ['2.5', '1', 'perPerson'],
     ['', '1', 'perPerson'],
     ['3', '0', 'perNote'],
@@ -154,7 +154,7 @@ describe('parseStart', () => {
     expect(parseStart({ ...form, perPerson, perNote })).toMatchObject({ field });
   });
   it('takes the edges', () => {
-    expect(parseStart({ ...form, perPerson: '100', perNote: '100' })).toHaveProperty('action');
+    expect(parseStart({ ...form, perPerson: '99', perNote: '99' })).toHaveProperty('action');
     expect(parseStart({ ...form, perPerson: '1', perNote: '1' })).toHaveProperty('action');
   });
 });

@@ -10,7 +10,7 @@ import { sizeOf } from '../editor/geometry';
 export const DEFAULT_PER_PERSON = 3;
 export const DEFAULT_PER_NOTE = 1;
 /** The start form's bounds; the server checks its own and its answer is shown. */
-export const MAX_PER_PERSON = 100;
+export const MAX_PER_PERSON = 99;
 
 /** inScope says whether note is one the vote is on (a frame's notes are those whose centre is inside it, as everywhere). */
 export function inScope(scope: VoteScope, note: Note, frames: ReadonlyMap<string, Frame>): boolean {
