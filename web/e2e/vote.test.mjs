@@ -207,9 +207,14 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
   const panel = ada.page.getByRole('region', { name: 'Results' });
   await panel.getByRole('button', { name: 'Create work items (3)' }).click();
   await panel.getByText('Created CB-1, CB-2, CB-3.').waitFor();
-  await cat.page.getByRole('button', { name: 'Work items (3)' }).waitFor();
+  await cat.page.getByRole('button', { name: 'Work items (3)', exact: true }).waitFor();
   const pulled = await (await cat.page.request.get(`${server.url}/api/boards/${id}/sync?since=0`)).json();
   assert.deepEqual(pulled.trackerItems.map((i) => i.summary).sort(), ['Idea A', 'Idea B', 'Idea C']);
+  // Cat is not offered them again: they are items already.
+  const catPanel = cat.page.getByRole('region', { name: 'Results' });
+  await catPanel.getByText('work item CB-1').waitFor();
+  assert.equal(await catPanel.getByRole('button', { name: 'Create work items' }).isDisabled(), true);
+  assert.equal(await catPanel.getByRole('checkbox').count(), 2, 'only D and E can still be picked');
 
   // Clear: the vote is gone everywhere.
   await (await voteControls(ada.page)).getByRole('button', { name: 'Clear vote' }).click();

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
 import type { Frame, Note, TrackerItem, Vote, VoteAction } from '../api/types';
 import { useServices } from '../app/services';
 import type { Connection } from '../sync/client';
@@ -7,7 +7,7 @@ import { randomId } from '../boards/ids';
 import { nextKeys } from '../tracker/keys';
 import type { UndoHistory } from '../canvas/undo';
 import { MyDots } from './dots';
-import { chipText, DEFAULT_PER_NOTE, DEFAULT_PER_PERSON, MAX_PER_PERSON, parseStart, ranked, scopeLabel, topPicks, totalText, type StartForm } from './vote';
+import { chipText, DEFAULT_PER_NOTE, DEFAULT_PER_PERSON, itemsBySummary, MAX_PER_PERSON, parseStart, ranked, scopeLabel, topPicks, totalText, type StartForm } from './vote';
 import './vote.css';
 
 /** Voting is the board's vote as the screen shows it, shared by the top bar, the chip, the results and the dots on the notes. */
@@ -78,6 +78,7 @@ function VoteControls({ voting, frames, timerOn, onClose }: { voting: Voting; fr
   const [field, setField] = useState('');
   const [form, setForm] = useState<StartForm>({ perPerson: String(DEFAULT_PER_PERSON), perNote: String(DEFAULT_PER_NOTE), anonymous: true, scope: 'all', endsWithTimer: false });
   const box = useRef<HTMLDivElement>(null);
+  const uid = useId();
   useEffect(() => {
     box.current?.querySelector<HTMLElement>('input, button')?.focus();
   }, []);
@@ -154,43 +155,35 @@ function VoteControls({ voting, frames, timerOn, onClose }: { voting: Voting; fr
       {!v && (
         <form className="vote-start" onSubmit={start} noValidate>
           <p className="vote-pop-head">Start a dot vote for everyone</p>
-          <label>
-            Dots per person
-            <input type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perPerson} aria-invalid={field === 'perPerson' || undefined} onChange={(e) => set({ perPerson: e.target.value })} />
-          </label>
-          <label>
-            At most per note
-            <input type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perNote} aria-invalid={field === 'perNote' || undefined} onChange={(e) => set({ perNote: e.target.value })} />
-          </label>
-          <label>
-            On
-            <select value={form.scope} aria-invalid={field === 'scope' || undefined} onChange={(e) => set({ scope: e.target.value })}>
-              <option value="all">All notes</option>
-              {liveFrames.length > 0 && (
-                <optgroup label="The notes in a frame">
-                  {liveFrames.map((f) => (
-                    <option key={f.id} value={`frame:${f.id}`}>
-                      {f.title || 'Untitled frame'}
-                    </option>
-                  ))}
-                </optgroup>
-              )}
-              <optgroup label="The notes of a type">
-                {TYPES.map((t) => (
-                  <option key={t} value={`type:${t}`}>
-                    {t}
+          <label htmlFor={`${uid}-pp`}>Dots per person</label>
+          <input id={`${uid}-pp`} type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perPerson} aria-invalid={field === 'perPerson' || undefined} onChange={(e) => set({ perPerson: e.target.value })} />
+          <label htmlFor={`${uid}-pn`}>At most per note</label>
+          <input id={`${uid}-pn`} type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perNote} aria-invalid={field === 'perNote' || undefined} onChange={(e) => set({ perNote: e.target.value })} />
+          <label htmlFor={`${uid}-on`}>On</label>
+          <select id={`${uid}-on`} value={form.scope} aria-invalid={field.startsWith('scope') || undefined} onChange={(e) => set({ scope: e.target.value })}>
+            <option value="all">All notes</option>
+            {liveFrames.length > 0 && (
+              <optgroup label="The notes in a frame">
+                {liveFrames.map((f) => (
+                  <option key={f.id} value={`frame:${f.id}`}>
+                    {f.title || 'Untitled frame'}
                   </option>
                 ))}
               </optgroup>
-            </select>
-          </label>
-          <label>
-            Ends
-            <select value={form.endsWithTimer ? 'timer' : 'manual'} onChange={(e) => set({ endsWithTimer: e.target.value === 'timer' })}>
-              <option value="manual">When I close it</option>
-              <option value="timer">When the timer ends{timerOn ? '' : ' (start one)'}</option>
-            </select>
-          </label>
+            )}
+            <optgroup label="The notes of a type">
+              {TYPES.map((t) => (
+                <option key={t} value={`type:${t}`}>
+                  {t}
+                </option>
+              ))}
+            </optgroup>
+          </select>
+          <label htmlFor={`${uid}-end`}>Ends</label>
+          <select id={`${uid}-end`} value={form.endsWithTimer ? 'timer' : 'manual'} onChange={(e) => set({ endsWithTimer: e.target.value === 'timer' })}>
+            <option value="manual">When I close it</option>
+            <option value="timer">When the timer ends{timerOn ? '' : ' (start one)'}</option>
+          </select>
           <label className="vote-check">
             <input type="checkbox" checked={form.anonymous} onChange={(e) => set({ anonymous: e.target.checked })} /> Anonymous (nobody sees who voted for what)
           </label>
@@ -249,9 +242,12 @@ export function VoteBar({ voting, notes, items, canEdit, undo }: { voting: Votin
 /** VoteResults is the ranked list of a revealed vote, whose top notes can be turned into work items. */
 function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote; notes: ReadonlyMap<string, Note>; items: ReadonlyMap<string, TrackerItem>; canEdit: boolean; undo: UndoHistory }) {
   const rows = useMemo(() => ranked(vote, notes), [vote, notes]);
+  // A note someone already turned into a work item (same title) is not offered again.
+  const made = useMemo(() => itemsBySummary(items), [items]);
   const [picked, setPicked] = useState<Set<string> | null>(null);
-  const picks = picked ?? topPicks(rows);
-  const [made, setMade] = useState<string[]>([]);
+  const picks = picked ?? topPicks(rows); // the top ones, made into items or not: those made are not counted below
+  const [created, setCreated] = useState<string[]>([]);
+  const count = rows.filter((r) => picks.has(r.noteId) && !r.deleted && !made.has(r.title)).length;
   const toggle = (id: string) => {
     const next = new Set(picks);
     if (next.has(id)) next.delete(id);
@@ -259,7 +255,7 @@ function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote; notes:
     setPicked(next);
   };
   const create = () => {
-    const chosen = rows.filter((r) => picks.has(r.noteId) && !r.deleted);
+    const chosen = rows.filter((r) => picks.has(r.noteId) && !r.deleted && !made.has(r.title));
     if (!chosen.length) return;
     const keys = nextKeys(items.values(), chosen.length);
     // A normal edit: pushed, seen live, logged, one undo step.
@@ -268,7 +264,7 @@ function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote; notes:
         r.upsertItem({ id: randomId(), key: keys[i], type: 'task', summary: row.title, description: `${row.count} dot${row.count === 1 ? '' : 's'} in the vote`, status: 'todo', updatedAt: '' });
       });
     });
-    setMade(keys);
+    setCreated(keys);
     setPicked(new Set());
   };
   return (
@@ -283,7 +279,7 @@ function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote; notes:
               <span className="vote-rank" aria-hidden="true">
                 {r.rank}
               </span>
-              {canEdit && !r.deleted ? (
+              {canEdit && !r.deleted && !made.has(r.title) ? (
                 <label className="vote-result-title">
                   <input type="checkbox" checked={picks.has(r.noteId)} onChange={() => toggle(r.noteId)} /> {r.title}
                 </label>
@@ -291,23 +287,32 @@ function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote; notes:
                 <span className="vote-result-title">
                   {r.title}
                   {r.deleted && <span className="muted"> (deleted)</span>}
+                  {made.has(r.title) && <span className="vote-result-item"> · work item {made.get(r.title)}</span>}
                 </span>
               )}
               <span className="vote-result-count">
                 {r.count} dot{r.count === 1 ? '' : 's'}
               </span>
-              {r.voters.length > 0 && <span className="vote-result-voters">{r.voters.join(', ')}</span>}
+              {r.voters.length > 0 && (
+                <span className="vote-result-voters" aria-label={`Voted by ${r.voters.join(', ')}`}>
+                  {r.voters.map((v) => (
+                    <span key={v} title={v}>
+                      {v}
+                    </span>
+                  ))}
+                </span>
+              )}
             </li>
           ))}
         </ol>
       )}
       {canEdit && rows.length > 0 && (
         <div className="vote-row">
-          <button type="button" className="primary" disabled={picks.size === 0} onClick={create}>
-            Create work items{picks.size ? ` (${picks.size})` : ''}
+          <button type="button" className="primary" disabled={count === 0} onClick={create}>
+            Create work items{count ? ` (${count})` : ''}
           </button>
           <span className="muted" role="status">
-            {made.length ? `Created ${made.join(', ')}.` : ''}
+            {created.length ? `Created ${created.join(', ')}.` : ''}
           </span>
         </div>
       )}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame, MyVotes, Note, Vote } from '../api/types';
-import { addBlocked, applyDelta, chipText, counts, dotsLeft, inScope, myCount, parseScope, parseStart, ranked, scopeIds, scopeLabel, topPicks, totalText } from './vote';
+import { addBlocked, applyDelta, chipText, counts, dotsLeft, inScope, itemsBySummary, myCount, parseScope, parseStart, ranked, scopeIds, scopeLabel, topPicks, totalText } from './vote';
 
 const note = (id: string, x: number, y: number, more: Partial<Note> = {}): Note => ({ id, title: id.toUpperCase(), content: '', x, y, color: 'yellow', type: 'sticky', updatedAt: '', ...more });
 const frame = (id: string, x: number, y: number, w: number, h: number, more: Partial<Frame> = {}): Frame => ({ id, title: 'Ideas', x, y, w, h, color: 'blue', locked: false, updatedAt: '', ...more });
@@ -132,6 +132,14 @@ describe('results', () => {
     expect(topPicks(tied).size).toBe(0); // all deleted
     const live = new Map(['n1', 'n2', 'n3', 'n4'].map((id) => [id, note(id, 0, 0)]));
     expect([...topPicks(ranked({ ...revealed, results: [1, 2, 3, 4].map((i) => ({ noteId: `n${i}`, count: i === 1 ? 5 : 2 })) }, live))]).toEqual(['n1', 'n2', 'n3', 'n4']);
+  });
+});
+
+describe('itemsBySummary', () => {
+  it('maps the live items by summary, so a note made an item is not offered again', () => {
+    const item = (id: string, key: string, summary: string, deletedAt?: string) => [id, { id, key, type: 'task', summary, updatedAt: '', deletedAt }] as const;
+    const m = itemsBySummary(new Map([item('1', 'CB-1', 'Idea A'), item('2', 'CB-2', 'Idea B', 'x'), item('3', 'CB-3', '')]));
+    expect([...m]).toEqual([['Idea A', 'CB-1']]);
   });
 });
 

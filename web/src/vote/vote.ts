@@ -2,7 +2,7 @@
 // vote is on, what the chip and the totals say, whether I may put one more
 // dot on a note, and the ranked results with the notes' titles. Pure: the
 // components and MyDots (dots.ts) use it, vitest checks it.
-import type { Frame, MyVotes, Note, Vote, VoteScope } from '../api/types';
+import type { Frame, MyVotes, Note, TrackerItem, Vote, VoteScope } from '../api/types';
 import { frameRect, holds } from '../editor/structure';
 import { sizeOf } from '../editor/geometry';
 
@@ -144,6 +144,13 @@ export function topPicks(rows: Ranked[], top = DEFAULT_TOP): Set<string> {
   if (live.length === 0) return new Set();
   const edge = live[Math.min(top, live.length) - 1].count;
   return new Set(live.filter((r, i) => i < top || r.count === edge).map((r) => r.noteId));
+}
+
+/** itemsBySummary maps the live work items' summaries to their keys: a result whose note is one already is not offered again. */
+export function itemsBySummary(items: ReadonlyMap<string, TrackerItem>): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const i of items.values()) if (!i.deletedAt && i.summary) m.set(i.summary, i.key);
+  return m;
 }
 
 /** Start is the owner's start form as typed. */
