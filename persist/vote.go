@@ -1,9 +1,11 @@
 package persist
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"corkboard/board"
@@ -51,19 +53,62 @@ type VoteChange struct {
 
 // Changelog actions of a vote (docs/changelog.md, "Entries the server
 // writes itself"). Their entries have no note: the key's id part is
-// "vote".
+// "board", as a rename's.
 const (
 	ActionStartVote  = "start_vote"
 	ActionRevealVote = "reveal_vote"
-	// VoteKeyID is the id part of a vote entry's key.
-	VoteKeyID = "vote"
 )
 
-// VoteLogContent is the content of a vote's changelog entry: the vote as
-// the header showed it once started or revealed (with the ranked results
-// for a reveal), as JSON.
-func VoteLogContent(v *board.Vote) ([]byte, error) {
-	return json.Marshal(v)
+// IsVoteAction reports whether action is a vote's changelog action.
+func IsVoteAction(action string) bool {
+	return action == ActionStartVote || action == ActionRevealVote
+}
+
+// RenderVote is the content of a vote's changelog entry, a vote record
+// (docs/markdown-format.md, "Vote record"): the vote in a front matter,
+// then for a revealed vote its ranked results as a table, each note with
+// its title as it was at the reveal (titles: note ID → title; a note
+// deleted since is "(deleted)").
+func RenderVote(v *board.Vote, titles map[string]string) []byte {
+	var b bytes.Buffer
+	scope := v.Scope.Kind
+	switch v.Scope.Kind {
+	case board.ScopeFrame:
+		scope += " " + v.Scope.FrameID
+	case board.ScopeType:
+		scope += " " + v.Scope.Type
+	}
+	b.WriteString("---\n")
+	fmt.Fprintf(&b, "vote: %s\nstate: %s\nscope: %s\n", strconv.Quote(v.ID), strconv.Quote(v.State), strconv.Quote(scope))
+	fmt.Fprintf(&b, "perPerson: %d\nperNote: %d\nanonymous: %t\nendsWithTimer: %t\n", v.PerPerson, v.PerNote, v.Anonymous, v.EndsWithTimer)
+	fmt.Fprintf(&b, "startedBy: %s\nstartedAt: %s\n", strconv.Quote(v.StartedBy), strconv.Quote(time.UnixMilli(v.StartedAt).UTC().Format(time.RFC3339Nano)))
+	fmt.Fprintf(&b, "voters: %d\ndots: %d\n", v.Voters, v.Dots)
+	b.WriteString("---\n")
+	if v.State != board.VoteRevealed {
+		return b.Bytes()
+	}
+	b.WriteString("\n| rank | note | dots | voters |\n|---|---|---|---|\n")
+	rank := 0
+	for i, r := range v.Results {
+		if i == 0 || r.Count != v.Results[i-1].Count {
+			rank = i + 1 // ties share a rank
+		}
+		title, ok := titles[r.NoteID]
+		switch {
+		case !ok:
+			title = "(deleted)"
+		case title == "":
+			title = "Untitled note"
+		}
+		fmt.Fprintf(&b, "| %d | %s (%s) | %d | %s |\n", rank, cell(title), cell(r.NoteID), r.Count, cell(strings.Join(r.Voters, ", ")))
+	}
+	return b.Bytes()
+}
+
+// cell is s as one Markdown table cell: on one line, its pipes escaped.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\\", "\\\\"), "|", "\\|")
 }
 
 // SettleVote applies p's vote action or dot, if it has one, to b at now
@@ -104,7 +149,8 @@ func settleVoteAction(b *board.Board, a board.VoteAction, now time.Time, r VoteR
 		if cur != nil {
 			ch.Drop = cur.ID
 		}
-		return ch, ch.log(ActionStartVote)
+		ch.log(ActionStartVote, nil)
+		return ch, nil
 	case board.VoteClear:
 		if cur == nil {
 			return VoteChange{}, nil
@@ -125,19 +171,24 @@ func settleVoteAction(b *board.Board, a board.VoteAction, now time.Time, r VoteR
 	}
 	ch := VoteChange{Set: true, Vote: next}
 	if reveal {
-		return ch, ch.log(ActionRevealVote)
+		titles := make(map[string]string, len(next.Results))
+		for _, res := range next.Results {
+			n, err := r.Note(res.NoteID)
+			if err != nil {
+				return VoteChange{}, fmt.Errorf("read note %q: %w", res.NoteID, err)
+			}
+			if n != nil {
+				titles[res.NoteID] = n.Title
+			}
+		}
+		ch.log(ActionRevealVote, titles)
 	}
 	return ch, nil
 }
 
 // log adds the changelog entry of action for the new vote.
-func (ch *VoteChange) log(action string) error {
-	js, err := VoteLogContent(ch.Vote)
-	if err != nil {
-		return fmt.Errorf("encode vote entry: %w", err)
-	}
-	ch.Log = append(ch.Log, NewLogEntry{Action: action, Content: js})
-	return nil
+func (ch *VoteChange) log(action string, titles map[string]string) {
+	ch.Log = append(ch.Log, NewLogEntry{Action: action, Content: RenderVote(ch.Vote, titles)})
 }
 
 func settleDot(b *board.Board, d board.VoteDot, now time.Time, r VoteReader) (VoteChange, error) {

@@ -338,3 +338,45 @@ func TestVoteIdempotent(t *testing.T) {
 	e.do("POST", "/api/boards/retro/vote", ada, map[string]any{"action": "start"}, http.Header{"Idempotency-Key": {"bad key"}}).
 		wantError(t, http.StatusBadRequest, "Idempotency-Key")
 }
+
+// TestVoteHistory: the start and the reveal are in the board's history:
+// listed (filtered by action), read as a vote record with the ranking,
+// and not restorable.
+func TestVoteHistory(t *testing.T) {
+	e, ada, bob, _ := votingBoard(t)
+	e.vote(ada, "retro", map[string]any{"action": "start", "anonymous": false}).wantStatus(t, http.StatusOK)
+	e.dotOK(bob, "retro", "n2", 1)
+	e.vote(ada, "retro", map[string]any{"action": "reveal"}).wantStatus(t, http.StatusOK)
+
+	var list struct {
+		Entries []struct{ Key, NoteID, Action string } `json:"entries"`
+	}
+	e.do("GET", "/api/boards/retro/log?action=reveal_vote", bob, nil).want(t, http.StatusOK, &list)
+	if len(list.Entries) != 1 || list.Entries[0].Action != "reveal_vote" || list.Entries[0].NoteID != "" {
+		t.Fatalf("reveal_vote entries=%+v, want one", list.Entries)
+	}
+	key := list.Entries[0].Key
+	if !strings.HasSuffix(key, "-board") {
+		t.Fatalf("key=%q, want the id part board", key)
+	}
+	a := e.do("GET", "/api/boards/retro/log/"+key, bob, nil)
+	a.wantStatus(t, http.StatusOK)
+	for _, line := range []string{`state: "revealed"`, "anonymous: false", "| 1 | two (n2) | 1 | bob@example.com |"} {
+		if !strings.Contains(string(a.body), line) {
+			t.Fatalf("reveal record=%s, want it to hold %q", a.body, line)
+		}
+	}
+	e.do("GET", "/api/boards/retro/log?action=start_vote", bob, nil).want(t, http.StatusOK, &list)
+	if len(list.Entries) != 1 {
+		t.Fatalf("start_vote entries=%+v, want one", list.Entries)
+	}
+	for _, typ := range []string{"note", "board"} {
+		msg := e.post("/api/boards/retro/log/restore", bob, map[string]string{"logKey": key, "type": typ}).wantError(t, http.StatusBadRequest, "logKey")
+		if !strings.Contains(msg, "vote") {
+			t.Fatalf("restore as %s says %q, want it to name the vote", typ, msg)
+		}
+	}
+	// A client cannot write a vote's entry itself.
+	e.post("/api/boards/retro/log", ada, map[string]any{"entries": []any{map[string]any{"noteId": "", "action": "reveal_vote", "content": "x"}}}).
+		wantError(t, http.StatusBadRequest, "entries[0].action")
+}
