@@ -62,6 +62,10 @@ type myDotsBody struct {
 	VoteID string         `json:"voteId"`
 	Mine   map[string]int `json:"mine"`
 	Left   int            `json:"left"`
+	// ServerVersion, POST /votes's only, is the version the dot took (a
+	// replay's: the one it first took): the client knows its own changes
+	// message by it.
+	ServerVersion int64 `json:"serverVersion,omitempty"`
 }
 
 // newVoteID is a new vote's ID: "v" and 80 random bits in base32.
@@ -135,27 +139,30 @@ func (s *Server) handleDot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dot.By = a.Email
-	if _, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Dot: &dot}, key); err != nil {
+	v, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Dot: &dot}, key)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeMyDots(w, r)
+	s.writeMyDots(w, r, v)
 }
 
 // handleMyDots is GET /api/boards/{boardId}/votes/mine: the caller's own
 // dots in the board's vote (never anyone else's).
 func (s *Server) handleMyDots(w http.ResponseWriter, r *http.Request) {
-	s.writeMyDots(w, r)
+	s.writeMyDots(w, r, 0)
 }
 
-func (s *Server) writeMyDots(w http.ResponseWriter, r *http.Request) {
+// writeMyDots answers the caller's dots as stored now, with version (0:
+// left out).
+func (s *Server) writeMyDots(w http.ResponseWriter, r *http.Request, version int64) {
 	a := reqctx.Access(r.Context())
 	vote, mine, err := s.db.MyDots(r.Context(), a.Board.ID, a.Email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out := myDotsBody{Mine: mine, Left: board.DotsLeft(vote, mine)}
+	out := myDotsBody{Mine: mine, Left: board.DotsLeft(vote, mine), ServerVersion: version}
 	if vote != nil {
 		out.VoteID = vote.ID
 	}

@@ -13,9 +13,10 @@ import (
 
 // myDots is the answer of POST /votes and GET /votes/mine.
 type myDots struct {
-	VoteID string         `json:"voteId"`
-	Mine   map[string]int `json:"mine"`
-	Left   int            `json:"left"`
+	VoteID        string         `json:"voteId"`
+	Mine          map[string]int `json:"mine"`
+	Left          int            `json:"left"`
+	ServerVersion int64          `json:"serverVersion"`
 }
 
 func (e *env) vote(session, id string, body any) answer {
@@ -64,9 +65,7 @@ func votingBoard(t *testing.T) (e *env, ada, bob, vic string) {
 func TestVoteEndpoints(t *testing.T) {
 	e, ada, bob, vic := votingBoard(t)
 
-	if got := e.mine(bob, "retro"); got.VoteID != "" || len(got.Mine) != 0 || got.Left != 0 {
-		t.Fatalf("mine before any vote=%+v, want no vote", got)
-	}
+	e.do("GET", "/api/boards/retro/votes/mine", bob, nil).wantExactObject(t, http.StatusOK, map[string]any{"voteId": "", "mine": map[string]any{}, "left": 0.0})
 
 	var v board.Vote
 	e.vote(ada, "retro", map[string]any{"action": "start"}).want(t, http.StatusOK, &v)
@@ -77,8 +76,8 @@ func TestVoteEndpoints(t *testing.T) {
 	}
 
 	d := e.dotOK(bob, "retro", "n1", 1)
-	if d.VoteID != v.ID || !jsonEqual(d.Mine, map[string]int{"n1": 1}) || d.Left != 2 {
-		t.Fatalf("bob's dot answered %+v, want n1:1 and 2 left", d)
+	if d.VoteID != v.ID || !jsonEqual(d.Mine, map[string]int{"n1": 1}) || d.Left != 2 || d.ServerVersion != 3 {
+		t.Fatalf("bob's dot answered %+v, want n1:1 and 2 left at version 3", d)
 	}
 	e.dotOK(bob, "retro", "n2", 1)
 	d = e.dotOK(vic, "retro", "n1", 1) // a viewer votes too
@@ -330,7 +329,7 @@ func TestVoteIdempotent(t *testing.T) {
 	var first, again myDots
 	e.do("POST", "/api/boards/retro/votes", bob, map[string]any{"noteId": "n1", "delta": 1}, key).want(t, http.StatusOK, &first)
 	e.do("POST", "/api/boards/retro/votes", bob, map[string]any{"noteId": "n1", "delta": 1}, key).want(t, http.StatusOK, &again)
-	if first.Mine["n1"] != 1 || again.Mine["n1"] != 1 || again.Left != 2 {
+	if first.Mine["n1"] != 1 || again.Mine["n1"] != 1 || again.Left != 2 || again.ServerVersion != first.ServerVersion {
 		t.Fatalf("a dot, then the same dot retried: %+v then %+v, want one dot", first, again)
 	}
 	e.do("POST", "/api/boards/retro/votes", bob, map[string]any{"noteId": "n1", "delta": 1}, http.Header{"Idempotency-Key": {"bad key"}}).
