@@ -282,8 +282,8 @@ const (
 		SELECT * FROM unnest($1::bytea[], $2::text[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`
 	insertOTPs = `INSERT INTO otps (email, hash, expires_ns, attempts, network)
 		SELECT * FROM unnest($1::text[], $2::bytea[], $3::bigint[], $4::int[], $5::text[]) ON CONFLICT DO NOTHING`
-	insertBoards = `INSERT INTO boards (id, name, owner_email, created_ns, updated_at, version, horizon, phases, timer)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bytea[], $9::bytea[])
+	insertBoards = `INSERT INTO boards (id, name, owner_email, created_ns, updated_at, version, horizon, phases, timer, vote)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bytea[], $9::bytea[], $10::bytea[])
 		ON CONFLICT DO NOTHING`
 	// WITH ORDINALITY and ORDER BY keep the invitation order in pos.
 	insertMembers = `INSERT INTO board_members (email, board_id, role)
@@ -428,11 +428,11 @@ func (st importStep) what() string {
 type boardCols struct {
 	id, name, owner, updated  []string
 	created, version, horizon []int64
-	phases, timer             [][]byte
+	phases, timer, vote       [][]byte
 }
 
 func (c *boardCols) args() []any {
-	return []any{c.id, c.name, c.owner, c.created, c.updated, c.version, c.horizon, c.phases, c.timer}
+	return []any{c.id, c.name, c.owner, c.created, c.updated, c.version, c.horizon, c.phases, c.timer, c.vote}
 }
 
 // memberCols are board_members columns for unnest.
@@ -468,6 +468,11 @@ func boardColumnsOf(records []persist.BoardRecord) (boardCols, memberCols, error
 			return boardCols{}, memberCols{}, fmt.Errorf("encode timer of board %s: %w", bd.ID, err)
 		}
 		bc.timer = append(bc.timer, timer)
+		vote, err := encodeVote(bd.Vote)
+		if err != nil {
+			return boardCols{}, memberCols{}, fmt.Errorf("encode vote of board %s: %w", bd.ID, err)
+		}
+		bc.vote = append(bc.vote, vote)
 		bc.id = append(bc.id, bd.ID)
 		bc.name = append(bc.name, bd.Name)
 		bc.owner = append(bc.owner, bd.OwnerEmail)
