@@ -174,7 +174,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     if (back.length) setAnnouncement(revivedAnnouncement(back.map((m) => s.notes.get(m.id)?.title ?? '')));
   }, [s.loaded, s.marks, s.notes]);
   const waiting = s.waiting;
-  const voting = useVoting(boardId, s.board?.vote ?? null, s.connection);
+  const voting = useVoting(boardId, s.board?.vote ?? null, s.board?.timer ?? null, s.connection);
 
   const setMenu = useCallback((open: boolean) => screen.setMenu(open), [screen]);
   const closePanel = useCallback(() => screen.closePanel(), [screen]);

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
-import type { Frame, Note, TrackerItem, Vote, VoteAction } from '../api/types';
+import type { Frame, Note, Timer, TrackerItem, Vote, VoteAction } from '../api/types';
+import { ServerClock } from '../session/clock';
 import { useServices } from '../app/services';
 import type { Connection } from '../sync/client';
 import { TYPES } from '../canvas/notes';
@@ -7,14 +8,20 @@ import { randomId } from '../boards/ids';
 import { nextKeys } from '../tracker/keys';
 import type { UndoHistory } from '../canvas/undo';
 import { MyDots } from './dots';
-import { chipText, DEFAULT_PER_NOTE, DEFAULT_PER_PERSON, itemsBySummary, MAX_PER_PERSON, parseStart, ranked, scopeLabel, topPicks, totalText, type StartForm } from './vote';
+import { chipText, DEFAULT_PER_NOTE, DEFAULT_PER_PERSON, endedByTimer, itemsBySummary, shownVote, MAX_PER_PERSON, parseStart, ranked, scopeLabel, topPicks, totalText, type StartForm } from './vote';
 import './vote.css';
 
 /** Voting is the board's vote as the screen shows it, shared by the top bar, the chip, the results and the dots on the notes. */
 export interface Voting {
   boardId: string;
-  /** vote is the board header's (or the owner's own answer, until the header catches up); null: none. */
+  /**
+   * vote is the board header's (or the owner's own answer, until the
+   * header catches up); null: none. A vote the timer ended reads as
+   * closed (shownVote).
+   */
   vote: Vote | null;
+  /** endedByTimer: the vote is open on the server but the timer it was tied to has run out. */
+  endedByTimer: boolean;
   dots: MyDots;
   /** onAnswer shows the owner's action's answer (the vote after it, null: none) until the board header next changes. */
   onAnswer: (v: Vote | null) => void;
@@ -24,21 +31,43 @@ export interface Voting {
  * useVoting follows the board's vote: my dots are fetched when a vote
  * appears and again when the live channel comes back.
  */
-export function useVoting(boardId: string, fromBoard: Vote | null, connection: Connection): Voting {
+export function useVoting(boardId: string, fromBoard: Vote | null, timer: Timer | null, connection: Connection): Voting {
   const { api } = useServices();
   const dots = useMemo(() => new MyDots(api, boardId), [api, boardId]);
   // The owner's own action shows at once, from its answer, until the board
   // header changes (its live change, or a later one). The answer carries
   // no version, so the header it was given over is kept to tell.
   const [answered, setAnswered] = useState<{ vote: Vote | null; over: Vote | null } | null>(null);
-  const vote = answered && answered.over === fromBoard ? answered.vote : fromBoard;
+  const raw = answered && answered.over === fromBoard ? answered.vote : fromBoard;
+  // A vote tied to the timer ends when the timer does, in the server's
+  // time (the server sends nothing then): a clock of its own, sampled
+  // only while such a vote is open, and one render at the end.
+  const tied = !!raw?.endsWithTimer && raw.state === 'open';
+  const clock = useMemo(() => (tied ? new ServerClock({ fetchTime: async () => (await api.serverTime()).serverTime }) : null), [tied, api]);
+  useSyncExternalStore(clock?.onChange ?? noSubscribe, clock?.getEstimate ?? noEstimate);
+  useEffect(() => {
+    if (clock && connection === 'online') void clock.sync();
+  }, [clock, connection]);
+  const [, rerender] = useState(0);
+  const serverNow = clock?.now() ?? null;
+  const endsAt = tied && timer?.state === 'running' ? (timer.endsAt ?? null) : null;
+  useEffect(() => {
+    if (endsAt === null || serverNow === null || endsAt <= serverNow) return;
+    const h = setTimeout(() => rerender((n) => n + 1), endsAt - serverNow + 50);
+    return () => clearTimeout(h);
+  }, [endsAt, serverNow]);
+  const ended = !!raw && endedByTimer(raw, timer, serverNow);
+  const vote = useMemo(() => (ended ? shownVote(raw, null, null) : raw), [raw, ended]);
   const onAnswer = useCallback((v: Vote | null) => setAnswered({ vote: v, over: fromBoard }), [fromBoard]);
   useEffect(() => dots.follow(vote), [dots, vote]);
   useEffect(() => {
     if (connection === 'online') void dots.refresh();
   }, [dots, connection]);
-  return useMemo(() => ({ boardId, vote, dots, onAnswer }), [boardId, vote, dots, onAnswer]);
+  return useMemo(() => ({ boardId, vote, endedByTimer: ended, dots, onAnswer }), [boardId, vote, ended, dots, onAnswer]);
 }
+
+const noSubscribe = () => () => {};
+const noEstimate = () => null;
 
 /** BallotIcon is three dots (drawn: emoji fonts are not everywhere). */
 function BallotIcon() {
@@ -152,9 +181,9 @@ function VoteControls({ voting, frames, timerOn, onClose }: { voting: Voting; fr
           </div>
         </>
       )}
-      {!v && (
+      {(!v || v.state === 'revealed') && (
         <form className="vote-start" onSubmit={start} noValidate>
-          <p className="vote-pop-head">Start a dot vote for everyone</p>
+          <p className="vote-pop-head">{v ? 'Start a new vote (its results replace these)' : 'Start a dot vote for everyone'}</p>
           <label htmlFor={`${uid}-pp`}>Dots per person</label>
           <input id={`${uid}-pp`} type="number" min={1} max={MAX_PER_PERSON} inputMode="numeric" value={form.perPerson} aria-invalid={field === 'perPerson' || undefined} onChange={(e) => set({ perPerson: e.target.value })} />
           <label htmlFor={`${uid}-pn`}>At most per note</label>
@@ -182,7 +211,9 @@ function VoteControls({ voting, frames, timerOn, onClose }: { voting: Voting; fr
           <label htmlFor={`${uid}-end`}>Ends</label>
           <select id={`${uid}-end`} value={form.endsWithTimer ? 'timer' : 'manual'} onChange={(e) => set({ endsWithTimer: e.target.value === 'timer' })}>
             <option value="manual">When I close it</option>
-            <option value="timer">When the timer ends{timerOn ? '' : ' (start one)'}</option>
+            <option value="timer" disabled={!timerOn}>
+              When the timer ends{timerOn ? '' : ' (start a timer first)'}
+            </option>
           </select>
           <label className="vote-check">
             <input type="checkbox" checked={form.anonymous} onChange={(e) => set({ anonymous: e.target.checked })} /> Anonymous (nobody sees who voted for what)
@@ -215,7 +246,7 @@ export function VoteBar({ voting, notes, items, canEdit, undo }: { voting: Votin
       <div className={`vote-chip is-${v.state}`} data-state={v.state} data-left={d.mine ? d.mine.left : undefined}>
         <BallotIcon />
         <span className="vote-chip-main" role="status">
-          {chipText(v, d.mine)}
+          {voting.endedByTimer ? 'Voting ended with the timer' : chipText(v, d.mine)}
         </span>
         <span className="vote-chip-total" role="status" title="Everyone's dots so far; who voted for what is shown only once the results are revealed">
           {totalText(v)}

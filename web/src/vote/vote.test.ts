@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame, MyVotes, Note, Vote } from '../api/types';
-import { addBlocked, applyDelta, chipText, counts, dotsLeft, inScope, itemsBySummary, myCount, parseScope, parseStart, ranked, scopeIds, scopeLabel, topPicks, totalText } from './vote';
+import { addBlocked, applyDelta, chipText, counts, dotsLeft, endedByTimer, inScope, itemsBySummary, shownVote, myCount, parseScope, parseStart, ranked, scopeIds, scopeLabel, topPicks, totalText } from './vote';
 
 const note = (id: string, x: number, y: number, more: Partial<Note> = {}): Note => ({ id, title: id.toUpperCase(), content: '', x, y, color: 'yellow', type: 'sticky', updatedAt: '', ...more });
 const frame = (id: string, x: number, y: number, w: number, h: number, more: Partial<Frame> = {}): Frame => ({ id, title: 'Ideas', x, y, w, h, color: 'blue', locked: false, updatedAt: '', ...more });
@@ -132,6 +132,30 @@ describe('results', () => {
     expect(topPicks(tied).size).toBe(0); // all deleted
     const live = new Map(['n1', 'n2', 'n3', 'n4'].map((id) => [id, note(id, 0, 0)]));
     expect([...topPicks(ranked({ ...revealed, results: [1, 2, 3, 4].map((i) => ({ noteId: `n${i}`, count: i === 1 ? 5 : 2 })) }, live))]).toEqual(['n1', 'n2', 'n3', 'n4']);
+  });
+});
+
+describe('a vote that ends with the timer', () => {
+  const tied = vote({ endsWithTimer: true });
+  const running = (endsAt: number) => ({ state: 'running' as const, durationMs: 60_000, endsAt, startedBy: 'a', updatedAt: 0 });
+  const paused = (remainingMs: number) => ({ state: 'paused' as const, durationMs: 60_000, remainingMs, startedBy: 'a', updatedAt: 0 });
+  it('ends when the timer has no time left, by the server clock', () => {
+    expect(endedByTimer(tied, running(10_000), 9_999)).toBe(false);
+    expect(endedByTimer(tied, running(10_000), 10_000)).toBe(true);
+    expect(endedByTimer(tied, running(10_000), null)).toBe(false); // the clock is not known yet
+    expect(endedByTimer(tied, paused(5_000), 1e13)).toBe(false);
+    expect(endedByTimer(tied, paused(0), 0)).toBe(true);
+    expect(endedByTimer(tied, null, 0)).toBe(true); // stopped
+  });
+  it('never ends a vote not tied to it, or one already closed', () => {
+    expect(endedByTimer(vote(), null, 0)).toBe(false);
+    expect(endedByTimer({ ...tied, state: 'revealed' }, null, 0)).toBe(false);
+  });
+  it('shows an ended vote as closed', () => {
+    expect(shownVote(tied, null, 0)?.state).toBe('closed');
+    expect(chipText(shownVote(tied, null, 0)!, null)).toBe('Voting closed');
+    expect(shownVote(tied, running(10_000), 0)).toBe(tied);
+    expect(shownVote(null, null, 0)).toBeNull();
   });
 });
 

@@ -2,7 +2,7 @@
 // vote is on, what the chip and the totals say, whether I may put one more
 // dot on a note, and the ranked results with the notes' titles. Pure: the
 // components and MyDots (dots.ts) use it, vitest checks it.
-import type { Frame, MyVotes, Note, TrackerItem, Vote, VoteScope } from '../api/types';
+import type { Frame, MyVotes, Note, Timer, TrackerItem, Vote, VoteScope } from '../api/types';
 import { frameRect, holds } from '../editor/structure';
 import { sizeOf } from '../editor/geometry';
 
@@ -48,6 +48,24 @@ export function scopeLabel(scope: VoteScope, frames: ReadonlyMap<string, Frame>)
       return f ? `the notes in “${f.title || 'Untitled frame'}”` : 'the notes of a deleted frame';
     }
   }
+}
+
+/**
+ * endedByTimer says whether a vote tied to the timer has ended: it stays
+ * "open" on the server, which refuses dots once the board's timer has no
+ * time left (none, stopped, run out, or paused at zero), by the server's
+ * clock (serverNow; null while unknown: not ended).
+ */
+export function endedByTimer(v: Vote, timer: Timer | null, serverNow: number | null): boolean {
+  if (!v.endsWithTimer || v.state !== 'open') return false;
+  if (!timer) return true;
+  if (timer.state === 'paused') return (timer.remainingMs ?? 0) <= 0;
+  return serverNow !== null && (timer.endsAt ?? 0) <= serverNow;
+}
+
+/** shownVote is the vote as people see it: one the timer ended reads as closed. */
+export function shownVote(v: Vote | null, timer: Timer | null, serverNow: number | null): Vote | null {
+  return v && endedByTimer(v, timer, serverNow) ? { ...v, state: 'closed' } : v;
 }
 
 const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
