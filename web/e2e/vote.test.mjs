@@ -224,3 +224,73 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
   }
   for (const u of people) await u.ctx.close();
 });
+
+test('on a phone the owner runs a vote on a frame, tied to the timer: it ends with the timer, everywhere, and the server refuses dots after', { skip }, async () => {
+  const ada = await userPage('ada-votetimer@example.com', PHONE);
+  const id = await createBoard(ada.page, 'Frame vote');
+  // Two notes in the frame "Ideas" (their centres inside), one outside.
+  const now = new Date().toISOString();
+  const res = await ada.page.request.post(`${server.url}/api/boards/${id}/sync`, {
+    data: { clientVersion: 0, notes: { upserted: [], deleted: [] }, trackerItems: { upserted: [], deleted: [] }, frames: { upserted: [{ id: 'f1', title: 'Ideas', x: -20, y: -60, w: 300, h: 480, color: 'gray', locked: false, updatedAt: now }], deleted: [] } },
+  });
+  assert.equal(res.status(), 200);
+  await pushNotes(ada.page, server, id, [
+    { id: 'in-1', title: 'Inside one', x: 20, y: 0 },
+    { id: 'in-2', title: 'Inside two', x: 20, y: 200 },
+    { id: 'out-1', title: 'Outside', x: 320, y: 0 },
+  ]);
+  await ada.page.request.post(`${server.url}/api/boards/${id}/invite`, { data: { email: 'dan-votetimer@example.com' } });
+  const dan = await userPage('dan-votetimer@example.com'); // free plan: a viewer, who may still vote
+  await openBoard(ada.page, id);
+  await openBoard(dan.page, id);
+
+  // The timer first (the vote's end needs one): 30 seconds, time to vote.
+  await ada.page.locator('.session-timer button.timer-face').click();
+  const timer = ada.page.getByRole('dialog', { name: 'Timer controls' });
+  await timer.getByLabel('Minutes').fill('0:30');
+  await timer.getByRole('button', { name: 'Start', exact: true }).click();
+  await ada.page.locator('.session-timer[data-state="running"]').waitFor();
+
+  const controls = await voteControls(ada.page);
+  await controls.getByLabel('On', { exact: true }).selectOption({ label: 'Ideas' });
+  await controls.getByLabel('Ends').selectOption('timer');
+  await shot(ada.page, 'vote-start-phone');
+  await ada.page.screenshot({ path: '/tmp/vote-start-phone.png' });
+  const bar = await ada.page.locator('header.topbar').boundingBox();
+  assert.ok(bar.height <= 50, `phone top bar is ${bar.height}px high`);
+  await controls.getByRole('button', { name: 'Start voting' }).click();
+  await controls.waitFor({ state: 'detached' });
+
+  for (const p of [ada.page, dan.page]) {
+    await p.getByRole('button', { name: 'Vote for Inside one', exact: true }).waitFor();
+    await p.getByRole('button', { name: 'Vote for Inside two', exact: true }).waitFor();
+    assert.equal(await p.locator('.vote-dots[data-note-id="out-1"]').count(), 0, 'the note outside the frame is not in the vote');
+  }
+  await ada.page.getByRole('button', { name: 'Vote for Inside one', exact: true }).tap();
+  await waitLeft(ada.page, 2);
+  await voteFor(dan, 'Inside one');
+  await waitLeft(dan.page, 2);
+  await total(dan.page).getByText('2 dots from 2 people').waitFor();
+  await ada.page.screenshot({ path: '/tmp/vote-open-owner-phone.png' });
+
+  // The owner stops the timer: the vote ends with it on every page, and the server takes no more dots.
+  await ada.page.locator('.session-timer button.timer-face').click();
+  await ada.page.getByRole('dialog', { name: 'Timer controls' }).getByRole('button', { name: 'Stop' }).click();
+  for (const p of [ada.page, dan.page]) {
+    await chip(p).getByText('Voting ended with the timer').waitFor();
+    assert.equal(await p.locator('.vote-add').count(), 0);
+  }
+  const refused = await dan.page.request.post(`${server.url}/api/boards/${id}/votes`, { data: { noteId: 'in-2', delta: 1 } });
+  assert.equal(refused.status(), 409);
+
+  await (await voteControls(ada.page)).getByRole('button', { name: 'Reveal results' }).click();
+  for (const p of [ada.page, dan.page]) await p.locator('.vote-count[data-note-id="in-1"][data-count="2"]').waitFor();
+  assert.deepEqual(
+    (await results(dan.page)).map(([t, c, v]) => [t, c, v]),
+    [['Inside one', 2, '']],
+    'anonymous: no names',
+  );
+  // A viewer cannot make work items.
+  assert.equal(await dan.page.getByRole('button', { name: /Create work items/ }).count(), 0);
+  for (const u of [ada, dan]) await u.ctx.close();
+});

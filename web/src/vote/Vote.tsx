@@ -73,9 +73,9 @@ const noEstimate = () => null;
 function BallotIcon() {
   return (
     <svg className="vote-icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
-      <circle cx="4" cy="8" r="2.4" fill="currentColor" />
-      <circle cx="8" cy="8" r="2.4" fill="currentColor" />
-      <circle cx="12" cy="8" r="2.4" fill="none" stroke="currentColor" strokeWidth="1.4" />
+      <circle cx="4.5" cy="5" r="2.6" fill="currentColor" />
+      <circle cx="11.5" cy="5" r="2.6" fill="currentColor" />
+      <circle cx="8" cy="11.2" r="2.6" fill="currentColor" />
     </svg>
   );
 }
