@@ -6,6 +6,7 @@
 // become work items. Screens go to docs/screenshots/ when SCREENSHOTS=1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import AxeBuilder from '@axe-core/playwright';
 import { skip, withServerAndBrowser } from './harness.mjs';
 import { login, createBoard, pushNotes, shot, DESKTOP, PHONE } from './helpers.mjs';
 
@@ -67,6 +68,14 @@ async function voteFor(u, title, { keyboard = false } = {}) {
   } else await button.click();
 }
 
+/** axeVote runs axe (every rule) on the vote's own parts that are on the page: names, labels, roles, contrast. */
+async function axeVote(page) {
+  let b = new AxeBuilder({ page });
+  for (const sel of ['.vote-chip', '.vote-results', '.vote-dots', '.vote-count', '.vote-pop', '.vote-owner']) if (await page.locator(sel).count()) b = b.include(sel);
+  const r = await b.analyze();
+  return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`);
+}
+
 async function waitLeft(page, n) {
   await page.locator(`.vote-chip[data-left="${n}"]`).waitFor();
 }
@@ -100,6 +109,7 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
   await controls.getByLabel('At most per note').fill('1');
   await controls.getByLabel('On', { exact: true }).selectOption('type:idea');
   await controls.getByLabel('Anonymous', { exact: false }).uncheck();
+  assert.deepEqual(await axeVote(ada.page), []);
   await shot(ada.page, 'vote-start-desktop');
   await ada.page.screenshot({ path: '/tmp/vote-start-desktop.png' });
   await controls.getByRole('button', { name: 'Start voting' }).click();
@@ -136,6 +146,8 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
   // One per note: a second dot on A is refused here too.
   assert.equal(await ada.page.getByRole('button', { name: 'Vote for Idea A', exact: true }).getAttribute('aria-disabled'), 'true');
 
+  assert.deepEqual(await axeVote(bob.page), []);
+  assert.deepEqual(await axeVote(ada.page), []);
   await shot(bob.page, 'vote-open-phone');
   await bob.page.screenshot({ path: '/tmp/vote-open-phone.png' });
   const bar = await bob.page.locator('header.topbar').boundingBox();
@@ -198,6 +210,8 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
     assert.match(list[0][2], /cat-vote@example\.com/);
   }
   assert.equal(new Set(lists).size, 1, `one ranked list for all: ${lists}`);
+  assert.deepEqual(await axeVote(ada.page), []);
+  assert.deepEqual(await axeVote(bob.page), []);
   await shot(ada.page, 'vote-results-desktop');
   await shot(bob.page, 'vote-results-phone');
   await ada.page.screenshot({ path: '/tmp/vote-results-desktop.png' });

@@ -90,7 +90,7 @@ export function VoteButton({ voting, frames, timerOn }: { voting: Voting; frames
   const v = voting.vote;
   return (
     <div className={`vote-owner${v ? ` is-${v.state}` : ''}`} data-state={v?.state ?? 'none'}>
-      <button type="button" className="vote-face" aria-haspopup="dialog" aria-expanded={open} title={v ? 'Vote controls' : 'Start a dot vote'} onClick={() => setOpen(!open)}>
+      <button type="button" className="vote-face" aria-haspopup="dialog" aria-expanded={open} aria-label={v ? `Vote (${v.state}): vote controls` : 'Vote'} title={v ? 'Vote controls' : 'Start a dot vote'} onClick={() => setOpen(!open)}>
         <BallotIcon />
         <span className="vote-word">Vote</span>
       </button>
