@@ -87,6 +87,13 @@ type VoteReport struct {
 	Reveal Summary `json:"reveal"`
 	// Exact: the results, the header's totals and everyone's own dots
 	// are what was cast.
+	// ChangesPerSocket is how many changes messages a socket got for the
+	// casts, on average (header-only changes committed together come as
+	// one).
+	ChangesPerSocket float64 `json:"changesPerSocket"`
+	// ToolCPUSecs is this tool's own CPU over the casts: it shares the
+	// machine with the server.
+	ToolCPUSecs   float64  `json:"toolCpuSeconds"`
 	Exact         bool     `json:"exact"`
 	Mismatches    []string `json:"mismatches,omitempty"`
 	ServerCPUSecs float64  `json:"serverCpuSeconds,omitempty"`
@@ -253,7 +260,13 @@ func runVotes(ctx context.Context, cfg *Config, rep *Report, owner *api, base, o
 	}
 	time.Sleep(200 * time.Millisecond) // the start's own fan-out, out of the way
 	probe := newProber(pid)
-	cpu0 := probe.cpu()
+	cpu0, self0 := probe.cpu(), selfCPU()
+	var before int
+	for _, p := range ps {
+		p.mu.Lock()
+		before += len(p.seen)
+		p.mu.Unlock()
+	}
 
 	// Everyone casts every dot at once.
 	log.Info("casting", "dots", f.Voters*f.Dots)
@@ -299,6 +312,14 @@ func runVotes(ctx context.Context, cfg *Config, rep *Report, owner *api, base, o
 	}
 	r := rep.Votes
 	r.Voters, r.Dots, r.Notes = f.Voters, f.Dots, f.Notes
+	r.ToolCPUSecs = (selfCPU() - self0).Seconds()
+	after := 0
+	for _, p := range ps {
+		p.mu.Lock()
+		after += len(p.seen)
+		p.mu.Unlock()
+	}
+	r.ChangesPerSocket = float64(after-before) / float64(len(ps))
 	measureVotes(r, casts, ps)
 
 	// The reveal, and the checks.
@@ -450,7 +471,7 @@ func printVotes(w io.Writer, r *VoteReport) {
 	line("each socket, from the POST sent", r.DeliveryFromSent)
 	line("every socket, from the POST sent", r.AllSocketsFromSent)
 	line("reveal, each socket (commit → message)", r.Reveal)
-	fmt.Fprintf(w, "  missing deliveries %d, server CPU %.2f s\n", r.Missing, r.ServerCPUSecs)
+	fmt.Fprintf(w, "  changes messages per socket %.1f, missing deliveries %d, server CPU %.2f s, this tool's CPU %.2f s\n", r.ChangesPerSocket, r.Missing, r.ServerCPUSecs, r.ToolCPUSecs)
 	for _, m := range r.Mismatches {
 		fmt.Fprintln(w, "  mismatch:", m)
 	}
