@@ -212,6 +212,13 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
   assert.equal(new Set(lists).size, 1, `one ranked list for all: ${lists}`);
   assert.deepEqual(await axeVote(ada.page), []);
   assert.deepEqual(await axeVote(bob.page), []);
+  // And in dark mode (it follows the system's).
+  await ada.page.emulateMedia({ colorScheme: 'dark' });
+  await ada.page.locator(':root[data-scheme="dark"]').waitFor({ state: 'attached' });
+  assert.deepEqual(await axeVote(ada.page), []);
+  await ada.page.screenshot({ path: '/tmp/vote-results-desktop-dark.png' });
+  await ada.page.emulateMedia({ colorScheme: 'light' });
+  await ada.page.locator(':root[data-scheme="light"]').waitFor({ state: 'attached' });
   await shot(ada.page, 'vote-results-desktop');
   await shot(bob.page, 'vote-results-phone');
   await ada.page.screenshot({ path: '/tmp/vote-results-desktop.png' });
