@@ -179,3 +179,44 @@ func applyVote(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, ch persist.VoteCh
 	}
 	return nil
 }
+
+// exportVoteDots streams a board's vote rows, in key order (vote, then
+// person, then note).
+func exportVoteDots(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.DumpSink) error {
+	vb := rb.Bucket(subVoteDots)
+	if vb == nil {
+		return nil
+	}
+	c := vb.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, ok := parseVoteKey(k, v)
+		if !ok {
+			return fmt.Errorf("board %s: vote row %q is malformed", id, k)
+		}
+		rec.BoardID = id
+		if err := sink.VoteDots(ctx, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseVoteKey reads a vote row's key and value (subVoteDots).
+func parseVoteKey(k, v []byte) (persist.VoteDotsRecord, bool) {
+	if len(k) < 2 || len(v) != 4 {
+		return persist.VoteDotsRecord{}, false
+	}
+	n := int(binary.BigEndian.Uint16(k))
+	if len(k) < 2+n+2 {
+		return persist.VoteDotsRecord{}, false
+	}
+	vote, rest := string(k[2:2+n]), k[2+n:]
+	m := int(binary.BigEndian.Uint16(rest))
+	if len(rest) < 2+m {
+		return persist.VoteDotsRecord{}, false
+	}
+	return persist.VoteDotsRecord{VoteID: vote, Email: string(rest[2 : 2+m]), NoteID: string(rest[2+m:]), Count: int(binary.BigEndian.Uint32(v))}, true
+}
