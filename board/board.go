@@ -20,6 +20,8 @@ type Board struct {
 	Phases    *Phases `json:"phases,omitempty"`
 	// Timer is the board's countdown (timer.go), nil when it has none.
 	Timer *Timer `json:"timer,omitempty"`
+	// Vote is the board's dot vote (vote.go), nil when it has none.
+	Vote *Vote `json:"vote,omitempty"`
 }
 
 // Header is the board part of a pull answer.
@@ -31,11 +33,13 @@ type Header struct {
 	// Timer is Corkboard's extension (timer.go): left out when the board
 	// has none, so that a spec client sees nothing new.
 	Timer *Timer `json:"timer,omitempty"`
+	// Vote is Corkboard's extension (vote.go), left out like the timer.
+	Vote *Vote `json:"vote,omitempty"`
 }
 
 // Header returns the pull-answer view of b.
 func (b *Board) Header() Header {
-	return Header{ID: b.ID, Name: b.Name, Version: b.Version, UpdatedAt: b.UpdatedAt, Timer: b.Timer}
+	return Header{ID: b.ID, Name: b.Name, Version: b.Version, UpdatedAt: b.UpdatedAt, Timer: b.Timer, Vote: b.Vote}
 }
 
 // HasMember reports whether email owns b or is invited to it.
@@ -123,6 +127,11 @@ type Push struct {
 	// clock in the push's transaction. Only the timer endpoint sets it:
 	// a sync push never carries one, so that no client writes endsAt.
 	Timer *TimerAction `json:"-"`
+	// Vote is an action on the board's dot vote and Dot one person's dot
+	// (vote.go), applied in the push's transaction with the vote's rows.
+	// Only the vote endpoints set them, as the timer's.
+	Vote *VoteAction `json:"-"`
+	Dot  *VoteDot    `json:"-"`
 }
 
 // BoardPatch carries the board fields a push may change.

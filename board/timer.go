@@ -210,11 +210,3 @@ func ApplyTimer(cur *Timer, a TimerAction, now time.Time, by string) (*Timer, er
 	}
 	return &next, nil
 }
-
-// TimerOnly reports whether p does nothing but act on the board's timer:
-// such a push moves the version but not the board's updatedAt, and writes
-// no row.
-func (p *Push) TimerOnly() bool {
-	return p.Timer != nil && p.Board == nil && len(p.Notes.Upserted) == 0 && len(p.Notes.Deleted) == 0 &&
-		len(p.TrackerItems.Upserted) == 0 && len(p.TrackerItems.Deleted) == 0 && !p.HasStructure()
-}

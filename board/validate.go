@@ -284,6 +284,7 @@ func (p *Push) Validate() error {
 		validateIDs("notes.deleted", p.Notes.Deleted),
 		validateIDs("trackerItems.deleted", p.TrackerItems.Deleted),
 		p.validateTimer(),
+		p.validateVote(),
 		p.validateStructure(),
 	)
 }

@@ -423,8 +423,11 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 // a limit of 1 to MaxListLimit (0 is DefaultListLimit); the error names
 // the query parameter.
 func (q *Query) Validate() error {
-	if q.Action != "" && !ValidAction(q.Action) {
-		return board.FieldErrorf("action", "action must be one of %s, %s, %s, %s.", ActionCreateNote, ActionUpdateNote, ActionDeleteNote, ActionRenameBoard)
+	// The vote's actions are listed (the server writes them, a client
+	// may not: ValidAction).
+	if q.Action != "" && !ValidAction(q.Action) && !persist.IsVoteAction(q.Action) {
+		return board.FieldErrorf("action", "action must be one of %s, %s, %s, %s, %s, %s.", ActionCreateNote, ActionUpdateNote, ActionDeleteNote, ActionRenameBoard,
+			persist.ActionStartVote, persist.ActionRevealVote)
 	}
 	if q.NoteID != "" {
 		if err := checkNoteID("noteId", q.NoteID); err != nil {
@@ -492,6 +495,9 @@ func (l *Log) RestoreNote(ctx context.Context, boardID, key string) (board.Note,
 	if err != nil {
 		return board.Note{}, err
 	}
+	if persist.IsVoteAction(e.Action) {
+		return board.Note{}, errVoteRestore(key, e.Action)
+	}
 	if !isNoteAction(e.Action) {
 		return board.Note{}, board.FieldErrorf("logKey", "logKey %q is a %s entry, which holds no note: restore it with type \"board\".", key, e.Action)
 	}
@@ -558,6 +564,9 @@ func (l *Log) restoreRename(ctx context.Context, boardID, key string) (board.Sta
 	if err != nil {
 		return board.State{}, err
 	}
+	if persist.IsVoteAction(e.Action) {
+		return board.State{}, errVoteRestore(key, e.Action)
+	}
 	if e.Action != ActionRenameBoard {
 		return board.State{}, board.FieldErrorf("logKey", "logKey %q is a %s entry, which holds a note: restore it with type \"note\".", key, e.Action)
 	}
@@ -571,6 +580,12 @@ func (l *Log) restoreRename(ctx context.Context, boardID, key string) (board.Sta
 	}
 	st.Board.Name = name
 	return *st, nil
+}
+
+// errVoteRestore refuses to restore a vote's entry: it records a vote,
+// neither a note nor the board.
+func errVoteRestore(key, action string) error {
+	return board.FieldErrorf("logKey", "logKey %q is a %s entry, the record of a dot vote: there is nothing in it to restore.", key, action)
 }
 
 // Current returns the board's current snapshot: current.md when it still

@@ -88,6 +88,16 @@ type RevisionRecord struct {
 	SupersededAt time.Time
 }
 
+// VoteDotsRecord is one row of a board's dot vote: the dots one person
+// put on one note in vote VoteID (docs/api.md, "Dot voting").
+type VoteDotsRecord struct {
+	BoardID string
+	VoteID  string
+	Email   string
+	NoteID  string
+	Count   int
+}
+
 // IdempotencyKeyRecord is a recorded idempotency key: the version it
 // produced and when it was recorded.
 type IdempotencyKeyRecord struct {
@@ -125,7 +135,7 @@ type SnapshotRecord struct {
 // DumpSink receives a dump. The source calls, in this order: Secret once;
 // every User, Customer, BillingEvent, Usage, Session and OTP; then for each
 // board: Board, its Rows (notes, then items, each in ID order), its
-// Revisions (after the rows they belong to), its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
+// Revisions (after the rows they belong to), its VoteDots, its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
 // (in key order), its Snapshots and its read-only Links. Records handed over are the sink's:
 // the source never touches them again. An error stops the dump and comes
 // back from it.
@@ -140,6 +150,7 @@ type DumpSink interface {
 	Board(ctx context.Context, b BoardRecord) error
 	Row(ctx context.Context, r RowRecord) error
 	Revision(ctx context.Context, r RevisionRecord) error
+	VoteDots(ctx context.Context, r VoteDotsRecord) error
 	IdempotencyKey(ctx context.Context, k IdempotencyKeyRecord) error
 	ChangelogState(ctx context.Context, c ChangelogStateRecord) error
 	LogEntry(ctx context.Context, e LogEntryRecord) error
@@ -166,6 +177,7 @@ const (
 	CountConnectors     = "connectors"
 	CountTombstones     = "tombstones"
 	CountRevisions      = "revisions"
+	CountVoteDots       = "vote dots"
 	CountKeys           = "idempotency keys"
 	CountChangelogState = "changelog states"
 	CountLogEntries     = "changelog entries"
@@ -176,8 +188,8 @@ const (
 // CountKinds lists the kinds of DumpCounts in the order a report shows them.
 var CountKinds = []string{
 	CountSecret, CountUsers, CountCustomers, CountBillingEvents, CountUsage, CountSessions, CountOTPs,
-	CountBoards, CountMembers, CountNotes, CountItems, CountFrames, CountConnectors, CountTombstones, CountRevisions, CountKeys,
-	CountChangelogState, CountLogEntries, CountSnapshots, CountLinks,
+	// Revisions (after the rows they belong to), its VoteDots, its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
+	// (in key order), its Snapshots and its read-only Links. Records handed over are the sink's:
 }
 
 // BoardCounts is what one board holds, for comparing two copies of it.
@@ -190,6 +202,7 @@ type BoardCounts struct {
 	Connectors int64 // live
 	Tombstones int64
 	Revisions  int64
+	VoteDots   int64
 	Keys       int64
 	LogEntries int64
 	Snapshots  int64

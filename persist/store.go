@@ -35,6 +35,7 @@ type Store interface {
 	ChangelogStore
 	SyncStore
 	LinkStore
+	VoteStore
 	Pinger
 }
 

@@ -24,9 +24,13 @@ func wireEvents(evs []persist.MergeEvent) []livewire.Event {
 }
 
 // encodePushChanges encodes the changes message of one applied push, with
-// what its merges overwrote.
-func encodePushChanges(a persist.Applied, from string) ([]byte, error) {
-	return json.Marshal(livewire.ChangesMessage{Type: livewire.TypeChanges, From: from, Since: a.Version - 1, Changes: a.Changes, Events: wireEvents(a.Events)})
+// what its merges overwrote, from version since (-1: the version before
+// the push's; lower when it carries folded header-only changes too).
+func encodePushChanges(a persist.Applied, from string, since int64) ([]byte, error) {
+	if since < 0 {
+		since = a.Version - 1
+	}
+	return json.Marshal(livewire.ChangesMessage{Type: livewire.TypeChanges, From: from, Since: since, Changes: a.Changes, Events: wireEvents(a.Events)})
 }
 
 // mustEncode encodes messages the room builds from its own values, which

@@ -105,7 +105,7 @@ func logQuery(r *http.Request) (changelog.Query, error) {
 	v := r.URL.Query()
 	q := changelog.Query{NoteID: v.Get("noteId"), Action: v.Get("action"), Limit: changelog.DefaultListLimit}
 	if v.Has("action") && q.Action == "" {
-		return q, board.FieldErrorf("action", "action must be one of create_note, update_note, delete_note, rename_board.")
+		return q, board.FieldErrorf("action", "action must be one of create_note, update_note, delete_note, rename_board, start_vote, reveal_vote.")
 	}
 	if v.Has("limit") {
 		n, err := strconv.Atoi(v.Get("limit"))

@@ -121,6 +121,7 @@ type Store interface {
 	billing.CreditStore
 	changelog.Store
 	persist.LinkStore
+	persist.VoteStore
 }
 
 // Deps are the services the HTTP layer calls.
@@ -243,6 +244,7 @@ func (s *Server) routes() chi.Router {
 		s.registerAuthRoutes(r)
 		s.registerWebhookRoutes(r)
 		s.registerTimerRoutes(r) // GET /time needs no session; the board's timer does
+		s.registerVoteRoutes(r)
 
 		// Everything else needs a session.
 		r.Group(func(r chi.Router) {

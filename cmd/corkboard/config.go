@@ -34,6 +34,7 @@ type Config struct {
 	VerifyIPLimit string
 	VerifyLimit   string
 	GuessLimit    string
+	InviteLimit   string
 	SessionMaxAge time.Duration
 	CacheTTL      time.Duration
 	ShutdownGrace time.Duration
@@ -116,6 +117,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&cfg.OTPIPLimit, "otp-ip-limit", "30/15m", "send-otp limit per client IP (count/window)")
 	fs.StringVar(&cfg.VerifyIPLimit, "otp-verify-ip-limit", "30/15m", "verify-otp attempts per client IP (count/window)")
 	fs.StringVar(&cfg.VerifyLimit, "otp-verify-email-limit", "10/1h", "verify-otp attempts per e-mail address and client network, across all its codes (count/window)")
+	fs.StringVar(&cfg.InviteLimit, "invite-limit", "30/1h", "new invitations one board owner may send, over all their boards (count/window)")
 	fs.StringVar(&cfg.GuessLimit, "otp-guess-limit", "100/24h", "wrong verify-otp guesses per e-mail address from all networks before only the network that asked for the code may try it (count/window)")
 	fs.DurationVar(&cfg.SessionMaxAge, "session-max-age", 90*24*time.Hour, "absolute lifetime of a session, however active")
 	fs.DurationVar(&cfg.CacheTTL, "cache-ttl", 5*time.Second, "how long sessions, plans and board members stay cached: the longest a change made by another node goes unnoticed (1s to 1m)")

@@ -332,6 +332,12 @@ func (c *countingSink) Revision(ctx context.Context, r persist.RevisionRecord) e
 	return c.DumpSink.Revision(ctx, r)
 }
 
+func (c *countingSink) VoteDots(ctx context.Context, r persist.VoteDotsRecord) error {
+	c.add(persist.CountVoteDots)
+	c.board(r.BoardID, func(b *persist.BoardCounts) { b.VoteDots++ })
+	return c.DumpSink.VoteDots(ctx, r)
+}
+
 func (c *countingSink) IdempotencyKey(ctx context.Context, r persist.IdempotencyKeyRecord) error {
 	c.add(persist.CountKeys)
 	c.board(r.BoardID, func(b *persist.BoardCounts) { b.Keys++ })

@@ -120,6 +120,7 @@ func checkSettings(cfg *Config) (*settings, error) {
 		{"otp-verify-ip-limit", cfg.VerifyIPLimit, &set.authRates.VerifyIPRate},
 		{"otp-verify-email-limit", cfg.VerifyLimit, &set.authRates.VerifyEmailRate},
 		{"otp-guess-limit", cfg.GuessLimit, &set.authRates.GuessRate},
+		{"invite-limit", cfg.InviteLimit, &set.authRates.InviteRate},
 	} {
 		if *r.to, err = ratelimit.ParseRate(r.value); err != nil {
 			return nil, fmt.Errorf("-%s: %w", r.flag, err)

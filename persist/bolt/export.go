@@ -303,6 +303,9 @@ func exportRows(ctx context.Context, rb *bbolt.Bucket, id string, sink persist.D
 	if err := exportRevisions(ctx, rb, id, sink); err != nil {
 		return err
 	}
+	if err := exportVoteDots(ctx, rb, id, sink); err != nil {
+		return err
+	}
 	keys := rb.Bucket(subKeys)
 	if keys == nil {
 		return nil

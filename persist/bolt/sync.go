@@ -550,7 +550,14 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 		// Refused whole, like an invalid push: not even its key.
 		return persist.Applied{Err: err}, nil
 	}
-	if !timer.Set && changesNothing(w.rb, in.Push) {
+	vote, err := persist.SettleVote(w.b, in.Push, w.now, boltVotes{w.rb})
+	if err != nil {
+		if board.ErrorCode(err) == board.EINTERNAL {
+			return persist.Applied{}, fmt.Errorf("apply push to board %s: %w", w.b.ID, err)
+		}
+		return persist.Applied{Err: err}, nil // refused whole, as a timer action is
+	}
+	if !timer.Set && !vote.Set && changesNothing(w.rb, in.Push) {
 		// Empty, or only deletions of IDs that are not live: the version
 		// and updatedAt stay, nobody is told. The key is kept, so that a
 		// retry answers the same version and stays a no-op even if one of
@@ -574,6 +581,9 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 	}
 	if timer.Set {
 		w.b.Timer = timer.Timer
+	}
+	if err := applyVote(w.tx, w.rb, w.b, vote, w.now); err != nil {
+		return persist.Applied{}, fmt.Errorf("apply push to board %s: %w", w.b.ID, err)
 	}
 	ch, err := db.applyOne(w.tx, w.rb, w.b, in.Push, w.now, tally, &st)
 	if err != nil {
@@ -680,7 +690,7 @@ func (db *DB) applyOne(tx *bbolt.Tx, rb *bbolt.Bucket, b *board.Board, p *board.
 	if p.Board != nil {
 		b.Name = p.Board.Name
 	}
-	if !p.TimerOnly() { // the timer is not the board's content
+	if !p.HeaderOnly() { // the timer and the vote are not the board's content
 		b.UpdatedAt = stamp
 	}
 	if p.Board != nil && p.Board.UpdatedAt != "" {

@@ -20,7 +20,7 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-const boardColumns = "id, name, owner_email, created_ns, updated_at, version, phases, timer"
+const boardColumns = "id, name, owner_email, created_ns, updated_at, version, phases, timer, vote"
 
 // invitees is a column expression: the board b's invitees in invitation
 // order, so that a board and its invitees come in one statement.
@@ -33,8 +33,8 @@ const invitees = `COALESCE((SELECT array_agg(m.email ORDER BY m.pos) FROM board_
 func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, error) {
 	var b board.Board
 	var created int64
-	var phases, timer []byte
-	dest := []any{&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases, &timer}
+	var phases, timer, vote []byte
+	dest := []any{&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases, &timer, &vote}
 	if withInvitees {
 		dest = append(dest, &b.InvitedEmails)
 	}
@@ -54,6 +54,9 @@ func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, erro
 	var err error
 	if b.Timer, err = decodeTimer(timer); err != nil {
 		return nil, fmt.Errorf("decode timer of board %s: %w", b.ID, err)
+	}
+	if b.Vote, err = decodeVote(vote); err != nil {
+		return nil, fmt.Errorf("decode vote of board %s: %w", b.ID, err)
 	}
 	if b.InvitedEmails == nil {
 		b.InvitedEmails = []string{}

@@ -79,6 +79,9 @@ type importBuf struct {
 	revVersion, revAt        []int64
 	revData                  [][]byte
 
+	dotBoard, dotVote, dotEmail, dotNote []string
+	dotCount                             []int32
+
 	keyBoard, keyKey        []string
 	keyVersion, keyRecorded []int64
 
@@ -226,6 +229,17 @@ func (im *Importer) Revision(ctx context.Context, r persist.RevisionRecord) erro
 	return im.held(ctx, len(r.BoardID)+len(r.ID)+len(r.Data)+24)
 }
 
+// VoteDots buffers a row of a board's vote.
+func (im *Importer) VoteDots(ctx context.Context, r persist.VoteDotsRecord) error {
+	b := &im.buf
+	b.dotBoard = append(b.dotBoard, r.BoardID)
+	b.dotVote = append(b.dotVote, r.VoteID)
+	b.dotEmail = append(b.dotEmail, r.Email)
+	b.dotNote = append(b.dotNote, r.NoteID)
+	b.dotCount = append(b.dotCount, int32(r.Count))
+	return im.held(ctx, len(r.BoardID)+len(r.VoteID)+len(r.Email)+len(r.NoteID)+4)
+}
+
 // IdempotencyKey buffers a recorded key.
 func (im *Importer) IdempotencyKey(ctx context.Context, k persist.IdempotencyKeyRecord) error {
 	b := &im.buf
@@ -298,8 +312,8 @@ const (
 		SELECT * FROM unnest($1::bytea[], $2::text[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`
 	insertOTPs = `INSERT INTO otps (email, hash, expires_ns, attempts, network)
 		SELECT * FROM unnest($1::text[], $2::bytea[], $3::bigint[], $4::int[], $5::text[]) ON CONFLICT DO NOTHING`
-	insertBoards = `INSERT INTO boards (id, name, owner_email, created_ns, updated_at, version, horizon, phases, timer)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bytea[], $9::bytea[])
+	insertBoards = `INSERT INTO boards (id, name, owner_email, created_ns, updated_at, version, horizon, phases, timer, vote)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::bigint[], $8::bytea[], $9::bytea[], $10::bytea[])
 		ON CONFLICT DO NOTHING`
 	// WITH ORDINALITY and ORDER BY keep the invitation order in pos.
 	insertMembers = `INSERT INTO board_members (email, board_id, role)
@@ -310,6 +324,9 @@ const (
 	// After the rows: a revision refers to its row.
 	insertRevisions = `INSERT INTO board_revisions (board_id, kind, id, version, data, superseded_ns)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[], $6::bigint[]) ON CONFLICT DO NOTHING`
+	// After the boards: a vote's rows (the notes they name need not be live).
+	insertVoteDots = `INSERT INTO vote_dots (board_id, vote_id, email, note_id, count)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[]) ON CONFLICT DO NOTHING`
 	insertKeys = `INSERT INTO idempotency_keys (board_id, key, version, recorded_ns)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`
 	insertStates = `INSERT INTO changelog_state (board_id, stamp, current_md, current_version, current_phases, snapshot_version)
@@ -354,6 +371,7 @@ func (im *Importer) Flush(ctx context.Context) error {
 		{persist.CountConnectors, insertRows, len(rows[3].id), rows[3].args()},
 		{persist.CountTombstones, insertRows, len(rows[4].id), rows[4].args()},
 		{persist.CountRevisions, insertRevisions, len(b.revID), []any{b.revBoard, b.revKind, b.revID, b.revVersion, b.revData, b.revAt}},
+		{persist.CountVoteDots, insertVoteDots, len(b.dotVote), []any{b.dotBoard, b.dotVote, b.dotEmail, b.dotNote, b.dotCount}},
 		{persist.CountKeys, insertKeys, len(b.keyKey), []any{b.keyBoard, b.keyKey, b.keyVersion, b.keyRecorded}},
 		{persist.CountChangelogState, insertStates, len(states.board), states.args()},
 		{persist.CountLogEntries, insertEntries, len(b.entKey), []any{b.entBoard, b.entKey, b.entNote, b.entAction, b.entStamp, b.entContent}},
@@ -447,11 +465,11 @@ func (st importStep) what() string {
 type boardCols struct {
 	id, name, owner, updated  []string
 	created, version, horizon []int64
-	phases, timer             [][]byte
+	phases, timer, vote       [][]byte
 }
 
 func (c *boardCols) args() []any {
-	return []any{c.id, c.name, c.owner, c.created, c.updated, c.version, c.horizon, c.phases, c.timer}
+	return []any{c.id, c.name, c.owner, c.created, c.updated, c.version, c.horizon, c.phases, c.timer, c.vote}
 }
 
 // memberCols are board_members columns for unnest.
@@ -487,6 +505,11 @@ func boardColumnsOf(records []persist.BoardRecord) (boardCols, memberCols, error
 			return boardCols{}, memberCols{}, fmt.Errorf("encode timer of board %s: %w", bd.ID, err)
 		}
 		bc.timer = append(bc.timer, timer)
+		vote, err := encodeVote(bd.Vote)
+		if err != nil {
+			return boardCols{}, memberCols{}, fmt.Errorf("encode vote of board %s: %w", bd.ID, err)
+		}
+		bc.vote = append(bc.vote, vote)
 		bc.id = append(bc.id, bd.ID)
 		bc.name = append(bc.name, bd.Name)
 		bc.owner = append(bc.owner, bd.OwnerEmail)
@@ -689,6 +712,7 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 			field       func(*persist.BoardCounts) *int64
 		}{
 			{persist.CountRevisions, "board_revisions", func(b *persist.BoardCounts) *int64 { return &b.Revisions }},
+			{persist.CountVoteDots, "vote_dots", func(b *persist.BoardCounts) *int64 { return &b.VoteDots }},
 			{persist.CountKeys, "idempotency_keys", func(b *persist.BoardCounts) *int64 { return &b.Keys }},
 			{persist.CountLogEntries, "changelog_entries", func(b *persist.BoardCounts) *int64 { return &b.LogEntries }},
 			{persist.CountSnapshots, "snapshots", func(b *persist.BoardCounts) *int64 { return &b.Snapshots }},

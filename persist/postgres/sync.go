@@ -107,7 +107,7 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			if !valid[i] {
 				continue
 			}
-			res, timer, done, err := answerWithoutWrite(ctx, tx, b.Board, in, now)
+			res, timer, vote, done, err := answerWithoutWrite(ctx, tx, b.Board, in, now)
 			if err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			// This push writes: what was read before it is stale for
 			// the next, which reads behind these writes instead.
 			pre = prefetch{push: nextValid(i)}
-			ch, tally, err := s.applyOne(ctx, tx, b, in, now, timer, hist, func(batch *pgx.Batch) {
+			ch, tally, err := s.applyOne(ctx, tx, b, in, now, timer, vote, hist, func(batch *pgx.Batch) {
 				pre.queue(batch, boardID, reqs)
 			})
 			if full := (*board.Error)(nil); errors.As(err, &full) && (full.Code == board.ETOOLARGE || full.Code == board.EINVALID) {
@@ -176,32 +176,38 @@ func lockBoard(ctx context.Context, tx pgx.Tx, boardID string, reqs []historyReq
 // and a push that changes nothing with the board's version (keeping its
 // key, so that a retry answers the same version and stays a no-op).
 // Otherwise it answers what the push does to the board's timer.
-func answerWithoutWrite(ctx context.Context, tx pgx.Tx, b *board.Board, in persist.PushInput, now time.Time) (res persist.Applied, timer persist.TimerChange, done bool, err error) {
+func answerWithoutWrite(ctx context.Context, tx pgx.Tx, b *board.Board, in persist.PushInput, now time.Time) (res persist.Applied, timer persist.TimerChange, vote persist.VoteChange, done bool, err error) {
 	if in.IdempotencyKey != "" {
 		var v int64
 		err := tx.QueryRow(ctx, "SELECT version FROM idempotency_keys WHERE board_id = $1 AND key = $2", b.ID, in.IdempotencyKey).Scan(&v)
 		if err == nil {
-			return persist.Applied{Version: v, Replayed: true}, timer, true, nil
+			return persist.Applied{Version: v, Replayed: true}, timer, vote, true, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return persist.Applied{}, timer, false, fmt.Errorf("read idempotency key: %w", err)
+			return persist.Applied{}, timer, vote, false, fmt.Errorf("read idempotency key: %w", err)
 		}
 	}
 	if timer, err = persist.SettleTimer(b, in.Push, now); err != nil {
-		return persist.Applied{Err: err}, timer, true, nil
+		return persist.Applied{Err: err}, timer, vote, true, nil
 	}
-	if timer.Set {
-		return persist.Applied{}, timer, false, nil
+	if vote, err = persist.SettleVote(b, in.Push, now, pgVotes{ctx: ctx, tx: tx, boardID: b.ID}); err != nil {
+		if board.ErrorCode(err) == board.EINTERNAL {
+			return persist.Applied{}, timer, vote, false, err
+		}
+		return persist.Applied{Err: err}, timer, vote, true, nil
+	}
+	if timer.Set || vote.Set {
+		return persist.Applied{}, timer, vote, false, nil
 	}
 	nothing, err := changesNothing(ctx, tx, b.ID, in.Push)
 	if err != nil || !nothing {
-		return persist.Applied{}, timer, false, err
+		return persist.Applied{}, timer, vote, false, err
 	}
 	// The version and updatedAt stay.
 	if err := recordKey(ctx, tx, b.ID, in.IdempotencyKey, b.Version, now); err != nil {
-		return persist.Applied{}, timer, false, err
+		return persist.Applied{}, timer, vote, false, err
 	}
-	return persist.Applied{Version: b.Version}, timer, true, nil
+	return persist.Applied{Version: b.Version}, timer, vote, true, nil
 }
 
 // changesNothing reports whether p would change nothing: no board patch, no
@@ -259,7 +265,7 @@ func recordKey(ctx context.Context, tx pgx.Tx, boardID, key string, version int6
 // version is known before the bump answers, since this transaction holds
 // the board's lock; the bump's answer is checked against it. A push whose
 // merges overwrote part of a note then logs it in the same transaction.
-func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in persist.PushInput, now time.Time, timer persist.TimerChange,
+func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in persist.PushInput, now time.Time, timer persist.TimerChange, vote persist.VoteChange,
 	hist map[historyKey]history, queueMore func(*pgx.Batch)) (*board.Changes, *rowmerge.Tally, error) {
 	p, key := in.Push, in.IdempotencyKey
 	stamp := now.Format(time.RFC3339Nano)
@@ -282,6 +288,9 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 	batch := &pgx.Batch{}
 	var got int64
 	if err := queueBump(batch, b.Board, p, stamp, timer, &got); err != nil {
+		return nil, nil, err
+	}
+	if err := queueVote(batch, b.ID, vote); err != nil {
 		return nil, nil, err
 	}
 	var counts rowCount
@@ -313,6 +322,14 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 	b.Version = v
 	if timer.Set {
 		b.Timer = timer.Timer
+	}
+	if vote.Set {
+		b.Vote = vote.Vote
+		if len(vote.Log) > 0 {
+			if _, err := appendLogTx(ctx, tx, b.ID, now, vote.Log); err != nil {
+				return nil, nil, fmt.Errorf("log the vote: %w", err)
+			}
+		}
 	}
 	if len(tally.Entries) > 0 {
 		logged, err := appendLogTx(ctx, tx, b.ID, now, tally.Entries)
@@ -350,7 +367,7 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 // timer keeps it) and its timer.
 func queueBump(batch *pgx.Batch, b *board.Board, p *board.Push, stamp string, timer persist.TimerChange, got *int64) error {
 	updatedAt := &stamp
-	if p.TimerOnly() { // the timer is not the board's content
+	if p.HeaderOnly() { // the timer and the vote are not the board's content
 		updatedAt = nil
 	}
 	var name *string
@@ -742,9 +759,9 @@ func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int6
 	err := s.inTx(ctx, snapshotRead, false, func(tx pgx.Tx) error {
 		var b board.Board
 		var horizon int64
-		var phases, timer []byte
-		err := tx.QueryRow(ctx, "SELECT id, name, version, updated_at, horizon, phases, timer FROM boards WHERE id = $1", boardID).
-			Scan(&b.ID, &b.Name, &b.Version, &b.UpdatedAt, &horizon, &phases, &timer)
+		var phases, timer, vote []byte
+		err := tx.QueryRow(ctx, "SELECT id, name, version, updated_at, horizon, phases, timer, vote FROM boards WHERE id = $1", boardID).
+			Scan(&b.ID, &b.Name, &b.Version, &b.UpdatedAt, &horizon, &phases, &timer, &vote)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("Board")
 		} else if err != nil {
@@ -752,6 +769,9 @@ func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int6
 		}
 		if b.Timer, err = decodeTimer(timer); err != nil {
 			return fmt.Errorf("decode timer of board %s: %w", b.ID, err)
+		}
+		if b.Vote, err = decodeVote(vote); err != nil {
+			return fmt.Errorf("decode vote of board %s: %w", b.ID, err)
 		}
 		if phases != nil {
 			b.Phases = new(board.Phases)

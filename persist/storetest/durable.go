@@ -35,6 +35,7 @@ func RunDurable(t *testing.T, durable Durable) {
 	t.Run("ChangelogSurvivesReopen", func(t *testing.T) { testChangelogSurvivesReopen(t, durable) })
 	t.Run("BoardsSurviveReopen", func(t *testing.T) { testBoardsSurviveReopen(t, durable) })
 	t.Run("TimerSurvivesReopen", func(t *testing.T) { testTimerSurvivesReopen(t, durable) })
+	t.Run("VoteSurvivesReopen", func(t *testing.T) { testVoteSurvivesReopen(t, durable) })
 }
 
 // reopen closes s and opens the data again; the new store is closed when

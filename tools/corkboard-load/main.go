@@ -76,12 +76,13 @@ type Config struct {
 	NodesCfg nodesConfig
 	Many     manyFlags
 	Presence presenceFlags
+	Votes    voteFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | votes")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -119,6 +120,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	addNodesFlags(fs, &cfg.NodesCfg)
 	addManyFlags(fs, &cfg.Many)
 	addPresenceFlags(fs, &cfg.Presence)
+	cfg.Votes.register(fs)
 	return fs
 }
 
@@ -131,6 +133,10 @@ func (cfg *Config) check() error {
 		if err := cfg.Memory.check(); err != nil {
 			return err
 		}
+	case "votes":
+		if err := cfg.Votes.check(); err != nil {
+			return err
+		}
 	case "nodes":
 		return cfg.checkNodes()
 	case "memory-nodes":
@@ -138,7 +144,7 @@ func (cfg *Config) check() error {
 	case "presence":
 		return cfg.checkPresence()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes or presence, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes, presence or votes, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -261,7 +267,11 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	if cfg.SpawnCorkboard != "" {
 		// The memory mode reads the server's goroutine count (and heap
 		// profiles) from its profiler.
-		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile != "" || cfg.Mode == "memory", cfg.TempDir, cfg.Keep)
+		var extra []string
+		if cfg.Mode == "votes" {
+			extra = spawnVoteArgs
+		}
+		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, cfg.CPUProfile != "" || cfg.Mode == "memory", cfg.TempDir, cfg.Keep, extra...)
 		if err != nil {
 			return nil, err
 		}
@@ -379,6 +389,11 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 		return rep, err
 	case "memory":
 		return rep, runMemory(ctx, cfg, rep, a, pid, pprofBase, prefix, log)
+	case "votes":
+		if outbox == "" {
+			return rep, errVotesNoOutbox
+		}
+		return rep, runVotes(ctx, cfg, rep, a, base, outbox, pid, prefix, log)
 	case "compare":
 		return rep, runCompare(ctx, cfg, rep, &corkRelay{api: a, pid: pid, prefix: prefix, pushOver: "ws"}, prefix, log)
 	}

@@ -31,6 +31,8 @@ type Report struct {
 	// Presence is joins, a restart's reconnects and leaves on one board
 	// (presence).
 	Presence *PresenceReport `json:"presence,omitempty"`
+	// Votes is a dot vote of many participants (votes).
+	Votes *VoteReport `json:"votes,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -198,21 +200,23 @@ func printTable(w io.Writer, rep *Report) {
 		rep.Mode, rep.StartedAt.Format(time.RFC3339), m.CPUs, m.CPUModel, m.MemTotal,
 		m.LoadAvgStart[0], m.LoadAvgStart[1], m.LoadAvgStart[2], m.LoadAvgEnd[0], m.LoadAvgEnd[1], m.LoadAvgEnd[2])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tserver\tboards\tconns\twriters\tpushes/s\treq/s\tdelivered\tmissing\tdrops\terrors\tp50 ms\tp99 ms\tmax ms\tack p99 ms\tRSS held MiB\tRSS peak MiB\tCPU s\tCPU µs/msg\t")
-	for _, r := range rep.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.Name, r.Target, r.Boards, intOrDash(r.Conns), intOrDash(r.Writers),
-			floatOrDash(r.PushesPerS, 1), floatOrDash(r.RequestsPerS, 0),
-			int64OrDash(r.Delivered), r.Missing, r.Drops, r.Errors,
-			latOrDash(r.Latency, func(s *Summary) float64 { return s.P50Ms }),
-			latOrDash(r.Latency, func(s *Summary) float64 { return s.P99Ms }),
-			latOrDash(r.Latency, func(s *Summary) float64 { return s.MaxMs }),
-			latOrDash(r.AckLatency, func(s *Summary) float64 { return s.P99Ms }),
-			mib(r.Server, func(s *ServerStats) *ProcSample { return s.Held }, false),
-			mib(r.Server, func(s *ServerStats) *ProcSample { return s.After }, true),
-			serverFloat(r.Server, func(s *ServerStats) float64 { return s.CPUSeconds }, 2),
-			serverFloat(r.Server, func(s *ServerStats) float64 { return s.CPUPerMessageUs }, 1),
-		)
+	if len(rep.Runs) > 0 {
+		fmt.Fprintln(tw, "run\tserver\tboards\tconns\twriters\tpushes/s\treq/s\tdelivered\tmissing\tdrops\terrors\tp50 ms\tp99 ms\tmax ms\tack p99 ms\tRSS held MiB\tRSS peak MiB\tCPU s\tCPU µs/msg\t")
+		for _, r := range rep.Runs {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+				r.Name, r.Target, r.Boards, intOrDash(r.Conns), intOrDash(r.Writers),
+				floatOrDash(r.PushesPerS, 1), floatOrDash(r.RequestsPerS, 0),
+				int64OrDash(r.Delivered), r.Missing, r.Drops, r.Errors,
+				latOrDash(r.Latency, func(s *Summary) float64 { return s.P50Ms }),
+				latOrDash(r.Latency, func(s *Summary) float64 { return s.P99Ms }),
+				latOrDash(r.Latency, func(s *Summary) float64 { return s.MaxMs }),
+				latOrDash(r.AckLatency, func(s *Summary) float64 { return s.P99Ms }),
+				mib(r.Server, func(s *ServerStats) *ProcSample { return s.Held }, false),
+				mib(r.Server, func(s *ServerStats) *ProcSample { return s.After }, true),
+				serverFloat(r.Server, func(s *ServerStats) float64 { return s.CPUSeconds }, 2),
+				serverFloat(r.Server, func(s *ServerStats) float64 { return s.CPUPerMessageUs }, 1),
+			)
+		}
 	}
 	tw.Flush()
 	for _, r := range rep.Runs {
@@ -262,6 +266,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if rep.MemoryNodes != nil {
 		printMemoryNodes(w, rep.MemoryNodes)
+	}
+	if rep.Votes != nil {
+		printVotes(w, rep.Votes)
 	}
 }
 

@@ -114,8 +114,8 @@ var unlimitedLive = []string{
 // spawnCorkboard starts the corkboard binary on a fresh data folder under
 // parent and a free loopback port; login codes land in its outbox. With
 // pprof set it also serves Go's profiler on another free loopback port
-// (corkboard -pprof), at the returned pprofBase.
-func spawnCorkboard(ctx context.Context, bin string, pprof bool, parent string, keep bool) (*spawned, error) {
+// (corkboard -pprof), at the returned pprofBase. extra are more flags.
+func spawnCorkboard(ctx context.Context, bin string, pprof bool, parent string, keep bool, extra ...string) (*spawned, error) {
 	dir, err := os.MkdirTemp(parent, "corkboard-load-")
 	if err != nil {
 		return nil, err
@@ -130,6 +130,7 @@ func spawnCorkboard(ctx context.Context, bin string, pprof bool, parent string, 
 	// whole rate: the server's per-person caps and push budgets (abuse
 	// limits) are lifted so that they are not what is measured.
 	args := append([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port), "-data", filepath.Join(dir, "data"), "-public-url", base}, unlimitedLive...)
+	args = append(args, extra...)
 	var pprofBase string
 	if pprof {
 		pport, err := freePort()

@@ -2,7 +2,7 @@
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
 import type { LinkInfo, NewReadOnlyLink, ReadOnlyLink } from './types';
-import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer } from './types';
+import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, MyVotes, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer, Vote, VoteAction } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -110,6 +110,14 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     serverTime: () => request<{ serverTime: number }>(f, 'GET', '/api/time'),
     /** timer acts on the board's timer (its owner only) and answers the timer after it. */
     timer: (id: string, action: TimerAction) => request<TimerAnswer>(f, 'POST', `${b(id)}/timer`, action),
+
+    // Dot voting (docs/api.md, "Dot voting").
+    /** vote acts on the board's vote (its owner only) and answers the vote after it (null after a clear: 204). */
+    vote: async (id: string, action: VoteAction) => (await request<Vote | undefined>(f, 'POST', `${b(id)}/vote`, action)) ?? null,
+    /** castVote puts a dot on a note (delta 1) or takes one back (-1), and answers my dots after it. */
+    castVote: (id: string, noteId: string, delta: 1 | -1) => request<MyVotes>(f, 'POST', `${b(id)}/votes`, { noteId, delta }),
+    /** myVotes answers my dots in the board's vote. */
+    myVotes: (id: string) => request<MyVotes>(f, 'GET', `${b(id)}/votes/mine`),
 
     /** importCanvas writes a JSON Canvas document into a board, as one push (docs/api.md, "JSON Canvas export and import"). */
     importCanvas: (id: string, doc: unknown) => request<{ serverVersion: number; notes: number; frames: number; connectors: number }>(f, 'POST', `${b(id)}/canvas`, doc),

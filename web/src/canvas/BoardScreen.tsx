@@ -22,6 +22,8 @@ import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
 import { SessionTimer } from '../session/Timer';
+import { useVoting, VoteBar, VoteButton } from '../vote/Vote';
+import { VoteDots } from '../vote/VoteDots';
 import { Canvas } from './Canvas';
 import { UndoHistory } from './undo';
 import { arrivedRevived, revivedAnnouncement } from './peopleView';
@@ -189,6 +191,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     if (back.length) setAnnouncement(revivedAnnouncement(back.map((m) => s.notes.get(m.id)?.title ?? '')));
   }, [s.loaded, s.marks, s.notes]);
   const waiting = s.waiting;
+  const voting = useVoting(boardId, s.board?.vote ?? null, s.board?.timer ?? null, s.connection);
 
   const setMenu = useCallback((open: boolean) => screen.setMenu(open), [screen]);
   const closePanel = useCallback(() => screen.closePanel(), [screen]);
@@ -226,6 +229,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         end={
           <div className="topbar-actions">
             <SessionTimer boardId={boardId} timer={s.board?.timer ?? null} version={s.version} isOwner={access.isOwner} connection={s.connection} phase={currentPhase(access)} />
+            {access.isOwner && <VoteButton voting={voting} frames={s.frames} timerOn={!!s.board?.timer} />}
             <PeopleBar presence={client.presence} follow={follow} isOwner={access.isOwner} />
             {access.isOwner && (
               <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
@@ -278,10 +282,11 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={link ? undefined : openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={link ? undefined : openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} overlay={link ? undefined : <VoteDots vote={voting.vote} dots={voting.dots} notes={s.notes} frames={s.frames} />} />
         <div className="board-notices">
           <FollowBar follow={follow} />
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
+          <VoteBar voting={voting} notes={s.notes} items={s.items} canEdit={canEdit} undo={undo} />
           {!canEdit && (
             <p className="banner" role="status">
               View only: {link ? 'you opened this board with a read-only link.' : access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
