@@ -33,7 +33,7 @@ import (
 	"corkboard/persist/persisttest"
 	"corkboard/ratelimit"
 	"corkboard/transport"
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 )
 
 // publicURL is the configured public origin unless a test picks another;

@@ -23,7 +23,7 @@ import (
 	"corkboard/transport/aihttp"
 	"corkboard/transport/compress"
 	"corkboard/transport/live"
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 	"corkboard/transport/pullstream"
 	"corkboard/transport/respond"
 )

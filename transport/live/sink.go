@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"corkboard/rooms"
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 	"corkboard/transport/livewire"
 )
 

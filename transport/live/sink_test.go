@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"corkboard/rooms"
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 )
 
 // fakeSocket is a livesock.Conn that records what it is given.

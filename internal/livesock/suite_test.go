@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 )
 
 // engines are the implementations the suite runs against.
@@ -103,7 +103,7 @@ func (c *echoConn) Ended() {
 // newEchoServer starts an engine of kind behind an HTTP server; queue is
 // the connections' QueueSize (0: the default). Both close when the test
 // ends.
-func newEchoServer(t *testing.T, kind livesock.Kind, queue int) *echoServer {
+func newEchoServer(t testing.TB, kind livesock.Kind, queue int) *echoServer {
 	t.Helper()
 	e, err := livesock.New(kind, nil)
 	if err != nil {
