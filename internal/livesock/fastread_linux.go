@@ -40,6 +40,11 @@ type pongFilter struct {
 	left   uint64
 	drop   bool // the current frame's bytes are not passed on: a pong, or a control frame past the budget
 	isPong bool // the current frame is a pong
+	// malformed is set, for good, by a pong the library would have failed
+	// the connection for (not masked, or longer than a control frame may
+	// be): it never reaches the library, so the reader fails the
+	// connection itself (errMalformedPong).
+	malformed bool
 
 	// messages counts the data messages whose last frame has been passed
 	// on whole; others the close and ping frames passed on whole; partial
@@ -66,7 +71,11 @@ func (f *pongFilter) filter(p []byte) []byte {
 			f.nhdr++
 			if f.nhdr == 1 {
 				op := b & 0x0f
-				f.isPong = op == 0xA
+				// Only a pong as RFC 6455 section 5.5 allows one (final,
+				// no reserved bit) is taken out; any other frame with the
+				// pong opcode goes on to the library, which fails the
+				// connection for it as the plain engine's does.
+				f.isPong = b == 0x8A
 				f.drop = f.isPong
 				if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
 					f.drop = true
@@ -76,6 +85,9 @@ func (f *pongFilter) filter(p []byte) []byte {
 				out = append(out, b)
 			}
 			if f.nhdr == 2 {
+				if f.isPong && (b&0x80 == 0 || b&0x7f > 125) {
+					f.malformed = true
+				}
 				f.need = 2
 				switch f.hdr[1] & 0x7f {
 				case 126:
@@ -132,7 +144,7 @@ func (f *pongFilter) frameEnded() {
 	fin, opcode := f.hdr[0]&0x80 != 0, f.hdr[0]&0x0f
 	switch {
 	case f.drop:
-		if f.isPong && f.pong != nil {
+		if f.isPong && f.pong != nil && !f.malformed {
 			f.pong()
 		}
 	case opcode >= 0x8: // close, ping (or a reserved control opcode)
@@ -184,6 +196,10 @@ type filterConn struct {
 // errStopped is Read's answer once the connection stopped reading.
 var errStopped = errors.New("livesock: reading stopped")
 
+// errMalformedPong ends a connection whose client sent a pong that is no
+// valid control frame (pongFilter.malformed).
+var errMalformedPong = errors.New("livesock: malformed pong frame")
+
 // errWouldBlock is readNB's answer when the socket holds nothing more.
 var errWouldBlock = errors.New("livesock: nothing to read yet")
 
@@ -208,6 +224,10 @@ func (c *filterConn) Read(p []byte) (int, error) {
 	for {
 		n, err := c.src.Read(p)
 		kept := len(c.f.filter(p[:n]))
+		if c.f.malformed && err == nil {
+			c.err = errMalformedPong
+			err = c.err
+		}
 		if kept > 0 || err != nil {
 			return kept, err
 		}
@@ -243,6 +263,9 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 			n, err := readNB(buf[:])
 			if n > 0 {
 				c.ahead = append(c.ahead, c.f.filter(buf[:n])...)
+			}
+			if c.f.malformed && err == nil {
+				err = errMalformedPong
 			}
 			if err != nil {
 				if err != errWouldBlock {
