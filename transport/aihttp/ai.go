@@ -23,6 +23,7 @@ import (
 
 	"corkboard/access"
 	"corkboard/ai"
+	"corkboard/aifeature"
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
@@ -112,30 +113,30 @@ func (s *Routes) Register(r chi.Router) {
 			return r.With(aiMakesEdits, s.aiGate(feature, payer), aiWriteDeadlines)
 		}
 		// POST /api/canvas/chat: UI message stream (SSE).
-		gated(billing.FeatureChat, nil).Post("/canvas/chat", s.handleChat)
+		gated(aifeature.Chat, nil).Post("/canvas/chat", s.handleChat)
 		// POST /api/canvas/subagent: UI message stream (SSE).
-		gated(billing.FeatureSubagent, nil).Post("/canvas/subagent", s.handleSubagent)
+		gated(aifeature.Subagent, nil).Post("/canvas/subagent", s.handleSubagent)
 		// POST /api/canvas/note-ai: plain text stream.
-		edits(billing.FeatureNoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
+		edits(aifeature.NoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
 		// POST /api/canvas/note-ai/{command}: plain text stream. An unknown
 		// command is refused before the gate: it costs no credit and no
 		// rate-limit token.
-		r.With(requireKnownCommand, aiMakesEdits, s.aiGate(billing.FeatureNoteAICommand, nil), aiWriteDeadlines).
+		r.With(requireKnownCommand, aiMakesEdits, s.aiGate(aifeature.NoteAICommand, nil), aiWriteDeadlines).
 			Post("/canvas/note-ai/{command}", s.handleNoteCommand)
 		// POST /api/canvas/generate-frontmatter
-		edits(billing.FeatureGenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
+		edits(aifeature.GenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
 		// POST /api/canvas/document-to-notes
-		edits(billing.FeatureDocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
+		edits(aifeature.DocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
 		// POST /api/canvas/notes/analyze
-		gated(billing.FeatureNotesAnalyze, nil).Post("/canvas/notes/analyze", s.handleNotesAnalyze)
+		gated(aifeature.NotesAnalyze, nil).Post("/canvas/notes/analyze", s.handleNotesAnalyze)
 		// POST /api/canvas/notes/rewrite: charged to the board's owner.
-		edits(billing.FeatureNotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
+		edits(aifeature.NotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
 		// POST /api/canvas/tracker/generate
-		edits(billing.FeatureTrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
+		edits(aifeature.TrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
 		// POST /api/canvas/tracker/analyze
-		gated(billing.FeatureTrackerAnalyze, nil).Post("/canvas/tracker/analyze", s.handleTrackerAnalyze)
+		gated(aifeature.TrackerAnalyze, nil).Post("/canvas/tracker/analyze", s.handleTrackerAnalyze)
 		// POST /api/canvas/tracker/rewrite
-		edits(billing.FeatureTrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
+		edits(aifeature.TrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
 	})
 }
 

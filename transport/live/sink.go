@@ -4,8 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"corkboard/rooms"
 	"corkboard/internal/livesock"
+	"corkboard/rooms"
 	"corkboard/transport/livewire"
 )
 

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"corkboard/rooms"
 	"corkboard/internal/livesock"
+	"corkboard/rooms"
 )
 
 // fakeSocket is a livesock.Conn that records what it is given.
