@@ -283,6 +283,19 @@ func (s *Routes) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, d
 	return s.guardAIBoard(r.Context(), *boardID)
 }
 
+// serveAI is an AI route answered with one JSON object: the body decoded
+// (at most limit bytes) and checked, its board guarded (decodeAI), then
+// the feature called (call, a closure over the decoded request) and its
+// answer or error rendered.
+func (s *Routes) serveAI(w http.ResponseWriter, r *http.Request, limit int64, decode func(*jsondec.Decoder) error, validate func() error, boardID *string, call func(context.Context) (any, error)) {
+	if err := s.decodeAI(w, r, limit, decode, validate, boardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := call(r.Context())
+	s.answerAI(w, r, res, err)
+}
+
 // guardAIBoard checks that the caller may use board id: owner or invitee,
 // and for the features that make edits (aiMakesEdits), one who may edit.
 // The read features need no edit rights: their answers change nothing.
@@ -432,79 +445,51 @@ func (s *Routes) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 // handleGenerateFrontmatter is POST /api/canvas/generate-frontmatter.
 func (s *Routes) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
 	var req ai.FrontmatterRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, frontmatterRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.GenerateFrontmatter(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIBoardBody, frontmatterRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.GenerateFrontmatter(ctx, req) })
 }
 
 // handleDocumentToNotes is POST /api/canvas/document-to-notes; boardId is
 // optional here.
 func (s *Routes) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
 	var req ai.DocumentRequest
-	if err := s.decodeAI(w, r, limitAIDocumentBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "text": &req.Text, "filename": &req.Filename}), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.DocumentToNotes(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIDocumentBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "text": &req.Text, "filename": &req.Filename}), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.DocumentToNotes(ctx, req) })
 }
 
 // handleNotesAnalyze is POST /api/canvas/notes/analyze.
 func (s *Routes) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.AnalyzeNoteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "focus": &req.Focus}), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.NotesAnalyze(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIItemBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "focus": &req.Focus}), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.NotesAnalyze(ctx, req) })
 }
 
 // handleNotesRewrite is POST /api/canvas/notes/rewrite; the gate charged
 // the board's owner and guarded the board.
 func (s *Routes) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.RewriteNoteRequest
-	if err := s.decodeAI(w, r, limitAIRewriteBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "selectedText": &req.SelectedText, "instruction": &req.Instruction}), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.NotesRewrite(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIRewriteBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "selectedText": &req.SelectedText, "instruction": &req.Instruction}), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.NotesRewrite(ctx, req) })
 }
 
 // handleTrackerGenerate is POST /api/canvas/tracker/generate (at most 60
 // seconds, enforced by the ai package).
 func (s *Routes) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerGenerateRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, trackerGenerateRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.TrackerGenerate(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIBoardBody, trackerGenerateRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.TrackerGenerate(ctx, req) })
 }
 
 // handleTrackerAnalyze is POST /api/canvas/tracker/analyze.
 func (s *Routes) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerAnalyzeRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, trackerAnalyzeRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.TrackerAnalyze(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIItemBody, trackerAnalyzeRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.TrackerAnalyze(ctx, req) })
 }
 
 // handleTrackerRewrite is POST /api/canvas/tracker/rewrite.
 func (s *Routes) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerRewriteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, trackerRewriteRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.TrackerRewrite(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIItemBody, trackerRewriteRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.TrackerRewrite(ctx, req) })
 }
