@@ -137,7 +137,7 @@ func (c *fastConn) readBurst() {
 			return
 		}
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.rd.stopped.Load() {
+		if err != nil || c.rd.stopped.Load() || c.rd.cutShort() {
 			c.closeReading()
 			c.end()
 			return
@@ -151,9 +151,9 @@ func (c *fastConn) readBurst() {
 func (c *fastConn) serve() {
 	for {
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.rd.stopped.Load() {
+		if err != nil || c.rd.stopped.Load() || c.rd.cutShort() {
 			// A message the library had buffered before reading stopped
-			// is not handled.
+			// is not handled, nor one the stream's end cut short.
 			c.closeReading()
 			c.end()
 			return

@@ -191,6 +191,9 @@ type filterConn struct {
 	// handshake spends time on a flood; the kernel's buffer fills and the
 	// sender has to wait.
 	stopped atomic.Bool
+	// ended is set once Read answered an error: the library met the
+	// stream's end (or a failure) while it read (cutShort).
+	ended atomic.Bool
 }
 
 // errStopped is Read's answer once the connection stopped reading.
@@ -205,6 +208,23 @@ var errWouldBlock = errors.New("livesock: nothing to read yet")
 
 // Read implements io.Reader for the library's bufio.Reader.
 func (c *filterConn) Read(p []byte) (int, error) {
+	n, err := c.read(p)
+	if err != nil {
+		c.ended.Store(true)
+	}
+	return n, err
+}
+
+// cutShort reports whether the message the library's Read just returned
+// met the stream's end: coder/websocket hands a fragmented message (or a
+// frame whose header came but no payload) that the stream's end cut off
+// as if it were whole, when the end falls where its reader takes io.EOF
+// for the message's. It asks the socket for more only while a message is
+// incomplete, so an end it met while reading one means the message was
+// cut. plain.go's readConn says the same for the plain engine.
+func (c *filterConn) cutShort() bool { return c.ended.Load() }
+
+func (c *filterConn) read(p []byte) (int, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
 	if c.stopped.Load() {

@@ -31,7 +31,6 @@ func FuzzClientBytes(f *testing.F) {
 	for i, k := range kinds {
 		servers[i] = newEchoServer(f, k, 0)
 	}
-	join := func(frames ...[]byte) []byte { return bytes.Join(frames, nil) }
 	f.Add(join(clientFrame(true, opText, []byte("one")), clientFrame(true, opText, []byte("two")), closeFrame()))
 	f.Add(join(textFrames([]byte("fragmented message"), 3)...))
 	f.Add(join(clientFrame(false, opText, []byte("a")), clientFrame(true, opPong, nil), clientFrame(true, opPing, []byte("p")), clientFrame(true, opCont, []byte("b"))))
