@@ -67,43 +67,8 @@ func (f *pongFilter) filter(p []byte) []byte {
 		if f.nhdr < 2 || f.nhdr < f.need {
 			b := p[i]
 			i++
-			f.hdr[f.nhdr] = b
-			f.nhdr++
-			if f.nhdr == 1 {
-				op := b & 0x0f
-				// Only a pong as RFC 6455 section 5.5 allows one (final,
-				// no reserved bit) is taken out; any other frame with the
-				// pong opcode goes on to the library, which fails the
-				// connection for it as the plain engine's does.
-				f.isPong = b == 0x8A
-				f.drop = f.isPong
-				if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
-					f.drop = true
-				}
-			}
-			if !f.drop {
+			if f.headerByte(b) {
 				out = append(out, b)
-			}
-			if f.nhdr == 2 {
-				if f.isPong && (b&0x80 == 0 || b&0x7f > 125) {
-					f.malformed = true
-				}
-				f.need = 2
-				switch f.hdr[1] & 0x7f {
-				case 126:
-					f.need += 2
-				case 127:
-					f.need += 8
-				}
-				if f.hdr[1]&0x80 != 0 {
-					f.need += 4 // the mask key
-				}
-			}
-			if f.nhdr >= 2 && f.nhdr == f.need {
-				f.left = f.payloadLength()
-				if f.left == 0 {
-					f.frameEnded()
-				}
 			}
 			continue
 		}
@@ -122,6 +87,48 @@ func (f *pongFilter) filter(p []byte) []byte {
 		}
 	}
 	return out
+}
+
+// headerByte takes the next byte of a frame's header; false when the
+// frame is dropped (so is the byte).
+func (f *pongFilter) headerByte(b byte) bool {
+	f.hdr[f.nhdr] = b
+	f.nhdr++
+	switch f.nhdr {
+	case 1:
+		op := b & 0x0f
+		// Only a pong as RFC 6455 section 5.5 allows one (final, no
+		// reserved bit) is taken out; any other frame with the pong
+		// opcode goes on to the library, which fails the connection for
+		// it as the plain engine's does.
+		f.isPong = b == 0x8A
+		f.drop = f.isPong
+		if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
+			f.drop = true
+		}
+	case 2:
+		if f.isPong && (b&0x80 == 0 || b&0x7f > 125) {
+			f.malformed = true
+		}
+		f.need = 2
+		switch b & 0x7f {
+		case 126:
+			f.need += 2
+		case 127:
+			f.need += 8
+		}
+		if b&0x80 != 0 {
+			f.need += 4 // the mask key
+		}
+	}
+	keep := !f.drop // before frameEnded, which starts the next frame
+	if f.nhdr >= 2 && f.nhdr == f.need {
+		f.left = f.payloadLength()
+		if f.left == 0 {
+			f.frameEnded()
+		}
+	}
+	return keep
 }
 
 func (f *pongFilter) payloadLength() uint64 {
