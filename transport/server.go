@@ -19,11 +19,11 @@ import (
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/internal/cache"
+	"corkboard/internal/livesock"
 	"corkboard/persist"
 	"corkboard/transport/aihttp"
 	"corkboard/transport/compress"
 	"corkboard/transport/live"
-	"corkboard/transport/livesock"
 	"corkboard/transport/pullstream"
 	"corkboard/transport/respond"
 )

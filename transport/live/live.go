@@ -4,7 +4,7 @@
 // within the connection's budgets; the sink that passes the room's messages
 // to the socket engine (sink.go); and the keeper that pings every
 // connection and watches its session (keeper.go). The sockets themselves
-// are transport/livesock's, used through its seam. transport mounts the
+// are internal/livesock's, used through its seam. transport mounts the
 // channel behind its session and board guard.
 package live
 
@@ -28,10 +28,10 @@ import (
 	"corkboard/auth"
 	"corkboard/board"
 	"corkboard/hub"
+	"corkboard/internal/livesock"
 	"corkboard/persist"
 	"corkboard/rooms"
 	"corkboard/transport/jsondec"
-	"corkboard/transport/livesock"
 	"corkboard/transport/pullstream"
 	"corkboard/transport/reqbody"
 	"corkboard/transport/reqctx"

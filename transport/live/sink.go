@@ -5,8 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"corkboard/internal/livesock"
 	"corkboard/rooms"
-	"corkboard/transport/livesock"
 	"corkboard/transport/livewire"
 )
 
