@@ -134,6 +134,7 @@ func (s *Server) handleImportCanvas(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	push.Author = a.Author()
 	version, _, err := s.hub.Push(r.Context(), a.Board.ID, &push, key)
 	if err != nil {
 		s.writeError(w, r, err)
