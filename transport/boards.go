@@ -125,10 +125,10 @@ func (s *Server) handleListBoards(w http.ResponseWriter, r *http.Request) {
 }
 
 type accessBody struct {
-	HasAccess   bool          `json:"hasAccess"`
-	IsOwner     bool          `json:"isOwner"`
-	IsUnclaimed bool          `json:"isUnclaimed"`
-	CanEdit     bool          `json:"canEdit"`
+	HasAccess   bool `json:"hasAccess"`
+	IsOwner     bool `json:"isOwner"`
+	IsUnclaimed bool `json:"isUnclaimed"`
+	CanEdit     bool `json:"canEdit"`
 	// Role is the member's effective role (docs/api.md, "Locks and
 	// roles"); left out for non-members.
 	Role   string        `json:"role,omitempty"`
