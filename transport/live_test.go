@@ -49,6 +49,7 @@ type liveMsg struct {
 	NoteID        string              `json:"noteId"`
 	Events        []livewire.Event    `json:"events"`
 	CanEdit       bool                `json:"canEdit"`
+	Role          string              `json:"role"`
 }
 
 // dial opens the live channel; query is "" or "?since=N".
