@@ -3,7 +3,7 @@ import { ScreenStore } from '../layout/screenState';
 import { Dock } from '../layout/Dock';
 import { Menu, type MenuItem } from '../layout/Menu';
 import type { Tool } from '../layout/tools';
-import type { Editor } from '../editor/Editor';
+import type { Editor, Rights } from '../editor/Editor';
 import { PresenceAvatars } from '../layout/PresenceAvatars';
 import { useTheme } from '../layout/ThemeToggle';
 import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
@@ -98,6 +98,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // The live channel's answer is newer than the one the board opened with:
   // a plan change turns the board editable, or view only, without a reload.
   const canEdit = (s.canEdit ?? access.canEdit) && s.connection !== 'forbidden';
+  // Locks and roles (docs/api.md): the live channel's role is newer than the one the board opened with.
+  const role = s.role ?? access.role ?? 'edit';
+  const rights = useMemo<Rights>(() => ({ isOwner: access.isOwner, role, me: email }), [access.isOwner, role, email]);
   const name = s.name || boardId;
 
   useEffect(() => {
@@ -253,13 +256,33 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} rights={rights} />
         <div className="board-notices">
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
           {!canEdit && (
             <p className="banner" role="status">
               View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
             </p>
+          )}
+          {canEdit && role === 'add' && !access.isOwner && (
+            <p className="banner" role="status">
+              You can add notes and edit your own; the others open read only.
+            </p>
+          )}
+          {s.undone.length > 0 && (
+            <section className="rejected" role="alert" aria-label="Edits undone">
+              <h2>Some edits were undone</h2>
+              <ul className="plain">
+                {s.undone.map((u) => (
+                  <li key={u.seq}>
+                    {describeEdit(u.kind, u.op, { title: u.title }, u.id)}: {u.message}{' '}
+                    <button type="button" onClick={() => client.dismissUndone(u.seq)}>
+                      OK
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </section>
           )}
           {s.rejected.length > 0 && (
             <section className="rejected" role="alert" aria-label="Edits the server refused">

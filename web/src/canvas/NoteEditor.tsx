@@ -38,6 +38,8 @@ interface Props {
   /** presence: who else is editing (and where this editor announces itself). */
   presence?: PresenceStore;
   readOnly: boolean;
+  /** readOnlyReason: why the note opens read only when the person may edit the board (a lock, someone else's note). */
+  readOnlyReason?: string | null;
   /** onSave pushes a save and returns the note as shown after it. */
   onSave: (s: EditorSave) => Note | undefined;
   onClose: () => void;
@@ -67,7 +69,7 @@ const NOBODY: readonly never[] = [];
  * clients keep on the note survive unchanged. Closing with unsaved changes
  * asks first.
  */
-export function NoteEditor({ note, initial, gone = false, presence, readOnly, onSave, onClose, onHistory, ai }: Props) {
+export function NoteEditor({ note, initial, gone = false, presence, readOnly, readOnlyReason, onSave, onClose, onHistory, ai }: Props) {
   const [state, setState] = useState<EditorState>(() => initial ?? openEditor(note));
   // Follow the note: someone else's change shows in the untouched fields at once.
   const [seen, setSeen] = useState(note);
@@ -171,8 +173,14 @@ export function NoteEditor({ note, initial, gone = false, presence, readOnly, on
     <>
     <Dialog title={readOnly ? 'Note' : 'Edit note'} onClose={() => leave(onClose)} wide>
       <form onSubmit={save} className="editor">
-        {(notice || gone || meanwhile.length > 0) && (
+        {(notice || gone || meanwhile.length > 0 || (readOnly && readOnlyReason)) && (
           <div className="editor-notices">
+            {readOnly && readOnlyReason && (
+              <p className="lock-reason" role="status">
+                <span aria-hidden="true">🔒 </span>
+                {readOnlyReason}
+              </p>
+            )}
             {notice && (
               <p className="editing-notice" role="status">
                 <span className="dot" aria-hidden="true" style={{ background: others[0]?.color }} /> {notice}
