@@ -8,6 +8,7 @@ import type { Field } from '../ai/analyse';
 import { COLORS, TYPES, MAX_CONTENT, MAX_TITLE, codePoints, renderMarkdown } from './notes';
 import { changedMeanwhile, edit, follow, openEditor, saved, toSave, touched, type EditorField, type EditorState } from './editorState';
 import { editorNotice } from './peopleView';
+import { LockIcon } from './LockIcon';
 
 // The AI parts are loaded when first used (Ask AI, a `/` at the start of a
 // line, Analyse): the editor opens without them.
@@ -177,7 +178,7 @@ export function NoteEditor({ note, initial, gone = false, presence, readOnly, re
           <div className="editor-notices">
             {readOnly && readOnlyReason && (
               <p className="lock-reason" role="status">
-                <span aria-hidden="true">🔒 </span>
+                <LockIcon label={null} className="reason-lock" />{' '}
                 {readOnlyReason}
               </p>
             )}

@@ -8,6 +8,7 @@ import { EditorContext } from '../editor/context';
 import { MAX_H } from '../editor/geometry';
 import { InPlaceEditor } from '../editor/InPlaceEditor';
 import { ResizeCorner } from './ResizeCorner';
+import { LockIcon } from './LockIcon';
 import { DetailContext } from './detail';
 import { aiMarkOf } from './aiMark';
 import { editingLabel, OVERLAP_NAME, REVIVED_NAME, type NoteMarks } from './peopleView';
@@ -173,11 +174,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
                 <EditingTag noteId={n.id} />
                 {/* A colour from another client that this one does not draw: name it. */}
                 {n.color && !Object.hasOwn(COLORS, n.color) && <span className="note-color">{n.color}</span>}
-                {n.locked && (
-                  <span className="note-lock" role="img" aria-label="Locked" title="Locked by the board's owner">
-                    🔒
-                  </span>
-                )}
+                {n.locked && <LockIcon />}
                 {ai && (
                   <span className="note-ai" title={ai === 'created' ? 'Made by the AI assistant' : 'Changed by the AI assistant'}>
                     AI

@@ -7,6 +7,7 @@ import type { Connector, Frame } from '../api/types';
 import { EditorContext } from './context';
 import { CONNECTOR_COLORS, FRAME_COLORS, isDashed, isLine } from './structure';
 import { LOCKED_REASON } from './Editor';
+import { LockIcon } from '../canvas/LockIcon';
 
 /**
  * canEdit: the person may change frames and connectors (not a viewer, not
@@ -50,7 +51,7 @@ export function StructureBar({ connector, frame, canEdit, isOwner = true }: { co
       <span className="structure-what">Frame</span>
       {lockedOut && (
         <span className="structure-reason" role="status">
-          <span aria-hidden="true">🔒 </span>
+          <LockIcon label={null} className="reason-lock" />{' '}
           {LOCKED_REASON}
         </span>
       )}
