@@ -23,6 +23,7 @@ func runRights(t *testing.T, open Opener) {
 	t.Run("LockedRefusedWhole", func(t *testing.T) { testLockedRefused(t, open) })
 	t.Run("AddRoleOwnNotesOnly", func(t *testing.T) { testAddRole(t, open) })
 	t.Run("LockInBatchBeforeEdit", func(t *testing.T) { testLockInBatch(t, open) })
+	t.Run("EditInBatchBeforeLock", func(t *testing.T) { testEditBeforeLock(t, open) })
 }
 
 func as(email string, owner bool, role string) *board.Author {
@@ -277,4 +278,32 @@ func testLockInBatch(t *testing.T, open Opener) {
 	if err != nil || res[0].Err != nil || res[0].Replayed {
 		t.Fatalf("retry after unlock = %+v, %v; want applied", res[0], err)
 	}
+}
+
+// testEditBeforeLock: the editor's offline edit lands first, then the
+// owner's lock (pushed with the base the owner saw): both apply, the lock
+// merges onto the edited note and changes nothing else.
+func testEditBeforeLock(t *testing.T, open Opener) {
+	s, _ := openWith(t, open, T0, "b")
+	mustApply(t, pushAs(t, s, as(editor, false, board.RoleEdit), board.Push{Notes: board.NoteChanges{Upserted: []board.Note{note("n1", "one\ntwo")}}}))
+	offline := note("n1", "one\nTWO (offline)")
+	offline.BaseVersion = 1
+	lock := note("n1", "one\ntwo")
+	lock.Locked, lock.LockedSent, lock.BaseVersion = true, true, 1
+	res, err := s.ApplyPushes(context.Background(), "b", []persist.PushInput{
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{offline}}, Author: as(editor, false, board.RoleEdit)}},
+		{Push: &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{lock}}, Author: as(Owner, true, board.RoleEdit)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, res[0])
+	mustApply(t, res[1])
+	if n := storedNote(t, s, "n1"); !n.Locked || n.Content != "one\nTWO (offline)" || n.CreatedBy != editor {
+		t.Fatalf("n1 = %q locked %v by %q, want the offline edit kept, locked, created by the editor", n.Content, n.Locked, n.CreatedBy)
+	}
+	// From now on the editor's next edit is refused.
+	next := note("n1", "three")
+	next.BaseVersion = 3
+	wantRefused(t, pushAs(t, s, as(editor, false, board.RoleEdit), board.Push{Notes: board.NoteChanges{Upserted: []board.Note{next}}}), "notes.upserted[0]", "n1")
 }
