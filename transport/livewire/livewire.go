@@ -60,7 +60,9 @@ type AccessMessage struct {
 	Type    string `json:"type"`
 	CanEdit bool   `json:"canEdit"`
 	// Role is the effective role now (a plan change or the owner's
-	// choice: docs/api.md "Locks and roles").
+	// choice: docs/api.md "Locks and roles"); a plan change's message to
+	// an invitee whose role is edit leaves it out (edit or view, as
+	// canEdit says).
 	Role string `json:"role,omitempty"`
 }
 

@@ -727,10 +727,14 @@ export class SyncClient {
       case 'access':
         // A plan change: the board turns editable, or view only, without
         // a reload (docs/live-protocol.md, "access").
-        if (this.canEdit !== m.canEdit || (m.role ?? null) !== this.role) {
-          this.canEdit = m.canEdit;
-          this.role = m.role ?? null;
-          this.changed();
+        {
+          // A plan change to an invitee whose role is edit leaves role out: edit or view, as canEdit says.
+          const role = m.role ?? (m.canEdit ? 'edit' : 'view');
+          if (this.canEdit !== m.canEdit || role !== this.role) {
+            this.canEdit = m.canEdit;
+            this.role = role;
+            this.changed();
+          }
         }
         break;
       case 'events':
