@@ -314,7 +314,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           )}
           {ui.chatOpened && (
             <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
-              <ChatPanel hidden={ui.panel !== 'chat'} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={closePanel} />
+              <ChatPanel hidden={ui.panel !== 'chat'} client={client} boardId={boardId} canEdit={canEdit} rights={rights} phases={access.phases} undo={undo} onClose={closePanel} />
             </Suspense>
           )}
           {ui.panel === 'history' && (
