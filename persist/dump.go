@@ -126,7 +126,7 @@ type SnapshotRecord struct {
 // every User, Customer, BillingEvent, Usage, Session and OTP; then for each
 // board: Board, its Rows (notes, then items, each in ID order), its
 // Revisions (after the rows they belong to), its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
-// (in key order) and its Snapshots. Records handed over are the sink's:
+// (in key order), its Snapshots and its read-only Links. Records handed over are the sink's:
 // the source never touches them again. An error stops the dump and comes
 // back from it.
 type DumpSink interface {
@@ -144,6 +144,9 @@ type DumpSink interface {
 	ChangelogState(ctx context.Context, c ChangelogStateRecord) error
 	LogEntry(ctx context.Context, e LogEntryRecord) error
 	Snapshot(ctx context.Context, s SnapshotRecord) error
+	// Link is one of the board's read-only links (expired ones too: the
+	// destination drops them as the source would).
+	Link(ctx context.Context, l Link) error
 }
 
 // Count names the kinds of records a dump holds, for DumpCounts.
@@ -167,13 +170,14 @@ const (
 	CountChangelogState = "changelog states"
 	CountLogEntries     = "changelog entries"
 	CountSnapshots      = "snapshots"
+	CountLinks          = "read-only links"
 )
 
 // CountKinds lists the kinds of DumpCounts in the order a report shows them.
 var CountKinds = []string{
 	CountSecret, CountUsers, CountCustomers, CountBillingEvents, CountUsage, CountSessions, CountOTPs,
 	CountBoards, CountMembers, CountNotes, CountItems, CountFrames, CountConnectors, CountTombstones, CountRevisions, CountKeys,
-	CountChangelogState, CountLogEntries, CountSnapshots,
+	CountChangelogState, CountLogEntries, CountSnapshots, CountLinks,
 }
 
 // BoardCounts is what one board holds, for comparing two copies of it.
@@ -189,6 +193,7 @@ type BoardCounts struct {
 	Keys       int64
 	LogEntries int64
 	Snapshots  int64
+	Links      int64
 	// Rows is the RowsDigest of the board's rows, live and tombstones:
 	// equal digests mean equal rows, content included.
 	Rows [sha256.Size]byte

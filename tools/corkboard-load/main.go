@@ -75,6 +75,7 @@ type Config struct {
 	Memory   memoryFlags
 	NodesCfg nodesConfig
 	Many     manyFlags
+	Presence presenceFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
@@ -117,6 +118,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	cfg.Memory.register(fs)
 	addNodesFlags(fs, &cfg.NodesCfg)
 	addManyFlags(fs, &cfg.Many)
+	addPresenceFlags(fs, &cfg.Presence)
 	return fs
 }
 
@@ -133,8 +135,10 @@ func (cfg *Config) check() error {
 		return cfg.checkNodes()
 	case "memory-nodes":
 		return cfg.checkMemoryNodes()
+	case "presence":
+		return cfg.checkPresence()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes or memory-nodes, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes or presence, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -247,6 +251,9 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	}
 	if cfg.Mode == "memory-nodes" {
 		return rep, runMemoryNodes(ctx, cfg, rep, log)
+	}
+	if cfg.Mode == "presence" {
+		return rep, runPresence(ctx, cfg, rep, log)
 	}
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID

@@ -28,6 +28,9 @@ type Report struct {
 	Nodes *NodesResult `json:"nodes,omitempty"`
 	// MemoryNodes is idle connections held by several nodes (memory-nodes).
 	MemoryNodes *MemoryNodesReport `json:"memoryNodes,omitempty"`
+	// Presence is joins, a restart's reconnects and leaves on one board
+	// (presence).
+	Presence *PresenceReport `json:"presence,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -253,6 +256,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if rep.Memory != nil {
 		printMemory(w, rep.Memory)
+	}
+	if rep.Presence != nil {
+		printPresence(w, rep.Presence)
 	}
 	if rep.MemoryNodes != nil {
 		printMemoryNodes(w, rep.MemoryNodes)

@@ -83,6 +83,9 @@ type Options struct {
 	// SpoolDir is the folder large catch-ups are spooled to
 	// (pullstream.HeldAnswer).
 	SpoolDir string
+	// Now is the clock read-only links expire by (the access service's);
+	// nil is time.Now.
+	Now func() time.Time
 }
 
 // Deps are the services the channel calls.
@@ -115,6 +118,9 @@ func New(opts Options, deps Deps) *Channel {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = liveQueueSize
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
@@ -128,6 +134,11 @@ type Request struct {
 	Access *access.Access
 	Token  string
 	Since  int64
+	// Recheck, for a socket opened with a read-only link (Access.Link),
+	// asks again whether the link works, once the socket has joined its
+	// room: a revocation between the guard and the join (whose kick found
+	// no socket yet) closes it then.
+	Recheck func(ctx context.Context) error
 }
 
 // Serve is GET /api/boards/{boardId}/live, after the session, the board
@@ -141,11 +152,16 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return
 	}
 	// The socket lives as long as the session it was opened with: logout
-	// or expiry ends the watch, and the socket is closed with 4001.
-	watch, err := ch.sessions.WatchSession(r.Context(), token)
-	if err != nil {
-		ch.writeError(w, r, err)
-		return
+	// or expiry ends the watch, and the socket is closed with 4001. A
+	// read-only link's socket has no session: it lives until the link
+	// expires (the keeper) or is revoked (a kick), closed with 4003.
+	var watch *auth.SessionWatch
+	if a.Link == nil {
+		var err error
+		if watch, err = ch.sessions.WatchSession(r.Context(), token); err != nil {
+			ch.writeError(w, r, err)
+			return
+		}
 	}
 	// The caps are checked before the upgrade: a refused client gets a
 	// plain 429 (or 503 at the server's cap) and costs no socket.
@@ -156,6 +172,9 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return
 	}
 	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
+	if a.Link != nil {
+		lc.link, lc.linkEnds = true, a.Link.ExpiresAt
+	}
 	lc.out = newLiveSink(lc, ch.opts.QueueSize)
 	conn, err := ch.sockets.Accept(w, r, lc, livesock.Options{
 		OriginPatterns: ch.originPatterns(),
@@ -182,6 +201,15 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	if !lc.open(ctx, since, a.CanEdit, a.Role) {
 		return // closed: the engine calls Ended
 	}
+	if req.Recheck != nil {
+		if err := req.Recheck(ctx); board.ErrorCode(err) == board.EUNAUTHORIZED {
+			lc.sub.Drop(livewire.CloseForbidden, "the read-only link no longer works")
+		} else if err != nil {
+			// Storage failed: not a verdict on the link; the client retries.
+			ch.log.ErrorContext(ctx, "live: check the read-only link again", slog.String("board", lc.boardID), slog.Any("err", err))
+			lc.sub.Drop(int(websocket.StatusInternalError), "could not check the link: reconnect")
+		}
+	}
 	// The handler returns and net/http lets go of the request, its buffers
 	// and its goroutine's stack. With the fast engine an idle connection
 	// then keeps no goroutine at all; with the plain one it keeps its
@@ -195,7 +223,11 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool, role string) bool {
 	ch, conn, out := lc.ch, lc.conn, lc.out
 	connID := newConnID()
-	sub, welcome, err := lc.lease.Subscribe(ctx, connID, out)
+	subscribe := lc.lease.Subscribe
+	if lc.link {
+		subscribe = lc.lease.SubscribeHidden // no presence of its own
+	}
+	sub, welcome, err := subscribe(ctx, connID, out)
 	if err != nil {
 		code := websocket.StatusInternalError
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
@@ -222,6 +254,13 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool, role st
 		ServerVersion: welcome.ServerVersion,
 		You:           livewire.You{Presence: livewire.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit, Role: role},
 		Present:       welcome.Present,
+		PresentCount:  welcome.PresentCount,
+		PresentMore:   welcome.PresentMore,
+	}
+	if lc.link {
+		// A link's holder is nobody the board knows: it is not told who
+		// is here (addresses), as the sink holds back presence after.
+		hello.Present = []livewire.Presence{}
 	}
 	// hello and the catch-up are written while the writer holds the room's
 	// messages back, so they come first; changes queued meanwhile follow,
@@ -297,7 +336,7 @@ func (lc *liveConn) Ended() {
 	if lc.sub != nil {
 		lc.sub.Leave()
 	}
-	lc.watch.Stop()
+	lc.watch.Stop() // nil-safe: a link's socket has none
 	lc.lease.Release()
 }
 
@@ -378,6 +417,10 @@ type liveConn struct {
 	// overBudget is set once the connection's messages went past its
 	// budget or its person's; it is being closed with 4029.
 	overBudget atomic.Bool
+	// link is set for a socket opened with a read-only link (watch is
+	// then nil): it only watches. linkEnds is when the link expires.
+	link     bool
+	linkEnds time.Time
 }
 
 // tooManyMessages is the reason a connection past its message budget is
@@ -438,6 +481,9 @@ type clientMessage struct {
 	X              *float64        `json:"x"`
 	Y              *float64        `json:"y"`
 	NoteID         *string         `json:"noteId"`
+	Zoom           *float64        `json:"zoom"`
+	After          string          `json:"after"`
+	Limit          *int            `json:"limit"`
 }
 
 // Message implements livesock.Handler: one client message, handled within
@@ -450,6 +496,14 @@ func (lc *liveConn) Message(data []byte) {
 	var m clientMessage
 	if err := reqbody.DecodeBytes(data, clientMessageShape.Into(&m)); err != nil {
 		lc.sendError(ctx, "", err)
+		return
+	}
+	if lc.link && m.Type != typePing {
+		// A read-only link watches: a push is refused as over REST, and
+		// pointer, editing and the like are ignored (it has no presence).
+		if m.Type == livewire.TypePush {
+			lc.sendError(ctx, m.ID, access.ErrLinkViewOnly())
+		}
 		return
 	}
 	switch m.Type {
@@ -477,9 +531,57 @@ func (lc *liveConn) Message(data []byte) {
 			ID   string `json:"id,omitempty"`
 		}{typePong, m.ID})
 		lc.sub.Enqueue(rooms.NewMessage(pong))
+	case livewire.TypeActive, livewire.TypeWho, livewire.TypeView, livewire.TypeViewOnce, livewire.TypeFollow, livewire.TypeSummon:
+		lc.sendError(ctx, "", lc.presence(ctx, &m))
 	default:
-		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q, %q or %q.", livewire.TypePush, livewire.TypePointer, livewire.TypeEditing, typePing))
+		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be one of %s.", strings.Join(clientTypes, ", ")))
 	}
+}
+
+// clientTypes are the message types a client may send.
+var clientTypes = []string{livewire.TypePush, livewire.TypePointer, livewire.TypeEditing, typePing,
+	livewire.TypeActive, livewire.TypeWho, livewire.TypeView, livewire.TypeViewOnce, livewire.TypeFollow, livewire.TypeSummon}
+
+// presence handles who is here, following and summons
+// (docs/live-protocol.md, "Who is here"); the room keeps the state.
+func (lc *liveConn) presence(ctx context.Context, m *clientMessage) error {
+	switch m.Type {
+	case livewire.TypeActive:
+		lc.sub.Active()
+		return nil
+	case livewire.TypeWho:
+		limit := rooms.DefaultWhoLimit
+		if m.Limit != nil {
+			limit = *m.Limit
+		}
+		return lc.sub.Who(m.After, limit)
+	case livewire.TypeFollow:
+		return lc.sub.Follow(m.ID)
+	case livewire.TypeViewOnce:
+		return lc.sub.ViewOnce(m.ID)
+	}
+	// view and summon: a viewport.
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"x", m.X}, {"y", m.Y}, {"zoom", m.Zoom}} {
+		if f.v == nil {
+			return board.FieldErrorf(f.name, "A %s message needs x, y and zoom.", m.Type)
+		}
+	}
+	if m.Type == livewire.TypeView {
+		return lc.sub.View(*m.X, *m.Y, *m.Zoom)
+	}
+	// Only the board's owner brings everyone; asked again each time, as
+	// a push asks, so a change of owner needs no reconnect.
+	a, err := lc.ch.guard.Guard(ctx, lc.boardID, lc.email)
+	if err != nil {
+		return err
+	}
+	if !a.IsOwner {
+		return &board.Error{Code: board.EFORBIDDEN, Field: "type", Message: "Only the board's owner can bring everyone to their view."}
+	}
+	return lc.sub.Summon(*m.X, *m.Y, *m.Zoom)
 }
 
 // push handles a push message: the same checks as POST /sync, in the same
@@ -564,4 +666,14 @@ var clientMessageShape = jsondec.NewShape(jsondec.Refuse[clientMessage],
 	jsondec.OptFloat64("x", func(m *clientMessage) **float64 { return &m.X }),
 	jsondec.OptFloat64("y", func(m *clientMessage) **float64 { return &m.Y }),
 	jsondec.OptString("noteId", func(m *clientMessage) **string { return &m.NoteID }),
+	jsondec.OptFloat64("zoom", func(m *clientMessage) **float64 { return &m.Zoom }),
+	jsondec.String("after", func(m *clientMessage) *string { return &m.After }),
+	jsondec.Func("limit", func(d *jsondec.Decoder, m *clientMessage) error {
+		var n int
+		if err := d.Int(&n); err != nil {
+			return err
+		}
+		m.Limit = &n
+		return nil
+	}),
 )

@@ -1,6 +1,7 @@
 // The one module that talks HTTP to the server. Every endpoint the client
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
+import type { LinkInfo, NewReadOnlyLink, ReadOnlyLink } from './types';
 import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer, Role } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
@@ -115,6 +116,15 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
 
     /** importCanvas writes a JSON Canvas document into a board, as one push (docs/api.md, "JSON Canvas export and import"). */
     importCanvas: (id: string, doc: unknown) => request<{ serverVersion: number; notes: number; frames: number; connectors: number }>(f, 'POST', `${b(id)}/canvas`, doc),
+
+    // Read-only links (docs/api.md, "Read-only links").
+    /** listLinks lists the board's working links (its owner only). */
+    listLinks: (id: string) => request<{ links: ReadOnlyLink[] }>(f, 'GET', `${b(id)}/links`),
+    /** createLink makes a link that works expiresInHours (1 to 8760); its token comes this once. */
+    createLink: (id: string, expiresInHours: number) => request<NewReadOnlyLink>(f, 'POST', `${b(id)}/links`, { expiresInHours }),
+    revokeLink: (id: string, linkId: string) => request<void>(f, 'DELETE', `${b(id)}/links/${encodeURIComponent(linkId)}`),
+    /** link answers the board a link opens; only an API made by linkFetch can ask. */
+    link: () => request<LinkInfo>(f, 'GET', '/api/link'),
   };
 }
 
@@ -130,8 +140,24 @@ export const snapshotDownloadUrl = (boardId: string, key?: string) => `${b(board
 /** canvasDownloadUrl is a link that saves the board as a JSON Canvas file (<name>.canvas). */
 export const canvasDownloadUrl = (boardId: string) => `${b(boardId)}/canvas?download=1`;
 
-/** liveUrl is the WebSocket address of a board's live channel. */
-export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location): string {
+/** liveUrl is the WebSocket address of a board's live channel; link is a read-only link's token, for its page. */
+export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location, link?: string): string {
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${proto}//${loc.host}${b(boardId)}/live?since=${since}`;
+  return `${proto}//${loc.host}${b(boardId)}/live?since=${since}${link ? '&link=' + encodeURIComponent(link) : ''}`;
+}
+
+/** LINK_HEADER carries a read-only link's token on every request of its page. */
+export const LINK_HEADER = 'X-Corkboard-Link';
+
+/**
+ * linkFetch is fetch for a read-only link's page: every request carries
+ * the link's token, sends no cookie (the link decides, not a session the
+ * browser may also hold) and no Referer.
+ */
+export function linkFetch(token: string, f: Fetch = (...a) => fetch(...a)): Fetch {
+  return (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set(LINK_HEADER, token);
+    return f(input, { ...init, headers, credentials: 'omit', referrerPolicy: 'no-referrer' });
+  };
 }

@@ -5,6 +5,7 @@ import type { InviteeAccess, Invites } from '../api/types';
 import { Dialog } from '../app/Dialog';
 import { RoleSelect, roleWhy, ROLE_LABELS } from './RoleSelect';
 import type { Role } from '../api/types';
+import { LinksSection } from './LinksSection';
 
 /** orList joins names as people read them: "pro", "pro or team", "a, b or c". */
 export function orList(names: readonly string[]): string {
@@ -131,6 +132,7 @@ export function ShareDialog({ boardId, onClose }: { boardId: string; onClose: ()
           ))}
         </ul>
       )}
+      <LinksSection boardId={boardId} />
     </Dialog>
   );
 }

@@ -4,7 +4,9 @@ import { Dock } from '../layout/Dock';
 import { Menu, type MenuItem } from '../layout/Menu';
 import type { Tool } from '../layout/tools';
 import type { Editor, Rights } from '../editor/Editor';
-import { PresenceAvatars } from '../layout/PresenceAvatars';
+import { PeopleBar } from '../people/PeopleBar';
+import { FollowBar, SummonToast } from '../people/FollowBar';
+import { followOf } from '../people/follow';
 import { useTheme } from '../layout/ThemeToggle';
 import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
 import { snapshotDownloadUrl } from '../api/api';
@@ -41,6 +43,12 @@ interface Props {
   onAccessChange: (a: Access) => void;
   onLogout: () => void;
   onSessionLost: () => void;
+  /**
+   * link: the board is opened with a read-only link (boards/LinkPage.tsx).
+   * It is only viewed: no menu but the theme, no AI, history or sharing, no
+   * account; a link that stops working (revoked, expired) calls onSessionLost.
+   */
+  link?: boolean;
 }
 
 /** BoardScreen opens the board's sync client and lays out the board. */
@@ -84,7 +92,7 @@ function ConnectionBadge({ s }: { s: SyncState }) {
   );
 }
 
-function Board({ client, boardId, email, access, onAccessChange, onLogout, onSessionLost }: Props & { client: SyncClient }) {
+function Board({ client, boardId, email, access, onAccessChange, onLogout, onSessionLost, link = false }: Props & { client: SyncClient }) {
   const s = useSyncExternalStore(client ? (cb) => client.onChange(cb) : noop, client.getSnapshot);
   // Which panel, dialog and menu are open, and the rename draft (layout/screenState.ts).
   const screen = useMemo(() => new ScreenStore(), []);
@@ -92,6 +100,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const [announcement, setAnnouncement] = useState('');
   // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoHistory(client), [client]);
+  // Following someone's view and being brought to the owner's (src/people/).
+  const follow = followOf(client.presence);
+  useEffect(() => follow.attach(), [follow]);
   const theme = useTheme();
   // The canvas's editor: the export reads its selection.
   const [editor, setEditor] = useState<Editor | null>(null);
@@ -110,6 +121,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   useEffect(() => {
     if (s.authLost) onSessionLost();
   }, [s.authLost, onSessionLost]);
+
+  // A read-only link revoked (or expired) while open: its socket is closed
+  // with 4003, and the page says the link no longer works.
+  useEffect(() => {
+    if (link && s.connection === 'forbidden') onSessionLost();
+  }, [link, s.connection, onSessionLost]);
 
   // Unsent edits are safe in IndexedDB, but the user should know they have
   // not reached anyone yet.
@@ -178,7 +195,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
 
   const setMenu = useCallback((open: boolean) => screen.setMenu(open), [screen]);
   const closePanel = useCallback(() => screen.closePanel(), [screen]);
-  const menuItems: MenuItem[] = [
+  const themeItems: MenuItem[] = THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) }));
+  const menuItems: MenuItem[] = link ? themeItems : [
     ...(canEdit ? [{ label: 'Rename', onSelect: () => screen.startRename(name) }] : []),
     { label: 'Deleted notes', onSelect: () => screen.openHistory({}) },
     { label: 'Snapshots', onSelect: () => screen.openPanel('snapshots') },
@@ -186,8 +204,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     { label: 'Export…', onSelect: () => screen.openDialog('export') },
     { label: 'Export as Markdown', href: snapshotDownloadUrl(boardId), download: true },
     { label: 'Import JSON Canvas…', onSelect: () => screen.openDialog('importCanvas') },
+    ...(access.isOwner ? [{ label: 'Bring everyone here', onSelect: () => follow.bringEveryone() }] : []),
     ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
-    ...THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) })),
+    ...themeItems,
     { label: 'All boards', separated: true, onSelect: () => navigate('/') },
     { label: 'Log out', onSelect: onLogout },
   ];
@@ -195,9 +214,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const rail: Tool[] = useMemo(
     () => [
       { id: 'items', label: `Work items (${itemCount})`, pressed: ui.panel === 'items', startsGroup: true, onSelect: () => screen.togglePanel('items'), rank: 3 },
-      { id: 'chat', label: 'AI assistant', pressed: ui.panel === 'chat', onSelect: () => screen.togglePanel('chat'), rank: 4 },
+      ...(link ? [] : [{ id: 'chat', label: 'AI assistant', pressed: ui.panel === 'chat', onSelect: () => screen.togglePanel('chat'), rank: 4 }]),
     ],
-    [itemCount, ui.panel, screen],
+    [itemCount, ui.panel, screen, link],
   );
 
   return (
@@ -205,11 +224,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       <Header
         email={email}
         onLogout={onLogout}
+        viewOnly={link}
         className="board-topbar"
         end={
           <div className="topbar-actions">
             <SessionTimer boardId={boardId} timer={s.board?.timer ?? null} version={s.version} isOwner={access.isOwner} connection={s.connection} phase={currentPhase(access)} />
-            <PresenceAvatars presence={client.presence} />
+            <PeopleBar presence={client.presence} follow={follow} isOwner={access.isOwner} />
             {access.isOwner && (
               <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
                 Share
@@ -250,18 +270,24 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
             )}
           </h1>
         )}
+        {link && (
+          <span className="view-only-mark" title="Opened with a read-only link: you can look, not change anything.">
+            View only
+          </span>
+        )}
         <ConnectionBadge s={s} />
         <span className="pending" role="status" aria-live="polite" data-pending={waiting}>
           {waiting > 0 ? `${waiting} edit${waiting === 1 ? '' : 's'} waiting to sync` : s.synced ? 'All changes saved' : ''}
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} rights={rights} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={link ? undefined : openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} rights={rights} />
         <div className="board-notices">
+          <FollowBar follow={follow} />
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
           {!canEdit && (
             <p className="banner" role="status">
-              View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
+              View only: {link ? 'you opened this board with a read-only link.' : access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
             </p>
           )}
           {canEdit && role === 'add' && !access.isOwner && (
@@ -370,6 +396,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           <CanvasImportDialog boardId={boardId} canEdit={canEdit} onClose={() => screen.closeDialog()} />
         </Suspense>
       )}
+      <SummonToast follow={follow} />
       {ui.dialog === 'share' && <ShareDialog boardId={boardId} onClose={() => screen.closeDialog()} />}
     </div>
   );
