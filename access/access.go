@@ -62,10 +62,22 @@ type Access struct {
 	Board   *board.Board
 	Email   string
 	IsOwner bool
+	// CanEdit reports that the member may push at all: their role (the
+	// lesser of the owner's choice and their plan's) is not
+	// board.RoleView. Role tells how much.
 	CanEdit bool
+	// Role is the member's effective role (board.RoleView, RoleAdd,
+	// RoleEdit; the owner's is RoleEdit): docs/api.md, "Locks and roles".
+	Role string
 	// Link is the read-only link the request came with (links.go); nil
 	// for a member. Email is then LinkEmail(Link.ID), and CanEdit false.
 	Link *persist.Link
+}
+
+// Author is who a push by this member is, for the store's check of locks
+// and roles (board.SettleRights).
+func (a Access) Author() *board.Author {
+	return &board.Author{Email: a.Email, Owner: a.IsOwner, Role: a.Role}
 }
 
 // RequireEdit is EFORBIDDEN when the member may only view the board: the
@@ -94,10 +106,25 @@ func (s *Service) Guard(ctx context.Context, boardID, email string) (Access, err
 		return Access{}, board.Errorf(board.EFORBIDDEN, "You do not have access to this board.")
 	}
 	a := Access{Board: b, Email: email, IsOwner: b.OwnerEmail == email}
-	if a.CanEdit, err = s.meter.CanEdit(ctx, b, email); err != nil {
+	if a.Role, a.CanEdit, err = s.roleOf(ctx, b, email); err != nil {
 		return Access{}, err
 	}
 	return a, nil
+}
+
+// roleOf is member email's effective role on b: the lesser of the role
+// the owner gave them and their plan's (a plan whose invitees may not
+// edit makes it board.RoleView), and whether it lets them push.
+func (s *Service) roleOf(ctx context.Context, b *board.Board, email string) (string, bool, error) {
+	planEdits, err := s.meter.CanEdit(ctx, b, email)
+	if err != nil {
+		return "", false, err
+	}
+	role := b.RoleOf(email)
+	if !planEdits {
+		role = board.RoleView
+	}
+	return role, role != board.RoleView, nil
 }
 
 // Standing is what anyone logged in may learn about a board ID, member or
@@ -106,8 +133,9 @@ type Standing struct {
 	Unclaimed bool
 	IsMember  bool
 	IsOwner   bool
-	// CanEdit and Phases are told to members only.
+	// CanEdit, Role and Phases are told to members only.
 	CanEdit bool
+	Role    string
 	Phases  *board.Phases
 }
 
@@ -121,7 +149,7 @@ func (s *Service) Look(ctx context.Context, boardID, email string) (Standing, er
 	}
 	st := Standing{IsMember: b.HasMember(email), IsOwner: b.OwnerEmail == email}
 	if st.IsMember {
-		if st.CanEdit, err = s.meter.CanEdit(ctx, b, email); err != nil {
+		if st.Role, st.CanEdit, err = s.roleOf(ctx, b, email); err != nil {
 			return Standing{}, err
 		}
 		st.Phases = b.Phases
@@ -159,6 +187,38 @@ func (s *Service) RemoveInvite(ctx context.Context, id, email string) (*board.Bo
 	return s.boards.RemoveInvite(ctx, id, email)
 }
 
+// FindBoard is the board as the guard sees it (through the cache); the
+// board is shared with the cache: callers must not change it.
+func (s *Service) FindBoard(ctx context.Context, id string) (*board.Board, error) {
+	return s.boards.FindBoard(ctx, id)
+}
+
+// SetRole gives invitee email role on board id (board.RoleView, RoleAdd,
+// RoleEdit) and reports whether it changed; the guard sees it at once.
+// The store refuses a role it does not know (field "role") and an
+// address that is not invited (field "email").
+func (s *Service) SetRole(ctx context.Context, id, email, role string) (*board.Board, bool, error) {
+	return s.boards.SetRole(ctx, id, email, role)
+}
+
+// InviteesOf is Invitees for b's invitees, with the role the owner gave
+// each and what it comes to with their plan.
+func (s *Service) InviteesOf(ctx context.Context, b *board.Board) ([]Invitee, error) {
+	out, err := s.Invitees(ctx, b.InvitedEmails)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Chosen = b.RoleOf(out[i].Email)
+		out[i].Role = out[i].Chosen
+		if !out[i].CanEdit {
+			out[i].Role = board.RoleView
+		}
+		out[i].CanEdit = out[i].Role != board.RoleView
+	}
+	return out, nil
+}
+
 // Invalidate forgets what the service holds about a board that changed
 // elsewhere (kind cache.Board); other kinds are not its own.
 func (s *Service) Invalidate(kind cache.Kind, key string) {
@@ -173,6 +233,12 @@ type Invitee struct {
 	Email   string
 	CanEdit bool
 	Plan    string
+	// Role is the invitee's effective role (InviteesOf only): the owner's
+	// choice, or board.RoleView when their plan does not let invitees
+	// edit.
+	Role string
+	// Chosen is the role the owner chose, whatever the plan allows.
+	Chosen string
 }
 
 // Invitees answers what each of emails, invited to a board, may do on it,

@@ -243,8 +243,8 @@ func TestLook(t *testing.T) {
 	}{
 		{"Unclaimed", "nobody-here", owner, access.Standing{Unclaimed: true}},
 		{"StrangerLearnsNoPhases", "roadmap", stranger, access.Standing{}},
-		{"Viewer", "roadmap", freeBob, access.Standing{IsMember: true, Phases: ph}},
-		{"Owner", "roadmap", owner, access.Standing{IsMember: true, IsOwner: true, CanEdit: true, Phases: ph}},
+		{"Viewer", "roadmap", freeBob, access.Standing{IsMember: true, Role: board.RoleView, Phases: ph}},
+		{"Owner", "roadmap", owner, access.Standing{IsMember: true, IsOwner: true, CanEdit: true, Role: board.RoleEdit, Phases: ph}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"corkboard/board"
@@ -73,7 +74,7 @@ func (c *cachedBoards) FindBoard(ctx context.Context, id string) (*board.Board, 
 		return b, nil
 	}
 	held := &board.Board{ID: b.ID, Name: b.Name, OwnerEmail: b.OwnerEmail, CreatedAt: b.CreatedAt, Phases: b.Phases,
-		InvitedEmails: append([]string{}, b.InvitedEmails...)}
+		InvitedEmails: append([]string{}, b.InvitedEmails...), Roles: maps.Clone(b.Roles)}
 	c.cache.Add(id, held, gen)
 	return held, nil
 }
@@ -116,6 +117,12 @@ func (c *cachedBoards) SetPhases(ctx context.Context, id string, ph *board.Phase
 func (c *cachedBoards) AddInvite(ctx context.Context, id, email string) (*board.Board, bool, error) {
 	defer c.changed(id)
 	return c.BoardStore.AddInvite(ctx, id, email)
+}
+
+// SetRole sets an invitee's role and drops the board's entry.
+func (c *cachedBoards) SetRole(ctx context.Context, id, email, role string) (*board.Board, bool, error) {
+	defer c.changed(id)
+	return c.BoardStore.SetRole(ctx, id, email, role)
 }
 
 // RemoveInvite removes the invitee and drops the board's entry.

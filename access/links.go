@@ -148,7 +148,7 @@ func (s *Service) LinkGuard(ctx context.Context, boardID string, key []byte) (Ac
 	if err != nil {
 		return Access{}, err
 	}
-	return Access{Board: b, Email: LinkEmail(l.ID), Link: l}, nil
+	return Access{Board: b, Email: LinkEmail(l.ID), Link: l, Role: board.RoleView}, nil
 }
 
 // FindLink returns the working link stored under key; EUNAUTHORIZED when

@@ -22,6 +22,9 @@ type Board struct {
 	Timer *Timer `json:"timer,omitempty"`
 	// Vote is the board's dot vote (vote.go), nil when it has none.
 	Vote *Vote `json:"vote,omitempty"`
+	// Roles maps an invitee to the role the owner gave them when it is
+	// not RoleEdit, the default (rights.go); nil when every invitee edits.
+	Roles map[string]string `json:"roles,omitempty"`
 }
 
 // Header is the board part of a pull answer.
@@ -90,6 +93,17 @@ type Note struct {
 	// Extra holds the fields a client sent that are none of the above, in
 	// the order sent; MarshalJSON writes them after the note's own.
 	Extra []Field `json:"-"`
+	// Locked is Corkboard's extension (rights.go): only the board's owner
+	// may change or delete a locked note. Left out when false.
+	Locked bool `json:"locked,omitempty"`
+	// CreatedBy is the e-mail of whoever first created the note, set by
+	// the store from the push's Author (rights.go); a client's value is
+	// ignored. Empty for notes from before it existed: they count as the
+	// owner's.
+	CreatedBy string `json:"createdBy,omitempty"`
+	// LockedSent reports that a push carried "locked": a push without it
+	// keeps the stored value. Never stored or sent.
+	LockedSent bool `json:"-"`
 }
 
 // TrackerItem is a tracker work item. The spec names id, key, type, summary
@@ -132,6 +146,11 @@ type Push struct {
 	// Only the vote endpoints set them, as the timer's.
 	Vote *VoteAction `json:"-"`
 	Dot  *VoteDot    `json:"-"`
+	// Author is who pushes, as the board guard decided (rights.go): the
+	// store checks locks and roles against the rows as stored, in the
+	// push's transaction. nil is a push nobody's rights limit (the
+	// server's own), which still keeps createdBy and locked as stored.
+	Author *Author `json:"-"`
 }
 
 // BoardPatch carries the board fields a push may change.

@@ -35,6 +35,9 @@ type Error struct {
 	// Limit is the limit a request would pass, on ETOOLARGE errors about a
 	// stored limit (Limits); answered as "limit".
 	Limit int64
+	// ID is the row a refusal is about (a locked note, someone else's
+	// note: rights.go); answered as "id".
+	ID string
 }
 
 // RetryAfterSeconds rounds a wait up to whole seconds, at least 1: the value

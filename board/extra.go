@@ -34,7 +34,7 @@ type Field struct {
 
 // NoteFields are the JSON names of Note's own fields (baseVersion is read
 // from pushes only, and is never an extra field).
-var NoteFields = []string{"id", "title", "content", "x", "y", "w", "h", "color", "type", "updatedAt", "version", "deletedAt", "baseVersion"}
+var NoteFields = []string{"id", "title", "content", "x", "y", "w", "h", "color", "type", "updatedAt", "version", "deletedAt", "baseVersion", "locked", "createdBy"}
 
 // ItemFields are the JSON names of TrackerItem's own fields.
 var ItemFields = []string{"id", "key", "type", "summary", "description", "status", "parentId", "updatedAt", "version", "deletedAt", "baseVersion"}
@@ -239,7 +239,8 @@ func (n *Note) UnmarshalJSON(data []byte) error {
 	var f noteJSON
 	extra, null, err := unmarshalRow(data, NoteFields, map[string]any{"id": &f.ID, "title": &f.Title, "content": &f.Content,
 		"x": &f.X, "y": &f.Y, "w": (*lenientSize)(&f.W), "h": (*lenientSize)(&f.H), "color": &f.Color, "type": &f.Type,
-		"updatedAt": &f.UpdatedAt, "version": &f.Version, "deletedAt": &f.DeletedAt})
+		"updatedAt": &f.UpdatedAt, "version": &f.Version, "deletedAt": &f.DeletedAt,
+		"locked": &f.Locked, "createdBy": &f.CreatedBy})
 	if err != nil || null {
 		return err
 	}

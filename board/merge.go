@@ -34,6 +34,9 @@ func MergeNote(base, theirs, mine Note) (merged Note, overlap bool) {
 	merged.Title, o1 = MergeText(base.Title, theirs.Title, mine.Title)
 	merged.Content, o2 = MergeText(base.Content, theirs.Content, mine.Content)
 	merged.Extra = mergeExtra(base.Extra, theirs.Extra, mine.Extra)
+	// createdBy stays theirs (the store keeps it as stored); locked is one
+	// value, set or cleared by the owner only (rights.go).
+	merged.Locked = mergeValue(base.Locked, theirs.Locked, mine.Locked)
 	return merged, o1 || o2
 }
 

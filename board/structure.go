@@ -65,9 +65,9 @@ type Frame struct {
 	W     float64 `json:"w"`
 	H     float64 `json:"h"`
 	Color string  `json:"color"`
-	// Locked frames are not moved or resized by the browser's pointer; the
-	// server stores the flag and does not enforce it (a push may move a
-	// locked frame, as a client that unlocks it first would).
+	// Locked frames are changed and deleted by the board's owner only
+	// (rights.go): the server refuses anyone else's push that touches one,
+	// and only the owner may set or clear the flag.
 	Locked    bool    `json:"locked"`
 	UpdatedAt string  `json:"updatedAt"`
 	Version   int64   `json:"version"`
@@ -76,6 +76,8 @@ type Frame struct {
 	BaseVersion int64 `json:"-"`
 	// Extra holds the fields a client sent that are none of the above.
 	Extra []Field `json:"-"`
+	// LockedSent reports that a push carried "locked" (as Note's).
+	LockedSent bool `json:"-"`
 }
 
 // ConnectorChanges lists upserted connectors and deleted connector IDs.

@@ -82,6 +82,13 @@ type BoardStore interface {
 	// RemoveInvite removes email from the board's collaborators and reports
 	// whether it was there. ENOTFOUND for an unclaimed board.
 	RemoveInvite(ctx context.Context, id, email string) (*board.Board, bool, error)
+	// SetRole gives the invitee email role (board.RoleView, RoleAdd or
+	// RoleEdit, the default; Board.Roles keeps the others) and reports
+	// whether it changed. EINVALID with field "role" for another role;
+	// ENOTFOUND with field "email" when email is not invited (the owner
+	// has no role to set), ENOTFOUND for an unclaimed board. Removing an
+	// invitee forgets their role.
+	SetRole(ctx context.Context, id, email, role string) (*board.Board, bool, error)
 	// ListBoardsFor returns the boards email owns or is invited to, newest
 	// first by creation time, then by ID; an empty (not nil) slice for none.
 	ListBoardsFor(ctx context.Context, email string) ([]board.Board, error)

@@ -36,6 +36,9 @@ type memberships interface {
 	RemoveInvite(ctx context.Context, id, email string) (*board.Board, bool, error)
 	InvitedAccess(ctx context.Context, email string) (boards []string, canEdit bool, err error)
 	Invitees(ctx context.Context, emails []string) ([]access.Invitee, error)
+	InviteesOf(ctx context.Context, b *board.Board) ([]access.Invitee, error)
+	SetRole(ctx context.Context, id, email, role string) (*board.Board, bool, error)
+	FindBoard(ctx context.Context, id string) (*board.Board, error)
 	EditPlans() []string
 	Invalidate(kind cache.Kind, key string)
 }
@@ -57,6 +60,8 @@ func (s *Server) registerBoardRoutes(r chi.Router) {
 		r.Get("/boards/{boardId}/invite", s.ownerOnly(s.handleListInvites))
 		r.Post("/boards/{boardId}/invite", s.ownerOnly(s.handleAddInvite))
 		r.Delete("/boards/{boardId}/invite", s.ownerOnly(s.handleRemoveInvite))
+		// PATCH /api/boards/{boardId}/invite: an invitee's role (roles.go)
+		r.Patch("/boards/{boardId}/invite", s.ownerOnly(s.handleSetRole))
 	})
 }
 
@@ -124,11 +129,14 @@ func (s *Server) handleListBoards(w http.ResponseWriter, r *http.Request) {
 }
 
 type accessBody struct {
-	HasAccess   bool          `json:"hasAccess"`
-	IsOwner     bool          `json:"isOwner"`
-	IsUnclaimed bool          `json:"isUnclaimed"`
-	CanEdit     bool          `json:"canEdit"`
-	Phases      *board.Phases `json:"phases,omitempty"`
+	HasAccess   bool `json:"hasAccess"`
+	IsOwner     bool `json:"isOwner"`
+	IsUnclaimed bool `json:"isUnclaimed"`
+	CanEdit     bool `json:"canEdit"`
+	// Role is the member's effective role (docs/api.md, "Locks and
+	// roles"); left out for non-members.
+	Role   string        `json:"role,omitempty"`
+	Phases *board.Phases `json:"phases,omitempty"`
 }
 
 // handleGetAccess is GET /api/boards/{boardId}/access. It answers 200 for
@@ -145,7 +153,7 @@ func (s *Server) handleGetAccess(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, accessBody{HasAccess: st.IsMember, IsOwner: st.IsOwner, IsUnclaimed: st.Unclaimed, CanEdit: st.CanEdit, Phases: st.Phases})
+	respond.JSON(w, http.StatusOK, accessBody{HasAccess: st.IsMember, IsOwner: st.IsOwner, IsUnclaimed: st.Unclaimed, CanEdit: st.CanEdit, Role: st.Role, Phases: st.Phases})
 }
 
 // handleClaimBoard is POST /api/boards/{boardId}/access. Claiming a board
@@ -203,7 +211,7 @@ func (s *Server) handleSetPhases(w http.ResponseWriter, r *http.Request) {
 // dialog can tell the owner before and after inviting (docs/api.md).
 func (s *Server) handleListInvites(w http.ResponseWriter, r *http.Request) {
 	b := reqctx.Access(r.Context()).Board
-	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	invitees, err := s.inviteeAccess(r.Context(), b)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -217,17 +225,22 @@ type inviteeInfo struct {
 	Email   string `json:"email"`
 	CanEdit bool   `json:"canEdit"`
 	Plan    string `json:"plan"`
+	// Role is what the invitee may do (the lesser of the owner's choice
+	// and their plan's); ChosenRole is the owner's choice, which the
+	// share dialog's select shows (docs/api.md, "Locks and roles").
+	Role       string `json:"role"`
+	ChosenRole string `json:"chosenRole"`
 }
 
-// inviteeAccess answers inviteeInfo for each of emails, in order.
-func (s *Server) inviteeAccess(ctx context.Context, emails []string) ([]inviteeInfo, error) {
-	in, err := s.members.Invitees(ctx, emails)
+// inviteeAccess answers inviteeInfo for each of b's invitees, in order.
+func (s *Server) inviteeAccess(ctx context.Context, b *board.Board) ([]inviteeInfo, error) {
+	in, err := s.members.InviteesOf(ctx, b)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]inviteeInfo, len(in))
 	for i, e := range in {
-		out[i] = inviteeInfo{Email: e.Email, CanEdit: e.CanEdit, Plan: e.Plan}
+		out[i] = inviteeInfo{Email: e.Email, CanEdit: e.CanEdit, Plan: e.Plan, Role: e.Role, ChosenRole: e.Chosen}
 	}
 	return out, nil
 }
@@ -242,6 +255,8 @@ func (s *Server) boardLink(id string) string {
 
 type inviteRequest struct {
 	Email string `json:"email"`
+	// Role is POST's and PATCH's (roles.go); DELETE refuses it.
+	Role string `json:"role"`
 }
 
 // inviteEmail reads the {email} body (or, for DELETE, ?email= when the
@@ -259,7 +274,7 @@ func inviteEmail(w http.ResponseWriter, r *http.Request) (string, error) {
 // handleAddInvite is POST /api/boards/{boardId}/invite (owner only).
 // Inviting an address twice is not an error: added tells whether it was new.
 func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
-	email, err := inviteEmail(w, r)
+	email, role, err := inviteWithRole(w, r, false)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -278,7 +293,19 @@ func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	if role != "" {
+		// An optional role (checked before the invitation was written):
+		// the invitee's, new or not.
+		var changed bool
+		if b, changed, err = s.members.SetRole(r.Context(), a.Board.ID, email, role); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if changed && !added {
+			s.roleChanged(r.Context(), b.ID, email)
+		}
+	}
+	invitees, err := s.inviteeAccess(r.Context(), b)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -318,7 +345,7 @@ func (s *Server) handleRemoveInvite(w http.ResponseWriter, r *http.Request) {
 		// Access is withdrawn now, not at their next reconnect.
 		s.hub.Kick(b.ID, email)
 	}
-	invitees, err := s.inviteeAccess(r.Context(), b.InvitedEmails)
+	invitees, err := s.inviteeAccess(r.Context(), b)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

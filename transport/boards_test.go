@@ -57,7 +57,7 @@ func TestBoardClaimAndAccess(t *testing.T) {
 		e.do("POST", "/api/boards/roadmap/access", bob, nil).wantError(t, http.StatusConflict, "")
 
 		r = e.do("GET", "/api/boards/roadmap/access", ada, nil)
-		want := map[string]any{"hasAccess": true, "isOwner": true, "isUnclaimed": false, "canEdit": true}
+		want := map[string]any{"hasAccess": true, "isOwner": true, "isUnclaimed": false, "canEdit": true, "role": "edit"}
 		if m := r.wantObject(t, 200); !jsonEqual(m, want) {
 			t.Fatalf("owner access = %v, want %v", m, want)
 		}
@@ -184,7 +184,7 @@ func testInviteeCannotManage(t *testing.T, e *env) {
 		t.Fatalf("board list item %v", b)
 	}
 	r = e.do("GET", "/api/boards/roadmap/access", grace, nil)
-	want := map[string]any{"hasAccess": true, "isOwner": false, "isUnclaimed": false, "canEdit": false}
+	want := map[string]any{"hasAccess": true, "isOwner": false, "isUnclaimed": false, "canEdit": false, "role": "view"}
 	if m := r.wantObject(t, 200); !jsonEqual(m, want) {
 		t.Fatalf("free invitee access = %v, want %v", m, want)
 	}

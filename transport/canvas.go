@@ -134,6 +134,12 @@ func (s *Server) handleImportCanvas(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// The document's rows are whole: their locks are as the document
+	// says (only the owner may set one, board.SettleRights).
+	for i := range push.Frames.Upserted {
+		push.Frames.Upserted[i].LockedSent = true
+	}
+	push.Author = a.Author()
 	version, _, err := s.hub.Push(r.Context(), a.Board.ID, &push, key)
 	if err != nil {
 		s.writeError(w, r, err)

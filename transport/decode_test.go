@@ -75,7 +75,7 @@ func TestExtraFieldsRoundTrip(t *testing.T) {
 	}
 	// The raw answer has the extra fields after the note's own.
 	raw := e.do("GET", "/api/boards/b1/sync?since=0", s, nil)
-	if !strings.Contains(string(raw.body), `"deletedAt":null,"width":240,"height":120.5,"z":{"layer":"top","order":[3,1]},"tags":["a","é"]}`) {
+	if !strings.Contains(string(raw.body), `"deletedAt":null,"createdBy":"owner@example.com","width":240,"height":120.5,"z":{"layer":"top","order":[3,1]},"tags":["a","é"]}`) {
 		t.Fatalf("pull answer %s: extra fields not after the known ones", raw.body)
 	}
 

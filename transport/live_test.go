@@ -50,6 +50,7 @@ type liveMsg struct {
 	NoteID        string              `json:"noteId"`
 	Events        []livewire.Event    `json:"events"`
 	CanEdit       bool                `json:"canEdit"`
+	Role          string              `json:"role"`
 	// Presence batches, who answers, views, follows and summons.
 	Joined       []livewire.Presence `json:"joined"`
 	Left         []string            `json:"left"`

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"corkboard/board"
 	"corkboard/rooms"
 	"corkboard/transport/livewire"
 )
@@ -42,6 +43,12 @@ func (s *Server) PlanChanged(ctx context.Context, email string) {
 	}
 	msg := rooms.NewMessage(data)
 	for _, id := range boards {
+		// With a role other than edit on this board (roles.go), the
+		// message says the role the plan now leaves them.
+		if b, err := s.members.FindBoard(ctx, id); err == nil && b.RoleOf(email) != board.RoleEdit {
+			s.roleChanged(ctx, id, email)
+			continue
+		}
 		s.hub.SendTo(id, email, msg)
 	}
 }

@@ -271,6 +271,9 @@ func (s *Server) Invalidate(kind cache.Kind, key string) {
 	case cache.Board:
 		if s.members != nil {
 			s.members.Invalidate(kind, key)
+			// Another node may have changed a role; this node tells its
+			// own sockets (roles.go).
+			s.boardChanged(key)
 		}
 	case cache.Plan:
 		s.meter.Invalidate(kind, key)

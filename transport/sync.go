@@ -183,6 +183,9 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// Locks and roles are checked by the store against the rows as
+	// stored (board.SettleRights): 403 naming the row, nothing applied.
+	push.Author = a.Author()
 	version, replayed, err := s.hub.Push(r.Context(), a.Board.ID, &push, key)
 	if err != nil {
 		s.writeError(w, r, err)

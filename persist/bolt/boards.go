@@ -149,6 +149,10 @@ func (db *DB) RemoveInvite(ctx context.Context, id, email string) (*board.Board,
 			return nil
 		}
 		b.InvitedEmails = slices.Delete(b.InvitedEmails, i, i+1)
+		delete(b.Roles, email)
+		if len(b.Roles) == 0 {
+			b.Roles = nil
+		}
 		removed = true
 		if err := putBoard(tx, b); err != nil {
 			return err
@@ -156,6 +160,40 @@ func (db *DB) RemoveInvite(ctx context.Context, id, email string) (*board.Board,
 		return tx.Bucket(bucketMembers).Delete(memberKey(email, id))
 	})
 	return b, removed, err
+}
+
+// SetRole gives the invitee email role (persist.BoardStore).
+func (db *DB) SetRole(ctx context.Context, id, email, role string) (*board.Board, bool, error) {
+	if !board.ValidRole(role) {
+		return nil, false, board.FieldErrorf("role", "role must be %q, %q or %q.", board.RoleView, board.RoleAdd, board.RoleEdit)
+	}
+	var b *board.Board
+	changed := false
+	err := db.update(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if b, err = getBoard(tx, id); err != nil {
+			return err
+		}
+		if !slices.Contains(b.InvitedEmails, email) {
+			return &board.Error{Code: board.ENOTFOUND, Field: "email", Message: "That address is not invited to this board."}
+		}
+		if changed = b.RoleOf(email) != role; !changed {
+			return nil
+		}
+		if role == board.RoleEdit {
+			delete(b.Roles, email)
+			if len(b.Roles) == 0 {
+				b.Roles = nil
+			}
+		} else {
+			if b.Roles == nil {
+				b.Roles = map[string]string{}
+			}
+			b.Roles[email] = role
+		}
+		return putBoard(tx, b)
+	})
+	return b, changed, err
 }
 
 // ListBoardsFor returns the boards email owns or is invited to, newest first

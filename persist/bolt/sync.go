@@ -567,6 +567,13 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 		}
 		return persist.Applied{Version: w.b.Version}, nil
 	}
+	if err := board.SettleRights(in.Push, storedRows(w.rb)); err != nil {
+		if board.ErrorCode(err) == board.EFORBIDDEN {
+			// Refused whole, like an invalid push: not even its key.
+			return persist.Applied{Err: err}, nil
+		}
+		return persist.Applied{}, fmt.Errorf("apply push to board %s: %w", w.b.ID, err)
+	}
 	tally := &rowmerge.Tally{}
 	st, refused, err := settleStructure(w.rb, in.Push, w.now, tally)
 	if err != nil {
@@ -594,6 +601,23 @@ func (db *DB) applyInBatch(w *boardWrite, in persist.PushInput) (persist.Applied
 	}
 	w.dirty = true
 	return persist.Applied{Version: w.b.Version, Changes: ch, Merged: tally.Merged, Fallbacks: tally.Fallbacks, Events: tally.Events}, nil
+}
+
+// storedRows reads the live notes and frames of rb as this transaction
+// sees them, for board.SettleRights.
+func storedRows(rb *bbolt.Bucket) board.StoredRows {
+	live := func(t table) func(id string) ([]byte, error) {
+		return func(id string) ([]byte, error) {
+			if t.rows == nil {
+				return nil, nil
+			}
+			if v := t.rows.Get([]byte(id)); len(v) > 9 && v[0] == rowLive {
+				return v[9:], nil
+			}
+			return nil, nil
+		}
+	}
+	return rowmerge.StoredRows(live(notesTable(rb)), live(framesTable(rb)))
 }
 
 // changesNothing reports whether applying p would change nothing: it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,7 +26,15 @@ const boardColumns = "id, name, owner_email, created_ns, updated_at, version, ph
 // invitees is a column expression: the board b's invitees in invitation
 // order, so that a board and its invitees come in one statement.
 const invitees = `COALESCE((SELECT array_agg(m.email ORDER BY m.pos) FROM board_members m
-	WHERE m.board_id = b.id AND m.role = 'invitee'), '{}')`
+	WHERE m.board_id = b.id AND m.role = 'invitee'), '{}'), ` + inviteeRoles
+
+// inviteeRoles is a column expression (migration 0008): the roles of b's
+// invitees that are not board.RoleEdit, as parallel arrays of addresses
+// and roles (empty when every invitee edits).
+const inviteeRoles = `COALESCE((SELECT array_agg(m.email) FROM board_members m
+	WHERE m.board_id = b.id AND m.role = 'invitee' AND m.rights <> 'edit'), '{}'),
+	COALESCE((SELECT array_agg(m.rights) FROM board_members m
+	WHERE m.board_id = b.id AND m.role = 'invitee' AND m.rights <> 'edit'), '{}')`
 
 // scanBoard reads one boards row (boardColumns), with the invitees after
 // them when withInvitees is set, then into extra the columns the query
@@ -35,8 +44,9 @@ func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, erro
 	var created int64
 	var phases, timer, vote []byte
 	dest := []any{&b.ID, &b.Name, &b.OwnerEmail, &created, &b.UpdatedAt, &b.Version, &phases, &timer, &vote}
+	var roleEmails, roles []string
 	if withInvitees {
-		dest = append(dest, &b.InvitedEmails)
+		dest = append(dest, &b.InvitedEmails, &roleEmails, &roles)
 	}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -60,6 +70,12 @@ func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, erro
 	}
 	if b.InvitedEmails == nil {
 		b.InvitedEmails = []string{}
+	}
+	if len(roleEmails) > 0 && len(roleEmails) == len(roles) {
+		b.Roles = make(map[string]string, len(roles))
+		for i, e := range roleEmails {
+			b.Roles[e] = roles[i]
+		}
 	}
 	return &b, nil
 }
@@ -244,6 +260,40 @@ func (s *Store) RemoveInvite(ctx context.Context, id, email string) (*board.Boar
 		return nil, false, wrap(err, "uninvite from board %s", id)
 	}
 	return b, removed, nil
+}
+
+// SetRole gives the invitee email role (persist.BoardStore).
+func (s *Store) SetRole(ctx context.Context, id, email, role string) (*board.Board, bool, error) {
+	if !board.ValidRole(role) {
+		return nil, false, board.FieldErrorf("role", "role must be %q, %q or %q.", board.RoleView, board.RoleAdd, board.RoleEdit)
+	}
+	ctx, cancel := s.call(ctx)
+	defer cancel()
+	var b *board.Board
+	changed := false
+	err := s.inTx(ctx, readWrite, true, func(tx pgx.Tx) error {
+		changed = false
+		var err error
+		if b, err = getBoard(ctx, tx, id, true); err != nil {
+			return err
+		}
+		if !slices.Contains(b.InvitedEmails, email) {
+			return &board.Error{Code: board.ENOTFOUND, Field: "email", Message: "That address is not invited to this board."}
+		}
+		if b.RoleOf(email) == role {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, "UPDATE board_members SET rights = $3 WHERE email = $1 AND board_id = $2 AND role = 'invitee'", email, id, role); err != nil {
+			return err
+		}
+		changed = true
+		b, err = getBoard(ctx, tx, id, false)
+		return err
+	})
+	if err != nil {
+		return nil, false, wrap(err, "set a role on board %s", id)
+	}
+	return b, changed, nil
 }
 
 // ListBoardsFor returns the boards email owns or is invited to, newest first

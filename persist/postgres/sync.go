@@ -127,6 +127,13 @@ func (s *Store) applyPushesTx(ctx context.Context, boardID string, pushes []pers
 			ch, tally, err := s.applyOne(ctx, tx, b, in, now, timer, vote, hist, func(batch *pgx.Batch) {
 				pre.queue(batch, boardID, reqs)
 			})
+			if refused := (*board.Error)(nil); errors.As(err, &refused) && refused.Code == board.EFORBIDDEN {
+				// Refused by board.SettleRights before anything was
+				// queued: the push writes nothing, the others go on (the
+				// next push reads its history itself).
+				out[i] = persist.Applied{Err: refused}
+				continue
+			}
 			if full := (*board.Error)(nil); errors.As(err, &full) && (full.Code == board.ETOOLARGE || full.Code == board.EINVALID) {
 				return &refusedPush{push: i, err: full}
 			} else if err != nil {
@@ -271,6 +278,9 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 	stamp := now.Format(time.RFC3339Nano)
 	v := b.Version + 1
 
+	if err := settleRights(ctx, tx, b.ID, p); err != nil {
+		return nil, nil, err
+	}
 	tally := &rowmerge.Tally{}
 	notes, err := s.mergeNotes(p.Notes.Upserted, stamp, v, hist, tally)
 	if err != nil {
@@ -359,6 +369,51 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 	}
 	st.change(ch, b)
 	return ch, tally, nil
+}
+
+// settleRights reads the live notes and frames p names, behind the
+// board's lock and the batch's earlier writes, and settles p against them
+// (board.SettleRights: locks, roles, createdBy). One round trip, only for
+// a push with notes or frames.
+func settleRights(ctx context.Context, tx pgx.Tx, boardID string, p *board.Push) error {
+	noteIDs := make([]string, 0, len(p.Notes.Upserted)+len(p.Notes.Deleted))
+	for i := range p.Notes.Upserted {
+		noteIDs = append(noteIDs, p.Notes.Upserted[i].ID)
+	}
+	noteIDs = append(noteIDs, p.Notes.Deleted...)
+	frameIDs := make([]string, 0, len(p.Frames.Upserted)+len(p.Frames.Deleted))
+	for i := range p.Frames.Upserted {
+		frameIDs = append(frameIDs, p.Frames.Upserted[i].ID)
+	}
+	frameIDs = append(frameIDs, p.Frames.Deleted...)
+	notes, frames := map[string][]byte{}, map[string][]byte{}
+	if len(noteIDs)+len(frameIDs) > 0 {
+		rows, err := tx.Query(ctx, `SELECT kind, id, data FROM board_rows WHERE board_id = $1 AND deleted_ns IS NULL
+			AND ((kind = 'n' AND id = ANY($2)) OR (kind = 'f' AND id = ANY($3)))`, boardID, noteIDs, frameIDs)
+		if err != nil {
+			return fmt.Errorf("read rows for locks and roles: %w", err)
+		}
+		for rows.Next() {
+			var kind, id string
+			var data []byte
+			if err := rows.Scan(&kind, &id, &data); err != nil {
+				rows.Close()
+				return fmt.Errorf("read rows for locks and roles: %w", err)
+			}
+			if kind == kindNote {
+				notes[id] = data
+			} else {
+				frames[id] = data
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read rows for locks and roles: %w", err)
+		}
+	}
+	get := func(m map[string][]byte) func(string) ([]byte, error) {
+		return func(id string) ([]byte, error) { return m[id], nil }
+	}
+	return board.SettleRights(p, rowmerge.StoredRows(get(notes), get(frames)))
 }
 
 // queueBump queues the version bump of a push (UPDATE … RETURNING the

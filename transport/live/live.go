@@ -198,7 +198,7 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	// It is never cancelled: the connection ends by its socket closing.
 	ctx := reqctx.WithEmail(context.Background(), a.Email)
 	lc.ctx = ctx
-	if !lc.open(ctx, since, a.CanEdit) {
+	if !lc.open(ctx, since, a.CanEdit, a.Role) {
 		return // closed: the engine calls Ended
 	}
 	if req.Recheck != nil {
@@ -220,7 +220,7 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 // open joins the room and writes hello and the catch-up; false when the
 // connection is to end (it has been closed, with the reason, and the
 // engine calls Ended).
-func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
+func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool, role string) bool {
 	ch, conn, out := lc.ch, lc.conn, lc.out
 	connID := newConnID()
 	subscribe := lc.lease.Subscribe
@@ -252,7 +252,7 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	hello := livewire.Hello{
 		Type:          livewire.TypeHello,
 		ServerVersion: welcome.ServerVersion,
-		You:           livewire.You{Presence: livewire.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit},
+		You:           livewire.You{Presence: livewire.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit, Role: role},
 		Present:       welcome.Present,
 		PresentCount:  welcome.PresentCount,
 		PresentMore:   welcome.PresentMore,
@@ -621,6 +621,7 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	p.Author = a.Author() // locks and roles: board.SettleRights
 	_, _, err = lc.sub.Push(ctx, m.ID, &p, m.IdempotencyKey)
 	return err
 }

@@ -122,6 +122,11 @@ type SummonMessage struct {
 type AccessMessage struct {
 	Type    string `json:"type"`
 	CanEdit bool   `json:"canEdit"`
+	// Role is the effective role now (a plan change or the owner's
+	// choice: docs/api.md "Locks and roles"); a plan change's message to
+	// an invitee whose role is edit leaves it out (edit or view, as
+	// canEdit says).
+	Role string `json:"role,omitempty"`
 }
 
 // Presence is one connection on a board: who it is and its colour.
@@ -143,6 +148,9 @@ type Presence struct {
 type You struct {
 	Presence
 	CanEdit bool `json:"canEdit"`
+	// Role is the connection's effective role (board.RoleView, RoleAdd,
+	// RoleEdit; docs/api.md "Locks and roles").
+	Role string `json:"role,omitempty"`
 }
 
 // Hello is the first message of every live connection.

@@ -58,6 +58,10 @@ var noteFields = rowFields(noteTail,
 	jsondec.Func("h", func(d *jsondec.Decoder, n *board.Note) error { return decodeNoteSize(d, &n.H, board.MinNoteHeight) }),
 	jsondec.String("color", func(n *board.Note) *string { return &n.Color }),
 	jsondec.String("type", func(n *board.Note) *string { return &n.Type }),
+	// locked is the owner's to change; createdBy is read and then set by
+	// the store (board.SettleRights).
+	jsondec.Func("locked", func(d *jsondec.Decoder, n *board.Note) error { n.LockedSent = true; return d.Bool(&n.Locked) }),
+	jsondec.String("createdBy", func(n *board.Note) *string { return &n.CreatedBy }),
 )
 
 // pushNoteShape is a push's note: keys it does not know are kept in Extra.
@@ -92,7 +96,7 @@ var frameFields = rowFields(frameTail,
 	jsondec.Float64("w", func(f *board.Frame) *float64 { return &f.W }),
 	jsondec.Float64("h", func(f *board.Frame) *float64 { return &f.H }),
 	jsondec.String("color", func(f *board.Frame) *string { return &f.Color }),
-	jsondec.Bool("locked", func(f *board.Frame) *bool { return &f.Locked }),
+	jsondec.Func("locked", func(d *jsondec.Decoder, f *board.Frame) error { f.LockedSent = true; return d.Bool(&f.Locked) }),
 )
 
 // pushFrameShape is a push's frame: keys it does not know are kept in

@@ -43,6 +43,8 @@ type ErrorBody struct {
 	Field string `json:"field,omitempty"`
 	// Limit is the stored limit a request would pass (board.Limits).
 	Limit int64 `json:"limit,omitempty"`
+	// ID is the row a refusal is about (a locked note: board.SettleRights).
+	ID string `json:"id,omitempty"`
 }
 
 // Error answers err as JSON with its status. Internal errors are logged to
@@ -60,7 +62,7 @@ func Error(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) 
 	body := ErrorBody{Error: board.ErrorMessage(err)}
 	var e *board.Error
 	if errors.As(err, &e) {
-		body.Field, body.Limit = e.Field, e.Limit
+		body.Field, body.Limit, body.ID = e.Field, e.Limit, e.ID
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 		}

@@ -88,7 +88,7 @@ for (const screen of [DESKTOP, PHONE]) {
     // Colour: Alpha turns green, for B too.
     let menu = await openMenu(A.page, screen, alpha);
     if (screen.name === 'phone') await shot(A.page, 'note-menu-phone');
-    assert.deepEqual(await menu.getByRole('menuitem').allInnerTexts(), ['Edit in place', 'Open in the full editor', 'Duplicate', 'History', 'Delete']);
+    assert.deepEqual(await menu.getByRole('menuitem').allInnerTexts(), ['Edit in place', 'Open in the full editor', 'Duplicate', 'History', 'Delete', 'Lock']); // Lock: the owner's (locks.test.mjs)
     assert.equal(await menu.getByRole('menuitemradio', { name: 'yellow' }).getAttribute('aria-checked'), 'true');
     await press(screen, menu.getByRole('menuitemradio', { name: 'green' }));
     await menu.waitFor({ state: 'detached' });

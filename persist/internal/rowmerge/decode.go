@@ -65,6 +65,12 @@ func decodeNote(data []byte, n *board.Note) bool {
 			return s.int(&n.Version)
 		case "deletedAt":
 			return s.nullableStr(&n.DeletedAt)
+		case "locked":
+			s.space()
+			n.Locked = s.literal("true")
+			return n.Locked || s.literal("false")
+		case "createdBy":
+			return s.str(&n.CreatedBy)
 		}
 		return false
 	})

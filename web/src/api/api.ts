@@ -2,7 +2,7 @@
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
 import type { LinkInfo, NewReadOnlyLink, ReadOnlyLink } from './types';
-import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, MyVotes, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer, Vote, VoteAction } from './types';
+import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, MyVotes, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer, Vote, VoteAction, Role } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -75,6 +75,9 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     /** invite answers the new invitee's access; mailed tells whether an invitation e-mail went out. */
     invite: (id: string, email: string) =>
       request<Invites & { ok: true; added: boolean; invitee?: InviteeAccess; mailed?: boolean }>(f, 'POST', `${b(id)}/invite`, { email }),
+    /** setRole gives an invitee a role (docs/api.md, "Locks and roles"); the answer is the invite lists with the invitee's access. */
+    setRole: (id: string, email: string, role: Role) =>
+      request<Invites & { ok: true; changed: boolean; invitee?: InviteeAccess }>(f, 'PATCH', `${b(id)}/invite`, { email, role }),
     uninvite: (id: string, email: string) => request<Invites & { ok: true; removed: boolean }>(f, 'DELETE', `${b(id)}/invite`, { email }),
 
     pull: (id: string, since: number) => request<Changes>(f, 'GET', `${b(id)}/sync?since=${since}`),

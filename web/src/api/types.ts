@@ -26,8 +26,15 @@ export interface Note {
    * edit started from, so the server merges the row instead of replacing it.
    */
   baseVersion?: number;
+  /** locked: only the board's owner may change or delete the note (docs/api.md, "Locks and roles"); absent when not. */
+  locked?: boolean;
+  /** createdBy: who first created the note, set by the server (absent on older notes: the owner's). */
+  createdBy?: string;
   [extra: string]: unknown;
 }
+
+/** Role is what the owner lets an invitee do (docs/api.md, "Locks and roles"): view, add notes (and edit their own), or edit. */
+export type Role = 'view' | 'add' | 'edit';
 
 /** A tracker work item as the server keeps it. */
 export interface TrackerItem {
@@ -215,6 +222,8 @@ export interface Access {
   isOwner: boolean;
   isUnclaimed: boolean;
   canEdit: boolean;
+  /** role: the member's effective role (the owner's is edit); absent from older servers. */
+  role?: Role;
   phases?: Phases;
 }
 
@@ -223,6 +232,9 @@ export interface InviteeAccess {
   email: string;
   canEdit: boolean;
   plan: string;
+  /** role: what they may do (the lesser of the owner's choice and their plan's); chosenRole: the owner's choice. */
+  role?: Role;
+  chosenRole?: Role;
 }
 
 /** GET /invite; POST and DELETE answer the same lists. */
@@ -286,7 +298,7 @@ export interface LiveEvent {
 
 /** Server → client live messages. */
 export type LiveMessage =
-  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean }; present: (Peer & { editing?: string })[] }
+  | { type: 'hello'; serverVersion: number; you: Peer & { canEdit: boolean; role?: Role }; present: (Peer & { editing?: string })[] }
   | ({ type: 'changes'; from?: string; events?: LiveEvent[] } & Changes)
   /** Events of a push applied on another node (its rows come as changes). */
   | { type: 'events'; events: LiveEvent[] }
@@ -309,7 +321,7 @@ export type LiveMessage =
   | ({ type: 'editing'; noteId: string } & Peer)
   | { type: 'pong'; id?: string }
   /** The person's access changed while the board is open (a plan change): what the server now answers. */
-  | { type: 'access'; canEdit: boolean };
+  | { type: 'access'; canEdit: boolean; role?: Role };
 
 /** GET /api/config. */
 export interface ClientConfig {

@@ -3,6 +3,8 @@ import { useServices } from '../app/services';
 import type { ApiError } from '../api/api';
 import type { InviteeAccess, Invites } from '../api/types';
 import { Dialog } from '../app/Dialog';
+import { RoleSelect, roleWhy, ROLE_LABELS } from './RoleSelect';
+import type { Role } from '../api/types';
 import { LinksSection } from './LinksSection';
 
 /** orList joins names as people read them: "pro", "pro or team", "a, b or c". */
@@ -61,6 +63,18 @@ export function ShareDialog({ boardId, onClose }: { boardId: string; onClose: ()
     }
   }
 
+  // Roles (RoleSelect.tsx; docs/api.md "Locks and roles").
+  async function changeRole(addr: string, role: Role) {
+    setError('');
+    try {
+      const r = await api.setRole(boardId, addr, role);
+      setInvites(r);
+      setMsg(`${addr}: ${ROLE_LABELS[role].toLowerCase()}.${r.invitee ? ' ' + roleWhy(r.invitee, r.editPlans ?? []) : ''}`);
+    } catch (err) {
+      setError((err as ApiError).message);
+    }
+  }
+
   async function remove(addr: string) {
     setError('');
     try {
@@ -107,9 +121,10 @@ export function ShareDialog({ boardId, onClose }: { boardId: string; onClose: ()
               <span>{a}</span>
               {access && (
                 <span className="muted" data-access={access.canEdit ? 'edit' : 'view'}>
-                  {accessWhy(access, editPlans)}
+                  {access.chosenRole ? roleWhy(access, editPlans) : accessWhy(access, editPlans)}
                 </span>
               )}
+              {access?.chosenRole && <RoleSelect access={access} onChange={(r) => changeRole(a, r)} />}
               <button type="button" onClick={() => remove(a)} aria-label={`Remove ${a}`}>
                 Remove
               </button>

@@ -3,7 +3,7 @@ import { ScreenStore } from '../layout/screenState';
 import { Dock } from '../layout/Dock';
 import { Menu, type MenuItem } from '../layout/Menu';
 import type { Tool } from '../layout/tools';
-import type { Editor } from '../editor/Editor';
+import type { Editor, Rights } from '../editor/Editor';
 import { PeopleBar } from '../people/PeopleBar';
 import { FollowBar, SummonToast } from '../people/FollowBar';
 import { followOf } from '../people/follow';
@@ -111,6 +111,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   // The live channel's answer is newer than the one the board opened with:
   // a plan change turns the board editable, or view only, without a reload.
   const canEdit = (s.canEdit ?? access.canEdit) && s.connection !== 'forbidden';
+  // Locks and roles (docs/api.md): the live channel's role is newer than the one the board opened with.
+  const role = s.role ?? access.role ?? 'edit';
+  const rights = useMemo<Rights>(() => ({ isOwner: access.isOwner, role, me: email }), [access.isOwner, role, email]);
   const name = s.name || boardId;
 
   useEffect(() => {
@@ -282,7 +285,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={link ? undefined : openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} overlay={link ? undefined : <VoteDots vote={voting.vote} dots={voting.dots} notes={s.notes} frames={s.frames} />} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={link ? undefined : openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} overlay={link ? undefined : <VoteDots vote={voting.vote} dots={voting.dots} notes={s.notes} frames={s.frames} />} rights={rights} />
         <div className="board-notices">
           <FollowBar follow={follow} />
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
@@ -291,6 +294,26 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
             <p className="banner" role="status">
               View only: {link ? 'you opened this board with a read-only link.' : access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
             </p>
+          )}
+          {canEdit && role === 'add' && !access.isOwner && (
+            <p className="banner" role="status">
+              You can add notes and edit your own; the others open read only.
+            </p>
+          )}
+          {s.undone.length > 0 && (
+            <section className="rejected" role="alert" aria-label="Edits undone">
+              <h2>Some edits were undone</h2>
+              <ul className="plain">
+                {s.undone.map((u) => (
+                  <li key={u.seq}>
+                    {describeEdit(u.kind, u.op, { title: u.title }, u.id)}: {u.message}{' '}
+                    <button type="button" onClick={() => client.dismissUndone(u.seq)}>
+                      OK
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </section>
           )}
           {s.rejected.length > 0 && (
             <section className="rejected" role="alert" aria-label="Edits the server refused">
@@ -322,7 +345,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           )}
           {ui.chatOpened && (
             <Suspense fallback={<p role="status">Loading the AI assistant…</p>}>
-              <ChatPanel hidden={ui.panel !== 'chat'} client={client} boardId={boardId} canEdit={canEdit} phases={access.phases} undo={undo} onClose={closePanel} />
+              <ChatPanel hidden={ui.panel !== 'chat'} client={client} boardId={boardId} canEdit={canEdit} rights={rights} phases={access.phases} undo={undo} onClose={closePanel} />
             </Suspense>
           )}
           {ui.panel === 'history' && (

@@ -21,7 +21,7 @@ import type { UndoHistory } from './undo';
 import { marksByNote, type NoteMarks } from './peopleView';
 import { ZoomControls } from '../layout/ZoomControls';
 import { fitOptions } from '../layout/zoom';
-import { Editor, type EditorView } from '../editor/Editor';
+import { Editor, noteReason, type EditorView, type Rights } from '../editor/Editor';
 import { EditorContext } from '../editor/context';
 import { bounds, rectOf, sizeOf, type Rect } from '../editor/geometry';
 import { ariaOf } from '../editor/keymap';
@@ -100,7 +100,11 @@ interface Props {
   railTools?: readonly Tool[];
   /** overlay is drawn inside the flow, over the notes (the vote's dots: vote/VoteDots.tsx). */
   overlay?: ReactNode;
+  /** rights: owner, role and e-mail, for locks and roles (docs/api.md, "Locks and roles"); absent: the owner's. */
+  rights?: Rights;
 }
+
+const OWNER_RIGHTS: Rights = { isOwner: true, role: 'edit', me: '' };
 
 const NO_MARKS: readonly Mark[] = [];
 const NO_MOVES: ReadonlyMap<string, XYPosition> = new Map();
@@ -178,7 +182,7 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools, overlay }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools, overlay, rights = OWNER_RIGHTS }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
   // onChange is a method of the client (not bound): subscribe through a closure.
@@ -202,6 +206,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
   const byNote = marksByNote(marks);
 
   useEffect(() => editor.setCanEdit(canEdit), [editor, canEdit]);
+  useEffect(() => editor.setRights(rights), [editor, rights]);
   useEffect(() => editor.notesChanged(), [editor, notes, connectors, frames]);
   useEffect(() => {
     onEditor?.(editor);
@@ -261,7 +266,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
     return () => editor.setView(null);
   }, [editor, rf]);
 
-  const { selected, moving, sizing, editing, draft, highlight, naming } = s;
+  const { selected, moving, sizing, editing, draft, highlight, naming, refused } = s;
   // "Is editing" while a note is edited in place or in the full editor: here, not in
   // the in-place editor, whose unmount may come after the full editor's mount.
   const editingId = canEdit && editing && !editing.draft ? editing.id : null;
@@ -293,8 +298,10 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
   // One node object per unchanged note: xyflow keeps its internal node (and
   // does not re-render the note) when it gets the same object back, so a
   // drag or a remote edit re-renders only the notes it touches.
-  type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; w: number; h: number; flags: number; canEdit: boolean; node: NoteFlowNode };
+  type Cached = { note: Note; marks: NoteMarks | undefined; selected: boolean; pos: XYPosition | undefined; w: number; h: number; flags: number; canEdit: boolean; refused: string | null; node: NoteFlowNode };
   const nodeCache = useRef(new Map<string, Cached>());
+  // Frames are the owner's when locked, and not a "can add notes" invitee's at all (docs/api.md, "Locks and roles").
+  const frameEdit = canEdit && (rights.isOwner || rights.role !== 'add');
   const frameCache = useRef(new Map<string, { frame: Frame; selected: boolean; pos: XYPosition | undefined; naming: boolean; canEdit: boolean; node: FrameFlowNode }>());
   const frameNodes: FrameFlowNode[] = useMemo(() => {
     const cache = frameCache.current;
@@ -306,16 +313,16 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
       const pos = moving.get(f.id);
       const isNaming = naming?.kind === 'frame' && naming.id === f.id;
       let hit = cache.get(f.id);
-      if (!hit || hit.frame !== f || hit.selected !== isSelected || hit.pos !== pos || hit.naming !== isNaming || hit.canEdit !== canEdit) {
+      if (!hit || hit.frame !== f || hit.selected !== isSelected || hit.pos !== pos || hit.naming !== isNaming || hit.canEdit !== frameEdit) {
         const r = frameRect(f);
-        const data: FrameNodeData = { frame: f, w: r.w, h: r.h, naming: isNaming, canEdit };
+        const data: FrameNodeData = { frame: f, w: r.w, h: r.h, naming: isNaming, canEdit: frameEdit };
         hit = {
           frame: f,
           selected: isSelected,
           pos,
           naming: isNaming,
-          canEdit,
-          node: { id: f.id, type: 'frame', position: pos ?? { x: r.x, y: r.y }, data, selected: isSelected, width: r.w, height: r.h, measured: { width: r.w, height: r.h }, handles: handlesOf(r.w, r.h), zIndex: FRAME_Z, dragHandle: '.frame-head', draggable: canEdit && !f.locked && !isNaming },
+          canEdit: frameEdit,
+          node: { id: f.id, type: 'frame', position: pos ?? { x: r.x, y: r.y }, data, selected: isSelected, width: r.w, height: r.h, measured: { width: r.w, height: r.h }, handles: handlesOf(r.w, r.h), zIndex: FRAME_Z, dragHandle: '.frame-head', draggable: frameEdit && !f.locked && !isNaming },
         };
       }
       next.set(f.id, hit);
@@ -323,7 +330,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
     }
     frameCache.current = next;
     return out;
-  }, [frames, dom, selected, moving, naming, canEdit]);
+  }, [frames, dom, selected, moving, naming, canEdit, frameEdit]);
   const noteNodes: NoteFlowNode[] = useMemo(() => {
     const cache = nodeCache.current;
     const next = new Map<string, Cached>();
@@ -337,11 +344,15 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
       const { w, h } = sizing.get(n.id) ?? sizeOf(n);
       const isEditing = editing?.id === n.id && editing.mode === 'inplace';
       const flags = (isEditing ? 1 : 0) | (tabStop === n.id ? 2 : 0) | (highlight === n.id ? 4 : 0);
+      // A lock or someone else's note ("can add notes"): drawn as the others, but not moved, resized or edited here.
+      const reason = canEdit && draft?.id !== n.id ? noteReason(n, rights) : null;
+      const mayChange = canEdit && !reason;
+      const shown = reason && (isSelected || refused?.id === n.id) ? reason : null;
       let hit = cache.get(n.id);
-      if (!hit || hit.note !== n || hit.marks !== m || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== canEdit || hit.w !== w || hit.h !== h || hit.flags !== flags) {
+      if (!hit || hit.note !== n || hit.marks !== m || hit.selected !== isSelected || hit.pos !== pos || hit.canEdit !== mayChange || hit.refused !== shown || hit.w !== w || hit.h !== h || hit.flags !== flags) {
         const x = Number.isFinite(n.x) ? n.x : 0;
         const y = Number.isFinite(n.y) ? n.y : 0;
-        const data: NoteNodeData = { note: n, marks: m, onMark: openMark, w, h, editing: isEditing, tabStop: tabStop === n.id, highlight: highlight === n.id, canEdit };
+        const data: NoteNodeData = { note: n, marks: m, onMark: openMark, w, h, editing: isEditing, tabStop: tabStop === n.id, highlight: highlight === n.id, canEdit: mayChange, reason, shownReason: shown };
         hit = {
           note: n,
           marks: m,
@@ -350,7 +361,8 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
           w,
           h,
           flags,
-          canEdit,
+          canEdit: mayChange,
+          refused: shown,
           node: {
             id: n.id,
             type: 'note',
@@ -362,7 +374,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
             // Notes have a known size: telling xyflow saves it measuring 2,000 of them.
             measured: { width: w, height: h },
             handles: handlesOf(w, h),
-            draggable: canEdit && !isEditing,
+            draggable: mayChange && !isEditing,
           },
         };
       }
@@ -371,7 +383,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
     }
     nodeCache.current = next;
     return out;
-  }, [notes, draft, dom, byNote, moving, sizing, selected, editing, tabStop, highlight, canEdit, openMark]);
+  }, [notes, draft, dom, byNote, moving, sizing, selected, editing, tabStop, highlight, canEdit, openMark, rights, refused]);
   const nodes: BoardNode[] = useMemo(() => (frameNodes.length ? [...frameNodes, ...noteNodes] : noteNodes), [frameNodes, noteNodes]);
 
   // One edge object per unchanged connector, as for the notes; a connector
@@ -615,7 +627,8 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
           initial={editor.getEdit() ?? undefined}
           gone={!current}
           presence={client.presence}
-          readOnly={!canEdit}
+          readOnly={!canEdit || (!full.draft && !!noteReason(editingNote, rights))}
+          readOnlyReason={canEdit && !full.draft ? noteReason(editingNote, rights) : null}
           ai={aiContext}
           onClose={() => editor.closeEdit()}
           onHistory={
@@ -630,7 +643,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
         />
       )}
       {s.menu && <NoteMenu key={s.menu.id} menu={s.menu} />}
-      <StructureBar connector={connectorAlone} frame={frameAlone} canEdit={canEdit} />
+      <StructureBar connector={connectorAlone} frame={frameAlone} canEdit={frameEdit} isOwner={rights.isOwner} />
       {s.panel === 'search' && <SearchPanel notes={notes} items={items} frames={frames} onNote={(id) => editor.jumpTo(id)} onFrame={(id) => editor.zoomToFrame(id)} onItem={onItem} onClose={() => editor.openPanel(null)} />}
       {s.panel === 'outline' && <OutlinePanel frames={frames} notes={notes} onFrame={(id) => editor.zoomToFrame(id)} onNote={(id) => editor.jumpTo(id)} onClose={() => editor.openPanel(null)} />}
       {s.panel === 'shortcuts' && <ShortcutsPanel canEdit={canEdit} onClose={() => editor.openPanel(null)} />}

@@ -10,6 +10,7 @@ import { NameField } from '../editor/NameField';
 import { MAX_FRAME_TITLE, frameColor } from '../editor/structure';
 import { ConnectHandles } from './NoteNode';
 import { ResizeCorner } from './ResizeCorner';
+import { LockIcon } from './LockIcon';
 
 export type FrameNodeData = {
   frame: Frame;
@@ -45,7 +46,7 @@ export const FrameNode = memo(function FrameNode({ data, selected }: NodeProps<F
         )}
         {f.locked && (
           <span className="frame-lock" title="Locked: it does not move or resize">
-            🔒
+            <LockIcon label="Locked" className="frame-lock-icon" />
           </span>
         )}
       </header>

@@ -8,6 +8,7 @@ import type { Field } from '../ai/analyse';
 import { COLORS, TYPES, MAX_CONTENT, MAX_TITLE, codePoints, renderMarkdown } from './notes';
 import { changedMeanwhile, edit, follow, openEditor, saved, toSave, touched, type EditorField, type EditorState } from './editorState';
 import { editorNotice } from './peopleView';
+import { LockIcon } from './LockIcon';
 
 // The AI parts are loaded when first used (Ask AI, a `/` at the start of a
 // line, Analyse): the editor opens without them.
@@ -38,6 +39,8 @@ interface Props {
   /** presence: who else is editing (and where this editor announces itself). */
   presence?: PresenceStore;
   readOnly: boolean;
+  /** readOnlyReason: why the note opens read only when the person may edit the board (a lock, someone else's note). */
+  readOnlyReason?: string | null;
   /** onSave pushes a save and returns the note as shown after it. */
   onSave: (s: EditorSave) => Note | undefined;
   onClose: () => void;
@@ -67,7 +70,7 @@ const NOBODY: readonly never[] = [];
  * clients keep on the note survive unchanged. Closing with unsaved changes
  * asks first.
  */
-export function NoteEditor({ note, initial, gone = false, presence, readOnly, onSave, onClose, onHistory, ai }: Props) {
+export function NoteEditor({ note, initial, gone = false, presence, readOnly, readOnlyReason, onSave, onClose, onHistory, ai }: Props) {
   const [state, setState] = useState<EditorState>(() => initial ?? openEditor(note));
   // Follow the note: someone else's change shows in the untouched fields at once.
   const [seen, setSeen] = useState(note);
@@ -171,8 +174,14 @@ export function NoteEditor({ note, initial, gone = false, presence, readOnly, on
     <>
     <Dialog title={readOnly ? 'Note' : 'Edit note'} onClose={() => leave(onClose)} wide>
       <form onSubmit={save} className="editor">
-        {(notice || gone || meanwhile.length > 0) && (
+        {(notice || gone || meanwhile.length > 0 || (readOnly && readOnlyReason)) && (
           <div className="editor-notices">
+            {readOnly && readOnlyReason && (
+              <p className="lock-reason" role="status">
+                <LockIcon label={null} className="reason-lock" />{' '}
+                {readOnlyReason}
+              </p>
+            )}
             {notice && (
               <p className="editing-notice" role="status">
                 <span className="dot" aria-hidden="true" style={{ background: others[0]?.color }} /> {notice}

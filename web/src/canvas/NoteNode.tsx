@@ -8,6 +8,7 @@ import { EditorContext } from '../editor/context';
 import { MAX_H } from '../editor/geometry';
 import { InPlaceEditor } from '../editor/InPlaceEditor';
 import { ResizeCorner } from './ResizeCorner';
+import { LockIcon } from './LockIcon';
 import { DetailContext } from './detail';
 import { aiMarkOf } from './aiMark';
 import { editingLabel, OVERLAP_NAME, REVIVED_NAME, type NoteMarks } from './peopleView';
@@ -26,7 +27,12 @@ export type NoteNodeData = {
   tabStop: boolean;
   /** highlight: a search just jumped here. */
   highlight: boolean;
+  /** canEdit: the person may change this note (the board's edit right, and no lock or role against it). */
   canEdit: boolean;
+  /** reason: why the person may not change it though they edit the board (docs/api.md, "Locks and roles"); null when they may. */
+  reason?: string | null;
+  /** shownReason: the reason, shown on the note (selected, or a change of it was just refused). */
+  shownReason?: string | null;
 };
 export type NoteFlowNode = Node<NoteNodeData, 'note'>;
 
@@ -68,6 +74,8 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
   // Far out only the colour shows (text would be unreadable and slow to paint).
   const detail = useContext(DetailContext);
   const pressed = useRef(false);
+  // downAt: where a pointer went down on a note the person may not change, to tell why when they drag it.
+  const downAt = useRef<{ x: number; y: number } | null>(null);
   // touched: the last pointer down on the note was a finger (its double taps are the editor's release()).
   const touched = useRef(false);
   const body = useRef<HTMLDivElement>(null);
@@ -83,7 +91,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
     setCut(!!el && el.scrollHeight > el.clientHeight + 1);
   }, [active, n.content, n.title, data.w, data.h, detail, data.editing]);
   const ai = aiMarkOf(n);
-  const label = `${n.type || 'note'}: ${n.title || 'untitled'}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
+  const label = `${n.type || 'note'}: ${n.title || 'untitled'}${n.locked ? ' (locked)' : ''}${ai ? (ai === 'created' ? ' (made by AI)' : ' (changed by AI)') : ''}${selected ? ' (selected)' : ''}`;
   const { overlap, revived } = data.marks ?? {};
   const cls = `note${selected ? ' selected' : ''}${data.highlight ? ' highlight' : ''}${data.editing ? ' editing' : ''}`;
   const resizable = active && data.canEdit && !data.editing && detail !== 'far';
@@ -131,11 +139,18 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
         onPointerLeave={() => setPointed(false)}
         onPointerDown={(e) => {
           touched.current = e.pointerType === 'touch';
+          downAt.current = data.reason && !data.editing ? { x: e.clientX, y: e.clientY } : null;
           // A long press opens the menu (touch browsers do not all send contextmenu for one).
           if (e.pointerType === 'touch' && !data.editing) editor?.pressStart(n.id, { x: e.clientX, y: e.clientY });
         }}
         onPointerMove={(e) => {
           if (e.pointerType === 'touch') editor?.pressMove({ x: e.clientX, y: e.clientY });
+          // A drag of a note that does not move here (a lock, someone else's): say why, once per press.
+          const d = downAt.current;
+          if (d && Math.hypot(e.clientX - d.x, e.clientY - d.y) > 4) {
+            downAt.current = null;
+            editor?.refuse(n.id);
+          }
         }}
         onPointerCancel={() => editor?.pressEnd()}
         onTouchEnd={(e) => {
@@ -159,6 +174,7 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
                 <EditingTag noteId={n.id} />
                 {/* A colour from another client that this one does not draw: name it. */}
                 {n.color && !Object.hasOwn(COLORS, n.color) && <span className="note-color">{n.color}</span>}
+                {n.locked && <LockIcon />}
                 {ai && (
                   <span className="note-ai" title={ai === 'created' ? 'Made by the AI assistant' : 'Changed by the AI assistant'}>
                     AI
@@ -192,6 +208,11 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
                 {...(selected && cut ? { tabIndex: 0, role: 'region', 'aria-label': `Content of ${n.title || 'this note'}`, onKeyDown: scrollKeys } : {})}
                 dangerouslySetInnerHTML={{ __html: renderMarkdown(n.content) }}
               />
+            )}
+            {data.shownReason && detail !== 'far' && (
+              <p className="note-reason nodrag" role="status">
+                {data.shownReason}
+              </p>
             )}
             {/* Expand sits in the row of marks when there are some (absolute, it would cover them). */}
             {(overlap || revived) ? (

@@ -4,7 +4,7 @@ import { SyncClient } from '../sync/client';
 import { mergeNote } from '../sync/merge';
 import { MemoryStore } from '../sync/store';
 import { FakeClock, FakeLive, FakeServer, note, settle } from '../sync/testing';
-import { UNDO_LIMIT, UndoHistory, revertField, type UndoResult, type UndoStore } from './undo';
+import { UNDO_LIMIT, UndoHistory, changedFields, revertField, type UndoResult, type UndoStore } from './undo';
 
 /** Board is an in-memory store; others() changes it the way an edit arriving from someone else would. */
 class Board implements UndoStore {
@@ -327,5 +327,13 @@ describe('UndoHistory on the sync engine', () => {
     expect(server.rows.get('n1')).toMatchObject({ title: 'Roadmap', content: 'first\nsecond' });
     a.close();
     b.close();
+  });
+});
+
+describe('createdBy', () => {
+  it('is no change of a row: the server setting it does not make an undo ask', () => {
+    const a = { id: 'n', title: 'T', content: '', x: 0, y: 0, color: 'yellow', type: 'note', updatedAt: '' };
+    expect(changedFields('note', a, { ...a, createdBy: 'ada@example.com' })).toEqual([]);
+    expect(changedFields('note', a, { ...a, locked: true })).toEqual(['locked']);
   });
 });

@@ -73,7 +73,8 @@ export type UndoResult =
   | { kind: 'confirm'; label: string; title: string; text: string; proceed: () => UndoResult; keep: () => void };
 
 // Fields that are the server's or the sync engine's, never a person's change.
-const NOT_FIELDS = new Set(['id', 'updatedAt', 'version', 'deletedAt', 'baseVersion']);
+// createdBy is the server's (docs/api.md, "Locks and roles"): its arrival is nobody's change.
+const NOT_FIELDS = new Set(['id', 'updatedAt', 'version', 'deletedAt', 'baseVersion', 'createdBy']);
 /** Text fields revert line by line; every other field is one value. */
 const TEXT_FIELDS: Record<Table, ReadonlySet<string>> = { note: new Set(['title', 'content']), item: new Set(['summary', 'description']), connector: new Set(), frame: new Set() };
 /** Tables whose rows have a position (x and y, one field "pos") and a size (w and h, one field "size"). */

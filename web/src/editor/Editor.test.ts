@@ -3,7 +3,7 @@ import type { Connector, Frame, Note, TrackerItem } from '../api/types';
 import { note } from '../sync/testing';
 import { mergeNote } from '../sync/merge';
 import type { UndoStore } from '../canvas/undo';
-import { DOUBLE_TAP_MS, Editor, HIGHLIGHT_MS, LONG_PRESS_MS, type EditorView } from './Editor';
+import { DOUBLE_TAP_MS, Editor, HIGHLIGHT_MS, LOCKED_REASON, LONG_PRESS_MS, NOT_NOTES_REASON, NOT_YOURS_REASON, noteReason, type EditorView } from './Editor';
 import { DEFAULT_H, DEFAULT_W, MAX_H, MAX_W, MIN_H, overlaps, rectOf, type Rect } from './geometry';
 import { KEYMAP, type KeyLike } from './keymap';
 
@@ -439,14 +439,16 @@ describe('the note menu', () => {
 
   it('lists every action to an editor and only Open and History to a viewer', () => {
     const { editor } = setup([note('a', { color: 'blue' })]);
+    editor.setRights({ isOwner: false, role: 'edit', me: 'ed@x' });
     editor.openMenu('a');
     expect(editor.menuModel()).toEqual({
       entries: ['Edit in place', 'Open in the full editor', 'Duplicate', 'History', 'Delete'].map((label) => expect.objectContaining({ label })),
       colours: ['yellow', 'orange', 'pink', 'purple', 'blue', 'green', 'gray'],
       colour: 'blue',
+      reason: null,
     });
     editor.setCanEdit(false);
-    expect(editor.menuModel()).toEqual({ entries: [expect.objectContaining({ command: 'full' }), expect.objectContaining({ command: 'history' })], colours: [], colour: 'blue' });
+    expect(editor.menuModel()).toEqual({ entries: [expect.objectContaining({ command: 'full' }), expect.objectContaining({ command: 'history' })], colours: [], colour: 'blue', reason: null });
   });
 
   it('edits in place, opens the full editor or the history of its note', () => {
@@ -616,5 +618,81 @@ describe('expand', () => {
     editor.expand('a', { w: DEFAULT_W, h: 90_000 });
     expect(board.notes.get('a')).toMatchObject({ w: DEFAULT_W, h: MAX_H });
     expect(MAX_H).toBe(4000);
+  });
+});
+
+describe('locks and roles (docs/api.md, "Locks and roles")', () => {
+  const owner = { isOwner: true, role: 'edit' as const, me: 'owner@x' };
+  const ed = { isOwner: false, role: 'edit' as const, me: 'ed@x' };
+  const adder = { isOwner: false, role: 'add' as const, me: 'add@x' };
+
+  it('tells why a note may not change: a lock, or someone else\'s note for "can add notes" (no createdBy: the owner\'s)', () => {
+    expect(noteReason(note('a', { locked: true }), owner)).toBeNull();
+    expect(noteReason(note('a', { locked: true }), ed)).toBe(LOCKED_REASON);
+    expect(noteReason(note('a'), ed)).toBeNull();
+    expect(noteReason(note('a', { createdBy: 'add@x' }), adder)).toBeNull();
+    expect(noteReason(note('a', { createdBy: 'owner@x' }), adder)).toBe(NOT_YOURS_REASON);
+    expect(noteReason(note('a'), adder)).toBe(NOT_YOURS_REASON);
+    expect(noteReason(note('a', { createdBy: 'add@x', locked: true }), adder)).toBe(LOCKED_REASON);
+  });
+
+  it('lets the owner lock and unlock a note from its menu, one undo step each', () => {
+    const { board, editor } = setup([note('a')]);
+    editor.setRights(owner);
+    editor.openMenu('a');
+    expect(editor.menuModel()!.entries.map((e) => e.label)).toContain('Lock');
+    editor.chooseFromMenu('lock');
+    expect(board.notes.get('a')!.locked).toBe(true);
+    editor.openMenu('a');
+    expect(editor.menuModel()!.entries.map((e) => e.label)).toContain('Unlock');
+    editor.chooseFromMenu('unlock');
+    expect(board.notes.get('a')!.locked).toBeUndefined();
+    editor.undo();
+    expect(board.notes.get('a')!.locked).toBe(true);
+    // The owner still moves a locked note.
+    editor.moveNotes([{ id: 'a', x: 300, y: 0 }]);
+    expect(board.notes.get('a')!.x).toBe(300);
+  });
+
+  it('keeps an editor from moving, resizing, recolouring, deleting or editing a locked note, and says why', () => {
+    const { board, editor, said } = setup([note('a', { locked: true, x: 0 }), note('b', { x: 500 })]);
+    editor.setRights(ed);
+    editor.moveNotes([{ id: 'a', x: 300, y: 0 }, { id: 'b', x: 700, y: 0 }]);
+    expect(board.notes.get('a')!.x).toBe(0);
+    expect(board.notes.get('b')!.x).toBe(700);
+    expect(said.at(-1)).toBe(LOCKED_REASON);
+    expect(editor.getSnapshot().refused).toEqual({ id: 'a', message: LOCKED_REASON });
+    editor.resize([{ id: 'a', w: 400, h: 300 }]);
+    expect(board.notes.get('a')!.w).toBeUndefined();
+    editor.setColour('a', 'pink');
+    expect(board.notes.get('a')!.color).not.toBe('pink');
+    editor.setSelection(['a', 'b']);
+    editor.deleteSelected();
+    expect([...board.notes.keys()]).toEqual(['a', 'b']);
+    editor.startEdit('a');
+    expect(editor.getSnapshot().editing).toMatchObject({ id: 'a', mode: 'full' });
+    editor.closeEdit();
+    editor.openMenu('a');
+    const m = editor.menuModel()!;
+    expect(m.entries.map((e) => e.command)).toEqual(['full', 'duplicate', 'history']);
+    expect(m.reason).toBe(LOCKED_REASON);
+    expect(m.colours).toEqual([]);
+  });
+
+  it('lets a "can add notes" invitee change their own notes only, and no frames or connectors', () => {
+    const { board, editor, said } = setup([note('mine', { createdBy: 'add@x' }), note('theirs', { createdBy: 'owner@x', x: 600 })]);
+    editor.setRights(adder);
+    editor.moveNotes([{ id: 'mine', x: 40, y: 0 }]);
+    expect(board.notes.get('mine')!.x).toBe(40);
+    editor.moveNotes([{ id: 'theirs', x: 900, y: 0 }]);
+    expect(board.notes.get('theirs')!.x).toBe(600);
+    expect(said.at(-1)).toBe(NOT_YOURS_REASON);
+    expect(editor.createFrame()).toBeNull();
+    expect(said.at(-1)).toBe(NOT_NOTES_REASON);
+    expect(editor.connect('mine', 'theirs')).toBeNull();
+    expect(board.connectors.size).toBe(0);
+    // A new note is theirs to type into.
+    const id = editor.createNote()!;
+    expect(editor.getSnapshot().editing).toMatchObject({ id, mode: 'inplace' });
   });
 });

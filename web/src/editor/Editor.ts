@@ -5,7 +5,7 @@
 // here; React components render the snapshot and forward events. Plain
 // TypeScript: the store is anything with a SyncClient's edit methods, the
 // view is a small interface the canvas implements over xyflow.
-import type { Connector, Frame, Note } from '../api/types';
+import type { Connector, Frame, Note, Role } from '../api/types';
 import { randomId } from '../boards/ids';
 import { COLORS, newNote } from '../canvas/notes';
 import { UndoHistory, type UndoResult, type UndoStore } from '../canvas/undo';
@@ -69,7 +69,7 @@ export interface NoteMenu {
 }
 
 /** MenuCommand is what an entry of the note menu does (a colour is chooseColour's). */
-export type MenuCommand = 'inplace' | 'full' | 'duplicate' | 'history' | 'delete';
+export type MenuCommand = 'inplace' | 'full' | 'duplicate' | 'history' | 'delete' | 'lock' | 'unlock';
 
 /** MenuEntry is one action of the note menu as the menu lists it. */
 export interface MenuEntry {
@@ -82,6 +82,8 @@ export interface NoteMenuModel {
   entries: MenuEntry[];
   colours: string[];
   colour: string;
+  /** reason: why the person may not change the note (a lock, someone else's), shown in the menu; null when they may. */
+  reason?: string | null;
 }
 
 /** EditorSnapshot is what the canvas renders; a new object whenever anything in it changes. */
@@ -108,7 +110,35 @@ export interface EditorSnapshot {
   /** connectFrom is where the connect tool's arrow starts: the next note or frame selected is its end. */
   connectFrom: string | null;
   canEdit: boolean;
+  /** refused is the last change of a note or frame the person may not make, and why (shown on it until another is selected). */
+  refused: { id: string; message: string } | null;
 }
+
+/** Rights are who the person is to the board, for locks and roles (docs/api.md, "Locks and roles"). */
+export interface Rights {
+  isOwner: boolean;
+  /** role: the person's effective role (the owner's is edit). */
+  role: Role;
+  /** me: their e-mail, to tell their own notes (createdBy). */
+  me: string;
+}
+
+/**
+ * noteReason says why a person with rights r may not change note n (a
+ * lock; for a "can add notes" invitee, a note they did not create: one
+ * without createdBy is the owner's), or null when they may.
+ */
+export function noteReason(n: Note, r: Rights): string | null {
+  if (r.isOwner) return null;
+  if (n.locked) return LOCKED_REASON;
+  if (r.role === 'add' && n.createdBy !== r.me) return NOT_YOURS_REASON;
+  return null;
+}
+
+/** The reasons the editor gives (the server's words are in docs/api.md). */
+export const LOCKED_REASON = "Locked by the board's owner.";
+export const NOT_YOURS_REASON = 'Added by someone else: you can add notes and edit only your own.';
+export const NOT_NOTES_REASON = 'You can add notes and edit your own; frames and connectors are for editors.';
 
 /** EditorOptions are what an Editor works with. */
 export interface EditorOptions {
@@ -168,7 +198,7 @@ export class Editor {
   private readonly setTimer: (cb: () => void, ms: number) => unknown;
   private readonly clearTimer: (h: unknown) => void;
   private view: EditorView = NO_VIEW;
-  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, naming: null, connectFrom: null, canEdit: true };
+  private snap: EditorSnapshot = { selected: EMPTY_SET, focused: null, editing: null, draft: null, tool: 'select', highlight: null, panel: null, moving: EMPTY_MAP, sizing: EMPTY_MAP, asking: null, menu: null, naming: null, connectFrom: null, canEdit: true, refused: null };
   private editState: EditorState | null = null;
   private readonly cbs = new Set<() => void>();
   private readonly editCbs = new Set<() => void>();
@@ -242,6 +272,64 @@ export class Editor {
     this.set({ canEdit, tool: canEdit ? this.snap.tool : 'select' });
   }
 
+  private rights: Rights = { isOwner: true, role: 'edit', me: '' };
+
+  /** setRights says who the person is to the board (owner, role, e-mail): what locks and roles let them change. */
+  setRights(r: Rights): void {
+    if (r.isOwner === this.rights.isOwner && r.role === this.rights.role && r.me === this.rights.me) return;
+    this.rights = r;
+    this.set({ refused: null });
+  }
+
+  /** isOwner: the person owns the board (locks are theirs). */
+  get owner(): boolean {
+    return this.rights.isOwner;
+  }
+
+  /**
+   * whyNot says why the person may not change the note or frame id (a
+   * lock, or for a "can add notes" invitee someone else's note, or a
+   * frame), or null when they may. A note without createdBy is the
+   * owner's. Whether they may edit at all is canEdit's.
+   */
+  whyNot(id: string): string | null {
+    const r = this.rights;
+    if (r.isOwner) return null;
+    const n = this.notes().get(id);
+    if (n) return noteReason(n, r);
+    if (this.snap.draft?.id === id) return null;
+    const f = this.frames().get(id);
+    if (f?.locked) return LOCKED_REASON;
+    if (r.role === 'add' && (f || this.connectors().has(id))) return NOT_NOTES_REASON;
+    return null;
+  }
+
+  /** refuse tells, on the note or frame and aloud, why a change of it was not made; true when it was refused. */
+  refuse(id: string): boolean {
+    const why = this.whyNot(id);
+    if (!why) return false;
+    if (this.snap.refused?.id !== id || this.snap.refused.message !== why) this.set({ refused: { id, message: why } });
+    this.announce(why);
+    return true;
+  }
+
+  /** may filters ids down to what the person may change, telling why about the first refused. */
+  private may(ids: string[]): string[] {
+    const ok = ids.filter((id) => !this.whyNot(id));
+    if (ok.length < ids.length) this.refuse(ids.find((id) => this.whyNot(id))!);
+    return ok;
+  }
+
+  /** setLocked locks or unlocks a note (the owner only): one push, one undo step. */
+  setLocked(id: string, locked: boolean): void {
+    const n = this.notes().get(id);
+    if (!n || !this.snap.canEdit || !this.rights.isOwner || !!n.locked === locked) return;
+    const next: Note = { ...n, locked };
+    if (!locked) delete next.locked;
+    this.undoHistory.transact(locked ? 'lock' : 'unlock', (r) => r.upsertNote(next, n));
+    this.announce(locked ? `${n.title || 'Note'} locked: only you can change it.` : `${n.title || 'Note'} unlocked.`);
+  }
+
   /** dispose stops the highlight and long-press timers. */
   dispose(): void {
     if (this.highlightTimer !== null) this.clearTimer(this.highlightTimer);
@@ -299,7 +387,7 @@ export class Editor {
   select(id: string, additive = false): void {
     if (this.connectTo(id)) return;
     const selected = additive ? new Set([...this.snap.selected, id]) : new Set([id]);
-    this.set({ selected, focused: id });
+    this.set({ selected, focused: id, ...(this.snap.refused && this.snap.refused.id !== id ? { refused: null } : {}) });
   }
 
   /** setSelection takes a selection made on the canvas (a click, a drag box); unchanged sets are ignored. */
@@ -433,8 +521,9 @@ export class Editor {
       return;
     }
     if (ed) this.commitEdit();
-    // A viewer reads in the full editor (read only): in place there is nothing to do.
-    const m = this.snap.canEdit ? mode : 'full';
+    // A viewer reads in the full editor (read only): in place there is nothing to do. So does
+    // anyone on a note they may not change (a lock, someone else's), told why.
+    const m = this.snap.canEdit && !this.refuse(id) ? mode : 'full';
     this.set({ editing: { id, mode: m, draft: false }, selected: new Set([id]), focused: id });
     this.setEdit(openEditor(n));
     if (m === 'inplace') this.view.show(rectOf(n));
@@ -458,7 +547,7 @@ export class Editor {
   commitEdit(): void {
     const ed = this.snap.editing;
     if (!ed) return;
-    const out = this.editState && this.snap.canEdit ? toSave(this.editState) : null;
+    const out = this.editState && this.snap.canEdit && !(this.snap.editing && this.whyNot(this.snap.editing.id)) ? toSave(this.editState) : null;
     if (out) {
       if (ed.draft) this.undoHistory.transact('new note', (r) => r.upsertNote(out.row));
       else this.undoHistory.transact('edit', (r) => r.upsertNote(out.row, out.base));
@@ -569,7 +658,8 @@ export class Editor {
     if (this.snap.moving.size) this.set({ moving: EMPTY_MAP });
     if (!this.snap.canEdit) return;
     const frames = this.frames();
-    const unlocked = moves.filter((m) => !frames.get(m.id)?.locked);
+    const allowed = new Set(this.may(moves.map((m) => m.id)));
+    const unlocked = moves.filter((m) => !frames.get(m.id)?.locked && allowed.has(m.id));
     const all = this.withMembers(new Map(unlocked.map((m) => [m.id, { x: m.x, y: m.y }])));
     const now = this.notes();
     const moved: Note[] = [];
@@ -611,8 +701,9 @@ export class Editor {
     if (this.snap.sizing.size) this.set({ sizing: EMPTY_MAP });
     if (!this.snap.canEdit) return;
     const now = this.notes();
+    const allowed = new Set(this.may(sizes.map((s) => s.id)));
     const changed = sizes.flatMap((s) => {
-      const n = now.get(s.id);
+      const n = allowed.has(s.id) ? now.get(s.id) : undefined;
       if (!n) return [];
       const want = clampSize(s.w, s.h);
       const was = sizeOf(n);
@@ -648,6 +739,8 @@ export class Editor {
    */
   deleteSelected(): void {
     if (!this.snap.canEdit) return;
+    // Nothing is deleted when one of them may not be (a lock, someone else's): the person is told why.
+    if (this.may([...this.snap.selected]).length < this.snap.selected.size) return;
     const now = this.notes();
     const { connectors, frames } = this.store.getSnapshot();
     const sel = [...this.snap.selected];
@@ -690,6 +783,11 @@ export class Editor {
    */
   connect(from: string, to: string): string | null {
     if (!this.snap.canEdit || from === to || !this.exists(from) || !this.exists(to)) return null;
+    if (!this.rights.isOwner && this.rights.role === 'add') {
+      this.set({ refused: { id: from, message: NOT_NOTES_REASON } });
+      this.announce(NOT_NOTES_REASON);
+      return null;
+    }
     for (const c of this.connectors().values()) {
       if (c.from === from && c.to === to) {
         this.set({ selected: new Set([c.id]) });
@@ -751,6 +849,10 @@ export class Editor {
    */
   createFrame(): string | null {
     if (!this.snap.canEdit) return null;
+    if (!this.rights.isOwner && this.rights.role === 'add') {
+      this.announce(NOT_NOTES_REASON);
+      return null;
+    }
     if (this.snap.editing) this.commitEdit();
     const now = this.notes();
     const around = [...this.snap.selected].flatMap((id) => {
@@ -775,6 +877,9 @@ export class Editor {
   setFrame(id: string, patch: FramePatch): void {
     const f = this.frames().get(id);
     if (!f || !this.snap.canEdit) return;
+    // Locking is the owner's; a locked frame changes by the owner only.
+    if (patch.locked !== undefined && !this.rights.isOwner) return;
+    if (this.refuse(id)) return;
     const next = { ...f, ...patch };
     if (typeof patch.title === 'string') next.title = [...patch.title.trim()].slice(0, MAX_FRAME_TITLE).join('') || f.title;
     if ((Object.keys(patch) as (keyof FramePatch)[]).every((k) => next[k] === f[k])) return;
@@ -786,7 +891,7 @@ export class Editor {
   /** resizeFrame gives a frame a new box (its size within the limits; not when locked): one push, one undo step. Its notes stay where they are. */
   resizeFrame(id: string, r: Rect): void {
     const f = this.frames().get(id);
-    if (!f || !this.snap.canEdit || f.locked) return;
+    if (!f || !this.snap.canEdit || f.locked || this.refuse(id)) return;
     const want = clampFrame(r);
     if (want.x === f.x && want.y === f.y && want.w === f.w && want.h === f.h) return;
     this.undoHistory.transact('resize of the frame', (u) => u.upsertFrame({ ...f, ...want }));
@@ -945,19 +1050,23 @@ export class Editor {
     const m = this.snap.menu;
     const n = m && this.notes().get(m.id);
     if (!n) return null;
-    const entries: MenuEntry[] = this.snap.canEdit
+    const mine = this.snap.canEdit && !this.whyNot(n.id);
+    const lock: MenuEntry[] = this.snap.canEdit && this.rights.isOwner ? [n.locked ? { command: 'unlock', label: 'Unlock' } : { command: 'lock', label: 'Lock' }] : [];
+    const entries: MenuEntry[] = mine
       ? [
           { command: 'inplace', label: 'Edit in place' },
           { command: 'full', label: 'Open in the full editor' },
           { command: 'duplicate', label: 'Duplicate' },
           { command: 'history', label: 'History' },
           { command: 'delete', label: 'Delete' },
+          ...lock,
         ]
       : [
           { command: 'full', label: 'Open' },
+          ...(this.snap.canEdit ? [{ command: 'duplicate' as const, label: 'Duplicate' }] : []),
           { command: 'history', label: 'History' },
         ];
-    return { entries, colours: this.snap.canEdit ? Object.keys(COLORS) : [], colour: n.color };
+    return { entries, colours: mine ? Object.keys(COLORS) : [], colour: n.color, reason: this.snap.canEdit ? this.whyNot(n.id) : null };
   }
 
   /** chooseFromMenu carries out a note menu's entry on its note, and closes the menu. */
@@ -983,6 +1092,10 @@ export class Editor {
         this.set({ selected: new Set([m.id]) });
         this.deleteSelected();
         return;
+      case 'lock':
+      case 'unlock':
+        this.setLocked(m.id, command === 'lock');
+        return;
     }
   }
 
@@ -998,7 +1111,7 @@ export class Editor {
   /** setColour gives a note a colour, on the note as it is now (a merge keeps whatever else changed). */
   setColour(id: string, colour: string): void {
     const n = this.notes().get(id);
-    if (!n || !this.snap.canEdit || n.color === colour) return;
+    if (!n || !this.snap.canEdit || n.color === colour || this.refuse(id)) return;
     this.undoHistory.transact('colour change', (r) => r.upsertNote({ ...n, color: colour }, n));
     this.announce(`Colour: ${colour}.`);
   }

@@ -6,6 +6,7 @@ import { EditorContext } from './context';
 import type { NoteMenu as Open } from './Editor';
 import { placeMenu, type XY } from './geometry';
 import { background } from '../canvas/notes';
+import { LockIcon } from '../canvas/LockIcon';
 
 /**
  * NoteMenu is the ARIA menu of one note: the arrow keys, Home and End move
@@ -109,6 +110,13 @@ export function NoteMenu({ menu }: { menu: Open }) {
         </>
       ) : (
         model.entries.map(item)
+      )}
+      {/* Why the note only opens here (a lock, someone else's note): docs/api.md, "Locks and roles". */}
+      {model.reason && (
+        <p className="note-menu-reason" role="note">
+          <LockIcon label={null} className="reason-lock" />{' '}
+          {model.reason}
+        </p>
       )}
     </div>
   );

@@ -6,8 +6,16 @@ import { useContext } from 'react';
 import type { Connector, Frame } from '../api/types';
 import { EditorContext } from './context';
 import { CONNECTOR_COLORS, FRAME_COLORS, isDashed, isLine } from './structure';
+import { LOCKED_REASON } from './Editor';
+import { LockIcon } from '../canvas/LockIcon';
 
-export function StructureBar({ connector, frame, canEdit }: { connector?: Connector; frame?: Frame; canEdit: boolean }) {
+/**
+ * canEdit: the person may change frames and connectors (not a viewer, not
+ * a "can add notes" invitee); isOwner: locks are theirs (docs/api.md,
+ * "Locks and roles"): only the owner sees Lock/Unlock, and a locked frame
+ * is the owner's to rename, colour or delete.
+ */
+export function StructureBar({ connector, frame, canEdit, isOwner = true }: { connector?: Connector; frame?: Frame; canEdit: boolean; isOwner?: boolean }) {
   const editor = useContext(EditorContext);
   if (!editor || (!connector && !frame)) return null;
   if (connector) {
@@ -36,9 +44,17 @@ export function StructureBar({ connector, frame, canEdit }: { connector?: Connec
     );
   }
   const f = frame!;
+  const lockedOut = f.locked && !isOwner;
+  canEdit = canEdit && !lockedOut;
   return (
     <div className="structure-bar" role="toolbar" aria-label={`Frame ${f.title}`}>
       <span className="structure-what">Frame</span>
+      {lockedOut && (
+        <span className="structure-reason" role="status">
+          <LockIcon label={null} className="reason-lock" />{' '}
+          {LOCKED_REASON}
+        </span>
+      )}
       {canEdit && (
         <button type="button" onClick={() => editor.startNaming('frame', f.id)} aria-keyshortcuts="Enter">
           Rename
@@ -47,9 +63,9 @@ export function StructureBar({ connector, frame, canEdit }: { connector?: Connec
       {canEdit && (
         <ColourSelect colours={FRAME_COLORS} value={f.color} onChange={(color) => editor.setFrame(f.id, { color })} />
       )}
-      {canEdit && (
+      {canEdit && isOwner && (
         <button type="button" aria-pressed={f.locked} onClick={() => editor.setFrame(f.id, { locked: !f.locked })}>
-          {f.locked ? 'Locked' : 'Lock'}
+          {f.locked ? 'Unlock' : 'Lock'}
         </button>
       )}
       <button type="button" onClick={() => editor.zoomToFrame(f.id)}>

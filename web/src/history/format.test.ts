@@ -57,3 +57,10 @@ describe('formatFloat', () => {
     [NaN, '.nan'],
   ])('%s is %s', (v, s) => expect(formatFloat(v)).toBe(s));
 });
+
+describe('locks and roles', () => {
+  it('leaves out locked and createdBy, as the server renders a note (they are the server\'s, and no extra fields)', () => {
+    const n = { id: 'n1', title: 'T', content: 'c', x: 0, y: 0, color: 'yellow', type: 'note', updatedAt: '', version: 1 };
+    expect(renderNote({ ...n, locked: true, createdBy: 'ada@example.com' })).toBe(renderNote(n));
+  });
+});

@@ -4,6 +4,13 @@
 // gives back exactly the note that was logged.
 import type { Note } from '../api/types';
 
+/**
+ * SERVERS are note fields the format leaves out, as the server's
+ * changelog.RenderNote does: locked and createdBy belong to the server
+ * (docs/api.md, "Locks and roles"), and as extra fields it would refuse them.
+ */
+const SERVERS = new Set(['locked', 'createdBy']);
+
 /** KNOWN are the note fields the format writes as their own lines, in order. */
 const KNOWN = new Set(['id', 'title', 'content', 'x', 'y', 'w', 'h', 'color', 'type', 'updatedAt', 'version', 'deletedAt']);
 
@@ -104,7 +111,7 @@ function extraObject(n: Note): string | null {
   const extra: Record<string, unknown> = {};
   let any = false;
   for (const k of Object.keys(n)) {
-    if (KNOWN.has(k) || n[k] === undefined) continue;
+    if (KNOWN.has(k) || SERVERS.has(k) || n[k] === undefined) continue;
     extra[k] = n[k];
     any = true;
   }

@@ -4,8 +4,13 @@
 // logged like any edit.
 import type { BoardState, Note, TrackerItem } from '../api/types';
 
-/** Fields that say when and in which version, not what: a restore does not compare them. */
-const META = new Set(['updatedAt', 'version', 'deletedAt']);
+/**
+ * Fields that say when and in which version, not what, and those the
+ * Markdown formats do not keep (locked, createdBy: the server's, docs/api.md
+ * "Locks and roles"; a restore's push keeps them as stored): a restore does
+ * not compare them.
+ */
+const META = new Set(['updatedAt', 'version', 'deletedAt', 'locked', 'createdBy']);
 
 /** same reports whether two rows hold the same things (field order and meta fields aside). */
 export function same(a: object, b: object): boolean {

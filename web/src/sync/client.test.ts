@@ -273,6 +273,29 @@ describe('SyncClient', () => {
     expect(client.getSnapshot().rejected).toHaveLength(2);
   });
 
+  it('drops an edit of a locked note the server refused, shows the server copy, says why and pulls (no retry)', async () => {
+    const { server, client } = setup();
+    server.rows.set('n1', { ...note('n1', { x: 0, locked: true }), version: 1 });
+    server.version = 1;
+    await client.start();
+    const pulls = server.pulls.length;
+    server.failPush = [httpError(403, 'Note "n1" is locked by the board\'s owner.', 'notes.upserted[1]')];
+    client.batch(() => {
+      client.upsertNote(note('ok'));
+      client.upsertNote({ ...client.getSnapshot().notes.get('n1')!, x: 500 });
+    });
+    await settle();
+    const s = client.getSnapshot();
+    expect(s.notes.get('n1')!.x).toBe(0); // the server's copy again
+    expect(s.rejected).toEqual([]);
+    expect(s.pending).toBe(0);
+    expect(s.undone).toEqual([expect.objectContaining({ id: 'n1', op: 'upsert', message: 'Note "n1" is locked by the board\'s owner.' })]);
+    expect(server.rows.has('ok')).toBe(true); // the rest went again
+    expect(server.pulls.length).toBeGreaterThan(pulls);
+    client.dismissUndone(s.undone[0].seq);
+    expect(client.getSnapshot().undone).toEqual([]);
+  });
+
 });
 
 /** deferred is a promise resolved by hand. */

@@ -10,7 +10,7 @@
 // the queue of unsent edits on top. What the user sees for a row is the
 // server row with its unsent edits merged on top (docs/web-client.md, "The
 // merge rule").
-import type { BoardMeta, Changes, Connector, Frame, LiveMessage, Note, PushBody, TrackerItem } from '../api/types';
+import type { BoardMeta, Changes, Connector, Frame, LiveMessage, Note, PushBody, Role, TrackerItem } from '../api/types';
 import { backoffDelay } from './backoff';
 import { MarkBook, type Mark, type SavedMarks, type Table } from './marks';
 import type { Row } from './merge';
@@ -95,10 +95,24 @@ export interface SyncState {
   connection: Connection;
   /** canEdit as the live hello said, or a later `access` message (a plan change); null before either. */
   canEdit: boolean | null;
+  /** role as the live hello or a later `access` message said (docs/api.md, "Locks and roles"); null before either. */
+  role: Role | null;
+  /** undone lists edits the server refused for a lock or a role: dropped (the row shows the server's copy), told until dismissed. */
+  undone: readonly Undone[];
   /** authLost: the session ended (401); the UI sends the user to log in. */
   authLost: boolean;
   /** marks: what merges did to my changes, until dismissed (the same array as marks()). */
   marks: readonly Mark[];
+}
+
+/** Undone is an edit the server refused for who may change its row: it was dropped, and the person is told why. */
+export interface Undone {
+  seq: number;
+  kind: PendingEdit['kind'];
+  op: PendingEdit['op'];
+  id: string;
+  title: string;
+  message: string;
 }
 
 /**
@@ -170,6 +184,8 @@ export class SyncClient {
   private synced = false;
   private connection: Connection = 'offline';
   private canEdit: boolean | null = null;
+  private role: Role | null = null;
+  private undone: Undone[] = [];
   private authLost = false;
 
   private pulling: Promise<void> | null = null;
@@ -331,6 +347,8 @@ export class SyncClient {
       rejected: this.queue.rejected(),
       connection: this.connection,
       canEdit: this.canEdit,
+      role: this.role,
+      undone: this.undone,
       authLost: this.authLost,
       marks: this.book.marks(),
     };
@@ -491,6 +509,13 @@ export class SyncClient {
     this.flush();
   }
 
+  /** dismissUndone forgets the notice of an edit dropped for a lock or a role. */
+  dismissUndone(seq: number): void {
+    const before = this.undone.length;
+    this.undone = this.undone.filter((u) => u.seq !== seq);
+    if (this.undone.length !== before) this.changed();
+  }
+
   /** discardRejected drops a refused edit (the user chose to). */
   discardRejected(seq: number): void {
     if (!this.queue.discard(seq)) return;
@@ -624,8 +649,15 @@ export class SyncClient {
     } catch (err) {
       const e = err as TransportError;
       if (e.status === 400 || e.status === 403 || e.status === 413) {
-        this.queue.reject(batch, body, e);
+        const dropped = this.queue.reject(batch, body, e);
         this.persistQueue();
+        if (dropped.length) {
+          // A lock or a role: not retried, the row goes back to the
+          // server's copy, and a pull brings what changed it (the lock).
+          const row = (x: PendingEdit) => (x.row as { title?: string; key?: string } | undefined) ?? {};
+          this.undone = [...this.undone, ...dropped.map((x) => ({ seq: x.seq, kind: x.kind, op: x.op, id: x.id, title: row(x).title ?? row(x).key ?? '', message: e.message }))];
+          void this.pull();
+        }
         this.changed();
         return true; // the rest of the queue may go
       }
@@ -676,6 +708,7 @@ export class SyncClient {
     switch (m.type) {
       case 'hello':
         this.canEdit = m.you.canEdit;
+        this.role = m.you.role ?? null;
         // Changes after our version follow as one `changes` message; if
         // the server is at our version, we are up to date.
         if (m.serverVersion === this.version) this.synced = true;
@@ -694,9 +727,14 @@ export class SyncClient {
       case 'access':
         // A plan change: the board turns editable, or view only, without
         // a reload (docs/live-protocol.md, "access").
-        if (this.canEdit !== m.canEdit) {
-          this.canEdit = m.canEdit;
-          this.changed();
+        {
+          // A plan change to an invitee whose role is edit leaves role out: edit or view, as canEdit says.
+          const role = m.role ?? (m.canEdit ? 'edit' : 'view');
+          if (this.canEdit !== m.canEdit || role !== this.role) {
+            this.canEdit = m.canEdit;
+            this.role = role;
+            this.changed();
+          }
         }
         break;
       case 'events':

@@ -23,7 +23,7 @@ export interface MergeResult<T> {
 export const MAX_DIFF_WORK = 1_000_000;
 
 /** NOTE_FIELDS are a note's own fields (board.NoteFields); any other key is an extra field. */
-export const NOTE_FIELDS: readonly string[] = ['id', 'title', 'content', 'x', 'y', 'w', 'h', 'color', 'type', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
+export const NOTE_FIELDS: readonly string[] = ['id', 'title', 'content', 'x', 'y', 'w', 'h', 'color', 'type', 'updatedAt', 'version', 'deletedAt', 'baseVersion', 'locked', 'createdBy'];
 
 /** ITEM_FIELDS are a tracker item's own fields (board.ItemFields). */
 export const ITEM_FIELDS: readonly string[] = ['id', 'key', 'type', 'summary', 'description', 'status', 'parentId', 'updatedAt', 'version', 'deletedAt', 'baseVersion'];
@@ -64,6 +64,9 @@ export function mergeNote(base: Note, theirs: Note, mine: Note): MergeResult<Not
   out.title = t.merged;
   out.content = c.merged;
   mergeExtra(out, base, theirs, mine, NOTE_FIELDS);
+  // createdBy stays theirs (the server's); locked is one value, absent when false.
+  if (mergeValue(!!base.locked, !!theirs.locked, !!mine.locked)) out.locked = true;
+  else delete out.locked;
   return { merged: out, overlap: t.overlap || c.overlap };
 }
 

@@ -337,4 +337,25 @@ describe('PendingQueue: batches and refusals', () => {
     expect(q.retry(q.rejected()[0].seq)).toBe(true);
     expect(q.discard(q.list()[0].seq)).toBe(false); // not refused
   });
+
+  it('drops the edit a 403 names (a lock, someone else\'s note) with later edits of its row, and sends the others again', () => {
+    const { q, edit, send, body } = setup();
+    edit('ok', {});
+    edit('locked', {});
+    const b = send()!;
+    edit('locked', { title: 'again' }); // made while the push was out: refused as well
+    const dropped = q.reject(b, body(b), { status: 403, message: 'Note "locked" is locked by the board\'s owner.', field: 'notes.upserted[1]' });
+    expect(dropped.map((e) => e.id)).toEqual(['locked']);
+    expect(q.rejected()).toEqual([]);
+    expect(q.list().map((e) => e.id)).toEqual(['ok']);
+    expect(q.nextBatch(newKey)!.edits.map((e) => e.id)).toEqual(['ok']);
+  });
+
+  it('keeps a whole batch a 403 names no row of (a viewer) as refused, not dropped', () => {
+    const { q, edit, send, body } = setup();
+    edit('a', {});
+    const b = send()!;
+    expect(q.reject(b, body(b), { status: 403, message: 'You can view this board but not edit it.' })).toEqual([]);
+    expect(q.rejected().map((e) => e.id)).toEqual(['a']);
+  });
 });

@@ -315,13 +315,17 @@ export class PendingQueue {
    * (notes.upserted[3].content) marks that edit and lets the others go again
    * in a new push; anything else marks the whole batch. Nothing of the push
    * was applied, so an edit made on top of one of its edits takes that
-   * edit's place (it carries the whole row), with its base.
+   * edit's place (it carries the whole row), with its base. A 403 naming
+   * a row (a locked note, someone else's note for a "can add notes"
+   * invitee: docs/api.md "Locks and roles") is no edit to try again: that
+   * edit is dropped, so the row shows the server's copy again, and
+   * returned; the others go again.
    */
-  reject(batch: Batch, body: PushBody, e: PushError): void {
+  reject(batch: Batch, body: PushBody, e: PushError): PendingEdit[] {
     batch.edits.forEach((x) => this.inFlight.delete(x.seq));
     const why: Rejection = { status: e.status, message: e.message, field: e.field };
     let culprits = batch.edits;
-    const m = e.status === 400 && e.field ? /^(notes|trackerItems|connectors|frames)\.(upserted|deleted)\[(\d+)\]/.exec(e.field) : null;
+    const m = (e.status === 400 || e.status === 403) && e.field ? /^(notes|trackerItems|connectors|frames)\.(upserted|deleted)\[(\d+)\]/.exec(e.field) : null;
     if (m) {
       const kind = kindOfList(m[1])!;
       const list = pushList(body, kind);
@@ -329,6 +333,7 @@ export class PendingQueue {
       const op = m[2] === 'upserted' ? 'upsert' : 'delete';
       const hit = batch.edits.find((x) => x.kind === kind && x.id === id && x.op === op);
       if (hit) culprits = [hit];
+      else if (e.status === 403) culprits = [];
     } else if (e.status === 400 && e.field?.startsWith('board')) {
       culprits = batch.edits.filter((x) => x.kind === 'board');
       if (!culprits.length) culprits = batch.edits;
@@ -345,6 +350,12 @@ export class PendingQueue {
         this.removeAt(this.edits.indexOf(x));
       }
     }
+    if (e.status !== 403 || !m) return [];
+    // Refused for who may change the row: later edits of the same row
+    // would be refused too, so they go with it.
+    const gone = this.edits.filter((x) => culprits.some((c) => c.kind === x.kind && c.id === x.id));
+    gone.forEach((x) => this.removeAt(this.edits.indexOf(x)));
+    return culprits;
   }
 
   /** retry sends a refused edit again; false when there is no such refused edit. */

@@ -21,11 +21,14 @@ import { currentPhase } from './context';
 import { parseSuggestions, withoutSuggestionBlock, type Suggestion } from './suggestions';
 import { chatError, cutReason } from './chatError';
 import './chat.css';
+import { noteReason, type Rights } from '../../editor/Editor';
 
 interface Props {
   client: SyncClient;
   boardId: string;
   canEdit: boolean;
+  /** rights: for locks and roles (the AI does not change a note the person may not). */
+  rights?: Rights;
   phases?: Phases | null;
   undo: UndoHistory;
   onClose: () => void;
@@ -45,7 +48,7 @@ function creditsLine(u: { used: number; limit: number; plan: string } | undefine
 }
 
 /** ChatPanel is the board's AI assistant: a conversation whose answers may change the board. */
-export default function ChatPanel({ client, boardId, canEdit, phases, undo, onClose, hidden }: Props) {
+export default function ChatPanel({ client, boardId, canEdit, rights, phases, undo, onClose, hidden }: Props) {
   const [mode, setMode] = useState<Mode>('chat');
   const [input, setInput] = useState('');
   const [expanding, setExpanding] = useState<ReadonlyMap<string, string>>(new Map());
@@ -55,8 +58,8 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
   const ids = { input: useId(), log: useId(), mode: useId() };
 
   // The session reads the props through this ref when it runs (it is made once).
-  const live = useRef({ canEdit, phases });
-  live.current = { canEdit, phases };
+  const live = useRef({ canEdit, phases, rights });
+  live.current = { canEdit, phases, rights };
   const [, rerender] = useState(0);
 
   const expand = useCallback(
@@ -85,6 +88,7 @@ export default function ChatPanel({ client, boardId, canEdit, phases, undo, onCl
         undo,
         expand,
         canEdit: () => live.current.canEdit,
+        whyNot: (n) => (live.current.rights ? noteReason(n, live.current.rights) : null),
         phases: () => live.current.phases,
         changed: () => rerender((n) => n + 1),
       }),

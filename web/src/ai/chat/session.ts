@@ -5,7 +5,7 @@
 // the AI SDK's Chat class directly.
 import { DefaultChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from 'ai';
 import { aiFetch } from '../../api/ai';
-import type { Phases } from '../../api/types';
+import type { Note, Phases } from '../../api/types';
 import type { UndoHistory } from '../../canvas/undo';
 import { randomId } from '../../boards/ids';
 import { creditsChanged } from '../credits';
@@ -58,6 +58,8 @@ export interface SessionOptions {
   undo: UndoHistory;
   expand: ExpandNote;
   canEdit: () => boolean;
+  /** whyNot: why the person may not change a note (locks and roles), null when they may; absent: they may. */
+  whyNot?: (n: Note) => string | null;
   phases: () => Phases | null | undefined;
   /** changed is called when the turn's changes change (the panel re-renders its list). */
   changed?: () => void;
@@ -191,6 +193,7 @@ export class ChatSession {
       turn: cur.t,
       store: this.o.client,
       canEdit: this.o.canEdit(),
+      whyNot: this.o.whyNot,
       newId: this.o.newId ?? (() => randomId()),
       expand: this.o.expand,
       signal: cur.abort.signal,

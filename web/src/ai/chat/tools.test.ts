@@ -172,3 +172,25 @@ describe('AiTurn', () => {
     expect(client.getSnapshot().notes.get('ai1')!.aiEdit).toBe('created');
   });
 });
+
+describe('locks and roles (docs/api.md, "Locks and roles")', () => {
+  it('does not change or delete a note the person may not change, and tells the model why; new notes still come', async () => {
+    const { server, client, ctx } = await setup([note('h1', { title: 'Locked one', content: 'Fixed', locked: true })]);
+    const whyNot = (n: { locked?: boolean }) => (n.locked ? "Locked by the board's owner." : null);
+    let asked = 0;
+    const c = ctx({ whyNot, propose: () => (asked++, true) });
+    for (const [tool, input] of [
+      ['updateNote', { id: 'h1', title: 'Mine' }],
+      ['deleteNote', { id: 'h1' }],
+      ['expandNote', { id: 'h1', instruction: 'more' }],
+    ] as const) {
+      const r = applyToolCall(call(tool, input), c);
+      expect(r).toEqual({ errorText: `The note "Locked one" (id h1) was not changed: Locked by the board's owner.` });
+    }
+    expect(asked).toBe(0); // nothing proposed to the person either
+    await settle();
+    expect(server.rows.get('h1')?.title).toBe('Locked one');
+    expect(out(applyToolCall(call('createNote', { title: 'New', content: '' }), c)).id).toBe('ai1');
+    expect(client.getSnapshot().notes.get('h1')?.title).toBe('Locked one');
+  });
+});

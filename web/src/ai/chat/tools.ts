@@ -123,6 +123,14 @@ export interface ToolContext {
    * boolean answers at once (tests).
    */
   propose: (p: Proposal) => Promise<boolean> | boolean;
+  /**
+   * whyNot says why the person may not change a note (a lock, someone
+   * else's note for "can add notes": docs/api.md "Locks and roles"), or
+   * null; the call is then not applied and the model reads why. The
+   * server refuses such a push anyway: this keeps the chat from showing a
+   * change that will be undone.
+   */
+  whyNot?: (n: Note) => string | null;
 }
 
 /** keptResult tells the model (and the chat) that the person kept the note. */
@@ -160,6 +168,9 @@ export function applyToolCall(call: ToolCall, ctx: ToolContext): ToolResult | Pr
   if (BOARD_TOOLS.has(call.toolName) && !ctx.canEdit) {
     return { errorText: 'The user can only view this board, so the change was not made.' };
   }
+  // A note the person may not change is refused before anything is proposed (applyNow says why).
+  const target = ctx.store.getSnapshot().notes.get(str((call.input as Record<string, unknown> | undefined)?.id) ?? '');
+  if (target && ctx.whyNot?.(target)) return applyNow(call, ctx);
   // A destructive call waits for the person; accepted, it runs as any other.
   const proposal = classify(call, ctx.store.getSnapshot().notes);
   if (proposal) return afterAnswer(proposal, ctx.propose(proposal), () => applyNow(call, ctx));
@@ -178,6 +189,11 @@ function applyNow(call: ToolCall, ctx: ToolContext): ToolResult | Promise<ToolRe
     return notes.get(id) ?? { errorText: `There is no note with id "${id}" on the board (any more).` };
   };
   const isNote = (v: Note | ToolResult): v is Note => 'id' in v;
+  if (call.toolName === 'updateNote' || call.toolName === 'deleteNote' || call.toolName === 'expandNote') {
+    const cur = existing();
+    const why = isNote(cur) ? ctx.whyNot?.(cur) : null;
+    if (why && isNote(cur)) return { errorText: `The note ${quoted(cur.title)} (id ${cur.id}) was not changed: ${why}` };
+  }
 
   switch (call.toolName) {
     case 'createNote':
