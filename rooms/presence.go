@@ -91,7 +91,7 @@ type joinReq struct {
 // and the index insert a move of pointers: a join is not a message to
 // everyone.
 func (req *joinReq) serve(r *Room) {
-	r.touch()
+	now := r.touch()
 	s := req.sub
 	page, more := r.presentPage("", HelloPresent, "")
 	w := Welcome{ServerVersion: r.version.Load(), Present: page, PresentCount: len(r.order), PresentMore: more}
@@ -99,7 +99,7 @@ func (req *joinReq) serve(r *Room) {
 	r.seq++
 	s.seq = r.seq
 	s.pos = len(r.subs)
-	s.lastActive = r.opts.Now()
+	s.lastActive = now
 	r.subs = append(r.subs, s)
 	r.subCount.Store(int32(len(r.subs)))
 	// Its fan-out shard now: a join is no longer a message to everyone,

@@ -200,7 +200,13 @@ func (r *Room) Subscribers() int { return int(r.subCount.Load()) }
 // Done is closed when the room's goroutine has exited.
 func (r *Room) Done() <-chan struct{} { return r.done }
 
-func (r *Room) touch() { r.lastActive.Store(r.opts.Now().UnixNano()) }
+// touch notes the room's activity and returns the clock's reading: the
+// loop reads its clock once per request it takes.
+func (r *Room) touch() time.Time {
+	now := r.opts.Now()
+	r.lastActive.Store(now.UnixNano())
+	return now
+}
 
 // request is something a caller asks of the room: a push, a join, a
 // leave, a pointer, a wait... serve runs on the loop, which owns
