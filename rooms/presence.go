@@ -102,6 +102,9 @@ func (req *joinReq) serve(r *Room) {
 	s.lastActive = r.opts.Now()
 	r.subs = append(r.subs, s)
 	r.subCount.Store(int32(len(r.subs)))
+	// Its fan-out shard now: a join is no longer a message to everyone,
+	// which used to place it.
+	r.place(s)
 	// The reply goes last: when Subscribe returns, the join is in the
 	// batch and its timers are armed.
 	defer func() { req.reply <- w }()

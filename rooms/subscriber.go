@@ -23,6 +23,7 @@ type Subscriber struct {
 	color string
 	seq   uint64 // join order, set by the loop
 	pos   int    // index in the room's subs, -1 when not in the room; the loop's
+	shard int32  // 1 + the fan-out shard that sends to it, 0 until placed; the loop's
 
 	onLeave func()
 
