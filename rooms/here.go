@@ -30,8 +30,17 @@ const (
 	// subscriber, bounded.
 	MaxBatchEntries = 100
 	// PresenceTick is how long presence changes are gathered before
-	// they are sent as one batch.
+	// they are sent as one batch, in a room showing up to
+	// presenceTickPer connections; a bigger room gathers them longer
+	// (presenceTick).
 	PresenceTick = 100 * time.Millisecond
+	// presenceTickPer and MaxPresenceTick scale the tick with the room:
+	// each batch is one socket write per subscriber, so a wave of joins
+	// costs subscribers × ticks writes; a tick per presenceTickPer
+	// connections keeps that in proportion to the room, and nobody waits
+	// more than MaxPresenceTick to see a change.
+	presenceTickPer = 1000
+	MaxPresenceTick = time.Second
 	// IdleAfter is how long a connection may send no pointer, push,
 	// editing, view or active message before it is shown idle.
 	IdleAfter = 2 * time.Minute
@@ -216,7 +225,14 @@ func (r *Room) armPresence() {
 		return
 	}
 	r.presenceArmed = true
-	r.opts.AfterFunc(PresenceTick, func() { r.waitOnLoop(r.flushPresence) })
+	r.opts.AfterFunc(presenceTick(len(r.subs)+r.remoteCount), func() { r.waitOnLoop(r.flushPresence) })
+}
+
+// presenceTick is how long a room of n connections gathers presence
+// changes: PresenceTick per presenceTickPer connections begun, at most
+// MaxPresenceTick (100 ms up to 1,000, 500 ms at 5,000).
+func presenceTick(n int) time.Duration {
+	return min(PresenceTick*time.Duration(max(1, (n+presenceTickPer-1)/presenceTickPer)), MaxPresenceTick)
 }
 
 // flushPresence sends the tick's batch to every subscriber (the hidden

@@ -138,11 +138,25 @@ func runPresence(ctx context.Context, cfg *Config, rep *Report, log *slog.Logger
 // presenceRun is the three phases against a fresh server of bin.
 func presenceRun(ctx context.Context, cfg *Config, bin string, log *slog.Logger) (*PresenceRun, error) {
 	run := &PresenceRun{Binary: bin, LoadAvg: loadAverage()}
-	srv, err := spawnCorkboard(ctx, bin, false, cfg.TempDir, cfg.Keep)
+	profile := cfg.CPUProfile != "" && bin == cfg.SpawnCorkboard
+	srv, err := spawnCorkboard(ctx, bin, profile, cfg.TempDir, cfg.Keep)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { srv.stop() }()
+	if profile {
+		// The join phase of -spawn-corkboard's binary (the profile covers
+		// -cpuprofile-for from here; the restart ends it early).
+		wait, err := startCPUProfile(ctx, srv.pprofBase, cfg.CPUProfile, cfg.CPUProfileFor)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := wait(); err != nil {
+				log.Error("CPU profile", "err", err)
+			}
+		}()
+	}
 	a, err := newAPI(srv.base, 8)
 	if err != nil {
 		return nil, err
