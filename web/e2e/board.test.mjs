@@ -38,7 +38,7 @@ test('two people see each other\'s notes and pointers live', { skip }, async () 
   const ada = await userPage('ada@example.com');
   const id = await createBoard(ada.page, 'Live board');
   server.setPlan('grace@example.com', 'pro');
-  await ada.page.getByRole('button', { name: 'Share' }).click();
+  await ada.page.getByRole('button', { name: 'Share', exact: true }).click();
   const share = ada.page.getByRole('dialog', { name: 'Share this board' });
   await share.getByLabel('E-mail address to invite').fill('grace@example.com');
   await share.getByRole('button', { name: 'Invite' }).click();
@@ -76,7 +76,7 @@ test('the owner removes an invitee, whose open board says access was removed', {
   const owen = await userPage('owen@example.com');
   const id = await createBoard(owen.page, 'Guest board');
   server.setPlan('hal@example.com', 'pro');
-  await owen.page.getByRole('button', { name: 'Share' }).click();
+  await owen.page.getByRole('button', { name: 'Share', exact: true }).click();
   let share = owen.page.getByRole('dialog', { name: 'Share this board' });
   await share.getByLabel('E-mail address to invite').fill('hal@example.com');
   await share.getByRole('button', { name: 'Invite' }).click();
@@ -88,7 +88,7 @@ test('the owner removes an invitee, whose open board says access was removed', {
   await hal.page.locator('[data-connection="online"]').waitFor();
   await hal.page.getByRole('button', { name: '+ Note' }).waitFor();
 
-  await owen.page.getByRole('button', { name: 'Share' }).click();
+  await owen.page.getByRole('button', { name: 'Share', exact: true }).click();
   share = owen.page.getByRole('dialog', { name: 'Share this board' });
   await share.getByRole('button', { name: 'Remove hal@example.com' }).click();
   await share.getByText('hal@example.com no longer has access.').waitFor();
@@ -117,7 +117,7 @@ test('an invitee on the free plan is view-only', { skip }, async () => {
   await bob.page.getByText(/View only/).waitFor();
   await bob.page.locator('.note', { hasText: 'Read-only note' }).waitFor();
   assert.equal(await bob.page.getByRole('button', { name: '+ Note' }).count(), 0);
-  assert.equal(await bob.page.getByRole('button', { name: 'Share' }).count(), 0);
+  assert.equal(await bob.page.getByRole('button', { name: 'Share', exact: true }).count(), 0);
   // The N key does nothing either.
   await bob.page.locator('.react-flow__pane').click();
   await bob.page.keyboard.press('n');

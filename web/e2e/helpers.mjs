@@ -68,7 +68,7 @@ export async function synced(page) {
 
 /** invite shares the open board with email through the Share dialog, then closes the dialog. */
 export async function invite(page, email) {
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   const share = page.getByRole('dialog', { name: 'Share this board' });
   await share.getByLabel('E-mail address to invite').fill(email);
   await share.getByRole('button', { name: 'Invite' }).click();

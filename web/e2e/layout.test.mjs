@@ -138,7 +138,7 @@ test('1280×800: the canvas takes ≥ 85 %, the top bar is one row, nothing over
     await d.getByRole('button', { name: 'Close' }).first().click();
     await d.waitFor({ state: 'detached' });
   }
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   await page.getByRole('dialog', { name: 'Share this board' }).getByRole('button', { name: 'Close' }).click();
   // Export is a download of the board's Markdown.
   await page.getByRole('button', { name: 'Board menu' }).click();

@@ -21,7 +21,7 @@ async function look(page, name) {
 
 /** createLink makes a link in the share dialog and returns its URL (shown this once). */
 async function createLink(page, expiry = '7 days') {
-  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
   const share = page.getByRole('dialog', { name: 'Share this board' });
   await share.getByLabel('Expires after').selectOption({ label: expiry });
   await share.getByRole('button', { name: 'Create read-only link' }).click();
@@ -81,7 +81,7 @@ for (const screen of [DESKTOP, PHONE]) {
     await viewer.locator('.note', { hasText: 'Made while they watch' }).waitFor();
 
     // The owner revokes the link: the open page is cut off at once.
-    await owner.getByRole('button', { name: 'Share' }).click();
+    await owner.getByRole('button', { name: 'Share', exact: true }).click();
     const again = owner.getByRole('dialog', { name: 'Share this board' });
     await again.getByRole('button', { name: /^Revoke the link/ }).click();
     await again.getByText('No links.').waitFor();

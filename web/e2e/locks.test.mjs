@@ -123,7 +123,7 @@ for (const screen of [DESKTOP, PHONE]) {
     await owner.page.locator('[data-connection="online"]').waitFor();
 
     // The owner gives the role in the share dialog.
-    await owner.page.getByRole('button', { name: 'Share' }).click();
+    await owner.page.getByRole('button', { name: 'Share', exact: true }).click();
     const share = owner.page.getByRole('dialog', { name: 'Share this board' });
     await share.getByLabel(`Role of ${adder.email}`).selectOption('add');
     await share.getByRole('listitem').filter({ hasText: adder.email }).getByText('Can add notes and edit their own').waitFor();

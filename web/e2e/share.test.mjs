@@ -23,7 +23,7 @@ async function userPage(email) {
 test('inviting someone mails them the link, and the dialog says what they can do and why', { skip }, async () => {
   const ada = await userPage('ada-share@example.com');
   const id = await createBoard(ada.page, 'Launch plan');
-  await ada.page.getByRole('button', { name: 'Share' }).click();
+  await ada.page.getByRole('button', { name: 'Share', exact: true }).click();
   const share = ada.page.getByRole('dialog', { name: 'Share this board' });
   // Before inviting: the rule, from the server's plan table.
   await share.getByText('on pro or team they can view and edit the board; on other plans (such as free) they can only view it.').waitFor();
