@@ -55,18 +55,9 @@ func (s *Subscriber) View(x, y, zoom float64) error {
 	if s.left {
 		return nil
 	}
-	now := s.room.opts.Now()
-	if wait := s.lastView.Add(ViewInterval).Sub(now); wait > 0 && !s.lastView.IsZero() {
-		s.pendingView = &viewState{x, y, zoom}
-		if !s.viewArmed {
-			s.viewArmed = true
-			s.room.opts.AfterFunc(wait, s.flushView)
-		}
-		return nil
-	}
-	s.lastView = now
-	s.pendingView = nil
-	s.sendView(viewState{x, y, zoom})
+	s.view.offer(s.room.opts.Now(), ViewInterval, viewState{x, y, zoom}, s.sendView, func(wait time.Duration) {
+		s.room.opts.AfterFunc(wait, s.flushView)
+	})
 	return nil
 }
 
@@ -74,14 +65,9 @@ func (s *Subscriber) View(x, y, zoom float64) error {
 func (s *Subscriber) flushView() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.viewArmed = false
-	if s.left || s.pendingView == nil {
-		return
+	if !s.left {
+		s.view.flush(s.room.opts.Now(), s.sendView)
 	}
-	v := *s.pendingView
-	s.pendingView = nil
-	s.lastView = s.room.opts.Now()
-	s.sendView(v)
 }
 
 // sendView hands a view to the room; called with s.mu held.

@@ -49,15 +49,11 @@ type Subscriber struct {
 	following  string
 	peeking    string
 
-	mu          sync.Mutex // guards the pointer throttle
-	left        bool
-	lastPointer time.Time
-	pending     *[2]float64
-	timer       *time.Timer
-	// The view throttle, under mu like the pointer's (follow.go).
-	lastView    time.Time
-	pendingView *viewState
-	viewArmed   bool
+	mu      sync.Mutex // guards the throttles
+	left    bool
+	pointer latest[[2]float64]
+	timer   *time.Timer       // the pointer throttle's flush, stopped on Leave
+	view    latest[viewState] // follow.go
 }
 
 // ID returns the connection ID.
@@ -197,17 +193,9 @@ func (s *Subscriber) Pointer(x, y float64) error {
 	if s.left {
 		return nil
 	}
-	now := s.room.opts.Now()
-	if wait := s.lastPointer.Add(s.room.opts.PointerInterval).Sub(now); wait > 0 {
-		s.pending = &[2]float64{x, y}
-		if s.timer == nil {
-			s.timer = time.AfterFunc(wait, s.flushPointer)
-		}
-		return nil
-	}
-	s.lastPointer = now
-	s.pending = nil
-	s.sendPointer(x, y)
+	s.pointer.offer(s.room.opts.Now(), s.room.opts.PointerInterval, [2]float64{x, y}, s.sendPointer, func(wait time.Duration) {
+		s.timer = time.AfterFunc(wait, s.flushPointer)
+	})
 	return nil
 }
 
@@ -216,19 +204,15 @@ func (s *Subscriber) flushPointer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timer = nil
-	if s.left || s.pending == nil {
-		return
+	if !s.left {
+		s.pointer.flush(s.room.opts.Now(), s.sendPointer)
 	}
-	p := *s.pending
-	s.pending = nil
-	s.lastPointer = s.room.opts.Now()
-	s.sendPointer(p[0], p[1])
 }
 
 // sendPointer hands a position to the room; called with s.mu held.
-func (s *Subscriber) sendPointer(x, y float64) {
+func (s *Subscriber) sendPointer(p [2]float64) {
 	select {
-	case s.room.reqC <- pointerReq{sub: s, x: x, y: y}:
+	case s.room.reqC <- pointerReq{sub: s, x: p[0], y: p[1]}:
 	case <-s.room.done:
 	case <-s.done:
 	}
