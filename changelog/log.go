@@ -666,6 +666,9 @@ func (l *Log) writeState(ctx context.Context, boardID string, w io.Writer) (pers
 	var bw *BoardWriter
 	ew := &stickyWriter{w: w}
 	err := l.store.ScanChangesSince(ctx, boardID, 0, func(p *persist.ChangePart) error {
+		if err := p.Decode(); err != nil {
+			return err
+		}
 		switch p.Kind {
 		case persist.PartHeader:
 			h = p.Header

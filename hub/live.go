@@ -148,6 +148,12 @@ func (l *Lease) Subscribe(ctx context.Context, connID string, sink rooms.Sink) (
 	return l.h.subscribe(ctx, l.boardID, rooms.Member{ConnID: connID, Email: l.email, Sink: sink, UserPushes: l.pushes})
 }
 
+// SubscribeHidden is Subscribe for a connection left out of presence
+// (rooms.Member.Hidden): a read-only link's.
+func (l *Lease) SubscribeHidden(ctx context.Context, connID string, sink rooms.Sink) (*rooms.Subscriber, rooms.Welcome, error) {
+	return l.h.subscribe(ctx, l.boardID, rooms.Member{ConnID: connID, Email: l.email, Sink: sink, UserPushes: l.pushes, Hidden: true})
+}
+
 // Conns returns how many live connections are admitted.
 func (h *Hub) Conns() int {
 	h.mu.Lock()

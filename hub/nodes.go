@@ -72,6 +72,11 @@ const (
 	kindInvalidate = "i"
 	kindAlive      = "a"
 	kindBye        = "z"
+	kindIdle       = "s"
+	kindActive     = "u"
+	kindView       = "vw"
+	kindFollow     = "f"
+	kindSummon     = "m"
 )
 
 // note is one item of a payload. Compact names keep a payload small; zero
@@ -84,6 +89,7 @@ type note struct {
 	Email string  `json:"e,omitempty"`
 	X     float64 `json:"x,omitempty"`
 	Y     float64 `json:"y,omitempty"`
+	Z     float64 `json:"z,omitempty"` // a view's or summon's zoom
 	Kind  string  `json:"t,omitempty"`
 	Key   string  `json:"q,omitempty"`
 	// Row and Table name the row of a merge event (kindEvent: Kind is the
@@ -202,6 +208,31 @@ func (n *nodes) Presence(boardID string, p rooms.Note) {
 		nt = note{K: kindWho, Board: boardID}
 	case rooms.NoteEditing:
 		nt.K, nt.Key = kindEditing, p.NoteID
+	case rooms.NoteIdle:
+		nt.K = kindIdle
+	case rooms.NoteActive:
+		nt.K = kindActive
+	case rooms.NoteSummon:
+		nt.K, nt.X, nt.Y, nt.Z = kindSummon, p.X, p.Y, p.Zoom
+	case rooms.NoteFollow:
+		nt.K = kindFollow
+		if p.On {
+			nt.V = 1
+		}
+	case rooms.NoteView:
+		// Coalesced with the pointers: the latest view of each followed
+		// connection wins.
+		nt.K, nt.X, nt.Y, nt.Z = kindView, p.X, p.Y, p.Zoom
+		n.mu.Lock()
+		key := kindView + ":" + nt.Conn
+		if _, ok := n.pointers[key]; ok || len(n.pointers) < maxQueuedNotes {
+			n.pointers[key] = nt
+		}
+		if n.ptrTimer == nil {
+			n.ptrTimer = time.AfterFunc(n.h.opts.PointerFlush, func() { n.signal(n.ptrC) })
+		}
+		n.mu.Unlock()
+		return
 	case rooms.NoteEvent:
 		e := p.Event
 		nt = note{K: kindEvent, Board: boardID, V: e.Version, Kind: e.Kind, Table: e.Table, Row: e.ID, Key: e.LogKey}
@@ -223,6 +254,7 @@ func (n *nodes) Presence(boardID string, p rooms.Note) {
 	if nt.K == kindLeave {
 		// A position sent after the leave would bring the connection back.
 		delete(n.pointers, nt.Conn)
+		delete(n.pointers, kindView+":"+nt.Conn)
 	}
 	n.enqueueLocked(nt)
 	n.mu.Unlock()
@@ -374,6 +406,11 @@ var noteKinds = map[string]rooms.NoteKind{
 	kindLeave:   rooms.NoteLeave,
 	kindPointer: rooms.NotePointer,
 	kindEditing: rooms.NoteEditing,
+	kindIdle:    rooms.NoteIdle,
+	kindActive:  rooms.NoteActive,
+	kindView:    rooms.NoteView,
+	kindFollow:  rooms.NoteFollow,
+	kindSummon:  rooms.NoteSummon,
 }
 
 // apply hands one note from another node to the room or hub it is about.
@@ -383,9 +420,9 @@ func (n *nodes) apply(from string, nt note) {
 		if r := n.h.existing(nt.Board); r != nil {
 			r.Advance(nt.V)
 		}
-	case kindJoin, kindLeave, kindPointer, kindEditing:
+	case kindJoin, kindLeave, kindPointer, kindEditing, kindIdle, kindActive, kindView, kindFollow, kindSummon:
 		if r := n.h.existing(nt.Board); r != nil {
-			r.Remote(rooms.Note{Kind: noteKinds[nt.K], Node: from, Presence: livewire.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, NoteID: nt.Key})
+			r.Remote(rooms.Note{Kind: noteKinds[nt.K], Node: from, Presence: livewire.Presence{ID: nt.Conn, Email: nt.Email}, X: nt.X, Y: nt.Y, Zoom: nt.Z, On: nt.V == 1, NoteID: nt.Key})
 		}
 	case kindEvent, kindWho:
 		n.applyToWatchedRoom(from, nt)

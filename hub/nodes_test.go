@@ -73,6 +73,24 @@ type liveMsg struct {
 	Notes         []struct {
 		ID string `json:"id"`
 	} `json:"notes"`
+	Joined []livewire.Presence `json:"joined"`
+	Left   []string            `json:"left"`
+	Zoom   float64             `json:"zoom"`
+	Ended  string              `json:"ended"`
+}
+
+// waitPresence waits for a presence batch of q listing id in list
+// ("joined" or "left").
+func waitPresence(tb testing.TB, q *roomstest.Queue, list, id string) {
+	tb.Helper()
+	for {
+		m := next(tb, q, livewire.TypePresence)
+		switch {
+		case list == "joined" && slices.ContainsFunc(m.Joined, func(p livewire.Presence) bool { return p.ID == id }),
+			list == "left" && slices.Contains(m.Left, id):
+			return
+		}
+	}
 }
 
 // next returns the next message of q whose type is one of types, skipping
@@ -319,24 +337,18 @@ func TestPresenceCrossesNodes(t *testing.T) {
 	defer sb.Leave()
 	// Ann is in Bob's welcome, or joins right after it.
 	if !slices.ContainsFunc(wb.Present, func(p livewire.Presence) bool { return p.ID == "ca" }) {
-		if m := next(t, qb, livewire.TypeJoin); m.ID != "ca" {
-			t.Fatalf("bob saw %+v join, want ca", m)
-		}
+		waitPresence(t, qb, "joined", "ca")
 	}
-	if m := next(t, qa, livewire.TypeJoin); m.ID != "cb" {
-		t.Fatalf("ann saw %+v join, want cb", m)
-	}
+	waitPresence(t, qa, "joined", "cb")
 	if err := sa.Pointer(12.5, -3); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, livewire.TypePointer, livewire.TypeLeave); m.Type != livewire.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
+	if m := next(t, qb, livewire.TypePointer); m.Type != livewire.TypePointer || m.ID != "ca" || m.X != 12.5 || m.Y != -3 {
 		t.Fatalf("bob saw %+v, want ann's pointer at 12.5,-3", m)
 	}
 	checkEditingCrosses(t, cl, sa, qb)
 	sa.Leave()
-	if m := next(t, qb, livewire.TypeLeave, livewire.TypeJoin); m.Type != livewire.TypeLeave || m.ID != "ca" {
-		t.Fatalf("bob saw %+v, want ann leave", m)
-	}
+	waitPresence(t, qb, "left", "ca")
 	checkSilentNodeLeaves(t, cl, qb)
 }
 
@@ -349,7 +361,7 @@ func checkEditingCrosses(t *testing.T, cl *cluster, sa *rooms.Subscriber, qb *ro
 	if err := sa.Editing("n7"); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, livewire.TypeEditing, livewire.TypeLeave); m.Type != livewire.TypeEditing || m.ID != "ca" || m.NoteID != "n7" {
+	if m := next(t, qb, livewire.TypeEditing); m.Type != livewire.TypeEditing || m.ID != "ca" || m.NoteID != "n7" {
 		t.Fatalf("bob saw %+v, want ann editing n7", m)
 	}
 	sd, wd, err := cl.hubs[1].Subscribe(ctx, "b1", "cd", "dan@example.com", roomstest.NewQueue(256))
@@ -360,12 +372,6 @@ func checkEditingCrosses(t *testing.T, cl *cluster, sa *rooms.Subscriber, qb *ro
 		t.Fatalf("dan's hello on node B lists %+v, want ann editing n7", wd.Present)
 	}
 	sd.Leave()
-	if m := next(t, qb, livewire.TypeJoin); m.ID != "cd" {
-		t.Fatalf("bob saw %+v join, want dan", m)
-	}
-	if m := next(t, qb, livewire.TypeLeave); m.ID != "cd" {
-		t.Fatalf("bob saw %+v leave, want dan", m)
-	}
 }
 
 // checkSilentNodeLeaves: Carl joins on A, then A goes silent (it never
@@ -379,21 +385,15 @@ func checkSilentNodeLeaves(t *testing.T, cl *cluster, qb *roomstest.Queue) {
 		t.Fatal(err)
 	}
 	defer sc.Leave()
-	if m := next(t, qb, livewire.TypeJoin); m.ID != "cc" {
-		t.Fatalf("bob saw %+v join, want cc", m)
-	}
+	waitPresence(t, qb, "joined", "cc")
 	for range 5 {
 		cl.hubs[1].Tick(ctx)
 	}
-	if m := next(t, qb, livewire.TypeLeave); m.ID != "cc" {
-		t.Fatalf("bob saw %+v leave, want cc", m)
-	}
+	waitPresence(t, qb, "left", "cc")
 	// A speaks again (a stopped process resumed): the first note B hears
 	// from it makes B ask who is there, and Carl is back.
 	cl.hubs[0].Tick(ctx)
-	if m := next(t, qb, livewire.TypeJoin); m.ID != "cc" {
-		t.Fatalf("bob saw %+v join, want cc back", m)
-	}
+	waitPresence(t, qb, "joined", "cc")
 }
 
 // TestNodeGoodbye: a node that closes takes its connections away from the
@@ -411,18 +411,14 @@ func TestNodeGoodbye(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, livewire.TypeJoin); m.ID != "ca" {
-		t.Fatalf("bob saw %+v join, want ca", m)
-	}
+	waitPresence(t, qb, "joined", "ca")
 	go func() { <-sa.Done(); sa.Leave() }()
 	c, cancel := context.WithTimeout(ctx, waitFor)
 	defer cancel()
 	if err := cl.hubs[0].Close(c); err != nil {
 		t.Fatal(err)
 	}
-	if m := next(t, qb, livewire.TypeLeave); m.ID != "ca" {
-		t.Fatalf("bob saw %+v leave, want ca", m)
-	}
+	waitPresence(t, qb, "left", "ca")
 }
 
 // TestKickCrossesNodes: removing an invitee on node A closes their socket
@@ -572,5 +568,50 @@ func TestRecheckTimerRuns(t *testing.T) {
 	}
 	if m := next(t, q, livewire.TypeChanges); m.ServerVersion != 1 {
 		t.Fatalf("got %+v, want version 1", m)
+	}
+}
+
+// TestFollowCrossesNodes: bob on B follows ann on A: A learns of it and
+// sends ann's latest view at once, then her next; her summon reaches bob;
+// her leaving ends bob's following.
+func TestFollowCrossesNodes(t *testing.T) {
+	cl := newCluster(t, 2, "b1")
+	ctx := context.Background()
+	qa, qb := roomstest.NewQueue(256), roomstest.NewQueue(256)
+	sa, _, err := cl.hubs[0].Subscribe(ctx, "b1", "ca", "ann@example.com", qa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, wb, err := cl.hubs[1].Subscribe(ctx, "b1", "cb", "bob@example.com", qb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Leave()
+	if !slices.ContainsFunc(wb.Present, func(p livewire.Presence) bool { return p.ID == "ca" }) {
+		waitPresence(t, qb, "joined", "ca")
+	}
+	if err := sa.View(10, 20, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Follow("ca"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, livewire.TypeView); m.ID != "ca" || m.X != 10 || m.Y != 20 || m.Zoom != 2 {
+		t.Fatalf("bob got %+v, want ann's view at once", m)
+	}
+	if err := sa.View(30, 40, 1); err != nil {
+		t.Fatal(err)
+	}
+	for m := next(t, qb, livewire.TypeView); m.X != 30; m = next(t, qb, livewire.TypeView) {
+	}
+	if err := sa.Summon(1, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, qb, livewire.TypeSummon); m.ID != "ca" || m.Zoom != 3 {
+		t.Fatalf("bob got %+v, want ann's summon", m)
+	}
+	sa.Leave()
+	if m := next(t, qb, livewire.TypeFollow); m.Ended != "ca" {
+		t.Fatalf("bob got %+v, want his following of ann ended", m)
 	}
 }

@@ -2,6 +2,8 @@ package persist
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"corkboard/board"
@@ -200,17 +202,53 @@ type ChangePart struct {
 	// Header is the answer's board header, version and reset flag
 	// (PartHeader).
 	Header ChangesHeader
-	// Note is a live note (PartNote).
+	// Raw is a live row's JSON as the store keeps it (PartNote, PartItem,
+	// PartFrame, PartConnector). Stores keep a row in its wire form, what
+	// json.Marshal gives for it, so a pull answer copies Raw as it is
+	// rather than decoding and encoding every row again (on a full pull
+	// of 10,000 notes that was 85 % of the server's work). Raw is valid
+	// only until fn returns.
+	Raw []byte
+	// Note is a live note (PartNote); nil until Decode.
 	Note *board.Note
-	// Item is a live tracker item (PartItem).
+	// Item is a live tracker item (PartItem); nil until Decode.
 	Item *board.TrackerItem
-	// Frame is a live frame (PartFrame).
+	// Frame is a live frame (PartFrame); nil until Decode.
 	Frame *board.Frame
-	// Connector is a live connector (PartConnector).
+	// Connector is a live connector (PartConnector); nil until Decode.
 	Connector *board.Connector
 	// ID is a deleted row's ID (PartDeletedNote, PartDeletedItem,
 	// PartDeletedFrame, PartDeletedConnector).
 	ID string
+}
+
+// Decode fills a live row's typed field (Note, Item, Frame or Connector)
+// from Raw. It does nothing for other parts or when the field is set: a
+// reader that needs the row as a value calls it, a reader that writes
+// the row out does not.
+func (p *ChangePart) Decode() error {
+	switch {
+	case p.Kind == PartNote && p.Note == nil:
+		p.Note = new(board.Note)
+		return decodeRow(p.Raw, p.Note, "note")
+	case p.Kind == PartItem && p.Item == nil:
+		p.Item = new(board.TrackerItem)
+		return decodeRow(p.Raw, p.Item, "tracker item")
+	case p.Kind == PartFrame && p.Frame == nil:
+		p.Frame = new(board.Frame)
+		return decodeRow(p.Raw, p.Frame, "frame")
+	case p.Kind == PartConnector && p.Connector == nil:
+		p.Connector = new(board.Connector)
+		return decodeRow(p.Raw, p.Connector, "connector")
+	}
+	return nil
+}
+
+func decodeRow(raw []byte, v any, noun string) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode %s: %w", noun, err)
+	}
+	return nil
 }
 
 // ChangesHeader is what a pull answer says besides its lists: the board
@@ -242,6 +280,9 @@ func CollectChanges(ctx context.Context, s ChangeScanner, boardID string, since 
 		DeletedTrackerItemIDs: []string{},
 	}
 	err := s.ScanChangesSince(ctx, boardID, since, func(p *ChangePart) error {
+		if err := p.Decode(); err != nil {
+			return err
+		}
 		switch p.Kind {
 		case PartHeader:
 			ch.Board, ch.ServerVersion, ch.Reset = p.Header.Board, p.Header.ServerVersion, p.Header.Reset

@@ -35,6 +35,9 @@ type pushReq struct {
 // serve queues the push and starts a commit unless one is in flight.
 func (req *pushReq) serve(r *Room) {
 	r.touch()
+	if req.origin != nil && r.has(req.origin) {
+		r.markActive(req.origin)
+	}
 	r.pending = append(r.pending, req)
 	r.startCommit()
 }

@@ -1,7 +1,6 @@
 package rooms
 
 import (
-	"cmp"
 	"slices"
 
 	"corkboard/transport/livewire"
@@ -44,6 +43,18 @@ const (
 	// NoteEvent is a merge event of a push this node applied, for the
 	// subscribers on the others (Event; no Presence).
 	NoteEvent
+	// NoteIdle and NoteActive are a connection going idle and coming
+	// back.
+	NoteIdle
+	NoteActive
+	// NoteView is a connection's viewport (X, Y, Zoom), sent only while
+	// another node follows it.
+	NoteView
+	// NoteFollow says the sending node starts (On) or stops following
+	// connection Presence.ID, which is on another node.
+	NoteFollow
+	// NoteSummon is the owner bringing everyone to its view (X, Y, Zoom).
+	NoteSummon
 )
 
 // Note is a presence note: a connection on some node joined, left or moved
@@ -54,6 +65,10 @@ type Note struct {
 	Node     string
 	Presence livewire.Presence
 	X, Y     float64
+	// Zoom is the zoom of a NoteView or NoteSummon.
+	Zoom float64
+	// On is whether a NoteFollow starts following.
+	On bool
 	// NoteID is the note of a NoteEditing.
 	NoteID string
 	// Event is the event of a NoteEvent.
@@ -65,21 +80,9 @@ type Note struct {
 // one person, and presence is a convenience).
 const MaxRemotePresence = 10_000
 
-type remotePresence struct {
-	livewire.Presence // with Editing, for the hello's list
-	node              string
-}
-
-// presence is p as join, leave and pointer messages carry it: without the
-// note it is editing.
-func (p remotePresence) presence() livewire.Presence {
-	q := p.Presence
-	q.Editing = ""
-	return q
-}
-
 // Remote takes a presence note from another node: the room's subscribers
-// see the connection join, leave or point as if it were here.
+// see the connection join, leave, go idle or point as if it were here
+// (joins, leaves and idle changes in the room's presence batches).
 func (r *Room) Remote(n Note) {
 	if n.Kind == NoteEvent {
 		r.onLoop(func() {
@@ -87,64 +90,118 @@ func (r *Room) Remote(n Note) {
 		})
 		return
 	}
-	r.onLoop(func() {
-		id := n.Presence.ID
-		p := livewire.Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
-		if r.remote == nil {
-			r.remote = map[string]remotePresence{}
+	r.onLoop(func() { r.remoteNote(n) })
+}
+
+func (r *Room) remoteNote(n Note) {
+	id := n.Presence.ID
+	p := livewire.Presence{ID: id, Email: n.Presence.Email, Color: ColorFor(n.Presence.Email)}
+	e := r.here[id]
+	if e != nil && e.sub != nil {
+		// About a connection of this node: only a follow is.
+		if n.Kind == NoteFollow {
+			r.nodeFollows(e, n.Node, n.On)
 		}
-		_, known := r.remote[id]
-		switch n.Kind {
-		case NoteJoin, NotePointer:
-			if !known {
-				if len(r.remote) >= MaxRemotePresence {
-					return
-				}
-				r.remote[id] = remotePresence{Presence: p, node: n.Node}
-				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: p}), nil)
-			}
-			if n.Kind == NotePointer {
-				r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
-			}
-		case NoteEditing:
-			if !known {
-				if len(r.remote) >= MaxRemotePresence {
-					return
-				}
-				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: p}), nil)
-			}
-			r.remote[id] = remotePresence{Presence: livewire.Presence{ID: id, Email: p.Email, Color: p.Color, Editing: n.NoteID}, node: n.Node}
+		return
+	}
+	// learn adds another node's connection the room has not heard of.
+	learn := func() bool {
+		if e != nil {
+			return true
+		}
+		if r.remoteCount >= MaxRemotePresence {
+			return false
+		}
+		r.remoteCount++
+		e = r.addHere(p, nil, n.Node)
+		return true
+	}
+	switch n.Kind {
+	case NoteJoin:
+		learn()
+	case NotePointer:
+		if learn() {
+			r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: p, X: n.X, Y: n.Y}), nil)
+		}
+	case NoteEditing:
+		if learn() {
+			e.p.Editing = n.NoteID
 			r.broadcast(mustEncode(livewire.EditingMessage{Type: livewire.TypeEditing, Presence: p, NoteID: n.NoteID}), nil)
-		case NoteLeave:
-			if known {
-				delete(r.remote, id)
-				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: p}), nil)
-			}
 		}
-	})
+	case NoteIdle, NoteActive:
+		if learn() {
+			r.setIdle(e, n.Kind == NoteIdle)
+		}
+	case NoteView:
+		if e != nil {
+			r.setView(e, viewState{n.X, n.Y, n.Zoom})
+		}
+	case NoteSummon:
+		r.broadcast(summonMessage(p, n.X, n.Y, n.Zoom), nil)
+	case NoteLeave:
+		if e != nil {
+			r.forgetRemote(e)
+		}
+	}
+}
+
+// nodeFollows records whether node has followers of e, a connection of
+// this node; a new follower node gets e's latest view at once.
+func (r *Room) nodeFollows(e *here, node string, on bool) {
+	if !on {
+		delete(e.nodesFollowing, node)
+		return
+	}
+	if e.nodesFollowing == nil {
+		e.nodesFollowing = map[string]struct{}{}
+	}
+	e.nodesFollowing[node] = struct{}{}
+	if v := e.view; v != nil {
+		r.relay(Note{Kind: NoteView, Presence: e.sub.presence(), X: v.x, Y: v.y, Zoom: v.zoom})
+	}
+}
+
+// forgetRemote takes another node's connection out.
+func (r *Room) forgetRemote(e *here) {
+	r.remoteCount--
+	r.removeHere(e)
 }
 
 // ForgetNode drops every connection of node (it stopped, or has not been
 // heard of for a while): the room's subscribers see them leave.
 func (r *Room) ForgetNode(node string) {
 	r.onLoop(func() {
-		for id, p := range r.remote {
-			if p.node == node {
-				delete(r.remote, id)
-				r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: p.presence()}), nil)
+		for _, id := range slices.Clone(r.order) {
+			e := r.here[id]
+			if e.node == node {
+				r.forgetRemote(e)
+			} else if e.sub != nil {
+				delete(e.nodesFollowing, node)
 			}
 		}
 	})
 }
 
 // Reannounce tells the other nodes of every local connection (an answer to
-// NoteWho).
+// NoteWho): who is here, what they edit, who is idle, and whom this
+// node follows.
 func (r *Room) Reannounce() {
 	r.onLoop(func() {
 		for _, s := range r.subs {
+			if s.entry == nil {
+				continue
+			}
 			r.relay(Note{Kind: NoteJoin, Presence: s.presence()})
 			if s.editing != "" {
 				r.relay(Note{Kind: NoteEditing, Presence: s.presence(), NoteID: s.editing})
+			}
+			if s.entry.p.Idle {
+				r.relay(Note{Kind: NoteIdle, Presence: s.presence()})
+			}
+		}
+		for _, e := range r.here {
+			if e.followedThere {
+				r.relay(Note{Kind: NoteFollow, Presence: livewire.Presence{ID: e.p.ID}, On: true})
 			}
 		}
 	})
@@ -155,18 +212,4 @@ func (r *Room) relay(n Note) {
 	if r.opts.Relay != nil {
 		r.opts.Relay.Presence(r.id, n)
 	}
-}
-
-// remotePresent lists the connections on other nodes, by ID. Called by
-// the loop.
-func (r *Room) remotePresent() []livewire.Presence {
-	if len(r.remote) == 0 {
-		return nil
-	}
-	out := make([]livewire.Presence, 0, len(r.remote))
-	for _, p := range r.remote {
-		out = append(out, p.Presence)
-	}
-	slices.SortFunc(out, func(a, b livewire.Presence) int { return cmp.Compare(a.ID, b.ID) })
-	return out
 }

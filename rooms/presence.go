@@ -1,7 +1,6 @@
 package rooms
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -14,10 +13,16 @@ import (
 // the others (relay) and shows theirs (nodes.go).
 
 // Welcome is what a new subscriber learns atomically with joining: the
-// version after which every change reaches its queue, and who else is here.
+// version after which every change reaches its queue, and a page of who
+// else is here (at most HelloPresent, in who order) with how many they
+// are in all.
 type Welcome struct {
 	ServerVersion int64
 	Present       []livewire.Presence
+	// PresentCount is how many others the board shows; PresentMore is
+	// true when Present is cut (the client asks Who for the rest).
+	PresentCount int
+	PresentMore  bool
 }
 
 // Member describes a connection joining a room.
@@ -34,12 +39,16 @@ type Member struct {
 	// of their connections (the hub keeps one per person); AllowPush
 	// spends from it after the connection's own.
 	UserPushes *ratelimit.Bucket
+	// Hidden leaves the connection out of presence (a read-only link's):
+	// it gets every message, but nobody sees it join, leave or go idle,
+	// and it is in no hello, who or count.
+	Hidden bool
 }
 
 // Subscribe adds a subscriber for a connection. Every change committed
 // after the returned Welcome's version reaches the subscriber's sink, in
-// order; the others are told it joined. The connection must call Leave when
-// it ends.
+// order; the others are told it joined (in the next presence batch). The
+// connection must call Leave when it ends.
 func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, error) {
 	if m.Sink == nil {
 		panic("rooms: Subscribe without a Sink")
@@ -52,6 +61,7 @@ func (r *Room) Subscribe(ctx context.Context, m Member) (*Subscriber, Welcome, e
 		id:      m.ConnID,
 		email:   m.Email,
 		color:   ColorFor(m.Email),
+		hidden:  m.Hidden,
 		onLeave: m.OnLeave,
 		sink:    m.Sink,
 		pushes:  ratelimit.NewBucket(r.opts.PushRate, r.opts.PushBurst),
@@ -76,30 +86,38 @@ type joinReq struct {
 	reply chan Welcome
 }
 
-// serve registers the subscriber and tells the others.
+// serve registers the subscriber and tells the others (in the next batch).
+// The hello's page costs HelloPresent entries whatever the room's size,
+// and the index insert a move of pointers: a join is not a message to
+// everyone.
 func (req *joinReq) serve(r *Room) {
 	r.touch()
-	present := slices.Clone(r.subs)
-	slices.SortFunc(present, func(a, b *Subscriber) int { return cmp.Compare(a.seq, b.seq) })
-	w := Welcome{ServerVersion: r.version.Load(), Present: make([]livewire.Presence, len(present))}
-	for i, s := range present {
-		w.Present[i] = s.presence()
-		w.Present[i].Editing = s.editing
-	}
-	w.Present = append(w.Present, r.remotePresent()...)
+	s := req.sub
+	page, more := r.presentPage("", HelloPresent, "")
+	w := Welcome{ServerVersion: r.version.Load(), Present: page, PresentCount: len(r.order), PresentMore: more}
 	first := len(r.subs) == 0
 	r.seq++
-	req.sub.seq = r.seq
-	req.sub.pos = len(r.subs)
-	r.subs = append(r.subs, req.sub)
+	s.seq = r.seq
+	s.pos = len(r.subs)
+	s.lastActive = r.opts.Now()
+	r.subs = append(r.subs, s)
 	r.subCount.Store(int32(len(r.subs)))
-	req.reply <- w
-	r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeJoin, Presence: req.sub.presence()}), req.sub)
+	// Its fan-out shard now: a join is no longer a message to everyone,
+	// which used to place it.
+	r.place(s)
+	// The reply goes last: when Subscribe returns, the join is in the
+	// batch and its timers are armed.
+	defer func() { req.reply <- w }()
+	r.armIdleSweep()
+	if s.hidden {
+		return
+	}
+	s.entry = r.addHere(livewire.Presence{ID: s.id, Email: s.email, Color: s.color}, s, "")
 	if first {
 		// Who is here on other nodes: their rooms answer with joins.
 		r.relay(Note{Kind: NoteWho})
 	}
-	r.relay(Note{Kind: NoteJoin, Presence: req.sub.presence()})
+	r.relay(Note{Kind: NoteJoin, Presence: s.presence()})
 }
 
 type leaveReq struct {
@@ -114,8 +132,9 @@ func (req *leaveReq) serve(r *Room) {
 	close(req.done)
 }
 
-// remove takes s out of the room and tells the others it left; code 0 means
-// s left by itself, otherwise s is closed with code.
+// remove takes s out of the room and tells the others it left (in the
+// next batch); code 0 means s left by itself, otherwise s is closed with
+// code.
 func (r *Room) remove(s *Subscriber, code int, reason string) {
 	if !r.has(s) {
 		return
@@ -129,8 +148,12 @@ func (r *Room) remove(s *Subscriber, code int, reason string) {
 	if code != 0 {
 		s.close(code, reason)
 	}
-	r.broadcast(mustEncode(livewire.PresenceMessage{Type: livewire.TypeLeave, Presence: s.presence()}), nil)
-	r.relay(Note{Kind: NoteLeave, Presence: s.presence()})
+	r.unfollow(s)
+	if s.entry != nil {
+		r.removeHere(s.entry)
+		s.entry = nil
+		r.relay(Note{Kind: NoteLeave, Presence: s.presence()})
+	}
 }
 
 type pointerReq struct {
@@ -142,6 +165,10 @@ type pointerReq struct {
 func (req pointerReq) serve(r *Room) {
 	if !r.has(req.sub) {
 		return
+	}
+	r.markActive(req.sub)
+	if req.sub.hidden {
+		return // a hidden connection has no pointer others see
 	}
 	r.broadcast(mustEncode(livewire.PointerMessage{Type: livewire.TypePointer, Presence: req.sub.presence(), X: req.x, Y: req.y}), req.sub)
 	r.relay(Note{Kind: NotePointer, Presence: req.sub.presence(), X: req.x, Y: req.y})
@@ -155,10 +182,17 @@ type editReq struct {
 // serve tells the others which note the subscriber opened in the editor
 // ("" when it closed it), when that changed.
 func (req editReq) serve(r *Room) {
-	if !r.has(req.sub) || req.sub.editing == req.noteID {
+	if !r.has(req.sub) {
+		return
+	}
+	r.markActive(req.sub)
+	if req.sub.hidden || req.sub.editing == req.noteID {
 		return
 	}
 	req.sub.editing = req.noteID
+	if e := req.sub.entry; e != nil {
+		e.p.Editing = req.noteID
+	}
 	r.broadcast(mustEncode(livewire.EditingMessage{Type: livewire.TypeEditing, Presence: req.sub.presence(), NoteID: req.noteID}), req.sub)
 	r.relay(Note{Kind: NoteEditing, Presence: req.sub.presence(), NoteID: req.noteID})
 }

@@ -45,7 +45,7 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 			return &PullResult{ServerVersion: v}, nil
 		}
 		start = time.Now()
-		sv, err := r.store.CurrentVersion(ctx, r.id)
+		sv, err := r.storeVersion(ctx)
 		if err != nil || sv <= v {
 			r.opts.Observer.Pulled(time.Since(start), true, err)
 			if err != nil {
@@ -91,7 +91,7 @@ func (r *Room) PullTo(ctx context.Context, since int64, fn func(p *persist.Chang
 	if v := r.version.Load(); since == v && since != 0 {
 		// With several nodes, "nothing new" is confirmed with the store, as
 		// in Pull; when the store is ahead the read below streams it.
-		sv, err := r.store.CurrentVersion(ctx, r.id)
+		sv, err := r.storeVersion(ctx)
 		if err != nil || sv <= v {
 			r.opts.Observer.Pulled(time.Since(start), true, err)
 			return v, false, err

@@ -62,6 +62,10 @@ type Options struct {
 	PushBurst int
 	// Now is the clock (idle tracking, pointer throttling); nil is time.Now.
 	Now func() time.Time
+	// AfterFunc runs f after d on a goroutine of its own: the presence
+	// tick, the idle sweep and the view throttle. nil is time.AfterFunc;
+	// tests fire them by hand.
+	AfterFunc func(d time.Duration, f func())
 	// Logger receives the room's warnings; nil is slog.Default().
 	Logger *slog.Logger
 	// Observer is told of commits, pulls and drops (metrics); nil tells no one.
@@ -90,6 +94,9 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.AfterFunc == nil {
+		o.AfterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -104,7 +111,7 @@ func (o Options) withDefaults() Options {
 // Its loop owns the board's version, subscribers and long polls, and
 // takes work from four channels, each with one purpose: reqC, what callers
 // ask (a request each); commitC, the store's answers to the commit in
-// flight; dropC, the fan-out goroutine's reports of full sinks; quit,
+// flight; fan.dropC, the fan-out shards' reports of full sinks; quit,
 // Close.
 type Room struct {
 	id    string
@@ -133,17 +140,26 @@ type Room struct {
 	pending    []*pushReq
 	committing bool          // a commit or a catch-up is in flight: its answer comes on commitC
 	dropped    []*Subscriber // subscribers whose sinks were full, to drop
-	fanStopped bool
-	stopped    bool                      // an idle stop was granted: the loop ends
-	waiters    []*Waiter                 // long polls, all waiting on the current version; a waiter's index is its pos
-	remote     map[string]remotePresence // connections on other nodes, by ID (nodes.go); empty on one node
+	stopped    bool          // an idle stop was granted: the loop ends
+	waiters    []*Waiter     // long polls, all waiting on the current version; a waiter's index is its pos
+	// Who is here (here.go): every connection shown, this node's and
+	// the others', by ID and in ID order; the changes of the current
+	// tick; whether the tick and the idle sweep are armed; how many of
+	// the connections are other nodes'.
+	here          map[string]*here
+	order         []string
+	batch         presenceBatch
+	presenceArmed bool
+	sweepArmed    bool
+	remoteCount   int
 
-	// The fan-out goroutine (fanOut) writes to the subscribers' sinks; the
-	// loop hands it each message with the subscribers to send it to and
-	// learns from dropC whose sinks were full.
-	fanC    chan fanJob
-	dropC   chan *Subscriber
-	fanDone chan struct{}
+	// The fan-out's shards (fanout.go) write to the subscribers' sinks; the
+	// loop hands them each message with the subscribers to send it to and
+	// learns from fan.dropC whose sinks were full.
+	fan fanOut
+
+	// confirm is the version check pulls share on several nodes (confirm.go).
+	confirm confirmer
 }
 
 // Start loads the board's version from the store and starts its room.
@@ -163,14 +179,11 @@ func Start(ctx context.Context, store persist.SyncStore, boardID string, opts Op
 		commitC: make(chan *commit),
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
-		fanC:    make(chan fanJob, fanOutBacklog),
-		dropC:   make(chan *Subscriber),
-		fanDone: make(chan struct{}),
 	}
 	r.peers = newPeers(r, opts.Relay)
 	r.version.Store(v)
 	r.touch()
-	go r.fanOut()
+	r.startFanOut()
 	go r.loop()
 	return r, nil
 }
@@ -293,7 +306,7 @@ func (r *Room) loop() {
 		case c := <-r.commitC:
 			r.finishCommit(c)
 			r.startCommit()
-		case s := <-r.dropC:
+		case s := <-r.fan.dropC:
 			r.dropped = append(r.dropped, s)
 		case <-r.quit:
 			r.shutdown()

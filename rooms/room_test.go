@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,8 +46,13 @@ func openStore(tb testing.TB) *bolt.DB {
 }
 
 // startRoom starts b1's room on store; it is closed when the test ends.
+// Without opts.AfterFunc its timers never fire (presence batches and idle
+// sweeps are sent only by tests that fire them, see startTimedRoom).
 func startRoom(tb testing.TB, store persist.SyncStore, opts rooms.Options) *rooms.Room {
 	tb.Helper()
+	if opts.AfterFunc == nil {
+		opts.AfterFunc = roomstest.NewTimers().AfterFunc
+	}
 	r, err := rooms.Start(context.Background(), store, "b1", opts)
 	if err != nil {
 		tb.Fatal(err)
@@ -104,6 +110,17 @@ type msg struct {
 	X             float64      `json:"x"`
 	Y             float64      `json:"y"`
 	NoteID        string       `json:"noteId"`
+	// Presence and following.
+	Joined  []livewire.Presence `json:"joined"`
+	Left    []string            `json:"left"`
+	Idle    []string            `json:"idle"`
+	Active  []string            `json:"active"`
+	More    bool                `json:"more"`
+	Count   int                 `json:"count"`
+	Present []livewire.Presence `json:"present"`
+	Next    string              `json:"next"`
+	Zoom    float64             `json:"zoom"`
+	Ended   string              `json:"ended"`
 }
 
 // next returns the subscriber's next message, failing after waitFor.
@@ -152,9 +169,6 @@ func TestPushFansOutInOrder(t *testing.T) {
 	b, _ := subscribe(t, r, "B", "b@example.com")
 	if wa.ServerVersion != 0 {
 		t.Fatalf("welcome version=%d, want 0", wa.ServerVersion)
-	}
-	if m := next(t, a); m.Type != livewire.TypeJoin || m.ID != "B" {
-		t.Fatalf("A got %+v, want B's join", m)
 	}
 	for i := 1; i <= 20; i++ {
 		v, replayed, err := r.Push(context.Background(), onePush(fmt.Sprintf("n%d", i), "x"), "")
@@ -254,7 +268,6 @@ func TestPushFromAcksThePusherAndTellsTheOthers(t *testing.T) {
 	r := startRoom(t, openStore(t), rooms.Options{})
 	a, _ := subscribe(t, r, "A", "a@example.com")
 	b, _ := subscribe(t, r, "B", "b@example.com")
-	nextOf(t, a, livewire.TypeJoin)
 	v, _, err := a.Push(context.Background(), "m1", onePush("n1", "hello"), "idem-1")
 	if err != nil || v != 1 {
 		t.Fatalf("push: v=%d err=%v", v, err)
@@ -295,7 +308,8 @@ func TestInvalidPushChangesNothing(t *testing.T) {
 // when a reader gets to run.
 func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 	const queue, pushes = 4, 20
-	r := startRoom(t, openStore(t), rooms.Options{})
+	tm := roomstest.NewTimers()
+	r := startRoom(t, openStore(t), rooms.Options{AfterFunc: tm.AfterFunc})
 	slow, _ := subscribeQueue(t, r, "slow", "slow@example.com", queue) // never reads
 	// fast is sent the changes and slow's leave; twice that is room to spare.
 	fast, _ := subscribeQueue(t, r, "fast", "fast@example.com", 2*pushes)
@@ -313,10 +327,12 @@ func TestSlowSubscriberIsDroppedWithoutDelayingOthers(t *testing.T) {
 	if code, reason := slow.CloseStatus(); code != livewire.CloseResync || reason == "" {
 		t.Fatalf("slow closed with %d %q, want %d", code, reason, livewire.CloseResync)
 	}
+	// slow joined and left within one tick: the batch shows fast alone.
+	tm.Fire()
 	sawLeave := false
 	for v := int64(1); v <= pushes || !sawLeave; {
 		switch m := next(t, fast); {
-		case m.Type == livewire.TypeLeave && m.ID == "slow" && !sawLeave:
+		case m.Type == livewire.TypePresence && !sawLeave && m.Count == 1 && len(m.Left) == 0 && len(m.Joined) == 1 && m.Joined[0].ID == "fast":
 			sawLeave = true
 		case m.Type == livewire.TypeChanges && m.ServerVersion == v:
 			v++
@@ -528,23 +544,31 @@ func TestPull(t *testing.T) {
 }
 
 func TestPresence(t *testing.T) {
-	r := startRoom(t, openStore(t), rooms.Options{})
+	tm := roomstest.NewTimers()
+	r := startRoom(t, openStore(t), rooms.Options{AfterFunc: tm.AfterFunc})
 	a, wa := subscribe(t, r, "A", "a@example.com")
-	if len(wa.Present) != 0 {
-		t.Fatalf("first subscriber sees %v present, want nobody", wa.Present)
+	if len(wa.Present) != 0 || wa.PresentCount != 0 || wa.PresentMore {
+		t.Fatalf("first subscriber sees %+v, want nobody", wa)
 	}
 	b, wb := subscribe(t, r, "B", "b@example.com")
-	if len(wb.Present) != 1 || wb.Present[0] != (livewire.Presence{ID: "A", Email: "a@example.com", Color: rooms.ColorFor("a@example.com")}) {
-		t.Fatalf("B sees %+v present, want A", wb.Present)
+	if len(wb.Present) != 1 || wb.Present[0] != (livewire.Presence{ID: "A", Email: "a@example.com", Color: rooms.ColorFor("a@example.com")}) || wb.PresentCount != 1 {
+		t.Fatalf("B sees %+v present, want A", wb)
 	}
-	if m := next(t, a); m.Type != livewire.TypeJoin || m.ID != "B" || m.Email != "b@example.com" || m.Color != b.Color() {
-		t.Fatalf("A got %+v, want B's join with its colour", m)
+	noMessage(t, a) // joins wait for the tick
+	tm.Fire()
+	m := next(t, a)
+	if m.Type != livewire.TypePresence || m.Count != 2 || len(m.Joined) != 2 || m.Joined[0].ID != "A" || m.Joined[1] != (livewire.Presence{ID: "B", Email: "b@example.com", Color: b.Color()}) || m.Left != nil || m.Idle != nil {
+		t.Fatalf("A got %+v, want one batch with A and B joined", m)
+	}
+	if m := next(t, b); m.Type != livewire.TypePresence || len(m.Joined) != 2 {
+		t.Fatalf("B got %+v, want the same batch", m)
 	}
 	checkPointer(t, a, b)
 	b.Leave()
 	b.Leave() // twice is safe
-	if m := next(t, a); m.Type != livewire.TypeLeave || m.ID != "B" {
-		t.Fatalf("A got %+v, want B's leave", m)
+	tm.Fire()
+	if m := next(t, a); m.Type != livewire.TypePresence || !slices.Equal(m.Left, []string{"B"}) || m.Joined != nil || m.Count != 1 {
+		t.Fatalf("A got %+v, want B's leave and a count of 1", m)
 	}
 	if code, _ := b.CloseStatus(); code != livewire.CloseNormal {
 		t.Fatalf("left subscriber closed with %d, want %d", code, livewire.CloseNormal)
@@ -576,7 +600,6 @@ func TestEditing(t *testing.T) {
 	r := startRoom(t, openStore(t), rooms.Options{})
 	a, _ := subscribe(t, r, "A", "a@example.com")
 	b, _ := subscribe(t, r, "B", "b@example.com")
-	nextOf(t, a, livewire.TypeJoin)
 	if err := a.Editing("n1"); err != nil {
 		t.Fatal(err)
 	}
@@ -623,7 +646,6 @@ func TestPointerThrottle(t *testing.T) {
 		r := startRoom(t, openStore(t), rooms.Options{Now: c.Now, PointerInterval: time.Hour})
 		a, _ := subscribe(t, r, "A", "a@example.com")
 		b, _ := subscribe(t, r, "B", "b@example.com")
-		nextOf(t, a, livewire.TypeJoin)
 		for i := range 50 {
 			if err := a.Pointer(float64(i), 0); err != nil {
 				t.Fatal(err)
@@ -647,7 +669,6 @@ func TestPointerThrottle(t *testing.T) {
 		r := startRoom(t, openStore(t), rooms.Options{PointerInterval: 20 * time.Millisecond})
 		a, _ := subscribe(t, r, "A", "a@example.com")
 		b, _ := subscribe(t, r, "B", "b@example.com")
-		nextOf(t, a, livewire.TypeJoin)
 		for i := range 10 {
 			if err := a.Pointer(float64(i), float64(i)); err != nil {
 				t.Fatal(err)
@@ -666,7 +687,8 @@ func TestPointerThrottle(t *testing.T) {
 }
 
 func TestKick(t *testing.T) {
-	r := startRoom(t, openStore(t), rooms.Options{})
+	tm := roomstest.NewTimers()
+	r := startRoom(t, openStore(t), rooms.Options{AfterFunc: tm.AfterFunc})
 	gone1, _ := subscribe(t, r, "G1", "gone@example.com")
 	gone2, _ := subscribe(t, r, "G2", "gone@example.com")
 	stay, _ := subscribe(t, r, "S", "stay@example.com")
@@ -676,13 +698,11 @@ func TestKick(t *testing.T) {
 			t.Fatalf("%s closed with %d, want %d", s.ID(), code, livewire.CloseForbidden)
 		}
 	}
-	left := map[string]bool{}
-	for len(left) < 2 {
-		m := nextOf(t, stay, livewire.TypeLeave)
-		left[m.ID] = true
-	}
-	if !left["G1"] || !left["G2"] {
-		t.Fatalf("stay saw leaves of %v, want G1 and G2", left)
+	tm.Fire()
+	// All three joined and two left within one tick: stay is told of
+	// itself only, and the count is one.
+	if m := nextOf(t, stay, livewire.TypePresence); len(m.Joined) != 1 || m.Joined[0].ID != "S" || len(m.Left) != 0 || m.Count != 1 {
+		t.Fatalf("stay got %+v, want only its own join and a count of 1", m)
 	}
 	if r.Subscribers() != 1 {
 		t.Fatalf("subscribers=%d, want 1", r.Subscribers())
@@ -867,7 +887,8 @@ func TestLargeRoomFanOut(t *testing.T) {
 func testLargeRoomFanOut(t *testing.T, kept int) {
 	const fullEvery = 25
 	changes := []byte(`"type":"changes"`)
-	r := startRoom(t, openStore(t), rooms.Options{})
+	tm := roomstest.NewTimers()
+	r := startRoom(t, openStore(t), rooms.Options{AfterFunc: tm.AfterFunc})
 	var subs []*rooms.Subscriber
 	full := func(i int) bool { return i%fullEvery == fullEvery-1 }
 	for i, n := 0, 0; n < kept; i++ {
@@ -880,9 +901,10 @@ func testLargeRoomFanOut(t *testing.T, kept int) {
 		s, _ := subscribeQueue(t, r, fmt.Sprintf("c%d", i), fmt.Sprintf("u%d@example.com", i), capacity)
 		subs = append(subs, s)
 	}
-	// A full sink is found at the first message sent to it: the joins of
-	// later subscribers (the last one joined is never full). Push once they
-	// are dropped, so that the change goes to kept subscribers exactly.
+	// A full sink is found at the first message sent to it: the presence
+	// batch of the joins. Push once they are dropped, so that the change
+	// goes to kept subscribers exactly.
+	tm.Fire()
 	for i, s := range subs {
 		if full(i) {
 			select {

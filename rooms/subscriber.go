@@ -23,6 +23,7 @@ type Subscriber struct {
 	color string
 	seq   uint64 // join order, set by the loop
 	pos   int    // index in the room's subs, -1 when not in the room; the loop's
+	shard int32  // 1 + the fan-out shard that sends to it, 0 until placed; the loop's
 
 	onLeave func()
 
@@ -38,11 +39,25 @@ type Subscriber struct {
 
 	editing string // the note open in the connection's editor; owned by the room's loop
 
+	// Presence, owned by the room's loop (here.go, follow.go): whether
+	// the connection is left out of presence, its entry in the room's
+	// index (nil when hidden), when it was last active, and whom it
+	// follows or waits for one view of.
+	hidden     bool
+	entry      *here
+	lastActive time.Time
+	following  string
+	peeking    string
+
 	mu          sync.Mutex // guards the pointer throttle
 	left        bool
 	lastPointer time.Time
 	pending     *[2]float64
 	timer       *time.Timer
+	// The view throttle, under mu like the pointer's (follow.go).
+	lastView    time.Time
+	pendingView *viewState
+	viewArmed   bool
 }
 
 // ID returns the connection ID.

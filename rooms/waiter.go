@@ -96,7 +96,7 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 		// there and is ahead of this room. The store knows; a wait never
 		// starts while it is ahead. Its version, even when it is since ("no
 		// change, wait again"), never takes the client back.
-		sv, err := r.store.CurrentVersion(ctx, r.id)
+		sv, err := r.storeVersion(ctx)
 		switch {
 		case err != nil && f.Since == v:
 			return nil, err

@@ -112,7 +112,7 @@ func TestLivePushRate(t *testing.T) {
 	owner := e.claim("owner@example.com", "b1")
 	c1, _ := e.connect(owner, "b1", "")
 	c2, _ := e.connect(owner, "b1", "")
-	readType(t, c1, livewire.TypeJoin)
+	readCount(t, c1, 2)
 
 	// pushAll sends n pushes over c (ids prefix+"a", prefix+"b", …) and
 	// returns the answers to them in the order sent. (An error answer may

@@ -58,7 +58,7 @@ func TestLiveLogoutClosesSocket(t *testing.T) {
 	c1, _ := e.connect(owner, "b1", "")
 	c2, _ := e.connect(owner, "b1", "")
 	co, _ := e.connect(other, "b1", "")
-	readType(t, c1, livewire.TypeJoin)
+	readCount(t, c1, 3)
 
 	e.do("GET", "/api/auth/logout", owner, nil).wantStatus(t, http.StatusOK)
 	if code := refusedThenClosed(t, c1); code != livewire.CloseSessionEnded {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,48 @@ type liveMsg struct {
 	NoteID        string              `json:"noteId"`
 	Events        []livewire.Event    `json:"events"`
 	CanEdit       bool                `json:"canEdit"`
+	// Presence batches, who answers, views, follows and summons.
+	Joined       []livewire.Presence `json:"joined"`
+	Left         []string            `json:"left"`
+	Idle         []string            `json:"idle"`
+	Active       []string            `json:"active"`
+	More         bool                `json:"more"`
+	Count        int                 `json:"count"`
+	PresentCount int                 `json:"presentCount"`
+	PresentMore  bool                `json:"presentMore"`
+	Next         string              `json:"next"`
+	Zoom         float64             `json:"zoom"`
+	Ended        string              `json:"ended"`
+}
+
+// readJoined reads until a presence batch lists connection id joined, and
+// returns its entry.
+func readJoined(tb testing.TB, c *websocket.Conn, id string) livewire.Presence {
+	tb.Helper()
+	for {
+		m := readType(tb, c, livewire.TypePresence)
+		if i := slices.IndexFunc(m.Joined, func(p livewire.Presence) bool { return p.ID == id }); i >= 0 {
+			return m.Joined[i]
+		}
+	}
+}
+
+// readLeft reads until a presence batch lists connection id left.
+func readLeft(tb testing.TB, c *websocket.Conn, id string) liveMsg {
+	tb.Helper()
+	for {
+		if m := readType(tb, c, livewire.TypePresence); slices.Contains(m.Left, id) {
+			return m
+		}
+	}
+}
+
+// readCount reads presence batches until one counts n connections on the
+// board: every join before it has been told.
+func readCount(tb testing.TB, c *websocket.Conn, n int) {
+	tb.Helper()
+	for readType(tb, c, livewire.TypePresence).Count != n {
+	}
 }
 
 // dial opens the live channel; query is "" or "?since=N".
@@ -169,9 +212,10 @@ func TestLiveEndToEnd(t *testing.T) {
 	if len(hb.Present) != 1 || hb.Present[0].ID != ha.You.ID || hb.Present[0].Email != "alice@example.com" {
 		t.Fatalf("bob's hello present=%+v, want alice", hb.Present)
 	}
-	if m := read(t, ca); m.Type != livewire.TypeJoin || m.ID != hb.You.ID || m.Email != "bob@example.com" || m.Color != hb.You.Color {
-		t.Fatalf("alice got %+v, want bob's join", m)
+	if p := readJoined(t, ca, hb.You.ID); p.Email != "bob@example.com" || p.Color != hb.You.Color {
+		t.Fatalf("alice got %+v, want bob's join", p)
 	}
+	readCount(t, cb, 2)
 
 	sc := &liveScene{e: e, alice: alice, bob: bob, ca: ca, cb: cb, ha: ha, hb: hb}
 	t.Run("PushOverSocket", sc.pushOverSocket)
@@ -230,8 +274,10 @@ func (sc *liveScene) editing(t *testing.T) {
 		t.Fatalf("bob got %+v, want alice editing n1", m)
 	}
 	cc, hc := sc.e.connect(sc.bob, "b1", "")
-	if len(hc.Present) != 2 || hc.Present[0].ID != sc.ha.You.ID || hc.Present[0].Editing != "n1" || hc.Present[1].Editing != "" {
-		t.Fatalf("a late joiner's hello present=%+v, want alice editing n1", hc.Present)
+	// In ID order (the order of who pages), not the order of joining.
+	i := slices.IndexFunc(hc.Present, func(p livewire.Presence) bool { return p.ID == sc.ha.You.ID })
+	if len(hc.Present) != 2 || i < 0 || hc.Present[i].Editing != "n1" || hc.Present[1-i].Editing != "" || hc.Present[0].ID > hc.Present[1].ID || hc.PresentCount != 2 || hc.PresentMore {
+		t.Fatalf("a late joiner's hello present=%+v count %d, want alice editing n1 and bob, by ID", hc.Present, hc.PresentCount)
 	}
 	sc.closeEditor(t, cc, hc)
 }
@@ -244,7 +290,7 @@ func (sc *liveScene) closeEditor(t *testing.T, cc *websocket.Conn, hc liveMsg) {
 	for _, c := range []*websocket.Conn{sc.cb, cc} {
 		for {
 			m := read(t, c)
-			if m.Type == livewire.TypeJoin {
+			if m.Type == livewire.TypePresence {
 				continue // bob's second connection joining
 			}
 			if m.Type != livewire.TypeEditing || m.ID != sc.ha.You.ID || m.NoteID != "" {
@@ -253,13 +299,11 @@ func (sc *liveScene) closeEditor(t *testing.T, cc *websocket.Conn, hc liveMsg) {
 			break
 		}
 	}
-	if m := read(t, sc.ca); m.Type != livewire.TypeJoin || m.ID != hc.You.ID {
-		t.Fatalf("alice got %+v, want only the join of bob's second connection", m)
-	}
+	readJoined(t, sc.ca, hc.You.ID)
 	cc.Close(websocket.StatusNormalClosure, "")
 	for _, c := range []*websocket.Conn{sc.ca, sc.cb} {
-		if m := read(t, c); m.Type != livewire.TypeLeave || m.ID != hc.You.ID {
-			t.Fatalf("got %+v, want the leave of bob's second connection", m)
+		if m := readLeft(t, c, hc.You.ID); m.Count != 2 {
+			t.Fatalf("got %+v, want the leave of bob's second connection and 2 left", m)
 		}
 	}
 }
@@ -298,9 +342,7 @@ func (sc *liveScene) badMessages(t *testing.T) {
 // reconnectWithSince: bob reconnecting with ?since gets what he missed, and nothing when up to date.
 func (sc *liveScene) reconnectWithSince(t *testing.T) {
 	sc.cb.Close(websocket.StatusNormalClosure, "bye")
-	if m := readType(t, sc.ca, livewire.TypeLeave); m.ID != sc.hb.You.ID {
-		t.Fatalf("alice got %+v, want bob's leave", m)
-	}
+	readLeft(t, sc.ca, sc.hb.You.ID)
 	// Bob misses version 3.
 	if status, _ := sc.e.push(sc.alice, "b1", board.Push{Notes: board.NoteChanges{Deleted: []string{"n1"}}}); status != 200 {
 		t.Fatal(status)
@@ -352,7 +394,8 @@ func TestPushOfUnknownDeletionsIsANoOp(t *testing.T) {
 
 	ca, _ := e.connect(alice, "b1", "?since=2")
 	cb, _ := e.connect(bob, "b1", "?since=2")
-	readType(t, ca, livewire.TypeJoin)
+	readCount(t, ca, 2)
+	readCount(t, cb, 2)
 
 	del := board.Push{Notes: board.NoteChanges{Deleted: []string{"gone", "never"}}, TrackerItems: board.ItemChanges{Deleted: []string{"n1"}}}
 	t.Run("REST", func(t *testing.T) {
@@ -511,15 +554,14 @@ func TestLiveKick(t *testing.T) {
 	e := newEnv(t)
 	owner := e.claim("owner@example.com", "b1")
 	guest := e.invite(owner, "b1", "guest@example.com", "pro")
-	cg, _ := e.connect(guest, "b1", "")
+	cg, hg := e.connect(guest, "b1", "")
 	co, _ := e.connect(owner, "b1", "")
+	readCount(t, co, 2) // the guest's join is told, so its leave will be
 	e.hub.Kick("b1", "guest@example.com")
 	if code := closeStatus(t, cg); code != livewire.CloseForbidden {
 		t.Fatalf("kicked guest closed with %d, want %d", code, livewire.CloseForbidden)
 	}
-	if m := readType(t, co, livewire.TypeLeave); m.Email != "guest@example.com" {
-		t.Fatalf("owner got %+v, want the guest's leave", m)
-	}
+	readLeft(t, co, hg.You.ID)
 }
 
 func TestLiveShutdownSaysGoingAway(t *testing.T) {
@@ -657,7 +699,7 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 			switch {
 			case m.Type == livewire.TypeChanges:
 				got <- m.ServerVersion
-			case m.Type == livewire.TypeLeave && !sawLeave:
+			case m.Type == livewire.TypePresence && len(m.Left) > 0 && !sawLeave:
 				sawLeave = true
 				close(left)
 			}

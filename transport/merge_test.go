@@ -25,7 +25,7 @@ func TestLiveMergeEvents(t *testing.T) {
 	bob := e.invite(alice, "b1", "bob@example.com", "pro")
 	ca, ha := e.connect(alice, "b1", "")
 	cb, _ := e.connect(bob, "b1", "")
-	readType(t, ca, livewire.TypeJoin)
+	readCount(t, ca, 2)
 
 	send(t, ca, mergePush("p1", "title\nbody", 0))
 	if m := readType(t, ca, livewire.TypeAck); m.ServerVersion != 1 {

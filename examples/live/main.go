@@ -119,12 +119,18 @@ type message struct {
 		CanEdit          bool
 	} `json:"you"`
 	Present []struct{ ID, Email, Color string } `json:"present"`
-	Email   string                              `json:"email"`
-	Color   string                              `json:"color"`
-	X, Y    float64
-	Status  int    `json:"status"`
-	Error   string `json:"error"`
-	Field   string `json:"field"`
+	// PresentCount is how many others are here (present is a page).
+	PresentCount int `json:"presentCount"`
+	// Joined, Left and Count are a presence batch's.
+	Joined []struct{ ID, Email, Color string } `json:"joined"`
+	Left   []string                            `json:"left"`
+	Count  int                                 `json:"count"`
+	Email  string                              `json:"email"`
+	Color  string                              `json:"color"`
+	X, Y   float64
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+	Field  string `json:"field"`
 }
 
 // connect runs one connection until it closes and returns its close code.
@@ -197,15 +203,22 @@ func show(m message, version *int64) {
 		for _, p := range m.Present {
 			fmt.Printf("   here: %s (%s)\n", p.Email, p.Color)
 		}
+		if more := m.PresentCount - len(m.Present); more > 0 {
+			fmt.Printf("   and %d more\n", more)
+		}
 	case "ack":
 		fmt.Printf("-- your push %s is version %d\n", m.ID, m.ServerVersion)
 		*version = max(*version, m.ServerVersion)
 	case "error":
 		fmt.Printf("!! %s: %d %s %s\n", m.ID, m.Status, m.Error, m.Field)
-	case "join":
-		fmt.Printf("++ %s joined (%s)\n", m.Email, m.Color)
-	case "leave":
-		fmt.Printf("-- %s left\n", m.Email)
+	case "presence":
+		for _, p := range m.Joined {
+			fmt.Printf("++ %s joined (%s)\n", p.Email, p.Color)
+		}
+		if len(m.Left) > 0 {
+			fmt.Printf("-- %d left\n", len(m.Left))
+		}
+		fmt.Printf("   %d here\n", m.Count)
 	case "pointer":
 		fmt.Printf("   %s's pointer at %.0f,%.0f\n", m.Email, m.X, m.Y)
 	}

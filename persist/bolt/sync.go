@@ -997,30 +997,27 @@ func (db *DB) ScanChangesSince(ctx context.Context, boardID string, since int64,
 func scanRows(rb *bbolt.Bucket, since int64, full bool, fn func(p *persist.ChangePart) error) error {
 	var part persist.ChangePart
 	for _, t := range []struct {
-		table    table
-		live     func(js []byte) error
-		deadKind persist.PartKind
+		table              table
+		liveKind, deadKind persist.PartKind
 	}{
-		{notesTable(rb), livePart(&part, fn, "note", func(n *board.Note) persist.ChangePart {
-			return persist.ChangePart{Kind: persist.PartNote, Note: n}
-		}), persist.PartDeletedNote},
-		{itemsTable(rb), livePart(&part, fn, "item", func(it *board.TrackerItem) persist.ChangePart {
-			return persist.ChangePart{Kind: persist.PartItem, Item: it}
-		}), persist.PartDeletedItem},
-		{framesTable(rb), livePart(&part, fn, "frame", func(f *board.Frame) persist.ChangePart {
-			return persist.ChangePart{Kind: persist.PartFrame, Frame: f}
-		}), persist.PartDeletedFrame},
-		{connectorsTable(rb), livePart(&part, fn, "connector", func(c *board.Connector) persist.ChangePart {
-			return persist.ChangePart{Kind: persist.PartConnector, Connector: c}
-		}), persist.PartDeletedConnector},
+		{notesTable(rb), persist.PartNote, persist.PartDeletedNote},
+		{itemsTable(rb), persist.PartItem, persist.PartDeletedItem},
+		{framesTable(rb), persist.PartFrame, persist.PartDeletedFrame},
+		{connectorsTable(rb), persist.PartConnector, persist.PartDeletedConnector},
 	} {
+		// A live row goes as the JSON stored (persist.ChangePart.Raw): the
+		// reader decodes it only if it needs the value.
+		live := func(js []byte) error {
+			part = persist.ChangePart{Kind: t.liveKind, Raw: js}
+			return fn(&part)
+		}
 		if full {
-			if err := t.table.eachLive(t.live); err != nil {
+			if err := t.table.eachLive(live); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := t.table.changedSince(since, t.live, nil); err != nil {
+		if err := t.table.changedSince(since, live, nil); err != nil {
 			return err
 		}
 		if err := t.table.changedSince(since, nil, func(id string) error {
@@ -1031,19 +1028,6 @@ func scanRows(rb *bbolt.Bucket, since int64, full bool, fn func(p *persist.Chang
 		}
 	}
 	return nil
-}
-
-// livePart gives scanRows' fn each stored row of one kind (T, noun in
-// errors) as the part wrap makes of it, reusing part.
-func livePart[T any](part *persist.ChangePart, fn func(p *persist.ChangePart) error, noun string, wrap func(*T) persist.ChangePart) func(js []byte) error {
-	return func(js []byte) error {
-		var row T
-		if err := json.Unmarshal(js, &row); err != nil {
-			return fmt.Errorf("decode %s: %w", noun, err)
-		}
-		*part = wrap(&row)
-		return fn(part)
-	}
 }
 
 // CurrentVersion returns the board's version (see SyncStore).

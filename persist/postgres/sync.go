@@ -813,42 +813,21 @@ func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int6
 
 // emitRow gives fn one row of a pull: a note, an item, or a deleted ID.
 func emitRow(kind, id string, data []byte, fn func(p *persist.ChangePart) error) error {
-	var part persist.ChangePart
-	switch {
-	case data == nil && kind == kindNote:
-		part = persist.ChangePart{Kind: persist.PartDeletedNote, ID: id}
-	case data == nil && kind == kindItem:
-		part = persist.ChangePart{Kind: persist.PartDeletedItem, ID: id}
-	case data == nil && kind == kindFrame:
-		part = persist.ChangePart{Kind: persist.PartDeletedFrame, ID: id}
-	case data == nil:
-		part = persist.ChangePart{Kind: persist.PartDeletedConnector, ID: id}
-	case kind == kindFrame:
-		var f board.Frame
-		if err := json.Unmarshal(data, &f); err != nil {
-			return fmt.Errorf("decode frame %s: %w", id, err)
-		}
-		part = persist.ChangePart{Kind: persist.PartFrame, Frame: &f}
-	case kind == kindConnector:
-		var c board.Connector
-		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("decode connector %s: %w", id, err)
-		}
-		part = persist.ChangePart{Kind: persist.PartConnector, Connector: &c}
-	case kind == kindNote:
-		var n board.Note
-		if err := json.Unmarshal(data, &n); err != nil {
-			return fmt.Errorf("decode note %s: %w", id, err)
-		}
-		part = persist.ChangePart{Kind: persist.PartNote, Note: &n}
-	default:
-		var it board.TrackerItem
-		if err := json.Unmarshal(data, &it); err != nil {
-			return fmt.Errorf("decode item %s: %w", id, err)
-		}
-		part = persist.ChangePart{Kind: persist.PartItem, Item: &it}
+	k := partKinds[kind]
+	if data == nil {
+		return fn(&persist.ChangePart{Kind: k.dead, ID: id})
 	}
-	return fn(&part)
+	// A live row goes as the JSON stored (persist.ChangePart.Raw): the
+	// reader decodes it only if it needs the value.
+	return fn(&persist.ChangePart{Kind: k.live, Raw: data})
+}
+
+// partKinds gives a board_rows kind's parts, live and deleted.
+var partKinds = map[string]struct{ live, dead persist.PartKind }{
+	kindNote:      {persist.PartNote, persist.PartDeletedNote},
+	kindItem:      {persist.PartItem, persist.PartDeletedItem},
+	kindFrame:     {persist.PartFrame, persist.PartDeletedFrame},
+	kindConnector: {persist.PartConnector, persist.PartDeletedConnector},
 }
 
 func addRow[T any](list *[]T, data []byte) error {

@@ -22,6 +22,71 @@ func runScan(t *testing.T, open Opener) {
 	t.Run("OneVersionUnderConcurrentPushes", func(t *testing.T) { testScanOneVersion(t, open) })
 	t.Run("Errors", func(t *testing.T) { testScanErrors(t, open) })
 	t.Run("FullIsTheBoardState", func(t *testing.T) { testScanFullIsState(t, open) })
+	t.Run("RawIsTheWireForm", func(t *testing.T) { testScanRawIsWireForm(t, open) })
+}
+
+// testScanRawIsWireForm: a scan gives each live row as the JSON stored,
+// and that JSON is byte for byte what encoding the row gives, so that a
+// pull answer that copies it says exactly what one that encodes it would
+// (HTML-escaped characters, clients' own fields, sizes and merged edits
+// included).
+func testScanRawIsWireForm(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db, _ := openWith(t, open, T0, "b")
+	n := note("n1", "<b>a & b</b> \u2028")
+	n.Extra = []board.Field{{Name: "votes", Value: json.RawMessage(`{"ana":2}`)}, {Name: "tag", Value: json.RawMessage(`"<x>"`)}}
+	n.W, n.H = 240, 180
+	it := item("i1", "ship it")
+	it.Extra = []board.Field{{Name: "priority", Value: json.RawMessage(`"high"`)}}
+	mustPush(t, db, "b", &board.Push{
+		Notes:        board.NoteChanges{Upserted: []board.Note{n, note("n2", "two")}},
+		TrackerItems: board.ItemChanges{Upserted: []board.TrackerItem{it}},
+		Frames:       board.FrameChanges{Upserted: []board.Frame{frame("f1", "Ideas")}},
+		Connectors:   board.ConnectorChanges{Upserted: []board.Connector{connector("c1", "n1", "n2")}},
+	}, "")
+	// A merged edit: the row stored is the merge's result.
+	edit := note("n2", "two, edited")
+	edit.BaseVersion = 1
+	mustPush(t, db, "b", &board.Push{Notes: board.NoteChanges{Upserted: []board.Note{edit}}}, "")
+	for _, since := range []int64{0, 1} {
+		live := 0
+		err := db.ScanChangesSince(ctx, "b", since, func(p *persist.ChangePart) error {
+			if p.Kind == persist.PartHeader || p.ID != "" {
+				return nil
+			}
+			live++
+			if p.Raw == nil {
+				return fmt.Errorf("live part of kind %d without its stored JSON", p.Kind)
+			}
+			raw := slices.Clone(p.Raw)
+			if err := p.Decode(); err != nil {
+				return err
+			}
+			var v any = p.Note
+			switch p.Kind {
+			case persist.PartItem:
+				v = p.Item
+			case persist.PartFrame:
+				v = p.Frame
+			case persist.PartConnector:
+				v = p.Connector
+			}
+			enc, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			if string(enc) != string(raw) {
+				return fmt.Errorf("since %d: stored JSON\n%s\nis not the row's encoding\n%s", since, raw, enc)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int64]int{0: 5, 1: 1}[since]; live != want {
+			t.Fatalf("since %d: %d live rows, want %d", since, live, want)
+		}
+	}
 }
 
 // testScanFullIsState: a full scan gives what BoardState gives, the phases
@@ -45,6 +110,9 @@ func testScanFullIsState(t *testing.T, open Opener) {
 		}
 		got := board.State{Notes: []board.Note{}, TrackerItems: []board.TrackerItem{}}
 		err = db.ScanChangesSince(ctx, id, 0, func(p *persist.ChangePart) error {
+			if err := p.Decode(); err != nil {
+				return err
+			}
 			switch p.Kind {
 			case persist.PartHeader:
 				got.Board, got.Phases = p.Header.Board, p.Header.Phases
@@ -77,6 +145,9 @@ func scan(tb testing.TB, s persist.SyncStore, boardID string, since int64) scann
 	tb.Helper()
 	var out scanned
 	err := s.ScanChangesSince(context.Background(), boardID, since, func(p *persist.ChangePart) error {
+		if err := p.Decode(); err != nil {
+			return err
+		}
 		out.kinds = append(out.kinds, p.Kind)
 		switch p.Kind {
 		case persist.PartHeader:
@@ -269,6 +340,9 @@ func scanAcrossPush(t *testing.T, db persist.Store, since int64, n int, later st
 	var sc scannedAcross
 	pushed := make(chan error, 1)
 	err := db.ScanChangesSince(context.Background(), "b1", since, func(p *persist.ChangePart) error {
+		if err := p.Decode(); err != nil {
+			return err
+		}
 		switch p.Kind {
 		case persist.PartHeader:
 			sc.header = p.Header

@@ -76,12 +76,13 @@ type Config struct {
 	NodesCfg nodesConfig
 	Many     manyFlags
 	Votes    voteFlags
+	Presence presenceFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | votes")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | presence | votes")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -119,6 +120,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	addNodesFlags(fs, &cfg.NodesCfg)
 	addManyFlags(fs, &cfg.Many)
 	cfg.Votes.register(fs)
+	addPresenceFlags(fs, &cfg.Presence)
 	return fs
 }
 
@@ -139,8 +141,10 @@ func (cfg *Config) check() error {
 		return cfg.checkNodes()
 	case "memory-nodes":
 		return cfg.checkMemoryNodes()
+	case "presence":
+		return cfg.checkPresence()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes or votes, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes, presence or votes, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -253,6 +257,9 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	}
 	if cfg.Mode == "memory-nodes" {
 		return rep, runMemoryNodes(ctx, cfg, rep, log)
+	}
+	if cfg.Mode == "presence" {
+		return rep, runPresence(ctx, cfg, rep, log)
 	}
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID

@@ -30,6 +30,9 @@ type Report struct {
 	MemoryNodes *MemoryNodesReport `json:"memoryNodes,omitempty"`
 	// Votes is a dot vote of many participants (votes).
 	Votes *VoteReport `json:"votes,omitempty"`
+	// Presence is joins, a restart's reconnects and leaves on one board
+	// (presence).
+	Presence *PresenceReport `json:"presence,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -257,6 +260,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if rep.Memory != nil {
 		printMemory(w, rep.Memory)
+	}
+	if rep.Presence != nil {
+		printPresence(w, rep.Presence)
 	}
 	if rep.MemoryNodes != nil {
 		printMemoryNodes(w, rep.MemoryNodes)

@@ -26,6 +26,9 @@ type spawned struct {
 	pprofBase string
 	log       *os.File
 	done      chan error
+	// stoppedIn and startedAt are the last restart's (presence.go).
+	stoppedIn time.Duration
+	startedAt time.Time
 }
 
 // freePort asks the kernel for a free loopback port. Another process may

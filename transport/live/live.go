@@ -222,6 +222,8 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		ServerVersion: welcome.ServerVersion,
 		You:           livewire.You{Presence: livewire.Presence{ID: connID, Email: lc.email, Color: sub.Color()}, CanEdit: canEdit},
 		Present:       welcome.Present,
+		PresentCount:  welcome.PresentCount,
+		PresentMore:   welcome.PresentMore,
 	}
 	// hello and the catch-up are written while the writer holds the room's
 	// messages back, so they come first; changes queued meanwhile follow,
@@ -438,6 +440,9 @@ type clientMessage struct {
 	X              *float64        `json:"x"`
 	Y              *float64        `json:"y"`
 	NoteID         *string         `json:"noteId"`
+	Zoom           *float64        `json:"zoom"`
+	After          string          `json:"after"`
+	Limit          *int            `json:"limit"`
 }
 
 // Message implements livesock.Handler: one client message, handled within
@@ -477,9 +482,57 @@ func (lc *liveConn) Message(data []byte) {
 			ID   string `json:"id,omitempty"`
 		}{typePong, m.ID})
 		lc.sub.Enqueue(rooms.NewMessage(pong))
+	case livewire.TypeActive, livewire.TypeWho, livewire.TypeView, livewire.TypeViewOnce, livewire.TypeFollow, livewire.TypeSummon:
+		lc.sendError(ctx, "", lc.presence(ctx, &m))
 	default:
-		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be %q, %q, %q or %q.", livewire.TypePush, livewire.TypePointer, livewire.TypeEditing, typePing))
+		lc.sendError(ctx, m.ID, board.FieldErrorf("type", "type must be one of %s.", strings.Join(clientTypes, ", ")))
 	}
+}
+
+// clientTypes are the message types a client may send.
+var clientTypes = []string{livewire.TypePush, livewire.TypePointer, livewire.TypeEditing, typePing,
+	livewire.TypeActive, livewire.TypeWho, livewire.TypeView, livewire.TypeViewOnce, livewire.TypeFollow, livewire.TypeSummon}
+
+// presence handles who is here, following and summons
+// (docs/live-protocol.md, "Who is here"); the room keeps the state.
+func (lc *liveConn) presence(ctx context.Context, m *clientMessage) error {
+	switch m.Type {
+	case livewire.TypeActive:
+		lc.sub.Active()
+		return nil
+	case livewire.TypeWho:
+		limit := rooms.DefaultWhoLimit
+		if m.Limit != nil {
+			limit = *m.Limit
+		}
+		return lc.sub.Who(m.After, limit)
+	case livewire.TypeFollow:
+		return lc.sub.Follow(m.ID)
+	case livewire.TypeViewOnce:
+		return lc.sub.ViewOnce(m.ID)
+	}
+	// view and summon: a viewport.
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"x", m.X}, {"y", m.Y}, {"zoom", m.Zoom}} {
+		if f.v == nil {
+			return board.FieldErrorf(f.name, "A %s message needs x, y and zoom.", m.Type)
+		}
+	}
+	if m.Type == livewire.TypeView {
+		return lc.sub.View(*m.X, *m.Y, *m.Zoom)
+	}
+	// Only the board's owner brings everyone; asked again each time, as
+	// a push asks, so a change of owner needs no reconnect.
+	a, err := lc.ch.guard.Guard(ctx, lc.boardID, lc.email)
+	if err != nil {
+		return err
+	}
+	if !a.IsOwner {
+		return &board.Error{Code: board.EFORBIDDEN, Field: "type", Message: "Only the board's owner can bring everyone to their view."}
+	}
+	return lc.sub.Summon(*m.X, *m.Y, *m.Zoom)
 }
 
 // push handles a push message: the same checks as POST /sync, in the same
@@ -563,4 +616,14 @@ var clientMessageShape = jsondec.NewShape(jsondec.Refuse[clientMessage],
 	jsondec.OptFloat64("x", func(m *clientMessage) **float64 { return &m.X }),
 	jsondec.OptFloat64("y", func(m *clientMessage) **float64 { return &m.Y }),
 	jsondec.OptString("noteId", func(m *clientMessage) **string { return &m.NoteID }),
+	jsondec.OptFloat64("zoom", func(m *clientMessage) **float64 { return &m.Zoom }),
+	jsondec.String("after", func(m *clientMessage) *string { return &m.After }),
+	jsondec.Func("limit", func(d *jsondec.Decoder, m *clientMessage) error {
+		var n int
+		if err := d.Int(&n); err != nil {
+			return err
+		}
+		m.Limit = &n
+		return nil
+	}),
 )

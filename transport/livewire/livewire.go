@@ -51,7 +51,70 @@ const (
 	// TypeAccess tells a connection that its access to the board changed
 	// while it is open (a plan change): what the board guard now answers.
 	TypeAccess = "access"
+	// Presence and following (docs/live-protocol.md, "Who is here").
+	// TypePresence is the room's coalesced presence batch; TypeWho a
+	// client's request for a page of who is here and its answer;
+	// TypeActive a client's activity without a pointer; TypeView a
+	// client's viewport and, to its followers, the relayed view;
+	// TypeViewOnce a request for someone's latest view, once; TypeFollow
+	// starts or ends following; TypeSummon brings everyone to the owner.
+	TypePresence = "presence"
+	TypeWho      = "who"
+	TypeActive   = "active"
+	TypeView     = "view"
+	TypeViewOnce = "view?"
+	TypeFollow   = "follow"
+	TypeSummon   = "summon"
 )
+
+// PresenceBatch is the presence changes of one tick in a room: who
+// joined (entries), left, went idle or came back (IDs). Lists are left
+// out when empty; More says they were cut (the client asks who when it
+// shows the list). Count is how many connections the board shows now,
+// the receiving one included unless it is hidden.
+type PresenceBatch struct {
+	Type   string     `json:"type"`
+	Joined []Presence `json:"joined,omitempty"`
+	Left   []string   `json:"left,omitempty"`
+	Idle   []string   `json:"idle,omitempty"`
+	Active []string   `json:"active,omitempty"`
+	More   bool       `json:"more,omitempty"`
+	Count  int        `json:"count"`
+}
+
+// WhoAnswer is a page of who is here, after the request's "after" ID;
+// Next is the ID to ask after for the next page, "" at the end.
+type WhoAnswer struct {
+	Type    string     `json:"type"`
+	Present []Presence `json:"present"`
+	Next    string     `json:"next"`
+}
+
+// ViewMessage is a connection's viewport centre (board coordinates) and
+// zoom, sent to its followers (and to a view? request).
+type ViewMessage struct {
+	Type string `json:"type"`
+	Presence
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	Zoom float64 `json:"zoom"`
+}
+
+// FollowEnded tells a follower that the connection it followed left.
+type FollowEnded struct {
+	Type  string `json:"type"`
+	ID    string `json:"id"`
+	Ended string `json:"ended"`
+}
+
+// SummonMessage is the board owner bringing everyone to their view.
+type SummonMessage struct {
+	Type string `json:"type"`
+	Presence
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	Zoom float64 `json:"zoom"`
+}
 
 // AccessMessage is the access a connection's person has now, pushed when
 // it changes without the invitation changing (docs/live-protocol.md,
@@ -70,6 +133,10 @@ type Presence struct {
 	// Editing is the note the connection has open in its editor, in the
 	// hello's list of who is here; omitted when none.
 	Editing string `json:"editing,omitempty"`
+	// Idle is true when the connection sent no activity for
+	// rooms.IdleAfter (hello, presence and who entries); omitted when
+	// active.
+	Idle bool `json:"idle,omitempty"`
 }
 
 // You is the hello message's description of the receiving connection.
@@ -80,10 +147,16 @@ type You struct {
 
 // Hello is the first message of every live connection.
 type Hello struct {
-	Type          string     `json:"type"`
-	ServerVersion int64      `json:"serverVersion"`
-	You           You        `json:"you"`
-	Present       []Presence `json:"present"`
+	Type          string `json:"type"`
+	ServerVersion int64  `json:"serverVersion"`
+	You           You    `json:"you"`
+	// Present is a page of the others on the board (at most
+	// rooms.HelloPresent, in who order), PresentCount how many others
+	// there are in all, and PresentMore whether the page was cut: the
+	// client asks for the rest with who.
+	Present      []Presence `json:"present"`
+	PresentCount int        `json:"presentCount"`
+	PresentMore  bool       `json:"presentMore,omitempty"`
 }
 
 // ChangesMessage is a pull answer sent over the live channel: the rows

@@ -79,40 +79,59 @@ func NewChangesEncoder(w io.Writer) *ChangesEncoder { return &ChangesEncoder{w: 
 // Part writes one part: the header's "board" field, or an element of a
 // list (opening the list, and closing the lists before it).
 func (e *ChangesEncoder) Part(p *persist.ChangePart) error {
-	var v any
-	switch p.Kind {
-	case persist.PartHeader:
+	if p.Kind == persist.PartHeader {
 		e.header = p.Header
 		b, err := json.Marshal(p.Header.Board)
 		if err != nil {
 			return fmt.Errorf("encode board header: %w", err)
 		}
 		return e.write(append([]byte(`"board":`), b...))
-	case persist.PartNote:
-		v = p.Note
-	case persist.PartItem:
-		v = p.Item
-	case persist.PartFrame:
-		v = p.Frame
-	case persist.PartConnector:
-		v = p.Connector
-	case persist.PartDeletedNote, persist.PartDeletedItem, persist.PartDeletedFrame, persist.PartDeletedConnector:
-		v = p.ID
-	default:
-		return fmt.Errorf("pull part of unknown kind %d", p.Kind)
+	}
+	row, err := rowJSON(p)
+	if err != nil {
+		return err
 	}
 	if err := e.openList(listOf(p.Kind)); err != nil {
 		return err
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode pull row: %w", err)
-	}
 	if !e.empty {
-		b = append([]byte{','}, b...)
+		if err := e.write([]byte{','}); err != nil {
+			return err
+		}
 	}
 	e.empty = false
-	return e.write(b)
+	return e.write(row)
+}
+
+// rowJSON is a row part's element of its list: a live row the store gave
+// as stored JSON goes as it is (its wire form, persist.ChangePart.Raw),
+// a decoded one or a deleted row's ID is encoded.
+func rowJSON(p *persist.ChangePart) ([]byte, error) {
+	var v any
+	switch {
+	case p.Kind == persist.PartNote && p.Note != nil:
+		v = p.Note
+	case p.Kind == persist.PartItem && p.Item != nil:
+		v = p.Item
+	case p.Kind == persist.PartFrame && p.Frame != nil:
+		v = p.Frame
+	case p.Kind == persist.PartConnector && p.Connector != nil:
+		v = p.Connector
+	case p.Kind == persist.PartNote, p.Kind == persist.PartItem, p.Kind == persist.PartFrame, p.Kind == persist.PartConnector:
+		if p.Raw == nil {
+			return nil, fmt.Errorf("pull row of kind %d has no value and no JSON", p.Kind)
+		}
+		return p.Raw, nil
+	case p.Kind == persist.PartDeletedNote, p.Kind == persist.PartDeletedItem, p.Kind == persist.PartDeletedFrame, p.Kind == persist.PartDeletedConnector:
+		v = p.ID
+	default:
+		return nil, fmt.Errorf("pull part of unknown kind %d", p.Kind)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode pull row: %w", err)
+	}
+	return b, nil
 }
 
 // openList closes the open list and opens the next ones up to list; of

@@ -206,6 +206,26 @@ export interface Peer {
   color: string;
 }
 
+/** PresentEntry is another connection on the board as hello, presence and who list it. */
+export interface PresentEntry extends Peer {
+  /** editing is the note whose editor it has open. */
+  editing?: string;
+  /** idle: no activity for 2 minutes (the server's flag). */
+  idle?: boolean;
+}
+
+/**
+ * HelloPresence is what `hello` says of who is here beside its `present`
+ * page (docs/live-protocol.md): its entries are PresentEntry, presentCount
+ * counts the others (absent from an older server, which lists everyone),
+ * presentMore says the page was cut.
+ */
+export interface HelloPresence {
+  present: PresentEntry[];
+  presentCount?: number;
+  presentMore?: boolean;
+}
+
 /**
  * LiveEvent is something a merge did to an earlier change, carried by a
  * live `changes` message (`events`). version is the version of that earlier
@@ -231,6 +251,16 @@ export type LiveMessage =
   | { type: 'error'; id?: string; status: number; error: string; field?: string }
   | ({ type: 'join' } & Peer)
   | ({ type: 'leave' } & Peer)
+  /** Who is here, coalesced (docs/live-protocol.md): replaces join/leave. count is every connection shown, this one included; more: the lists were cut (ask who). */
+  | { type: 'presence'; joined?: PresentEntry[]; left?: string[]; idle?: string[]; active?: string[]; more?: boolean; count?: number }
+  /** A page of who is here, the answer to a `who` request; next is "" on the last page. */
+  | { type: 'who'; present: PresentEntry[]; next?: string }
+  /** The view (centre in board coordinates, zoom) of the connection I follow. */
+  | ({ type: 'view'; x: number; y: number; zoom: number } & Peer)
+  /** The connection I followed left: following ended. */
+  | { type: 'follow'; id: string; ended?: string }
+  /** The owner brought everyone to their view. */
+  | ({ type: 'summon'; x: number; y: number; zoom: number } & Peer)
   | ({ type: 'pointer'; x: number; y: number } & Peer)
   /** Another connection opened (noteId) or closed ("") a note's editor. */
   | ({ type: 'editing'; noteId: string } & Peer)

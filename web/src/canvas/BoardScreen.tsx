@@ -4,7 +4,9 @@ import { Dock } from '../layout/Dock';
 import { Menu, type MenuItem } from '../layout/Menu';
 import type { Tool } from '../layout/tools';
 import type { Editor } from '../editor/Editor';
-import { PresenceAvatars } from '../layout/PresenceAvatars';
+import { PeopleBar } from '../people/PeopleBar';
+import { FollowBar, SummonToast } from '../people/FollowBar';
+import { followOf } from '../people/follow';
 import { useTheme } from '../layout/ThemeToggle';
 import { THEME_CHOICES, THEME_NAMES } from '../layout/theme';
 import { snapshotDownloadUrl } from '../api/api';
@@ -92,6 +94,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const [announcement, setAnnouncement] = useState('');
   // One undo history per board, shared by the canvas, the work items and the AI chat (an AI turn is one step).
   const undo = useMemo(() => new UndoHistory(client), [client]);
+  // Following someone's view and being brought to the owner's (src/people/).
+  const follow = followOf(client.presence);
+  useEffect(() => follow.attach(), [follow]);
   const theme = useTheme();
   // The canvas's editor: the export reads its selection.
   const [editor, setEditor] = useState<Editor | null>(null);
@@ -183,6 +188,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     { label: 'Export…', onSelect: () => screen.openDialog('export') },
     { label: 'Export as Markdown', href: snapshotDownloadUrl(boardId), download: true },
     { label: 'Import JSON Canvas…', onSelect: () => screen.openDialog('importCanvas') },
+    ...(access.isOwner ? [{ label: 'Bring everyone here', onSelect: () => follow.bringEveryone() }] : []),
     ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
     ...THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) })),
     { label: 'All boards', separated: true, onSelect: () => navigate('/') },
@@ -206,7 +212,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
         end={
           <div className="topbar-actions">
             <SessionTimer boardId={boardId} timer={s.board?.timer ?? null} version={s.version} isOwner={access.isOwner} connection={s.connection} phase={currentPhase(access)} />
-            <PresenceAvatars presence={client.presence} />
+            <PeopleBar presence={client.presence} follow={follow} isOwner={access.isOwner} />
             {access.isOwner && (
               <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
                 Share
@@ -255,6 +261,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
         <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
         <div className="board-notices">
+          <FollowBar follow={follow} />
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
           {!canEdit && (
             <p className="banner" role="status">
@@ -347,6 +354,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           <CanvasImportDialog boardId={boardId} canEdit={canEdit} onClose={() => screen.closeDialog()} />
         </Suspense>
       )}
+      <SummonToast follow={follow} />
       {ui.dialog === 'share' && <ShareDialog boardId={boardId} onClose={() => screen.closeDialog()} />}
     </div>
   );

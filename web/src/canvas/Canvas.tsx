@@ -38,6 +38,7 @@ import { connectorColor, drawOrder, drawable, frameRect, isLine } from '../edito
 import { CanvasLayer, useLayerDrag, useStableRows, useWindow } from './CanvasLayer';
 import { domEdge, domIds, hitRow, inBox, pinnedOf, sameSet, windowIds } from './cull';
 import { sceneOf } from './layer';
+import { ViewSync } from '../people/ViewSync';
 
 /** BoardNode is a node of the canvas: a note or a frame. */
 type BoardNode = NoteFlowNode | FrameFlowNode;
@@ -600,6 +601,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
               hundred notes it costs more than it shows. */}
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeColor={minimapStroke} nodeClassName={minimapClass} ariaLabel="Mini map" />}
           <Cursors presence={client.presence} />
+          <ViewSync presence={client.presence} />
         </ReactFlow>
         </PresenceContext.Provider>
       </DetailContext.Provider>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveMessage } from '../api/types';
+import type { LiveMessage, PresentEntry } from '../api/types';
 import { PresenceStore } from './presence';
 import { FakeClock } from './testing';
 
@@ -23,7 +23,7 @@ function setup() {
   const p = new PresenceStore({ send: (m) => (open ? (sent.push(m), true) : false), clock, frame: f.frame });
   const ana = { id: 'c1', email: 'ana@x', color: '#111' };
   const ben = { id: 'c2', email: 'ben@x', color: '#222' };
-  const hello = (present: (typeof ana & { editing?: string })[] = []): LiveMessage => ({ type: 'hello', serverVersion: 0, you: { id: 'me', email: 'me@x', color: '#000', canEdit: true }, present });
+  const hello = (present: PresentEntry[] = []): LiveMessage => ({ type: 'hello', serverVersion: 0, you: { id: 'me', email: 'me@x', color: '#000', canEdit: true }, present });
   return { clock, sent, p, f, ana, ben, hello, setOpen: (o: boolean) => (open = o) };
 }
 
@@ -138,5 +138,72 @@ describe('PresenceStore', () => {
     clock.advance(100);
     f.run();
     expect(sent).toEqual([]);
+  });
+});
+
+describe('PresenceStore: who is here (issue 25)', () => {
+  it('takes idle flags, counts and coalesced presence changes', () => {
+    const { p, ana, ben, hello } = setup();
+    p.handle({ ...hello([{ ...ana, idle: true }]), presentCount: 150, presentMore: true } as unknown as LiveMessage);
+    expect(p.getSnapshot()).toMatchObject({ count: 150, more: true });
+    expect(p.getSnapshot().peers.get('c1')?.idle).toBe(true);
+    p.handle({ type: 'presence', joined: [ben, { id: 'me', email: 'me@x', color: '#000' }], active: ['c1'], count: 152 }); // me included, in joined too
+    expect(p.getSnapshot().peers.get('c1')?.idle).toBeUndefined();
+    expect(p.getSnapshot().peers.get('c2')).toMatchObject({ email: 'ben@x' });
+    expect(p.getSnapshot().count).toBe(151);
+    p.handle({ type: 'presence', idle: ['c2'], left: ['c1'], count: 151 });
+    expect([...p.getSnapshot().peers.keys()]).toEqual(['c2']);
+    expect(p.getSnapshot().peers.get('c2')?.idle).toBe(true);
+  });
+
+  it('counts from the list when an older server sends no count, and from join/leave', () => {
+    const { p, ana, ben, hello } = setup();
+    p.handle(hello([ana]));
+    expect(p.getSnapshot()).toMatchObject({ count: 1, more: false });
+    p.handle({ type: 'join', ...ben });
+    expect(p.getSnapshot().count).toBe(2);
+    p.handle({ type: 'leave', ...ana });
+    expect(p.getSnapshot().count).toBe(1);
+    p.handle({ type: 'presence', left: ['c2'] });
+    expect(p.getSnapshot().count).toBe(0);
+  });
+
+  it('a leaver that was editing stops editing', () => {
+    const { p, ana, hello } = setup();
+    p.handle(hello([{ ...ana, editing: 'n1' }]));
+    expect(p.editorsOf('n1')).toHaveLength(1);
+    p.handle({ type: 'presence', left: ['c1'], count: 1 });
+    expect(p.editorsOf('n1')).toHaveLength(0);
+    expect(p.getSnapshot().count).toBe(0);
+  });
+
+  it('asks who for the next page only when the server has more, one request at a time', () => {
+    const { p, ana, ben, hello, sent } = setup();
+    p.handle({ ...hello([ana]), presentCount: 2, presentMore: true } as unknown as LiveMessage);
+    expect(p.who()).toBe(true);
+    expect(p.who()).toBe(false);
+    expect(sent).toEqual([{ type: 'who', after: '', limit: 100 }]);
+    p.handle({ type: 'who', present: [ana, ben], next: '' });
+    expect(p.getSnapshot()).toMatchObject({ count: 2, more: false });
+    expect(p.who()).toBe(false);
+  });
+
+  it('sends active at most every 30 s', () => {
+    const { p, clock, sent } = setup();
+    p.sendActive();
+    clock.advance(29_999);
+    p.sendActive();
+    clock.advance(1);
+    p.sendActive();
+    expect(sent).toEqual([{ type: 'active' }, { type: 'active' }]);
+  });
+
+  it('sends my view again on a new connection', () => {
+    const { p, clock, sent, hello } = setup();
+    p.sendView(1, 2, 1);
+    clock.advance(100);
+    sent.length = 0;
+    p.handle(hello());
+    expect(sent).toEqual([{ type: 'view', x: 1, y: 2, zoom: 1 }]);
   });
 });
