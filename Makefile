@@ -135,7 +135,7 @@ cyclo:
 	$(GO) run github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION) -over 20 $$(git ls-files '*.go' | grep -v '^$(TOOLS)/')
 
 # cross builds and vets (tests included) for the other platforms self-hosters
-# run: platform code sits behind build tags (transport/livesock/*_linux.go,
+# run: platform code sits behind build tags (internal/livesock/*_linux.go,
 # tools/corkboard-load/sys_unix.go), and a tag left off breaks only there.
 CROSS_PLATFORMS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/arm64 freebsd/amd64
 
@@ -163,7 +163,7 @@ stress:
 		echo "stress: -count=$(STRESS_COUNT) $$race"; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./rooms/ ./hub/; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_TRANSPORT)' ./transport/; \
-		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./transport/livesock/; \
+		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m ./internal/livesock/; \
 		$(GO) test $$race -count=$(STRESS_COUNT) -timeout 60m -run '$(STRESS_PERSIST)' ./persist/bolt/; \
 	done
 

@@ -39,17 +39,21 @@ type Options struct {
 	// Announce tells the other nodes that a board changed here; nil on a
 	// single node.
 	Announce func(kind cache.Kind, key string)
+	// Links keeps the boards' read-only links (links.go); nil refuses
+	// every link.
+	Links persist.LinkStore
 }
 
 // Service owns what a person may do to a board. Build it with New.
 type Service struct {
 	boards *cachedBoards
 	meter  Meter
+	links  linkService
 }
 
 // New builds the service on store's boards and meter's plans.
 func New(store persist.BoardStore, meter Meter, opts Options) *Service {
-	return &Service{boards: newCachedBoards(store, opts), meter: meter}
+	return &Service{boards: newCachedBoards(store, opts), meter: meter, links: newLinkService(opts)}
 }
 
 // Access is what the board guard learned about a member and a board. The
@@ -59,6 +63,9 @@ type Access struct {
 	Email   string
 	IsOwner bool
 	CanEdit bool
+	// Link is the read-only link the request came with (links.go); nil
+	// for a member. Email is then LinkEmail(Link.ID), and CanEdit false.
+	Link *persist.Link
 }
 
 // RequireEdit is EFORBIDDEN when the member may only view the board: the

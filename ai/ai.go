@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"corkboard/aifeature"
 	"corkboard/board"
 
 	"github.com/google/uuid"
@@ -33,28 +34,12 @@ import (
 )
 
 // Feature names the model slot of one AI call; Config.Models may give each
-// its own model. The values are billing's feature names: billing.Features is
-// the one table of AI features (costs, and which features may have a model
-// of their own), and billing.ParseModels checks a -models override against
-// it at start-up. ai does not import billing (adapters do not import each
-// other); cmd/corkboard's tests check these names against the table.
-type Feature string
-
-// The model slots ai reads. The slash commands of note-ai run on
-// FeatureNoteAI's model; FeatureProgrammer is note-ai's code delegate.
-const (
-	FeatureChat            Feature = "chat"
-	FeatureSubagent        Feature = "subagent"
-	FeatureNoteAI          Feature = "note-ai"
-	FeatureProgrammer      Feature = "programmer"
-	FeatureFrontmatter     Feature = "generate-frontmatter"
-	FeatureDocumentToNotes Feature = "document-to-notes"
-	FeatureNotesAnalyze    Feature = "notes-analyze"
-	FeatureNotesRewrite    Feature = "notes-rewrite"
-	FeatureTrackerGenerate Feature = "tracker-generate"
-	FeatureTrackerAnalyze  Feature = "tracker-analyze"
-	FeatureTrackerRewrite  Feature = "tracker-rewrite"
-)
+// its own model. The names are aifeature's one list; billing's table says
+// which of them may have a model of their own (the slash commands of
+// note-ai run on aifeature.NoteAI's model; aifeature.Programmer is
+// note-ai's code delegate), and billing.ParseModels checks a -models
+// override against it at start-up.
+type Feature = aifeature.Name
 
 // Defaults used when Config leaves a field zero.
 const (
@@ -95,7 +80,7 @@ type Config struct {
 	// DefaultModel. It must support tools for chat, subagent and note-ai.
 	Model string
 	// Models overrides the model per feature, e.g. a code model for
-	// FeatureProgrammer. Its keys are not checked here: billing.ParseModels
+	// aifeature.Programmer. Its keys are not checked here: billing.ParseModels
 	// refuses a feature that does not exist before a Service is built.
 	Models map[Feature]string
 	// Timeout bounds one AI request from start to end of the answer,

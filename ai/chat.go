@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"corkboard/aifeature"
 )
 
 // Chat answers a board chat as a stream of events on sink: the model's
@@ -30,7 +32,7 @@ func (s *Service) Chat(ctx context.Context, req ChatRequest, sink Sink) error {
 	if err != nil {
 		return err
 	}
-	return s.boardChat(ctx, FeatureChat, system, req, sink, nil)
+	return s.boardChat(ctx, aifeature.Chat, system, req, sink, nil)
 }
 
 // Subagent answers like Chat with a system prompt built around
@@ -54,7 +56,7 @@ func (s *Service) Subagent(ctx context.Context, req ChatRequest, sink Sink) erro
 	if err != nil {
 		return err
 	}
-	return s.boardChat(ctx, FeatureSubagent, system, req, sink, func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions {
+	return s.boardChat(ctx, aifeature.Subagent, system, req, sink, func(ctx context.Context, r *run, msgs []api.Message, answer string) *Suggestions {
 		return s.ensureSuggestions(ctx, r, msgs, answer, phase)
 	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/ai/aitest"
+	"corkboard/aifeature"
 	"corkboard/board"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,7 +40,7 @@ func TestChat_StreamsText(t *testing.T) {
 	if id := rec.of(ai.EventStart)[0].MessageID; !strings.HasPrefix(id, "msg-") || len(id) < len("msg-")+8 {
 		t.Errorf("MessageID = %q, want msg- and a fresh id", id)
 	}
-	if u := rec.of(ai.EventFinish)[0].Usage; u.Calls != 1 || u.PromptTokens != 100 || u.OutputTokens != 20 || u.Feature != ai.FeatureChat {
+	if u := rec.of(ai.EventFinish)[0].Usage; u.Calls != 1 || u.PromptTokens != 100 || u.OutputTokens != 20 || u.Feature != aifeature.Chat {
 		t.Errorf("finish usage = %+v, want one chat call of 100+20 tokens", u)
 	}
 
@@ -48,7 +49,7 @@ func TestChat_StreamsText(t *testing.T) {
 		t.Fatalf("model calls = %d, want 1", len(reqs))
 	}
 	checkChatModelRequest(t, reqs[0])
-	if u := usage(); len(u) != 1 || u[0].Calls != 1 || u[0].Feature != ai.FeatureChat || u[0].PromptTokens != 100 {
+	if u := usage(); len(u) != 1 || u[0].Calls != 1 || u[0].Feature != aifeature.Chat || u[0].PromptTokens != 100 {
 		t.Errorf("usage = %+v, want one chat call with 100 prompt tokens", u)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"corkboard/aifeature"
 	"corkboard/board"
 
 	"github.com/ollama/ollama/api"
@@ -154,7 +155,7 @@ func (s *Service) GenerateFrontmatter(ctx context.Context, req FrontmatterReques
 		fmt.Fprintf(&others, "- id=%q title=%q %s\n", n.ID, clip(n.Title, 200), clip(strings.Join(strings.Fields(n.Content), " "), 160))
 	}
 	d.section("Other notes on the board", cmpOr(others.String(), "(none)"))
-	return jsonCall(ctx, s, FeatureFrontmatter, "frontmatter", d.String(), false, func(fm *Frontmatter) error {
+	return jsonCall(ctx, s, aifeature.GenerateFrontmatter, "frontmatter", d.String(), false, func(fm *Frontmatter) error {
 		fm.Description = strings.TrimSpace(fm.Description)
 		kept := fm.Relationships[:0]
 		seen := map[string]bool{}
@@ -181,7 +182,7 @@ func (s *Service) DocumentToNotes(ctx context.Context, req DocumentRequest) (*Do
 	var d promptDoc
 	d.section("File name", req.Filename)
 	d.section("Document", req.Text)
-	return jsonCall(ctx, s, FeatureDocumentToNotes, "document-notes", d.String(), false, func(dn *DocumentNotes) error {
+	return jsonCall(ctx, s, aifeature.DocumentToNotes, "document-notes", d.String(), false, func(dn *DocumentNotes) error {
 		if len(dn.Notes) > MaxDocumentNotes {
 			dn.Notes = dn.Notes[:MaxDocumentNotes]
 		}
@@ -202,7 +203,7 @@ func (s *Service) NotesAnalyze(ctx context.Context, req AnalyzeNoteRequest) (*An
 	d.section("Focus", req.Focus)
 	d.section("Note title", req.Title)
 	d.section("Note content", req.Content)
-	return analyze(ctx, s, FeatureNotesAnalyze, d.String(), req.Content)
+	return analyze(ctx, s, aifeature.NotesAnalyze, d.String(), req.Content)
 }
 
 // TrackerAnalyze suggests improvements to one tracker work item.
@@ -216,7 +217,7 @@ func (s *Service) TrackerAnalyze(ctx context.Context, req TrackerAnalyzeRequest)
 		d.section("Parent item", describeItem(*req.Parent, 2000))
 	}
 	d.section("Work item", describeItem(req.Item, board.MaxItemDescription))
-	return analyze(ctx, s, FeatureTrackerAnalyze, d.String(), req.Item.Summary+"\n"+req.Item.Description)
+	return analyze(ctx, s, aifeature.TrackerAnalyze, d.String(), req.Item.Summary+"\n"+req.Item.Description)
 }
 
 func analyze(ctx context.Context, s *Service, f Feature, user, source string) (*Analysis, error) {
@@ -263,7 +264,7 @@ func (s *Service) NotesRewrite(ctx context.Context, req RewriteNoteRequest) (*Re
 	} else {
 		d.section("Text to rewrite", req.Content)
 	}
-	return rewrite(ctx, s, FeatureNotesRewrite, d.String(), false)
+	return rewrite(ctx, s, aifeature.NotesRewrite, d.String(), false)
 }
 
 // TrackerRewrite rewrites a work item's summary or description, or the
@@ -277,7 +278,7 @@ func (s *Service) TrackerRewrite(ctx context.Context, req TrackerRewriteRequest)
 	d.section("Work item", describeItem(req.Item, 12000))
 	d.section("Field", req.Field)
 	d.section("Text to rewrite", cmpOr(req.SelectedText, req.fieldText(), "(empty)"))
-	return rewrite(ctx, s, FeatureTrackerRewrite, d.String(), req.Field == "summary" && req.SelectedText == "")
+	return rewrite(ctx, s, aifeature.TrackerRewrite, d.String(), req.Field == "summary" && req.SelectedText == "")
 }
 
 func rewrite(ctx context.Context, s *Service, f Feature, user string, oneLine bool) (*Rewrite, error) {
@@ -331,7 +332,7 @@ func (s *Service) TrackerGenerate(ctx context.Context, req TrackerGenerateReques
 	for _, it := range req.Items {
 		byID[it.ID] = it
 	}
-	return jsonCall(ctx, s, FeatureTrackerGenerate, "tracker-generation", trackerPrompt(req, byID), true, func(g *TrackerGeneration) error {
+	return jsonCall(ctx, s, aifeature.TrackerGenerate, "tracker-generation", trackerPrompt(req, byID), true, func(g *TrackerGeneration) error {
 		tidyGeneration(req, byID, g)
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/ai/aitest"
+	"corkboard/aifeature"
 	"corkboard/board"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,7 +50,7 @@ func TestStructured_RetryThenOK(t *testing.T) {
 	if u := retry[len(retry)-1]; u.Role != "user" || !strings.Contains(u.Content, "not valid JSON") {
 		t.Errorf("retry does not say what was wrong: %q", u.Content)
 	}
-	if u := usage(); len(u) != 1 || u[0].Calls != 2 || u[0].Feature != ai.FeatureNotesRewrite {
+	if u := usage(); len(u) != 1 || u[0].Calls != 2 || u[0].Feature != aifeature.NotesRewrite {
 		t.Errorf("usage = %+v", u)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"corkboard/aifeature"
 	"corkboard/board"
 
 	"github.com/ollama/ollama/api"
@@ -83,7 +84,7 @@ func (s *Service) NoteCommand(ctx context.Context, command string, req NoteAIReq
 }
 
 func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest, sink Sink) error {
-	r := s.newRun(FeatureNoteAI)
+	r := s.newRun(aifeature.NoteAI)
 	defer r.report(ctx)
 	ctx, cancel := withDeadline(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -158,7 +159,7 @@ func (s *Service) noteLoop(ctx context.Context, system string, req NoteAIRequest
 func (s *Service) runNoteTool(ctx context.Context, r *run, req NoteAIRequest, tc api.ToolCall) (string, error) {
 	c := checkToolCall(tc, noteToolNames, nil, s.cfg.NewID)
 	if c.ErrorText != "" {
-		s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", FeatureNoteAI, "tool", c.Name, "error", c.ErrorText)
+		s.log.WarnContext(ctx, "ai: model sent an invalid tool call", "feature", aifeature.NoteAI, "tool", c.Name, "error", c.ErrorText)
 		return jsonText(map[string]string{"error": c.ErrorText}), nil
 	}
 	str := func(k string) string { v, _ := c.Args[k].(string); return v }
@@ -203,7 +204,7 @@ func (s *Service) runNoteTool(ctx context.Context, r *run, req NoteAIRequest, tc
 }
 
 // askProgrammer is the delegateToProgrammer tool: one non-streamed call
-// with the code-focused prompt, on FeatureProgrammer's model.
+// with the code-focused prompt, on aifeature.Programmer's model.
 func (s *Service) askProgrammer(ctx context.Context, r *run, question, extra string) (string, error) {
 	system, err := renderPrompt("programmer", nil)
 	if err != nil {
@@ -214,7 +215,7 @@ func (s *Service) askProgrammer(ctx context.Context, r *run, question, extra str
 		user += "\n\nContext:\n" + extra
 	}
 	stream := false
-	resp, err := r.call(ctx, FeatureProgrammer, &api.ChatRequest{
+	resp, err := r.call(ctx, aifeature.Programmer, &api.ChatRequest{
 		Messages: []api.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
 		Stream:   &stream,
 	}, nil)

@@ -9,6 +9,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/ai/aitest"
+	"corkboard/aifeature"
 	"corkboard/board"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,7 +116,7 @@ func TestNoteAI_ToolLoop(t *testing.T) {
 		aitest.Text("Fifteen minutes is common."), // the programmer's answer
 		aitest.Text("TITLE: Login PRD\n---\nLinks expire after 15 minutes."),
 	), aitest.WithModels("qwen3:4b", "qwen2.5-coder:7b"))
-	svc, usage := newService(t, fake, func(c *ai.Config) { c.Models = map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder:7b"} })
+	svc, usage := newService(t, fake, func(c *ai.Config) { c.Models = map[ai.Feature]string{aifeature.Programmer: "qwen2.5-coder:7b"} })
 	rec := &recorder{}
 
 	if err := svc.NoteAI(t.Context(), noteRequest("Write a PRD"), rec); err != nil {
@@ -154,7 +155,7 @@ func TestNoteAI_ToolLoop(t *testing.T) {
 	if answer, _ := toolResult(t, reqs[4].Messages, "c6")["answer"].(string); answer != "Fifteen minutes is common." {
 		t.Errorf("delegateToProgrammer result = %q", answer)
 	}
-	if u := usage(); len(u) != 1 || u[0].Calls != 5 || u[0].Feature != ai.FeatureNoteAI {
+	if u := usage(); len(u) != 1 || u[0].Calls != 5 || u[0].Feature != aifeature.NoteAI {
 		t.Errorf("usage = %+v", u)
 	}
 }

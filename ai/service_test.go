@@ -9,6 +9,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/ai/aitest"
+	"corkboard/aifeature"
 	"corkboard/board"
 )
 
@@ -16,7 +17,7 @@ func TestCheckModels(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		fake := aitest.New(t, nil, aitest.WithModels("qwen3:4b", "qwen2.5-coder:latest"))
 		svc, _ := newService(t, fake, func(c *ai.Config) {
-			c.Models = map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder"} // implicit :latest
+			c.Models = map[ai.Feature]string{aifeature.Programmer: "qwen2.5-coder"} // implicit :latest
 		})
 		if err := svc.CheckModels(t.Context()); err != nil {
 			t.Fatalf("CheckModels: %v", err)
@@ -25,7 +26,7 @@ func TestCheckModels(t *testing.T) {
 	t.Run("ErrMissing", func(t *testing.T) {
 		fake := aitest.New(t, nil, aitest.WithModels("llama3.2:3b"))
 		svc, _ := newService(t, fake, func(c *ai.Config) {
-			c.Models = map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder:7b"}
+			c.Models = map[ai.Feature]string{aifeature.Programmer: "qwen2.5-coder:7b"}
 		})
 		be := wantCode(t, svc.CheckModels(t.Context()), board.EUNAVAILABLE)
 		for _, want := range []string{`"qwen3:4b"`, `"qwen2.5-coder:7b"`, "ollama pull qwen3:4b", fake.URL} {
@@ -57,7 +58,7 @@ func TestNew(t *testing.T) {
 		{"Defaults", ai.Config{}, ""},
 		{"HostPort", ai.Config{OllamaURL: "localhost:11434"}, ""},
 		{"ErrScheme", ai.Config{OllamaURL: "ftp://x"}, "invalid Ollama URL"},
-		{"ErrEmptyOverride", ai.Config{Models: map[ai.Feature]string{ai.FeatureChat: " "}}, "empty model"},
+		{"ErrEmptyOverride", ai.Config{Models: map[ai.Feature]string{aifeature.Chat: " "}}, "empty model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +67,7 @@ func TestNew(t *testing.T) {
 				if err != nil {
 					t.Fatalf("New: %v", err)
 				}
-				if got := svc.Model(ai.FeatureChat); got != ai.DefaultModel {
+				if got := svc.Model(aifeature.Chat); got != ai.DefaultModel {
 					t.Errorf("Model(chat) = %q, want %q", got, ai.DefaultModel)
 				}
 				return
@@ -81,7 +82,7 @@ func TestNew(t *testing.T) {
 func TestModelOverride(t *testing.T) {
 	fake := aitest.New(t, aitest.Always(aitest.JSON(ai.Rewrite{Rewritten: "ok"})), aitest.WithModels("qwen3:4b", "qwen3:8b"))
 	svc, usage := newService(t, fake, func(c *ai.Config) {
-		c.Models = map[ai.Feature]string{ai.FeatureNotesRewrite: "qwen3:8b"}
+		c.Models = map[ai.Feature]string{aifeature.NotesRewrite: "qwen3:8b"}
 		c.NumCtx = 16384
 	})
 	if _, err := svc.NotesRewrite(t.Context(), ai.RewriteNoteRequest{BoardID: "b1", Content: "x", Instruction: "y"}); err != nil {

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"corkboard/ai"
 	"corkboard/ai/aitest"
+	"corkboard/aifeature"
 )
 
 // Usage.Errors counts the model requests that failed, for the operator's
@@ -28,7 +28,7 @@ func TestUsageCountsModelErrors(t *testing.T) {
 			svc, usage := newService(t, fake)
 			_ = svc.Chat(t.Context(), chatRequest("hi"), &recorder{})
 			u := usage()
-			if len(u) != 1 || u[0].Feature != ai.FeatureChat || u[0].Calls != 1 || u[0].Errors != tt.want {
+			if len(u) != 1 || u[0].Feature != aifeature.Chat || u[0].Calls != 1 || u[0].Errors != tt.want {
 				t.Fatalf("usage = %+v, want one chat call with %d errors", u, tt.want)
 			}
 		})

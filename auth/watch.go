@@ -26,8 +26,12 @@ type SessionWatch struct {
 // Ended is closed when the session ends.
 func (w *SessionWatch) Ended() <-chan struct{} { return w.ended }
 
-// Stop releases the watch. Safe to call twice, and after the session ended.
+// Stop releases the watch. Safe to call twice, after the session ended,
+// and on nil.
 func (w *SessionWatch) Stop() {
+	if w == nil {
+		return // a socket without a session (a read-only link's)
+	}
 	w.svc.watchMu.Lock()
 	defer w.svc.watchMu.Unlock()
 	if set := w.svc.watched[w.id]; set != nil {

@@ -3,30 +3,14 @@ package billing
 import (
 	"strings"
 
+	"corkboard/aifeature"
 	"corkboard/board"
 )
 
-// Feature names one AI feature. Its string value is the name used in
-// configuration (-models), usage records and logs.
-type Feature string
-
-// The AI features, in the order of the spec's table of AI endpoints.
-// FeatureProgrammer is the one that is no endpoint: note-ai delegates code
-// questions to it, and it may run on its own model.
-const (
-	FeatureChat                Feature = "chat"
-	FeatureSubagent            Feature = "subagent"
-	FeatureNoteAI              Feature = "note-ai"
-	FeatureNoteAICommand       Feature = "note-ai-command"
-	FeatureProgrammer          Feature = "programmer"
-	FeatureGenerateFrontmatter Feature = "generate-frontmatter"
-	FeatureDocumentToNotes     Feature = "document-to-notes"
-	FeatureNotesAnalyze        Feature = "notes-analyze"
-	FeatureNotesRewrite        Feature = "notes-rewrite"
-	FeatureTrackerGenerate     Feature = "tracker-generate"
-	FeatureTrackerAnalyze      Feature = "tracker-analyze"
-	FeatureTrackerRewrite      Feature = "tracker-rewrite"
-)
+// Feature names one AI feature: aifeature's list of names, which ai's
+// model slots use too. Its string value is the name used in configuration
+// (-models), usage records and logs.
+type Feature = aifeature.Name
 
 // FeatureSpec is one row of the feature table: what a call costs and which
 // model it runs on.
@@ -48,18 +32,18 @@ type FeatureSpec struct {
 // a call can cause: one short completion is 1, an agentic loop or a
 // structured analysis is 2, a long generation is 3, a whole document is 5.
 var features = []FeatureSpec{
-	{FeatureChat, "POST /api/canvas/chat", 1, FeatureChat},
-	{FeatureSubagent, "POST /api/canvas/subagent", 2, FeatureSubagent},
-	{FeatureNoteAI, "POST /api/canvas/note-ai", 2, FeatureNoteAI},
-	{FeatureNoteAICommand, "POST /api/canvas/note-ai/{command}", 2, FeatureNoteAI},
-	{FeatureProgrammer, "", 0, FeatureProgrammer},
-	{FeatureGenerateFrontmatter, "POST /api/canvas/generate-frontmatter", 1, FeatureGenerateFrontmatter},
-	{FeatureDocumentToNotes, "POST /api/canvas/document-to-notes", 5, FeatureDocumentToNotes},
-	{FeatureNotesAnalyze, "POST /api/canvas/notes/analyze", 2, FeatureNotesAnalyze},
-	{FeatureNotesRewrite, "POST /api/canvas/notes/rewrite", 1, FeatureNotesRewrite}, // charged to the board owner
-	{FeatureTrackerGenerate, "POST /api/canvas/tracker/generate", 3, FeatureTrackerGenerate},
-	{FeatureTrackerAnalyze, "POST /api/canvas/tracker/analyze", 2, FeatureTrackerAnalyze},
-	{FeatureTrackerRewrite, "POST /api/canvas/tracker/rewrite", 1, FeatureTrackerRewrite},
+	{aifeature.Chat, "POST /api/canvas/chat", 1, aifeature.Chat},
+	{aifeature.Subagent, "POST /api/canvas/subagent", 2, aifeature.Subagent},
+	{aifeature.NoteAI, "POST /api/canvas/note-ai", 2, aifeature.NoteAI},
+	{aifeature.NoteAICommand, "POST /api/canvas/note-ai/{command}", 2, aifeature.NoteAI},
+	{aifeature.Programmer, "", 0, aifeature.Programmer},
+	{aifeature.GenerateFrontmatter, "POST /api/canvas/generate-frontmatter", 1, aifeature.GenerateFrontmatter},
+	{aifeature.DocumentToNotes, "POST /api/canvas/document-to-notes", 5, aifeature.DocumentToNotes},
+	{aifeature.NotesAnalyze, "POST /api/canvas/notes/analyze", 2, aifeature.NotesAnalyze},
+	{aifeature.NotesRewrite, "POST /api/canvas/notes/rewrite", 1, aifeature.NotesRewrite}, // charged to the board owner
+	{aifeature.TrackerGenerate, "POST /api/canvas/tracker/generate", 3, aifeature.TrackerGenerate},
+	{aifeature.TrackerAnalyze, "POST /api/canvas/tracker/analyze", 2, aifeature.TrackerAnalyze},
+	{aifeature.TrackerRewrite, "POST /api/canvas/tracker/rewrite", 1, aifeature.TrackerRewrite},
 }
 
 // Features returns the feature table, in the order of the spec's table of

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"corkboard/aifeature"
 	"corkboard/billing"
 	"corkboard/board"
 )
@@ -14,18 +15,18 @@ func TestCost(t *testing.T) {
 		want    int
 		wantErr string
 	}{
-		{billing.FeatureChat, 1, ""},
-		{billing.FeatureSubagent, 2, ""},
-		{billing.FeatureNoteAI, 2, ""},
-		{billing.FeatureNoteAICommand, 2, ""},
-		{billing.FeatureGenerateFrontmatter, 1, ""},
-		{billing.FeatureDocumentToNotes, 5, ""},
-		{billing.FeatureNotesAnalyze, 2, ""},
-		{billing.FeatureNotesRewrite, 1, ""},
-		{billing.FeatureTrackerGenerate, 3, ""},
-		{billing.FeatureTrackerAnalyze, 2, ""},
-		{billing.FeatureTrackerRewrite, 1, ""},
-		{billing.FeatureProgrammer, 0, "not charged on its own"},
+		{aifeature.Chat, 1, ""},
+		{aifeature.Subagent, 2, ""},
+		{aifeature.NoteAI, 2, ""},
+		{aifeature.NoteAICommand, 2, ""},
+		{aifeature.GenerateFrontmatter, 1, ""},
+		{aifeature.DocumentToNotes, 5, ""},
+		{aifeature.NotesAnalyze, 2, ""},
+		{aifeature.NotesRewrite, 1, ""},
+		{aifeature.TrackerGenerate, 3, ""},
+		{aifeature.TrackerAnalyze, 2, ""},
+		{aifeature.TrackerRewrite, 1, ""},
+		{aifeature.Programmer, 0, "not charged on its own"},
 		{"poetry", 0, "Unknown AI feature"},
 		{"chat ", 0, "Unknown AI feature"},
 		{"", 0, "Unknown AI feature"},
@@ -86,7 +87,7 @@ func TestParseModels(t *testing.T) {
 	}{
 		{"Empty", "", map[billing.Feature]string{}, ""},
 		{"OK", " programmer=qwen2.5-coder:7b, document-to-notes = qwen3:8b ,", map[billing.Feature]string{
-			billing.FeatureProgrammer: "qwen2.5-coder:7b", billing.FeatureDocumentToNotes: "qwen3:8b",
+			aifeature.Programmer: "qwen2.5-coder:7b", aifeature.DocumentToNotes: "qwen3:8b",
 		}, ""},
 		{"ErrUnknownFeature", "poetry=x", nil, `unknown feature "poetry"`},
 		{"ErrSharedModel", "note-ai-command=x", nil, "runs on the model of note-ai"},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/aifeature"
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/persist/bolt"
@@ -41,11 +42,11 @@ func TestMeter_Charge(t *testing.T) {
 		wantUsed int // after the call; on a refusal, the QuotaError's Used
 		refused  bool
 	}{
-		{"OK", 0, billing.FeatureChat, 1, false},
-		{"OKWithinQuota", 4, billing.FeatureDocumentToNotes, 9, false},
-		{"OKReachesLimit", 9, billing.FeatureChat, 10, false},
-		{"ErrOneOver", 10, billing.FeatureChat, 10, true},
-		{"ErrCostOver", 6, billing.FeatureDocumentToNotes, 6, true},
+		{"OK", 0, aifeature.Chat, 1, false},
+		{"OKWithinQuota", 4, aifeature.DocumentToNotes, 9, false},
+		{"OKReachesLimit", 9, aifeature.Chat, 10, false},
+		{"ErrOneOver", 10, aifeature.Chat, 10, true},
+		{"ErrCostOver", 6, aifeature.DocumentToNotes, 6, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestMeter_Charge(t *testing.T) {
 
 func TestMeter_ChargeUnknownFeature(t *testing.T) {
 	m, db, clock := newMeter(t)
-	for _, f := range []billing.Feature{"poetry", billing.FeatureProgrammer} {
+	for _, f := range []billing.Feature{"poetry", aifeature.Programmer} {
 		if _, err := m.Charge(context.Background(), "ada@example.com", f); board.ErrorCode(err) != board.EINVALID {
 			t.Fatalf("Charge(%q) err=%v, want EINVALID", f, err)
 		}
@@ -101,12 +102,12 @@ func TestMeter_ChargeUnknownFeature(t *testing.T) {
 func TestMeter_Refund(t *testing.T) {
 	m, db, clock := newMeter(t)
 	ctx := context.Background()
-	c, err := m.Charge(ctx, "ada@example.com", billing.FeatureTrackerGenerate)
+	c, err := m.Charge(ctx, "ada@example.com", aifeature.TrackerGenerate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(2 * time.Hour) // now December
-	if _, err := m.Charge(ctx, "ada@example.com", billing.FeatureChat); err != nil {
+	if _, err := m.Charge(ctx, "ada@example.com", aifeature.Chat); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Refund(ctx, c); err != nil {
@@ -132,7 +133,7 @@ func TestMeter_ChargeConcurrentNeverOvershoots(t *testing.T) {
 	charged, refused := 0, 0
 	for range 30 {
 		wg.Go(func() {
-			_, err := m.Charge(ctx, "ada@example.com", billing.FeatureSubagent) // 2 credits
+			_, err := m.Charge(ctx, "ada@example.com", aifeature.Subagent) // 2 credits
 			var qe *billing.QuotaError
 			mu.Lock()
 			defer mu.Unlock()
@@ -265,11 +266,11 @@ func TestMeter_Admit(t *testing.T) {
 	if _, ok, err := db.SpendCredits(ctx, "ada@example.com", month, 9, 10); err != nil || !ok {
 		t.Fatalf("SpendCredits: ok=%v err=%v", ok, err)
 	}
-	adm, err := m.Admit(ctx, "ada@example.com", billing.FeatureChat)
+	adm, err := m.Admit(ctx, "ada@example.com", aifeature.Chat)
 	if err != nil || !adm.Admitted() || adm.Charge.Used != 10 || adm.Charge.Credits != 1 {
 		t.Fatalf("Admit at 9 of 10 = %+v, %v; want admitted, used 10", adm, err)
 	}
-	adm, err = m.Admit(ctx, "ada@example.com", billing.FeatureChat)
+	adm, err = m.Admit(ctx, "ada@example.com", aifeature.Chat)
 	if err != nil || adm.Admitted() {
 		t.Fatalf("Admit at 10 of 10 = %+v, %v; want refused", adm, err)
 	}

@@ -136,7 +136,7 @@ type SnapshotRecord struct {
 // every User, Customer, BillingEvent, Usage, Session and OTP; then for each
 // board: Board, its Rows (notes, then items, each in ID order), its
 // Revisions (after the rows they belong to), its VoteDots, its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
-// (in key order) and its Snapshots. Records handed over are the sink's:
+// (in key order), its Snapshots and its read-only Links. Records handed over are the sink's:
 // the source never touches them again. An error stops the dump and comes
 // back from it.
 type DumpSink interface {
@@ -155,6 +155,9 @@ type DumpSink interface {
 	ChangelogState(ctx context.Context, c ChangelogStateRecord) error
 	LogEntry(ctx context.Context, e LogEntryRecord) error
 	Snapshot(ctx context.Context, s SnapshotRecord) error
+	// Link is one of the board's read-only links (expired ones too: the
+	// destination drops them as the source would).
+	Link(ctx context.Context, l Link) error
 }
 
 // Count names the kinds of records a dump holds, for DumpCounts.
@@ -179,13 +182,14 @@ const (
 	CountChangelogState = "changelog states"
 	CountLogEntries     = "changelog entries"
 	CountSnapshots      = "snapshots"
+	CountLinks          = "read-only links"
 )
 
 // CountKinds lists the kinds of DumpCounts in the order a report shows them.
 var CountKinds = []string{
 	CountSecret, CountUsers, CountCustomers, CountBillingEvents, CountUsage, CountSessions, CountOTPs,
-	CountBoards, CountMembers, CountNotes, CountItems, CountFrames, CountConnectors, CountTombstones, CountRevisions, CountVoteDots, CountKeys,
-	CountChangelogState, CountLogEntries, CountSnapshots,
+	// Revisions (after the rows they belong to), its VoteDots, its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
+	// (in key order), its Snapshots and its read-only Links. Records handed over are the sink's:
 }
 
 // BoardCounts is what one board holds, for comparing two copies of it.
@@ -202,6 +206,7 @@ type BoardCounts struct {
 	Keys       int64
 	LogEntries int64
 	Snapshots  int64
+	Links      int64
 	// Rows is the RowsDigest of the board's rows, live and tombstones:
 	// equal digests mean equal rows, content included.
 	Rows [sha256.Size]byte

@@ -34,6 +34,7 @@ type Store interface {
 	BillingStore
 	ChangelogStore
 	SyncStore
+	LinkStore
 	VoteStore
 	Pinger
 }

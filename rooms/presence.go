@@ -163,8 +163,8 @@ type pointerReq struct {
 
 // serve tells the others where the subscriber's pointer is.
 func (req pointerReq) serve(r *Room) {
-	if !r.has(req.sub) {
-		return
+	if !r.has(req.sub) || req.sub.hidden {
+		return // a hidden connection has no pointer others see
 	}
 	r.markActive(req.sub)
 	if req.sub.hidden {

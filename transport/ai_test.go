@@ -18,7 +18,7 @@ import (
 
 	"corkboard/ai"
 	"corkboard/ai/aitest"
-	"corkboard/billing"
+	"corkboard/aifeature"
 )
 
 // newAIEnv is the server with the real AI service on a fake Ollama, a
@@ -517,7 +517,7 @@ func TestAINoteAIStepLimit(t *testing.T) {
 		}
 	}
 	// The whole loop is one request: charged once.
-	if got, want := e.used(ada), featureCost(t, billing.FeatureNoteAI); got != want {
+	if got, want := e.used(ada), featureCost(t, aifeature.NoteAI); got != want {
 		t.Fatalf("used=%d, want %d", got, want)
 	}
 }

@@ -29,11 +29,11 @@ import (
 	"corkboard/board"
 	"corkboard/changelog"
 	"corkboard/hub"
+	"corkboard/internal/livesock"
 	"corkboard/persist/bolt"
 	"corkboard/persist/persisttest"
 	"corkboard/ratelimit"
 	"corkboard/transport"
-	"corkboard/transport/livesock"
 )
 
 // publicURL is the configured public origin unless a test picks another;

@@ -76,12 +76,18 @@ func (s *Server) holdPull(w http.ResponseWriter, r *http.Request, since int64, w
 	_ = rc.SetWriteDeadline(deadline)
 	// Logout or expiry during the hold answers 401 at once, as a socket of
 	// the same session is closed.
-	watch, err := s.auth.WatchSession(ctx, sessionToken(r))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	// A read-only link's poll has no session: revoking the link ends it
+	// (a kick, 403), and its expiry is checked at the next poll.
+	var sessionEnded <-chan struct{}
+	if a.Link == nil {
+		watch, err := s.auth.WatchSession(ctx, sessionToken(r))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		defer watch.Stop()
+		sessionEnded = watch.Ended()
 	}
-	defer watch.Stop()
 	waiter, err := s.hub.Wait(ctx, a.Board.ID, a.Email, since)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -108,7 +114,7 @@ func (s *Server) holdPull(w http.ResponseWriter, r *http.Request, since int64, w
 	case <-s.polls.draining:
 		waiter.Stop()
 		respond.JSON(w, http.StatusOK, versionBody{waiter.Version()})
-	case <-watch.Ended():
+	case <-sessionEnded:
 		s.writeError(w, r, board.Errorf(board.EUNAUTHORIZED, "Your session ended. Log in again."))
 	case <-ctx.Done():
 		// The client went away: nobody reads an answer; Stop frees the slot.

@@ -60,7 +60,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			return
 		}
 		s.log.LogAttrs(r.Context(), level, "http",
-			slog.Attr{Key: "req", Value: slog.GroupValue(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("ip", s.clientIP(r)))},
+			slog.Attr{Key: "req", Value: slog.GroupValue(slog.String("method", r.Method), slog.String("path", redactPath(r.URL.Path)), slog.String("ip", s.clientIP(r)))},
 			slog.Attr{Key: "resp", Value: slog.GroupValue(slog.Int("status", ww.Status()), slog.Int("bytes", ww.BytesWritten()), slog.Duration("took", time.Since(start)))},
 		)
 	})
@@ -110,6 +110,12 @@ func (s *Server) clientIP(r *http.Request) string {
 // the user's e-mail in its context.
 func (s *Server) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if link := linkToken(r); link != "" {
+			// A read-only link's request (links.go): the link decides,
+			// whatever session cookie comes with it.
+			s.serveWithLink(w, r, link, next)
+			return
+		}
 		token := sessionToken(r)
 		if token == "" {
 			s.writeError(w, r, board.Errorf(board.EUNAUTHORIZED, "Not logged in."))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/aifeature"
 	"corkboard/billing"
 	"corkboard/transport"
 )
@@ -17,9 +18,9 @@ import (
 // charged to the caller, /test/ai/rewrite (1) to the board's owner.
 func withStandInAI() option {
 	return withRoutes(func(api *transport.Server, mux *http.ServeMux) {
-		mux.Handle("POST /test/ai/chat", api.AIRouteForTest(billing.FeatureChat, false, http.HandlerFunc(standInModel)))
-		mux.Handle("POST /test/ai/document", api.AIRouteForTest(billing.FeatureDocumentToNotes, false, http.HandlerFunc(standInModel)))
-		mux.Handle("POST /test/ai/rewrite", api.AIRouteForTest(billing.FeatureNotesRewrite, true, http.HandlerFunc(standInModel)))
+		mux.Handle("POST /test/ai/chat", api.AIRouteForTest(aifeature.Chat, false, http.HandlerFunc(standInModel)))
+		mux.Handle("POST /test/ai/document", api.AIRouteForTest(aifeature.DocumentToNotes, false, http.HandlerFunc(standInModel)))
+		mux.Handle("POST /test/ai/rewrite", api.AIRouteForTest(aifeature.NotesRewrite, true, http.HandlerFunc(standInModel)))
 	})
 }
 

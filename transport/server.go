@@ -19,11 +19,11 @@ import (
 	"corkboard/changelog"
 	"corkboard/hub"
 	"corkboard/internal/cache"
+	"corkboard/internal/livesock"
 	"corkboard/persist"
 	"corkboard/transport/aihttp"
 	"corkboard/transport/compress"
 	"corkboard/transport/live"
-	"corkboard/transport/livesock"
 	"corkboard/transport/pullstream"
 	"corkboard/transport/respond"
 )
@@ -90,6 +90,9 @@ type Server struct {
 	// (access.Service, over the board cache).
 	guard   guard
 	members memberships
+	// links makes, lists and revokes read-only links and guards the
+	// requests made with one (links.go).
+	links links
 	// announce tells the other nodes that a cached record changed here.
 	announce func(cache.Kind, string)
 	// The billing webhook and the AI rate limit (billing.go).
@@ -117,6 +120,7 @@ type Store interface {
 	persist.Pinger
 	billing.CreditStore
 	changelog.Store
+	persist.LinkStore
 	persist.VoteStore
 }
 
@@ -167,10 +171,10 @@ func New(cfg Config, deps Deps, log *slog.Logger) *Server {
 		s.meter = billing.NewMeter(billing.MeterConfig{Store: deps.DB, Plans: deps.Plans, DefaultPlan: cfg.DefaultPlan, Now: deps.Now})
 	}
 	if deps.DB != nil {
-		svc := access.New(deps.DB, s.meter, access.Options{CacheSize: cfg.BoardCacheSize, CacheTTL: cfg.BoardCacheTTL, Now: deps.Now, Announce: deps.Announce})
-		s.guard, s.members = svc, svc
+		svc := access.New(deps.DB, s.meter, access.Options{CacheSize: cfg.BoardCacheSize, CacheTTL: cfg.BoardCacheTTL, Now: deps.Now, Announce: deps.Announce, Links: deps.DB})
+		s.guard, s.members, s.links = svc, svc, svc
 	}
-	s.live = live.New(live.Options{QueueSize: cfg.LiveQueueSize, PublicURL: cfg.PublicURL, SpoolDir: cfg.SpoolDir},
+	s.live = live.New(live.Options{QueueSize: cfg.LiveQueueSize, PublicURL: cfg.PublicURL, SpoolDir: cfg.SpoolDir, Now: deps.Now},
 		live.Deps{Log: log, Sessions: deps.Auth, Hub: deps.Hub, Guard: s.guard, Sockets: s.sockets, LargeReads: s.largeReads})
 	s.aiRoutes = aihttp.New(aihttp.Deps{Log: log, AI: deps.AI, Credits: s.meter, Guard: s.guard})
 	s.billing = billingState{webhook: deps.Billing}
@@ -252,6 +256,7 @@ func (s *Server) routes() chi.Router {
 			s.registerUsageRoutes(r)
 			s.registerSyncRoutes(r)
 			s.registerCanvasRoutes(r)
+			s.registerLinkRoutes(r)
 		})
 	})
 	return r

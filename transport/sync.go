@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -39,7 +40,18 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.live.Serve(w, r, live.Request{Access: reqctx.Access(r.Context()), Token: sessionToken(r), Since: since})
+	a := reqctx.Access(r.Context())
+	req := live.Request{Access: a, Token: sessionToken(r), Since: since}
+	if a.Link != nil {
+		// A read-only link's socket (links.go): no session, and the link
+		// is asked again once the socket has joined.
+		key := a.Link.Hash
+		req.Token, req.Recheck = "", func(ctx context.Context) error {
+			_, err := s.links.FindLink(ctx, key)
+			return err
+		}
+	}
+	s.live.Serve(w, r, req)
 }
 
 // parseSince reads the since query parameter: a non-negative integer,

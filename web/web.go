@@ -65,6 +65,9 @@ type file struct {
 type Handler struct {
 	files map[string]*file // by path without the leading slash
 	index *file
+	// linkIndex is index.html for the pages of read-only links (/l/…),
+	// with a robots meta tag that keeps them out of search engines.
+	linkIndex *file
 }
 
 // NewHandler builds the handler over the embedded build. Files are read and
@@ -101,6 +104,7 @@ func NewHandlerFS(fsys fs.FS) (*Handler, error) {
 		// serves something that says so.
 		h.index = newFile("index.html", []byte("<!doctype html><title>Corkboard</title><p>The web client is not built. Run <code>make web</code>.</p>\n"))
 	}
+	h.linkIndex = newFile("index.html", noIndex(h.index.body))
 	return h, nil
 }
 
@@ -153,6 +157,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		http.Error(w, "No such file.", http.StatusNotFound)
 		return
+	case strings.HasPrefix(name, linkPages):
+		// A read-only link's page: its address is the link's token, so it
+		// is neither indexed, kept, nor sent on as a Referer.
+		f = h.linkIndex
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Robots-Tag", "noindex, nofollow")
 	default:
 		f = h.index
 		w.Header().Set("Cache-Control", revalidateCache)
@@ -164,11 +174,15 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, f *file) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", f.ctype)
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	if f == h.index {
+	if f == h.index || f == h.linkIndex {
 		// The app shell: nobody may frame it, and it only loads its own code.
 		hdr.Set("Content-Security-Policy", contentSecurityPolicy)
 		hdr.Set("X-Frame-Options", "DENY")
 		hdr.Set("Referrer-Policy", "same-origin")
+	}
+	if f == h.linkIndex {
+		// Not even this site's own pages learn a link's address.
+		hdr.Set("Referrer-Policy", "no-referrer")
 	}
 	body, etag := f.body, f.etag
 	if f.gz != nil {
@@ -202,4 +216,24 @@ func AcceptsGzip(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// linkPages is the folder of read-only links' pages (/l/<token>).
+const linkPages = "l/"
+
+// robotsNoIndex is the tag linkIndex carries.
+const robotsNoIndex = `<meta name="robots" content="noindex, nofollow">`
+
+// noIndex returns index.html with robotsNoIndex at the end of its head
+// (at its start when it has no </head>).
+func noIndex(index []byte) []byte {
+	out := make([]byte, 0, len(index)+len(robotsNoIndex)+1)
+	if i := bytes.Index(index, []byte("</head>")); i >= 0 {
+		out = append(out, index[:i]...)
+		out = append(out, robotsNoIndex...)
+		out = append(out, '\n')
+		return append(out, index[i:]...)
+	}
+	out = append(out, robotsNoIndex...)
+	return append(out, index...)
 }

@@ -307,11 +307,7 @@ func buildModels(s string) (map[ai.Feature]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-models: %s", errText(err))
 	}
-	out := make(map[ai.Feature]string, len(parsed))
-	for f, m := range parsed {
-		out[ai.Feature(f)] = m
-	}
-	return out, nil
+	return parsed, nil
 }
 
 // The server's store is the bbolt file; the Meter charges it and the

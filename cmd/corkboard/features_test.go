@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"corkboard/ai"
-	"corkboard/billing"
+	"corkboard/aifeature"
 )
 
 // TestModelsFlag checks that -models is parsed against billing's feature
@@ -23,7 +23,7 @@ func TestModelsFlag(t *testing.T) {
 		wantErr string
 	}{
 		{"Empty", "", map[ai.Feature]string{}, ""},
-		{"OK", "programmer=qwen2.5-coder:7b,note-ai=qwen3:8b", map[ai.Feature]string{ai.FeatureProgrammer: "qwen2.5-coder:7b", ai.FeatureNoteAI: "qwen3:8b"}, ""},
+		{"OK", "programmer=qwen2.5-coder:7b,note-ai=qwen3:8b", map[ai.Feature]string{aifeature.Programmer: "qwen2.5-coder:7b", aifeature.NoteAI: "qwen3:8b"}, ""},
 		{"ErrUnknown", "poetry=qwen3:8b", nil, `-models: Model override "poetry=qwen3:8b": unknown feature "poetry"`},
 		{"ErrShared", "note-ai-command=qwen3:8b", nil, "runs on the model of note-ai"},
 	}
@@ -60,29 +60,4 @@ func TestModelsFlag(t *testing.T) {
 			t.Fatalf("data folder created before the configuration was checked (stat err=%v)", err)
 		}
 	})
-}
-
-// TestAIFeaturesAreInTheTable checks ai's model slots against billing's one
-// table of features: every name ai reads a model for is a feature that may
-// have its own model, and every such feature is one ai reads.
-func TestAIFeaturesAreInTheTable(t *testing.T) {
-	slots := []ai.Feature{
-		ai.FeatureChat, ai.FeatureSubagent, ai.FeatureNoteAI, ai.FeatureProgrammer,
-		ai.FeatureFrontmatter, ai.FeatureDocumentToNotes, ai.FeatureNotesAnalyze,
-		ai.FeatureNotesRewrite, ai.FeatureTrackerGenerate, ai.FeatureTrackerAnalyze,
-		ai.FeatureTrackerRewrite,
-	}
-	keys := map[billing.Feature]bool{}
-	for _, k := range billing.ModelKeys() {
-		keys[k] = true
-	}
-	for _, s := range slots {
-		if !keys[billing.Feature(s)] {
-			t.Errorf("ai reads a model for %q, which billing's table does not list as a feature with its own model", s)
-		}
-		delete(keys, billing.Feature(s))
-	}
-	for k := range keys {
-		t.Errorf("billing lists %q as a feature with its own model, but ai has no such model slot", k)
-	}
 }

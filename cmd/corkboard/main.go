@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"corkboard/ai"
+	"corkboard/aifeature"
 	"corkboard/board"
 	"corkboard/rooms"
 )
@@ -105,7 +106,7 @@ func checkModels(ctx context.Context, svc *ai.Service, url string, log *slog.Log
 		log.Warn("AI features unavailable until Ollama has the model", "ollama", url, "err", board.ErrorMessage(err))
 		return
 	}
-	log.Info("AI model ready", "ollama", url, "model", svc.Model(ai.FeatureChat))
+	log.Info("AI model ready", "ollama", url, "model", svc.Model(aifeature.Chat))
 }
 
 func newLogger(cfg *Config, w io.Writer) *slog.Logger {

@@ -360,3 +360,9 @@ func (c *countingSink) Snapshot(ctx context.Context, r persist.SnapshotRecord) e
 	c.board(r.BoardID, func(b *persist.BoardCounts) { b.Snapshots++ })
 	return c.DumpSink.Snapshot(ctx, r)
 }
+
+func (c *countingSink) Link(ctx context.Context, l persist.Link) error {
+	c.add(persist.CountLinks)
+	c.board(l.BoardID, func(b *persist.BoardCounts) { b.Links++ })
+	return c.DumpSink.Link(ctx, l)
+}

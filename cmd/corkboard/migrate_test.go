@@ -134,6 +134,23 @@ func buildInstallation(t *testing.T, dir string, clock *storetest.Clock) {
 	must(err)
 	_, err = db.AppendLog(ctx, "b3", []persist.NewLogEntry{{NoteID: "m1", Action: "created", Content: []byte("# Mine\n")}}, nil)
 	must(err)
+	// Read-only links: b1 has two, one expiring long after the test's
+	// clock, b3 one.
+	for i, l := range []persist.Link{
+		{ID: "L1", BoardID: "b1", CreatedBy: ada, CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)},
+		{ID: "L2", BoardID: "b1", CreatedBy: ada, CreatedAt: clock.Now().Add(time.Second), ExpiresAt: clock.Now().Add(8760 * time.Hour)},
+		{ID: "L3", BoardID: "b3", CreatedBy: cy, CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)},
+	} {
+		l.Hash = migrateLinkKey(i)
+		must(db.CreateLink(ctx, l, clock.Now(), 50))
+	}
+}
+
+// migrateLinkKey is the storage key of the i-th link buildInstallation makes.
+func migrateLinkKey(i int) []byte {
+	k := make([]byte, 32)
+	k[0] = byte(i + 1)
+	return k
 }
 
 // compareStores reads everything buildInstallation wrote from both stores
@@ -182,6 +199,19 @@ func compareStores(t *testing.T, want, got persist.Store) {
 		t.Fatalf("the session does not authenticate after the move: %v", gerr)
 	}
 	same("session", ws, gs, werr, gerr)
+	for _, id := range []string{"b1", "b2", "b3"} {
+		wl, werr := want.ListLinks(ctx, id, storetest.T0)
+		gl, gerr := got.ListLinks(ctx, id, storetest.T0)
+		same("links of "+id, wl, gl, werr, gerr)
+	}
+	for i := range 3 {
+		wl, werr := want.FindLink(ctx, migrateLinkKey(i), storetest.T0)
+		gl, gerr := got.FindLink(ctx, migrateLinkKey(i), storetest.T0)
+		if gerr != nil {
+			t.Fatalf("link %d does not open after the move: %v", i, gerr)
+		}
+		same(fmt.Sprint("link ", i), wl, gl, werr, gerr)
+	}
 
 	wts, werr := want.BoardsToSnapshot(ctx)
 	gts, gerr := got.BoardsToSnapshot(ctx)
@@ -311,6 +341,7 @@ func checkFirstMigration(t *testing.T, first *migration) {
 		persist.CountUsage: 2, persist.CountSessions: 1, persist.CountOTPs: 1, persist.CountBoards: 3,
 		persist.CountMembers: 5, persist.CountNotes: 5, persist.CountItems: 1, persist.CountFrames: 1, persist.CountConnectors: 1, persist.CountTombstones: 1,
 		persist.CountRevisions: 3, persist.CountKeys: 6, persist.CountChangelogState: 2, persist.CountLogEntries: 5, persist.CountSnapshots: 2,
+		persist.CountLinks: 3,
 	}
 	if d := cmp.Diff(wantKinds, first.source.Kinds); d != "" {
 		t.Fatalf("source counts (-want +got):\n%s", d)
@@ -322,7 +353,7 @@ func checkFirstMigration(t *testing.T, first *migration) {
 	}
 	b1 := first.target.Boards["b1"]
 	b1.Rows = [32]byte{} // compared with the source's by differences
-	if got, want := b1, (persist.BoardCounts{Version: 5, Horizon: 3, Notes: 4, Items: 1, Tombstones: 1, Revisions: 3, Keys: 5, LogEntries: 4, Snapshots: 2}); got != want {
+	if got, want := b1, (persist.BoardCounts{Version: 5, Horizon: 3, Notes: 4, Items: 1, Tombstones: 1, Revisions: 3, Keys: 5, LogEntries: 4, Snapshots: 2, Links: 2}); got != want {
 		t.Fatalf("board b1 in PostgreSQL: %+v, want %+v", got, want)
 	}
 }

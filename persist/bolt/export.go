@@ -199,6 +199,23 @@ func exportBoard(ctx context.Context, tx *bbolt.Tx, id string, sink persist.Dump
 			}
 		}
 	}
+	if err := exportChangelog(ctx, tx, id, sink); err != nil {
+		return err
+	}
+	links, err := boardLinks(tx, id)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if err := sink.Link(ctx, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportChangelog streams a board's changelog state, entries and snapshots.
+func exportChangelog(ctx context.Context, tx *bbolt.Tx, id string, sink persist.DumpSink) error {
 	top := tx.Bucket(bucketChangelog)
 	if top == nil {
 		return nil

@@ -92,6 +92,10 @@ type importBuf struct {
 
 	snapBoard, snapKey []string
 	snapMD             [][]byte
+
+	linkHash                  [][]byte
+	linkID, linkBoard, linkBy []string
+	linkCreated, linkExpires  []int64
 }
 
 // NewImporter returns an Importer writing into s.
@@ -280,6 +284,18 @@ func (im *Importer) Snapshot(ctx context.Context, s persist.SnapshotRecord) erro
 	return im.held(ctx, len(s.BoardID)+len(s.Key)+len(md))
 }
 
+// Link buffers a read-only link.
+func (im *Importer) Link(ctx context.Context, l persist.Link) error {
+	b := &im.buf
+	b.linkHash = append(b.linkHash, l.Hash)
+	b.linkID = append(b.linkID, l.ID)
+	b.linkBoard = append(b.linkBoard, l.BoardID)
+	b.linkBy = append(b.linkBy, l.CreatedBy)
+	b.linkCreated = append(b.linkCreated, nanos(l.CreatedAt))
+	b.linkExpires = append(b.linkExpires, nanos(l.ExpiresAt))
+	return im.held(ctx, len(l.Hash)+len(l.ID)+len(l.BoardID)+len(l.CreatedBy)+16)
+}
+
 // importStatements are the batch's inserts, in the order the foreign keys
 // need (boards before their rows); each is one statement over unnest'ed
 // columns that skips records already there.
@@ -319,6 +335,8 @@ const (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) ON CONFLICT DO NOTHING`
 	insertSnapshots = `INSERT INTO snapshots (board_id, key, markdown)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) ON CONFLICT DO NOTHING`
+	insertLinks = `INSERT INTO board_links (hash, id, board_id, created_by, created_ns, expires_ns)
+		SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) ON CONFLICT DO NOTHING`
 )
 
 // Flush writes the buffered records in one transaction. It is retried like
@@ -358,6 +376,7 @@ func (im *Importer) Flush(ctx context.Context) error {
 		{persist.CountChangelogState, insertStates, len(states.board), states.args()},
 		{persist.CountLogEntries, insertEntries, len(b.entKey), []any{b.entBoard, b.entKey, b.entNote, b.entAction, b.entStamp, b.entContent}},
 		{persist.CountSnapshots, insertSnapshots, len(b.snapKey), []any{b.snapBoard, b.snapKey, b.snapMD}},
+		{persist.CountLinks, insertLinks, len(b.linkID), []any{b.linkHash, b.linkID, b.linkBoard, b.linkBy, b.linkCreated, b.linkExpires}},
 	}
 	// The imported boards' live-row counts, from the rows now there, and
 	// their changelogs' bytes, from the entries now there.
@@ -697,6 +716,7 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 			{persist.CountKeys, "idempotency_keys", func(b *persist.BoardCounts) *int64 { return &b.Keys }},
 			{persist.CountLogEntries, "changelog_entries", func(b *persist.BoardCounts) *int64 { return &b.LogEntries }},
 			{persist.CountSnapshots, "snapshots", func(b *persist.BoardCounts) *int64 { return &b.Snapshots }},
+			{persist.CountLinks, "board_links", func(b *persist.BoardCounts) *int64 { return &b.Links }},
 		} {
 			rows, err := tx.Query(ctx, "SELECT board_id, count(*) FROM "+t.table+" GROUP BY board_id")
 			if err != nil {

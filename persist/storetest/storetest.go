@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Limits", func(t *testing.T) { runLimits(t, open) })
 	t.Run("Structure", func(t *testing.T) { runStructure(t, open) })
 	t.Run("Timer", func(t *testing.T) { runTimer(t, open) })
+	t.Run("Links", func(t *testing.T) { runLinks(t, open) })
 	t.Run("Vote", func(t *testing.T) { runVote(t, open) })
 }
 

@@ -75,8 +75,8 @@ type Config struct {
 	Memory   memoryFlags
 	NodesCfg nodesConfig
 	Many     manyFlags
-	Votes    voteFlags
 	Presence presenceFlags
+	Votes    voteFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
@@ -119,8 +119,8 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	cfg.Memory.register(fs)
 	addNodesFlags(fs, &cfg.NodesCfg)
 	addManyFlags(fs, &cfg.Many)
-	cfg.Votes.register(fs)
 	addPresenceFlags(fs, &cfg.Presence)
+	cfg.Votes.register(fs)
 	return fs
 }
 

@@ -28,11 +28,11 @@ type Report struct {
 	Nodes *NodesResult `json:"nodes,omitempty"`
 	// MemoryNodes is idle connections held by several nodes (memory-nodes).
 	MemoryNodes *MemoryNodesReport `json:"memoryNodes,omitempty"`
-	// Votes is a dot vote of many participants (votes).
-	Votes *VoteReport `json:"votes,omitempty"`
 	// Presence is joins, a restart's reconnects and leaves on one board
 	// (presence).
 	Presence *PresenceReport `json:"presence,omitempty"`
+	// Votes is a dot vote of many participants (votes).
+	Votes *VoteReport `json:"votes,omitempty"`
 }
 
 // Machine describes where the figures were taken.

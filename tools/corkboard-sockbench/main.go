@@ -1,5 +1,5 @@
 // Command corkboard-sockbench compares socket engines for idle live
-// connections in one run: Corkboard's two (transport/livesock: fast and
+// connections in one run: Corkboard's two (internal/livesock: fast and
 // plain) and nbio's WebSocket server (github.com/lesismal/nbio, built for
 // goroutine-free idle connections), each in a server process of its own
 // (this binary with -serve), alternating in rounds.

@@ -21,7 +21,7 @@ import (
 	"github.com/lesismal/nbio/nbhttp"
 	"github.com/lesismal/nbio/nbhttp/websocket"
 
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 )
 
 // broadcaster is a server under test: it sends data to every connection it

@@ -23,6 +23,7 @@ import (
 
 	"corkboard/access"
 	"corkboard/ai"
+	"corkboard/aifeature"
 	"corkboard/billing"
 	"corkboard/board"
 	"corkboard/transport/jsondec"
@@ -112,30 +113,30 @@ func (s *Routes) Register(r chi.Router) {
 			return r.With(aiMakesEdits, s.aiGate(feature, payer), aiWriteDeadlines)
 		}
 		// POST /api/canvas/chat: UI message stream (SSE).
-		gated(billing.FeatureChat, nil).Post("/canvas/chat", s.handleChat)
+		gated(aifeature.Chat, nil).Post("/canvas/chat", s.handleChat)
 		// POST /api/canvas/subagent: UI message stream (SSE).
-		gated(billing.FeatureSubagent, nil).Post("/canvas/subagent", s.handleSubagent)
+		gated(aifeature.Subagent, nil).Post("/canvas/subagent", s.handleSubagent)
 		// POST /api/canvas/note-ai: plain text stream.
-		edits(billing.FeatureNoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
+		edits(aifeature.NoteAI, nil).Post("/canvas/note-ai", s.handleNoteAI)
 		// POST /api/canvas/note-ai/{command}: plain text stream. An unknown
 		// command is refused before the gate: it costs no credit and no
 		// rate-limit token.
-		r.With(requireKnownCommand, aiMakesEdits, s.aiGate(billing.FeatureNoteAICommand, nil), aiWriteDeadlines).
+		r.With(requireKnownCommand, aiMakesEdits, s.aiGate(aifeature.NoteAICommand, nil), aiWriteDeadlines).
 			Post("/canvas/note-ai/{command}", s.handleNoteCommand)
 		// POST /api/canvas/generate-frontmatter
-		edits(billing.FeatureGenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
+		edits(aifeature.GenerateFrontmatter, nil).Post("/canvas/generate-frontmatter", s.handleGenerateFrontmatter)
 		// POST /api/canvas/document-to-notes
-		edits(billing.FeatureDocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
+		edits(aifeature.DocumentToNotes, nil).Post("/canvas/document-to-notes", s.handleDocumentToNotes)
 		// POST /api/canvas/notes/analyze
-		gated(billing.FeatureNotesAnalyze, nil).Post("/canvas/notes/analyze", s.handleNotesAnalyze)
+		gated(aifeature.NotesAnalyze, nil).Post("/canvas/notes/analyze", s.handleNotesAnalyze)
 		// POST /api/canvas/notes/rewrite: charged to the board's owner.
-		edits(billing.FeatureNotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
+		edits(aifeature.NotesRewrite, s.boardOwnerPays).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
 		// POST /api/canvas/tracker/generate
-		edits(billing.FeatureTrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
+		edits(aifeature.TrackerGenerate, nil).Post("/canvas/tracker/generate", s.handleTrackerGenerate)
 		// POST /api/canvas/tracker/analyze
-		gated(billing.FeatureTrackerAnalyze, nil).Post("/canvas/tracker/analyze", s.handleTrackerAnalyze)
+		gated(aifeature.TrackerAnalyze, nil).Post("/canvas/tracker/analyze", s.handleTrackerAnalyze)
 		// POST /api/canvas/tracker/rewrite
-		edits(billing.FeatureTrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
+		edits(aifeature.TrackerRewrite, nil).Post("/canvas/tracker/rewrite", s.handleTrackerRewrite)
 	})
 }
 
@@ -280,6 +281,19 @@ func (s *Routes) decodeAI(w http.ResponseWriter, r *http.Request, limit int64, d
 		return err
 	}
 	return s.guardAIBoard(r.Context(), *boardID)
+}
+
+// serveAI is an AI route answered with one JSON object: the body decoded
+// (at most limit bytes) and checked, its board guarded (decodeAI), then
+// the feature called (call, a closure over the decoded request) and its
+// answer or error rendered.
+func (s *Routes) serveAI(w http.ResponseWriter, r *http.Request, limit int64, decode func(*jsondec.Decoder) error, validate func() error, boardID *string, call func(context.Context) (any, error)) {
+	if err := s.decodeAI(w, r, limit, decode, validate, boardID); err != nil {
+		s.aiFailed(w, r, err)
+		return
+	}
+	res, err := call(r.Context())
+	s.answerAI(w, r, res, err)
 }
 
 // guardAIBoard checks that the caller may use board id: owner or invitee,
@@ -431,79 +445,51 @@ func (s *Routes) handleNoteCommand(w http.ResponseWriter, r *http.Request) {
 // handleGenerateFrontmatter is POST /api/canvas/generate-frontmatter.
 func (s *Routes) handleGenerateFrontmatter(w http.ResponseWriter, r *http.Request) {
 	var req ai.FrontmatterRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, frontmatterRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.GenerateFrontmatter(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIBoardBody, frontmatterRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.GenerateFrontmatter(ctx, req) })
 }
 
 // handleDocumentToNotes is POST /api/canvas/document-to-notes; boardId is
 // optional here.
 func (s *Routes) handleDocumentToNotes(w http.ResponseWriter, r *http.Request) {
 	var req ai.DocumentRequest
-	if err := s.decodeAI(w, r, limitAIDocumentBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "text": &req.Text, "filename": &req.Filename}), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.DocumentToNotes(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIDocumentBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "text": &req.Text, "filename": &req.Filename}), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.DocumentToNotes(ctx, req) })
 }
 
 // handleNotesAnalyze is POST /api/canvas/notes/analyze.
 func (s *Routes) handleNotesAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.AnalyzeNoteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "focus": &req.Focus}), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.NotesAnalyze(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIItemBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "focus": &req.Focus}), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.NotesAnalyze(ctx, req) })
 }
 
 // handleNotesRewrite is POST /api/canvas/notes/rewrite; the gate charged
 // the board's owner and guarded the board.
 func (s *Routes) handleNotesRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.RewriteNoteRequest
-	if err := s.decodeAI(w, r, limitAIRewriteBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "selectedText": &req.SelectedText, "instruction": &req.Instruction}), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.NotesRewrite(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIRewriteBody, decodeAIStrings(map[string]*string{"boardId": &req.BoardID, "noteId": &req.NoteID, "title": &req.Title, "content": &req.Content, "selectedText": &req.SelectedText, "instruction": &req.Instruction}), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.NotesRewrite(ctx, req) })
 }
 
 // handleTrackerGenerate is POST /api/canvas/tracker/generate (at most 60
 // seconds, enforced by the ai package).
 func (s *Routes) handleTrackerGenerate(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerGenerateRequest
-	if err := s.decodeAI(w, r, limitAIBoardBody, trackerGenerateRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.TrackerGenerate(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIBoardBody, trackerGenerateRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.TrackerGenerate(ctx, req) })
 }
 
 // handleTrackerAnalyze is POST /api/canvas/tracker/analyze.
 func (s *Routes) handleTrackerAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerAnalyzeRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, trackerAnalyzeRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.TrackerAnalyze(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIItemBody, trackerAnalyzeRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.TrackerAnalyze(ctx, req) })
 }
 
 // handleTrackerRewrite is POST /api/canvas/tracker/rewrite.
 func (s *Routes) handleTrackerRewrite(w http.ResponseWriter, r *http.Request) {
 	var req ai.TrackerRewriteRequest
-	if err := s.decodeAI(w, r, limitAIItemBody, trackerRewriteRequestShape.Into(&req), req.Validate, &req.BoardID); err != nil {
-		s.aiFailed(w, r, err)
-		return
-	}
-	res, err := s.ai.TrackerRewrite(r.Context(), req)
-	s.answerAI(w, r, res, err)
+	s.serveAI(w, r, limitAIItemBody, trackerRewriteRequestShape.Into(&req), req.Validate, &req.BoardID,
+		func(ctx context.Context) (any, error) { return s.ai.TrackerRewrite(ctx, req) })
 }

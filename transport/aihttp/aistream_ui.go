@@ -169,34 +169,34 @@ func (s *uiMessageStream) partID(prefix string) string {
 // text streams a piece of the answer, opening a text part when needed.
 func (s *uiMessageStream) text(delta string) {
 	s.endReasoning()
-	if s.textID == "" {
-		s.textID = s.partID("text")
-		s.send(chunkID{Type: "text-start", ID: s.textID})
-	}
-	s.send(chunkDelta{Type: "text-delta", ID: s.textID, Delta: delta})
+	s.partDelta("text", &s.textID, delta)
 }
 
-func (s *uiMessageStream) endText() {
-	if s.textID != "" {
-		s.send(chunkID{Type: "text-end", ID: s.textID})
-		s.textID = ""
-	}
-}
+func (s *uiMessageStream) endText() { s.endPart("text", &s.textID) }
 
 // reasoning streams model thinking, when a model sends it anyway.
 func (s *uiMessageStream) reasoning(delta string) {
 	s.endText()
-	if s.reasonID == "" {
-		s.reasonID = s.partID("reasoning")
-		s.send(chunkID{Type: "reasoning-start", ID: s.reasonID})
-	}
-	s.send(chunkDelta{Type: "reasoning-delta", ID: s.reasonID, Delta: delta})
+	s.partDelta("reasoning", &s.reasonID, delta)
 }
 
-func (s *uiMessageStream) endReasoning() {
-	if s.reasonID != "" {
-		s.send(chunkID{Type: "reasoning-end", ID: s.reasonID})
-		s.reasonID = ""
+func (s *uiMessageStream) endReasoning() { s.endPart("reasoning", &s.reasonID) }
+
+// partDelta sends delta in the part of kind ("text", "reasoning") whose id
+// *id holds, first opening one ("<kind>-start") when none is open.
+func (s *uiMessageStream) partDelta(kind string, id *string, delta string) {
+	if *id == "" {
+		*id = s.partID(kind)
+		s.send(chunkID{Type: kind + "-start", ID: *id})
+	}
+	s.send(chunkDelta{Type: kind + "-delta", ID: *id, Delta: delta})
+}
+
+// endPart closes the part of kind whose id *id holds, if one is open.
+func (s *uiMessageStream) endPart(kind string, id *string) {
+	if *id != "" {
+		s.send(chunkID{Type: kind + "-end", ID: *id})
+		*id = ""
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/aifeature"
 	"corkboard/billing"
 )
 
@@ -29,7 +30,7 @@ func (c *fakeCredits) Refund(_ context.Context, ch billing.Charge) error {
 }
 
 func TestAIGateRendersTheDecision(t *testing.T) {
-	charge := billing.Charge{Payer: "ada@example.com", Feature: billing.FeatureChat, Credits: 1}
+	charge := billing.Charge{Payer: "ada@example.com", Feature: aifeature.Chat, Credits: 1}
 	tests := []struct {
 		name        string
 		adm         billing.Admission
@@ -49,7 +50,7 @@ func TestAIGateRendersTheDecision(t *testing.T) {
 			credits := &fakeCredits{adm: tt.adm}
 			s := New(Deps{Credits: credits})
 			ran := false
-			h := s.aiGate(billing.FeatureChat, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := s.aiGate(aifeature.Chat, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				ran = true
 				w.WriteHeader(tt.handler)
 			}))

@@ -24,8 +24,8 @@ type payerFunc func(r *http.Request) (payer string, next *http.Request, err erro
 
 // aiGate is the one middleware in front of every AI route. Use it as
 //
-//	r.With(s.aiGate(billing.FeatureChat, nil)).Post("/canvas/chat", s.handleChat)
-//	r.With(s.aiGate(billing.FeatureNotesRewrite, s.boardOwnerPays)).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
+//	r.With(s.aiGate(aifeature.Chat, nil)).Post("/canvas/chat", s.handleChat)
+//	r.With(s.aiGate(aifeature.NotesRewrite, s.boardOwnerPays)).Post("/canvas/notes/rewrite", s.handleNotesRewrite)
 //
 // inside the session group. payer nil charges the caller; s.boardOwnerPays
 // charges the owner of the body's boardId (the spec's rule for

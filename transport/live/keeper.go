@@ -108,7 +108,13 @@ func (k *keeper) run() {
 
 // visit is one tick of one connection. Called with k.mu held.
 func (k *keeper) visit(lc *liveConn, now time.Time, every, timeout time.Duration, dead *[]*liveConn) {
-	if !lc.sessionEnded {
+	if lc.link && !lc.sessionEnded && !lc.ch.opts.Now().Before(lc.linkEnds) {
+		// The read-only link it was opened with has expired (a revoked
+		// one is kicked at once): closed with 4003, as on revocation.
+		lc.sessionEnded = true
+		lc.sub.Drop(livewire.CloseForbidden, "the read-only link has expired")
+	}
+	if lc.watch != nil && !lc.sessionEnded {
 		select {
 		case <-lc.watch.Ended():
 			lc.sessionEnded = true

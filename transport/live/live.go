@@ -4,7 +4,7 @@
 // within the connection's budgets; the sink that passes the room's messages
 // to the socket engine (sink.go); and the keeper that pings every
 // connection and watches its session (keeper.go). The sockets themselves
-// are transport/livesock's, used through its seam. transport mounts the
+// are internal/livesock's, used through its seam. transport mounts the
 // channel behind its session and board guard.
 package live
 
@@ -28,10 +28,10 @@ import (
 	"corkboard/auth"
 	"corkboard/board"
 	"corkboard/hub"
+	"corkboard/internal/livesock"
 	"corkboard/persist"
 	"corkboard/rooms"
 	"corkboard/transport/jsondec"
-	"corkboard/transport/livesock"
 	"corkboard/transport/pullstream"
 	"corkboard/transport/reqbody"
 	"corkboard/transport/reqctx"
@@ -83,6 +83,9 @@ type Options struct {
 	// SpoolDir is the folder large catch-ups are spooled to
 	// (pullstream.HeldAnswer).
 	SpoolDir string
+	// Now is the clock read-only links expire by (the access service's);
+	// nil is time.Now.
+	Now func() time.Time
 }
 
 // Deps are the services the channel calls.
@@ -115,6 +118,9 @@ func New(opts Options, deps Deps) *Channel {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = liveQueueSize
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
@@ -128,6 +134,11 @@ type Request struct {
 	Access *access.Access
 	Token  string
 	Since  int64
+	// Recheck, for a socket opened with a read-only link (Access.Link),
+	// asks again whether the link works, once the socket has joined its
+	// room: a revocation between the guard and the join (whose kick found
+	// no socket yet) closes it then.
+	Recheck func(ctx context.Context) error
 }
 
 // Serve is GET /api/boards/{boardId}/live, after the session, the board
@@ -141,11 +152,16 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return
 	}
 	// The socket lives as long as the session it was opened with: logout
-	// or expiry ends the watch, and the socket is closed with 4001.
-	watch, err := ch.sessions.WatchSession(r.Context(), token)
-	if err != nil {
-		ch.writeError(w, r, err)
-		return
+	// or expiry ends the watch, and the socket is closed with 4001. A
+	// read-only link's socket has no session: it lives until the link
+	// expires (the keeper) or is revoked (a kick), closed with 4003.
+	var watch *auth.SessionWatch
+	if a.Link == nil {
+		var err error
+		if watch, err = ch.sessions.WatchSession(r.Context(), token); err != nil {
+			ch.writeError(w, r, err)
+			return
+		}
 	}
 	// The caps are checked before the upgrade: a refused client gets a
 	// plain 429 (or 503 at the server's cap) and costs no socket.
@@ -156,6 +172,9 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		return
 	}
 	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
+	if a.Link != nil {
+		lc.link, lc.linkEnds = true, a.Link.ExpiresAt
+	}
 	lc.out = newLiveSink(lc, ch.opts.QueueSize)
 	conn, err := ch.sockets.Accept(w, r, lc, livesock.Options{
 		OriginPatterns: ch.originPatterns(),
@@ -182,6 +201,15 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 	if !lc.open(ctx, since, a.CanEdit) {
 		return // closed: the engine calls Ended
 	}
+	if req.Recheck != nil {
+		if err := req.Recheck(ctx); board.ErrorCode(err) == board.EUNAUTHORIZED {
+			lc.sub.Drop(livewire.CloseForbidden, "the read-only link no longer works")
+		} else if err != nil {
+			// Storage failed: not a verdict on the link; the client retries.
+			ch.log.ErrorContext(ctx, "live: check the read-only link again", slog.String("board", lc.boardID), slog.Any("err", err))
+			lc.sub.Drop(int(websocket.StatusInternalError), "could not check the link: reconnect")
+		}
+	}
 	// The handler returns and net/http lets go of the request, its buffers
 	// and its goroutine's stack. With the fast engine an idle connection
 	// then keeps no goroutine at all; with the plain one it keeps its
@@ -195,7 +223,11 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 	ch, conn, out := lc.ch, lc.conn, lc.out
 	connID := newConnID()
-	sub, welcome, err := lc.lease.Subscribe(ctx, connID, out)
+	subscribe := lc.lease.Subscribe
+	if lc.link {
+		subscribe = lc.lease.SubscribeHidden // no presence of its own
+	}
+	sub, welcome, err := subscribe(ctx, connID, out)
 	if err != nil {
 		code := websocket.StatusInternalError
 		if board.ErrorCode(err) == board.EUNAVAILABLE {
@@ -224,6 +256,11 @@ func (lc *liveConn) open(ctx context.Context, since int64, canEdit bool) bool {
 		Present:       welcome.Present,
 		PresentCount:  welcome.PresentCount,
 		PresentMore:   welcome.PresentMore,
+	}
+	if lc.link {
+		// A link's holder is nobody the board knows: it is not told who
+		// is here (addresses), as the sink holds back presence after.
+		hello.Present = []livewire.Presence{}
 	}
 	// hello and the catch-up are written while the writer holds the room's
 	// messages back, so they come first; changes queued meanwhile follow,
@@ -299,7 +336,7 @@ func (lc *liveConn) Ended() {
 	if lc.sub != nil {
 		lc.sub.Leave()
 	}
-	lc.watch.Stop()
+	lc.watch.Stop() // nil-safe: a link's socket has none
 	lc.lease.Release()
 }
 
@@ -380,6 +417,10 @@ type liveConn struct {
 	// overBudget is set once the connection's messages went past its
 	// budget or its person's; it is being closed with 4029.
 	overBudget atomic.Bool
+	// link is set for a socket opened with a read-only link (watch is
+	// then nil): it only watches. linkEnds is when the link expires.
+	link     bool
+	linkEnds time.Time
 }
 
 // tooManyMessages is the reason a connection past its message budget is
@@ -455,6 +496,14 @@ func (lc *liveConn) Message(data []byte) {
 	var m clientMessage
 	if err := reqbody.DecodeBytes(data, clientMessageShape.Into(&m)); err != nil {
 		lc.sendError(ctx, "", err)
+		return
+	}
+	if lc.link && m.Type != typePing {
+		// A read-only link watches: a push is refused as over REST, and
+		// pointer, editing and the like are ignored (it has no presence).
+		if m.Type == livewire.TypePush {
+			lc.sendError(ctx, m.ID, access.ErrLinkViewOnly())
+		}
 		return
 	}
 	switch m.Type {

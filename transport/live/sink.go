@@ -1,11 +1,12 @@
 package live
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 
+	"corkboard/internal/livesock"
 	"corkboard/rooms"
-	"corkboard/transport/livesock"
 	"corkboard/transport/livewire"
 )
 
@@ -59,6 +60,9 @@ func (s *liveSink) Send(m *rooms.Message) bool {
 	}
 	if m.Version != 0 && m.Version <= s.floor {
 		return true
+	}
+	if s.lc.link && m.Version == 0 && presenceMessage(m.Data) {
+		return true // a read-only link is not told who is here
 	}
 	return s.conn.Send(m.Wire(livesock.TextFrame))
 }
@@ -128,3 +132,25 @@ func textFrame(p []byte) []byte { return livesock.TextFrame(p) }
 
 // dataFrame is one fragment of a text message (livesock.DataFrame).
 func dataFrame(first, final bool, p []byte) []byte { return livesock.DataFrame(first, final, p) }
+
+// presenceTypes are the room's messages about people (who is here, where
+// they point and look, what they edit) that a read-only link's socket is
+// not sent: its holder is nobody the board knows.
+var presenceTypes = []string{"join", "leave", "pointer", "editing", "presence", "view", "follow", "summon", "who"}
+
+// presenceMessage reports whether data, a room message (a JSON object
+// whose first member is its type, as every livewire message is encoded),
+// is one of presenceTypes.
+func presenceMessage(data []byte) bool {
+	const prefix = `{"type":"`
+	if !bytes.HasPrefix(data, []byte(prefix)) {
+		return false
+	}
+	rest := data[len(prefix):]
+	for _, t := range presenceTypes {
+		if len(rest) > len(t) && string(rest[:len(t)]) == t && rest[len(t)] == '"' {
+			return true
+		}
+	}
+	return false
+}

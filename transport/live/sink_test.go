@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"corkboard/internal/livesock"
 	"corkboard/rooms"
-	"corkboard/transport/livesock"
 )
 
 // fakeSocket is a livesock.Conn that records what it is given.

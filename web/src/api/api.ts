@@ -1,7 +1,8 @@
 // The one module that talks HTTP to the server. Every endpoint the client
 // uses is a typed function here; failures are ApiError with the server's
 // {error, field} and Retry-After.
-import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer } from './types';
+import type { LinkInfo, NewReadOnlyLink, ReadOnlyLink } from './types';
+import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, MyVotes, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer, Vote, VoteAction } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -110,8 +111,25 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
     /** timer acts on the board's timer (its owner only) and answers the timer after it. */
     timer: (id: string, action: TimerAction) => request<TimerAnswer>(f, 'POST', `${b(id)}/timer`, action),
 
+    // Dot voting (docs/api.md, "Dot voting").
+    /** vote acts on the board's vote (its owner only) and answers the vote after it (null after a clear: 204). */
+    vote: async (id: string, action: VoteAction) => (await request<Vote | undefined>(f, 'POST', `${b(id)}/vote`, action)) ?? null,
+    /** castVote puts a dot on a note (delta 1) or takes one back (-1), and answers my dots after it. */
+    castVote: (id: string, noteId: string, delta: 1 | -1) => request<MyVotes>(f, 'POST', `${b(id)}/votes`, { noteId, delta }),
+    /** myVotes answers my dots in the board's vote. */
+    myVotes: (id: string) => request<MyVotes>(f, 'GET', `${b(id)}/votes/mine`),
+
     /** importCanvas writes a JSON Canvas document into a board, as one push (docs/api.md, "JSON Canvas export and import"). */
     importCanvas: (id: string, doc: unknown) => request<{ serverVersion: number; notes: number; frames: number; connectors: number }>(f, 'POST', `${b(id)}/canvas`, doc),
+
+    // Read-only links (docs/api.md, "Read-only links").
+    /** listLinks lists the board's working links (its owner only). */
+    listLinks: (id: string) => request<{ links: ReadOnlyLink[] }>(f, 'GET', `${b(id)}/links`),
+    /** createLink makes a link that works expiresInHours (1 to 8760); its token comes this once. */
+    createLink: (id: string, expiresInHours: number) => request<NewReadOnlyLink>(f, 'POST', `${b(id)}/links`, { expiresInHours }),
+    revokeLink: (id: string, linkId: string) => request<void>(f, 'DELETE', `${b(id)}/links/${encodeURIComponent(linkId)}`),
+    /** link answers the board a link opens; only an API made by linkFetch can ask. */
+    link: () => request<LinkInfo>(f, 'GET', '/api/link'),
   };
 }
 
@@ -127,8 +145,24 @@ export const snapshotDownloadUrl = (boardId: string, key?: string) => `${b(board
 /** canvasDownloadUrl is a link that saves the board as a JSON Canvas file (<name>.canvas). */
 export const canvasDownloadUrl = (boardId: string) => `${b(boardId)}/canvas?download=1`;
 
-/** liveUrl is the WebSocket address of a board's live channel. */
-export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location): string {
+/** liveUrl is the WebSocket address of a board's live channel; link is a read-only link's token, for its page. */
+export function liveUrl(boardId: string, since: number, loc: { protocol: string; host: string } = location, link?: string): string {
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${proto}//${loc.host}${b(boardId)}/live?since=${since}`;
+  return `${proto}//${loc.host}${b(boardId)}/live?since=${since}${link ? '&link=' + encodeURIComponent(link) : ''}`;
+}
+
+/** LINK_HEADER carries a read-only link's token on every request of its page. */
+export const LINK_HEADER = 'X-Corkboard-Link';
+
+/**
+ * linkFetch is fetch for a read-only link's page: every request carries
+ * the link's token, sends no cookie (the link decides, not a session the
+ * browser may also hold) and no Referer.
+ */
+export function linkFetch(token: string, f: Fetch = (...a) => fetch(...a)): Fetch {
+  return (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set(LINK_HEADER, token);
+    return f(input, { ...init, headers, credentials: 'omit', referrerPolicy: 'no-referrer' });
+  };
 }

@@ -100,6 +100,8 @@ export interface BoardMeta {
   updatedAt: string;
   /** timer is the board's countdown (absent when it has none; docs/live-protocol.md, "The timer"). */
   timer?: Timer;
+  /** vote is the board's dot vote (absent when it has none; docs/api.md, "Dot voting"). */
+  vote?: Vote;
 }
 
 /**
@@ -125,6 +127,47 @@ export interface TimerAnswer {
   timer: Timer | null;
   serverVersion: number;
   serverTime: number;
+}
+
+/** VoteScope is which notes a vote is on: all, the notes a frame holds, or the notes of one type. */
+export type VoteScope = { kind: 'all' } | { kind: 'frame'; frameId: string } | { kind: 'type'; type: string };
+
+/**
+ * Vote is a board's dot vote as its header carries it: the totals
+ * (voters, dots) while it is open or closed, the ranked results once
+ * revealed (voters' emails in them unless anonymous). Nobody's own dots
+ * are in it: they come from GET .../votes/mine.
+ */
+export interface Vote {
+  id: string;
+  state: 'open' | 'closed' | 'revealed';
+  scope: VoteScope;
+  perPerson: number;
+  perNote: number;
+  anonymous: boolean;
+  endsWithTimer: boolean;
+  startedBy: string;
+  startedAt: number | string;
+  voters: number;
+  dots: number;
+  results?: VoteResult[];
+}
+
+/** VoteResult is one note's count in a revealed vote (ranked: most dots first). */
+export interface VoteResult {
+  noteId: string;
+  count: number;
+  voters?: string[];
+}
+
+/** VoteAction is what the board's owner asks of its vote (POST /api/boards/{id}/vote). */
+export type VoteAction = { action: 'start'; perPerson: number; perNote: number; anonymous: boolean; scope: VoteScope; endsWithTimer: boolean } | { action: 'close' | 'reveal' | 'clear' };
+
+/** MyVotes is my dots in the board's vote (POST .../votes and GET .../votes/mine): per note, and how many I have left (0 unless open; voteId '' when the board has no vote). */
+export interface MyVotes {
+  voteId: string;
+  mine: Record<string, number>;
+  left: number;
 }
 
 /** A pull answer, or the body of a live `changes` message. */
@@ -305,4 +348,31 @@ export interface BoardState {
   trackerItems: TrackerItem[];
   connectors?: Connector[];
   frames?: Frame[];
+}
+
+// Read-only links (docs/api.md, "Read-only links").
+
+/** A board's read-only link as the owner's list shows it (never its token). */
+export interface ReadOnlyLink {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+  createdBy: string;
+}
+
+/** POST /links: the new link, with its token and URL this once. */
+export interface NewReadOnlyLink {
+  id: string;
+  url: string;
+  token: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** GET /api/link, made with a link: the board it opens. */
+export interface LinkInfo {
+  boardId: string;
+  boardName: string;
+  expiresAt: string;
+  canEdit: false;
 }

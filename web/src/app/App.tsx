@@ -2,6 +2,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createServices, guestServices, ServicesContext, type Services, type Unsent } from './services';
 import { OFFLINE_LOGOUT, unsentText } from '../auth/localData';
 import { boardIdOf, usePath } from './router';
+import { linkTokenOf } from '../boards/links';
+import { LinkPage } from '../boards/LinkPage';
 import { Dialog } from './Dialog';
 import { Login } from '../auth/Login';
 import { BoardList } from '../boards/BoardList';
@@ -48,9 +50,12 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
     }
   }, [api, env, openServicesOf]);
 
+  // A read-only link's page needs nobody logged in, and opens nothing of
+  // whoever may be (LinkPage); leaving it for the app checks the session then.
+  const link = linkTokenOf(path);
   useEffect(() => {
-    void check();
-  }, [check]);
+    if (!link) void check();
+  }, [check, link]);
 
   // The network is back: end the server session a logout made offline left.
   useEffect(() => {
@@ -105,6 +110,7 @@ export function App({ api, env: envProp }: { api: Api; env?: Env }) {
     void check();
   }, [env, check]);
 
+  if (link) return <LinkPage token={link} />;
   let screen;
   if (session.state === 'loading' || session.state === 'leaving' || (session.state === 'in' && !services)) {
     screen = (

@@ -5,9 +5,10 @@ import { ThemeToggle } from '../layout/ThemeToggle';
 /**
  * Header is the top bar, one row: the app's mark (home link), the screen's
  * own controls (children), its actions on the right (end), the theme
- * toggle and the user.
+ * toggle and the user. viewOnly (a read-only link's page) has no user:
+ * nobody is logged in there.
  */
-export function Header({ email, onLogout, children, end, className }: { email: string; onLogout: () => void; children?: ReactNode; end?: ReactNode; className?: string }) {
+export function Header({ email, onLogout, children, end, className, viewOnly = false }: { email: string; onLogout: () => void; children?: ReactNode; end?: ReactNode; className?: string; viewOnly?: boolean }) {
   return (
     <header className={className ? `topbar ${className}` : 'topbar'}>
       <a
@@ -23,15 +24,21 @@ export function Header({ email, onLogout, children, end, className }: { email: s
       </a>
       <div className="topbar-main">{children}</div>
       {end}
-      <span className="topbar-user">
-        <ThemeToggle />
-        <span className="who" title={email}>
-          {email}
+      {viewOnly ? (
+        <span className="topbar-user">
+          <ThemeToggle />
         </span>
-        <button type="button" onClick={onLogout}>
-          Log out
-        </button>
-      </span>
+      ) : (
+        <span className="topbar-user">
+          <ThemeToggle />
+          <span className="who" title={email}>
+            {email}
+          </span>
+          <button type="button" onClick={onLogout}>
+            Log out
+          </button>
+        </span>
+      )}
     </header>
   );
 }

@@ -60,7 +60,18 @@ export function guestServices(api: Api): Services {
   return servicesOn(api, new MemoryStore(), new MemoryOutbox());
 }
 
-function servicesOn(api: Api, store: LocalStore & { close?(): void }, outbox: Outbox & { close?(): void }): Services {
+/**
+ * linkServices are the services of a read-only link's page: api made with
+ * linkFetch, a store that keeps nothing on the device (the holder is
+ * nobody the device knows), the live socket opened with the link, and no
+ * changelog (a link cannot edit).
+ */
+export function linkServices(api: Api, token: string): Services {
+  const s = servicesOn(api, new MemoryStore(), new MemoryOutbox(), token);
+  return { ...s, openChangelog: () => () => {} };
+}
+
+function servicesOn(api: Api, store: LocalStore & { close?(): void }, outbox: Outbox & { close?(): void }, link?: string): Services {
   return {
     api,
     store,
@@ -75,7 +86,7 @@ function servicesOn(api: Api, store: LocalStore & { close?(): void }, outbox: Ou
     openBoard(boardId) {
       let client: SyncClient | null = null;
       const live = new LiveSocket({
-        url: () => liveUrl(boardId, client?.getVersion() ?? 0),
+        url: () => liveUrl(boardId, client?.getVersion() ?? 0, location, link),
         open: (url) => new WebSocket(url) as unknown as SocketLike,
         env: browserEnvironment(),
       });

@@ -3,6 +3,7 @@ import { useServices } from '../app/services';
 import type { ApiError } from '../api/api';
 import type { InviteeAccess, Invites } from '../api/types';
 import { Dialog } from '../app/Dialog';
+import { LinksSection } from './LinksSection';
 
 /** orList joins names as people read them: "pro", "pro or team", "a, b or c". */
 export function orList(names: readonly string[]): string {
@@ -116,6 +117,7 @@ export function ShareDialog({ boardId, onClose }: { boardId: string; onClose: ()
           ))}
         </ul>
       )}
+      <LinksSection boardId={boardId} />
     </Dialog>
   );
 }

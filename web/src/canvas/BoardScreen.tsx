@@ -22,6 +22,8 @@ import { ShareDialog } from '../boards/ShareDialog';
 import { TrackerPanel } from '../tracker/TrackerPanel';
 import { PhasesBar } from './PhasesBar';
 import { SessionTimer } from '../session/Timer';
+import { useVoting, VoteBar, VoteButton } from '../vote/Vote';
+import { VoteDots } from '../vote/VoteDots';
 import { Canvas } from './Canvas';
 import { UndoHistory } from './undo';
 import { arrivedRevived, revivedAnnouncement } from './peopleView';
@@ -43,6 +45,12 @@ interface Props {
   onAccessChange: (a: Access) => void;
   onLogout: () => void;
   onSessionLost: () => void;
+  /**
+   * link: the board is opened with a read-only link (boards/LinkPage.tsx).
+   * It is only viewed: no menu but the theme, no AI, history or sharing, no
+   * account; a link that stops working (revoked, expired) calls onSessionLost.
+   */
+  link?: boolean;
 }
 
 /** BoardScreen opens the board's sync client and lays out the board. */
@@ -86,7 +94,7 @@ function ConnectionBadge({ s }: { s: SyncState }) {
   );
 }
 
-function Board({ client, boardId, email, access, onAccessChange, onLogout, onSessionLost }: Props & { client: SyncClient }) {
+function Board({ client, boardId, email, access, onAccessChange, onLogout, onSessionLost, link = false }: Props & { client: SyncClient }) {
   const s = useSyncExternalStore(client ? (cb) => client.onChange(cb) : noop, client.getSnapshot);
   // Which panel, dialog and menu are open, and the rename draft (layout/screenState.ts).
   const screen = useMemo(() => new ScreenStore(), []);
@@ -112,6 +120,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   useEffect(() => {
     if (s.authLost) onSessionLost();
   }, [s.authLost, onSessionLost]);
+
+  // A read-only link revoked (or expired) while open: its socket is closed
+  // with 4003, and the page says the link no longer works.
+  useEffect(() => {
+    if (link && s.connection === 'forbidden') onSessionLost();
+  }, [link, s.connection, onSessionLost]);
 
   // Unsent edits are safe in IndexedDB, but the user should know they have
   // not reached anyone yet.
@@ -177,10 +191,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     if (back.length) setAnnouncement(revivedAnnouncement(back.map((m) => s.notes.get(m.id)?.title ?? '')));
   }, [s.loaded, s.marks, s.notes]);
   const waiting = s.waiting;
+  const voting = useVoting(boardId, s.board?.vote ?? null, s.board?.timer ?? null, s.connection);
 
   const setMenu = useCallback((open: boolean) => screen.setMenu(open), [screen]);
   const closePanel = useCallback(() => screen.closePanel(), [screen]);
-  const menuItems: MenuItem[] = [
+  const themeItems: MenuItem[] = THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) }));
+  const menuItems: MenuItem[] = link ? themeItems : [
     ...(canEdit ? [{ label: 'Rename', onSelect: () => screen.startRename(name) }] : []),
     { label: 'Deleted notes', onSelect: () => screen.openHistory({}) },
     { label: 'Snapshots', onSelect: () => screen.openPanel('snapshots') },
@@ -190,7 +206,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
     { label: 'Import JSON Canvas…', onSelect: () => screen.openDialog('importCanvas') },
     ...(access.isOwner ? [{ label: 'Bring everyone here', onSelect: () => follow.bringEveryone() }] : []),
     ...(access.isOwner ? [{ label: 'Edit phases', onSelect: () => screen.openDialog('phases') }] : []),
-    ...THEME_CHOICES.map((c, i) => ({ label: `${THEME_NAMES[c]} theme`, checked: theme.choice === c, separated: i === 0, onSelect: () => theme.store.set(c) })),
+    ...themeItems,
     { label: 'All boards', separated: true, onSelect: () => navigate('/') },
     { label: 'Log out', onSelect: onLogout },
   ];
@@ -198,9 +214,9 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const rail: Tool[] = useMemo(
     () => [
       { id: 'items', label: `Work items (${itemCount})`, pressed: ui.panel === 'items', startsGroup: true, onSelect: () => screen.togglePanel('items'), rank: 3 },
-      { id: 'chat', label: 'AI assistant', pressed: ui.panel === 'chat', onSelect: () => screen.togglePanel('chat'), rank: 4 },
+      ...(link ? [] : [{ id: 'chat', label: 'AI assistant', pressed: ui.panel === 'chat', onSelect: () => screen.togglePanel('chat'), rank: 4 }]),
     ],
-    [itemCount, ui.panel, screen],
+    [itemCount, ui.panel, screen, link],
   );
 
   return (
@@ -208,10 +224,12 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
       <Header
         email={email}
         onLogout={onLogout}
+        viewOnly={link}
         className="board-topbar"
         end={
           <div className="topbar-actions">
             <SessionTimer boardId={boardId} timer={s.board?.timer ?? null} version={s.version} isOwner={access.isOwner} connection={s.connection} phase={currentPhase(access)} />
+            {access.isOwner && <VoteButton voting={voting} frames={s.frames} timerOn={!!s.board?.timer} />}
             <PeopleBar presence={client.presence} follow={follow} isOwner={access.isOwner} />
             {access.isOwner && (
               <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
@@ -253,19 +271,25 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
             )}
           </h1>
         )}
+        {link && (
+          <span className="view-only-mark" title="Opened with a read-only link: you can look, not change anything.">
+            View only
+          </span>
+        )}
         <ConnectionBadge s={s} />
         <span className="pending" role="status" aria-live="polite" data-pending={waiting}>
           {waiting > 0 ? `${waiting} edit${waiting === 1 ? '' : 's'} waiting to sync` : s.synced ? 'All changes saved' : ''}
         </span>
       </Header>
       <div className={`board-body${ui.panel ? ' dock-open' : ''}${ui.panel === 'history' || ui.panel === 'snapshots' ? ' dock-wide' : ''}`}>
-        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} />
+        <Canvas client={client} notes={s.notes} canEdit={canEdit} ready={s.synced || (s.loaded && s.notes.size > 0)} onAnnounce={announce} onNoteHistory={link ? undefined : openNoteHistory} undo={undo} marks={s.marks} onMark={openMark} railTools={rail} onEditor={setEditor} items={s.items} onItem={openItem} overlay={link ? undefined : <VoteDots vote={voting.vote} dots={voting.dots} notes={s.notes} frames={s.frames} />} />
         <div className="board-notices">
           <FollowBar follow={follow} />
           <PhasesBar boardId={boardId} access={access} onAccessChange={onAccessChange} editing={ui.dialog === 'phases'} onEditingDone={() => screen.closeDialog()} />
+          <VoteBar voting={voting} notes={s.notes} items={s.items} canEdit={canEdit} undo={undo} />
           {!canEdit && (
             <p className="banner" role="status">
-              View only: {access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
+              View only: {link ? 'you opened this board with a read-only link.' : access.isOwner ? 'you cannot edit right now.' : 'on the free plan, boards shared with you can be viewed, not edited. A paid plan lets you edit them.'}
             </p>
           )}
           {s.rejected.length > 0 && (

@@ -4,7 +4,7 @@
 // canvas renders the sync client's notes and the editor's snapshot, and
 // implements the EditorView the editor asks of the screen. It never talks to
 // the server.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { ReactFlow, ReactFlowProvider, MiniMap, useReactFlow, useStore, useStoreApi, getViewportForBounds, ConnectionMode, MarkerType, Position, type NodeHandle, type EdgeChange, type FinalConnectionState, type NodeChange, type Viewport, type XYPosition } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import '../editor/editor.css';
@@ -98,6 +98,8 @@ interface Props {
   onEditor?: (e: Editor | null) => void;
   /** railTools: the board screen's own tools at the end of the tool rail (its panel toggles). */
   railTools?: readonly Tool[];
+  /** overlay is drawn inside the flow, over the notes (the vote's dots: vote/VoteDots.tsx). */
+  overlay?: ReactNode;
 }
 
 const NO_MARKS: readonly Mark[] = [];
@@ -176,7 +178,7 @@ function isTyping(t: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || !!el.closest('dialog'));
 }
 
-function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools }: Props & { start: Viewport }) {
+function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHistory, start, undo: sharedUndo, marks = NO_MARKS, onMark, items = NO_ITEMS, onItem, onEditor, railTools, overlay }: Props & { start: Viewport }) {
   const rf = useReactFlow<BoardNode, ConnectorFlowEdge>();
   // Connectors and frames come from the sync client's snapshot (the notes come as a prop, as before).
   // onChange is a method of the client (not bound): subscribe through a closure.
@@ -600,6 +602,7 @@ function CanvasInner({ client, notes: notesNow, canEdit, onAnnounce, onNoteHisto
           {/* The minimap draws every note again (an SVG rect each): past a few
               hundred notes it costs more than it shows. */}
           {notes.size <= MINIMAP_MAX_NOTES && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeColor={minimapStroke} nodeClassName={minimapClass} ariaLabel="Mini map" />}
+          {overlay}
           <Cursors presence={client.presence} />
           <ViewSync presence={client.presence} />
         </ReactFlow>

@@ -18,7 +18,7 @@ type fastEngine struct {
 }
 
 func newFastEngine(log *slog.Logger) *fastEngine {
-	p, err := newPoller(log)
+	p, err := newPoller(log.With(slog.String("component", "livesock poller")))
 	if err != nil {
 		log.Warn("live: no epoll; one reader goroutine per connection", slog.Any("err", err))
 	}
@@ -39,8 +39,9 @@ func (f *fastEngine) polled() int {
 	return f.p.len()
 }
 
-// pingFrame is an empty ping (RFC 6455 section 5.5.2), as a server sends it.
-var pingFrame = []byte{0x89, 0}
+// pingFrame is an empty ping (RFC 6455 section 5.5.2), as a server sends it;
+// a constant, so that no connection can change what the others send.
+const pingFrame = "\x89\x00"
 
 // fastConn is the fast implementation of Conn. coder/websocket does the
 // handshake, the reads, answers the client's pings and does the close; the
@@ -102,7 +103,7 @@ func (c *fastConn) WriteNow(frames ...[]byte) error { return c.out.writeNow(fram
 
 // Ping never waits: written at once when the socket has room, else ahead of
 // the frames waiting, as the library's own control frames are.
-func (c *fastConn) Ping() { c.out.sendControl(pingFrame) }
+func (c *fastConn) Ping() { c.out.sendControl([]byte(pingFrame)) }
 
 // Read: with a poller, the connection keeps no goroutine while it is idle;
 // the poller starts one when the client sends something. Without one (or
@@ -136,7 +137,7 @@ func (c *fastConn) readBurst() {
 			return
 		}
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.rd.stopped.Load() {
+		if err != nil || c.rd.stopped.Load() || c.rd.cutShort() {
 			c.closeReading()
 			c.end()
 			return
@@ -150,9 +151,9 @@ func (c *fastConn) readBurst() {
 func (c *fastConn) serve() {
 	for {
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.rd.stopped.Load() {
+		if err != nil || c.rd.stopped.Load() || c.rd.cutShort() {
 			// A message the library had buffered before reading stopped
-			// is not handled.
+			// is not handled, nor one the stream's end cut short.
 			c.closeReading()
 			c.end()
 			return

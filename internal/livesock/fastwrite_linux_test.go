@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 )
 
 // socketPair returns the server and client ends of a loopback TCP

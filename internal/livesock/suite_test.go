@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"corkboard/transport/livesock"
+	"corkboard/internal/livesock"
 )
 
 // engines are the implementations the suite runs against.
@@ -103,7 +103,7 @@ func (c *echoConn) Ended() {
 // newEchoServer starts an engine of kind behind an HTTP server; queue is
 // the connections' QueueSize (0: the default). Both close when the test
 // ends.
-func newEchoServer(t *testing.T, kind livesock.Kind, queue int) *echoServer {
+func newEchoServer(t testing.TB, kind livesock.Kind, queue int) *echoServer {
 	t.Helper()
 	e, err := livesock.New(kind, nil)
 	if err != nil {
@@ -769,3 +769,35 @@ func waitIdle(t *testing.T, e *echoServer) {
 		return n == idleGoroutines(e)
 	})
 }
+
+// TestCutShortNotHandled: a message the client's end cuts off is not
+// handed to the handler as if whole, wherever the end falls: after the
+// first fragment of a message, inside the next frame's header, or after a
+// header whose payload never came (coder/websocket alone hands the first
+// and last as messages: FuzzClientBytes found them).
+func TestCutShortNotHandled(t *testing.T) {
+	whole := clientFrame(true, opText, []byte("whole"))
+	first := clientFrame(false, opText, []byte("first part"))
+	cuts := []struct {
+		name   string
+		stream []byte
+	}{
+		{"AfterAFragment", join(whole, first)},
+		{"InAHeader", join(whole, first, []byte{0x80})},
+		{"InAPongHeader", join(whole, first, []byte{0x8A})},
+		{"NoPayload", join(whole, clientFrame(true, opText, []byte("never sent"))[:6])},
+	}
+	forEachEngine(t, func(t *testing.T, e *echoServer) {
+		for _, cut := range cuts {
+			v, err := sendRaw(t, e, cut.stream)
+			if err != nil {
+				t.Fatalf("%s: %v", cut.name, err)
+			}
+			if !slices.Equal(v.handled, []string{"whole"}) {
+				t.Errorf("%s: handled %q, want only the whole message", cut.name, v.handled)
+			}
+		}
+	})
+}
+
+func join(parts ...[]byte) []byte { return bytes.Join(parts, nil) }

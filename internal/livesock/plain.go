@@ -42,6 +42,7 @@ func (o Options) withDefaults() Options {
 // with the library's Write, one deadline per message.
 type plainConn struct {
 	ws   *websocket.Conn
+	rc   *readConn // the socket under ws
 	h    Handler
 	opts Options
 
@@ -64,7 +65,8 @@ type plainConn struct {
 
 func acceptPlain(w http.ResponseWriter, r *http.Request, h Handler, opts Options) (Conn, error) {
 	opts = opts.withDefaults()
-	ws, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{
+	sb := &smallBuffers{ResponseWriter: w}
+	ws, err := websocket.Accept(sb, r, &websocket.AcceptOptions{
 		OriginPatterns: opts.OriginPatterns,
 		OnPingReceived: func(context.Context, []byte) bool { return h.Control() },
 		OnPongReceived: func(context.Context, []byte) {
@@ -77,7 +79,7 @@ func acceptPlain(w http.ResponseWriter, r *http.Request, h Handler, opts Options
 		return nil, err
 	}
 	ws.SetReadLimit(opts.ReadLimit)
-	return &plainConn{ws: ws, h: h, opts: opts}, nil
+	return &plainConn{ws: ws, h: h, opts: opts, rc: sb.conn}, nil
 }
 
 func (c *plainConn) Send(frame []byte) bool {
@@ -202,7 +204,9 @@ func (c *plainConn) Read() { go c.readLoop() }
 func (c *plainConn) readLoop() {
 	for {
 		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.stopped.Load() {
+		if err != nil || c.stopped.Load() || c.rc.ended.Load() {
+			// Not handled either: a message the stream's end cut short,
+			// which the library hands on as if whole (readConn).
 			break
 		}
 		c.h.Message(data)
@@ -260,14 +264,17 @@ const (
 
 // smallBuffers hands coder/websocket small buffers of its own when it
 // hijacks the connection, so that net/http's (and the request) are freed
-// when the handler returns.
-type smallBuffers struct{ http.ResponseWriter }
+// when the handler returns; conn is the connection it handed over.
+type smallBuffers struct {
+	http.ResponseWriter
+	conn *readConn
+}
 
 // Unwrap lets http.ResponseController reach the writer underneath.
-func (s smallBuffers) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+func (s *smallBuffers) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // Hijack implements http.Hijacker.
-func (s smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (s *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, brw, err := http.NewResponseController(s.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
@@ -275,23 +282,35 @@ func (s smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// A client may already have sent frames after its request, which
 	// net/http has read ahead: they come first.
 	ahead, _ := brw.Reader.Peek(brw.Reader.Buffered())
+	s.conn = &readConn{Conn: c}
 	if len(ahead) > 0 {
-		c = &aheadConn{Conn: c, ahead: bytes.Clone(ahead)}
+		s.conn.ahead = bytes.Clone(ahead)
 	}
-	return c, bufio.NewReadWriter(bufio.NewReaderSize(c, liveReadBuffer), bufio.NewWriterSize(c, liveWriteBuffer)), nil
+	return s.conn, bufio.NewReadWriter(bufio.NewReaderSize(s.conn, liveReadBuffer), bufio.NewWriterSize(s.conn, liveWriteBuffer)), nil
 }
 
-// aheadConn reads what net/http had read ahead before the socket.
-type aheadConn struct {
+// readConn reads what net/http had read ahead, then the socket, and
+// remembers whether a read failed. coder/websocket reads the socket only
+// while a message is incomplete, and hands a fragmented message (or a
+// frame whose header came but no payload) that the stream's end cut off
+// as if it were whole where its reader takes that io.EOF for the
+// message's end: ended tells readLoop not to handle it
+// (FuzzClientBytes; fastread_linux.go's cutShort for the fast engine).
+type readConn struct {
 	net.Conn
 	ahead []byte
+	ended atomic.Bool
 }
 
-func (a *aheadConn) Read(p []byte) (int, error) {
+func (a *readConn) Read(p []byte) (int, error) {
 	if len(a.ahead) > 0 {
 		n := copy(p, a.ahead)
 		a.ahead = a.ahead[n:]
 		return n, nil
 	}
-	return a.Conn.Read(p)
+	n, err := a.Conn.Read(p)
+	if err != nil {
+		a.ended.Store(true)
+	}
+	return n, err
 }

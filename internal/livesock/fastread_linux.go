@@ -40,6 +40,11 @@ type pongFilter struct {
 	left   uint64
 	drop   bool // the current frame's bytes are not passed on: a pong, or a control frame past the budget
 	isPong bool // the current frame is a pong
+	// malformed is set, for good, by a pong the library would have failed
+	// the connection for (not masked, or longer than a control frame may
+	// be): it never reaches the library, so the reader fails the
+	// connection itself (errMalformedPong).
+	malformed bool
 
 	// messages counts the data messages whose last frame has been passed
 	// on whole; others the close and ping frames passed on whole; partial
@@ -62,36 +67,8 @@ func (f *pongFilter) filter(p []byte) []byte {
 		if f.nhdr < 2 || f.nhdr < f.need {
 			b := p[i]
 			i++
-			f.hdr[f.nhdr] = b
-			f.nhdr++
-			if f.nhdr == 1 {
-				op := b & 0x0f
-				f.isPong = op == 0xA
-				f.drop = f.isPong
-				if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
-					f.drop = true
-				}
-			}
-			if !f.drop {
+			if f.headerByte(b) {
 				out = append(out, b)
-			}
-			if f.nhdr == 2 {
-				f.need = 2
-				switch f.hdr[1] & 0x7f {
-				case 126:
-					f.need += 2
-				case 127:
-					f.need += 8
-				}
-				if f.hdr[1]&0x80 != 0 {
-					f.need += 4 // the mask key
-				}
-			}
-			if f.nhdr >= 2 && f.nhdr == f.need {
-				f.left = f.payloadLength()
-				if f.left == 0 {
-					f.frameEnded()
-				}
 			}
 			continue
 		}
@@ -110,6 +87,48 @@ func (f *pongFilter) filter(p []byte) []byte {
 		}
 	}
 	return out
+}
+
+// headerByte takes the next byte of a frame's header; false when the
+// frame is dropped (so is the byte).
+func (f *pongFilter) headerByte(b byte) bool {
+	f.hdr[f.nhdr] = b
+	f.nhdr++
+	switch f.nhdr {
+	case 1:
+		op := b & 0x0f
+		// Only a pong as RFC 6455 section 5.5 allows one (final, no
+		// reserved bit) is taken out; any other frame with the pong
+		// opcode goes on to the library, which fails the connection for
+		// it as the plain engine's does.
+		f.isPong = b == 0x8A
+		f.drop = f.isPong
+		if (op == 0x9 || op == 0xA) && f.control != nil && !f.control() {
+			f.drop = true
+		}
+	case 2:
+		if f.isPong && (b&0x80 == 0 || b&0x7f > 125) {
+			f.malformed = true
+		}
+		f.need = 2
+		switch b & 0x7f {
+		case 126:
+			f.need += 2
+		case 127:
+			f.need += 8
+		}
+		if b&0x80 != 0 {
+			f.need += 4 // the mask key
+		}
+	}
+	keep := !f.drop // before frameEnded, which starts the next frame
+	if f.nhdr >= 2 && f.nhdr == f.need {
+		f.left = f.payloadLength()
+		if f.left == 0 {
+			f.frameEnded()
+		}
+	}
+	return keep
 }
 
 func (f *pongFilter) payloadLength() uint64 {
@@ -132,7 +151,7 @@ func (f *pongFilter) frameEnded() {
 	fin, opcode := f.hdr[0]&0x80 != 0, f.hdr[0]&0x0f
 	switch {
 	case f.drop:
-		if f.isPong && f.pong != nil {
+		if f.isPong && f.pong != nil && !f.malformed {
 			f.pong()
 		}
 	case opcode >= 0x8: // close, ping (or a reserved control opcode)
@@ -179,16 +198,40 @@ type filterConn struct {
 	// handshake spends time on a flood; the kernel's buffer fills and the
 	// sender has to wait.
 	stopped atomic.Bool
+	// ended is set once Read answered an error: the library met the
+	// stream's end (or a failure) while it read (cutShort).
+	ended atomic.Bool
 }
 
 // errStopped is Read's answer once the connection stopped reading.
 var errStopped = errors.New("livesock: reading stopped")
+
+// errMalformedPong ends a connection whose client sent a pong that is no
+// valid control frame (pongFilter.malformed).
+var errMalformedPong = errors.New("livesock: malformed pong frame")
 
 // errWouldBlock is readNB's answer when the socket holds nothing more.
 var errWouldBlock = errors.New("livesock: nothing to read yet")
 
 // Read implements io.Reader for the library's bufio.Reader.
 func (c *filterConn) Read(p []byte) (int, error) {
+	n, err := c.read(p)
+	if err != nil {
+		c.ended.Store(true)
+	}
+	return n, err
+}
+
+// cutShort reports whether the message the library's Read just returned
+// met the stream's end: coder/websocket hands a fragmented message (or a
+// frame whose header came but no payload) that the stream's end cut off
+// as if it were whole, when the end falls where its reader takes io.EOF
+// for the message's. It asks the socket for more only while a message is
+// incomplete, so an end it met while reading one means the message was
+// cut. plain.go's readConn says the same for the plain engine.
+func (c *filterConn) cutShort() bool { return c.ended.Load() }
+
+func (c *filterConn) read(p []byte) (int, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
 	if c.stopped.Load() {
@@ -208,6 +251,10 @@ func (c *filterConn) Read(p []byte) (int, error) {
 	for {
 		n, err := c.src.Read(p)
 		kept := len(c.f.filter(p[:n]))
+		if c.f.malformed && err == nil {
+			c.err = errMalformedPong
+			err = c.err
+		}
 		if kept > 0 || err != nil {
 			return kept, err
 		}
@@ -243,6 +290,9 @@ func (c *filterConn) pollRead(readNB func([]byte) (int, error)) (read, ok bool) 
 			n, err := readNB(buf[:])
 			if n > 0 {
 				c.ahead = append(c.ahead, c.f.filter(buf[:n])...)
+			}
+			if c.f.malformed && err == nil {
+				err = errMalformedPong
 			}
 			if err != nil {
 				if err != errWouldBlock {

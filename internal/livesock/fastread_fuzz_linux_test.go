@@ -24,7 +24,7 @@ func refFiltered(stream []byte) refFilter {
 	for len(stream) > 0 {
 		op := stream[0] & 0x0f
 		fin := stream[0]&0x80 != 0
-		pong := op == 0xA
+		pong := stream[0] == 0x8A // final, no reserved bit: pongFilter takes only these out
 		hdr := 2
 		var length uint64
 		complete := len(stream) >= 2
@@ -67,7 +67,9 @@ func refFiltered(stream []byte) refFilter {
 		stream = stream[end:]
 		switch {
 		case pong:
-			r.pongs++
+			if frame[1]&0x80 != 0 && frame[1]&0x7f <= 125 { // masked, a control frame's length
+				r.pongs++
+			}
 			continue
 		case op >= 0x8:
 			r.others++
