@@ -188,8 +188,8 @@ const (
 // CountKinds lists the kinds of DumpCounts in the order a report shows them.
 var CountKinds = []string{
 	CountSecret, CountUsers, CountCustomers, CountBillingEvents, CountUsage, CountSessions, CountOTPs,
-	// Revisions (after the rows they belong to), its VoteDots, its IdempotencyKeys, its ChangelogState (when it has one), its LogEntries
-	// (in key order), its Snapshots and its read-only Links. Records handed over are the sink's:
+	CountBoards, CountMembers, CountNotes, CountItems, CountFrames, CountConnectors, CountTombstones, CountRevisions, CountVoteDots, CountKeys,
+	CountChangelogState, CountLogEntries, CountSnapshots, CountLinks,
 }
 
 // BoardCounts is what one board holds, for comparing two copies of it.
