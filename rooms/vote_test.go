@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/rooms"
@@ -68,10 +69,15 @@ func TestHeaderOnlyChangesFold(t *testing.T) {
 	}
 	store := newGatedStore(db)
 	arrived := make(chan struct{}, 16)
-	r := startRoom(t, store, rooms.Options{Now: arrivalClock(arrived)})
+	// No presence tick or idle sweep: nothing but requests reads the clock.
+	r := startRoom(t, store, rooms.Options{Now: arrivalClock(arrived), AfterFunc: func(time.Duration, func()) {}})
 	await(t, arrived, "the room's start")
 	a, _ := subscribe(t, r, "A", "a@example.com")
-	await(t, arrived, "A's join")
+	// The join has been served (Subscribe waits for it): drop the clock
+	// readings it made, however many, so that each one after is a push.
+	for len(arrived) > 0 {
+		<-arrived
+	}
 	dot := func(who string) *board.Push {
 		return &board.Push{Dot: &board.VoteDot{NoteID: "n1", Delta: 1, By: who}}
 	}

@@ -94,7 +94,13 @@ func TestVoteEndpoints(t *testing.T) {
 		t.Fatalf("bob's mine=%+v, want n1 and n3, 1 left", got)
 	}
 
-	// Before the reveal, a pull's header has the totals and no one's dots.
+	revealAndClear(t, e, ada, bob, vic)
+}
+
+// revealAndClear goes on with TestVoteEndpoints' vote (bob on n1 and n3,
+// vic on n1): before the reveal a pull's header has the totals and no
+// one's dots; the reveal ranks; a clear removes it all.
+func revealAndClear(t *testing.T, e *env, ada, bob, vic string) {
 	pull := e.do("GET", "/api/boards/retro/sync?since=0", vic, nil)
 	pull.wantStatus(t, http.StatusOK)
 	if strings.Contains(string(pull.body), "bob@example.com") || strings.Contains(string(pull.body), "results") {
@@ -105,6 +111,7 @@ func TestVoteEndpoints(t *testing.T) {
 		t.Fatalf("pull's vote=%+v (%v), want 2 voters and 3 dots", ch.Board.Vote, err)
 	}
 
+	var v board.Vote
 	e.vote(ada, "retro", map[string]any{"action": "reveal"}).want(t, http.StatusOK, &v)
 	wantRes := []board.VoteResult{{NoteID: "n1", Count: 2}, {NoteID: "n3", Count: 1}}
 	if v.State != "revealed" || !jsonEqual(v.Results, wantRes) || v.Voters != 2 || v.Dots != 3 {
@@ -119,16 +126,20 @@ func TestVoteEndpoints(t *testing.T) {
 		t.Fatalf("mine after reveal=%+v, want 2 notes and none left", got)
 	}
 
-	// Clear: 204, no vote in the header, nobody has dots.
+	clearVote(t, e, ada, bob)
+}
+
+// clearVote clears the board's vote: 204, no vote in the header, nobody
+// has dots; clearing nothing is fine, and moves nothing.
+func clearVote(t *testing.T, e *env, ada, bob string) {
 	e.vote(ada, "retro", map[string]any{"action": "clear"}).wantStatus(t, http.StatusNoContent)
-	pull = e.do("GET", "/api/boards/retro/sync?since=0", bob, nil)
+	pull := e.do("GET", "/api/boards/retro/sync?since=0", bob, nil)
 	if strings.Contains(string(pull.body), `"vote"`) {
 		t.Fatalf("pull after clear=%s, want no vote", pull.body)
 	}
 	if got := e.mine(bob, "retro"); got.VoteID != "" || len(got.Mine) != 0 {
 		t.Fatalf("mine after clear=%+v", got)
 	}
-	// Clearing nothing is fine, and moves nothing.
 	before := e.pull(ada, "retro", 0).ServerVersion
 	e.vote(ada, "retro", map[string]any{"action": "clear"}).wantStatus(t, http.StatusNoContent)
 	if after := e.pull(ada, "retro", 0).ServerVersion; after != before {

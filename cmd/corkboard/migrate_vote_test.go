@@ -20,33 +20,10 @@ import (
 func TestMigrateCarriesVotes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	clock := storetest.NewClock(storetest.T0)
-	db, err := bolt.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Now = clock.Now
 	const ann, ben = "ann@example.com", "ben@example.com"
-	act := board.NewVoteAction()
-	act.Action, act.ID, act.By, act.PerPerson = board.VoteStart, "v1", "owner@example.com", 2
-	dot := func(who, note string) *board.Push {
-		return &board.Push{Dot: &board.VoteDot{NoteID: note, Delta: 1, By: who}}
-	}
-	if _, err := db.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []*board.Push{
-		{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n1"}, {ID: "n2"}, {ID: "n3"}}}},
-		{Vote: &act}, dot(ann, "n1"), dot(ann, "n2"), dot(ben, "n2"),
-	} {
-		if _, _, err := db.ApplyPush(ctx, "b1", p, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	buildVoteInstallation(t, dir, ann, ben)
 	src, err := bolt.OpenReadOnly(filepath.Join(dir, bolt.FileName), time.Second)
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +45,43 @@ func TestMigrateCarriesVotes(t *testing.T) {
 		t.Fatalf("ann on PostgreSQL: vote %+v, dots %v, err %v", v, mine, err)
 	}
 	// Ann's two dots came along: a third is refused; Ben's second passes.
-	if _, _, err := dst.ApplyPush(ctx, "b1", dot(ann, "n3"), ""); board.ErrorCode(err) != board.ECONFLICT {
+	if _, _, err := dst.ApplyPush(ctx, "b1", votePushDot(ann, "n3"), ""); board.ErrorCode(err) != board.ECONFLICT {
 		t.Fatalf("ann's third dot on PostgreSQL: %v, want ECONFLICT", err)
 	}
-	if _, _, err := dst.ApplyPush(ctx, "b1", dot(ben, "n3"), ""); err != nil {
+	if _, _, err := dst.ApplyPush(ctx, "b1", votePushDot(ben, "n3"), ""); err != nil {
 		t.Fatalf("ben's second dot on PostgreSQL: %v", err)
+	}
+}
+
+func votePushDot(who, note string) *board.Push {
+	return &board.Push{Dot: &board.VoteDot{NoteID: note, Delta: 1, By: who}}
+}
+
+// buildVoteInstallation makes a bbolt installation in dir with board b1:
+// notes n1 to n3 and an open vote of 2 dots a person, ann's on n1 and n2,
+// ben's on n2.
+func buildVoteInstallation(t *testing.T, dir, ann, ben string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := bolt.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Now = storetest.NewClock(storetest.T0).Now
+	act := board.NewVoteAction()
+	act.Action, act.ID, act.By, act.PerPerson = board.VoteStart, "v1", "owner@example.com", 2
+	if _, err := db.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*board.Push{
+		{Notes: board.NoteChanges{Upserted: []board.Note{{ID: "n1"}, {ID: "n2"}, {ID: "n3"}}}},
+		{Vote: &act}, votePushDot(ann, "n1"), votePushDot(ann, "n2"), votePushDot(ben, "n2"),
+	} {
+		if _, _, err := db.ApplyPush(ctx, "b1", p, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -297,10 +297,7 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 
 	batch := &pgx.Batch{}
 	var got int64
-	if err := queueBump(batch, b.Board, p, stamp, timer, &got); err != nil {
-		return nil, nil, err
-	}
-	if err := queueVote(batch, b.ID, vote); err != nil {
+	if err := queueBump(batch, b.Board, p, stamp, timer, vote, &got); err != nil {
 		return nil, nil, err
 	}
 	var counts rowCount
@@ -333,13 +330,8 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 	if timer.Set {
 		b.Timer = timer.Timer
 	}
-	if vote.Set {
-		b.Vote = vote.Vote
-		if len(vote.Log) > 0 {
-			if _, err := appendLogTx(ctx, tx, b.ID, now, vote.Log); err != nil {
-				return nil, nil, fmt.Errorf("log the vote: %w", err)
-			}
-		}
+	if err := settledVote(ctx, tx, b.Board, vote, now); err != nil {
+		return nil, nil, err
 	}
 	if len(tally.Entries) > 0 {
 		logged, err := appendLogTx(ctx, tx, b.ID, now, tally.Entries)
@@ -419,8 +411,9 @@ func settleRights(ctx context.Context, tx pgx.Tx, boardID string, p *board.Push)
 // queueBump queues the version bump of a push (UPDATE … RETURNING the
 // version into got) with what it changes in the board's own row: its
 // name, its updatedAt (the push's, or stamp; a push that only acts on the
-// timer keeps it) and its timer.
-func queueBump(batch *pgx.Batch, b *board.Board, p *board.Push, stamp string, timer persist.TimerChange, got *int64) error {
+// timer keeps it) and its timer; then what it does to the board's vote
+// (queueVote).
+func queueBump(batch *pgx.Batch, b *board.Board, p *board.Push, stamp string, timer persist.TimerChange, vote persist.VoteChange, got *int64) error {
 	updatedAt := &stamp
 	if p.HeaderOnly() { // the timer and the vote are not the board's content
 		updatedAt = nil
@@ -444,7 +437,7 @@ func queueBump(batch *pgx.Batch, b *board.Board, p *board.Push, stamp string, ti
 		}
 		return nil
 	})
-	return nil
+	return queueVote(batch, b.ID, vote)
 }
 
 // mergeNotes merges the pushed notes (the last copy of an ID wins, at

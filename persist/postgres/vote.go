@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -110,6 +111,22 @@ func queueVote(batch *pgx.Batch, boardID string, ch persist.VoteChange) error {
 			batch.Queue(`INSERT INTO vote_dots (board_id, vote_id, email, note_id, count) VALUES ($1, $2, $3, $4, $5)
 				ON CONFLICT (board_id, vote_id, email, note_id) DO UPDATE SET count = EXCLUDED.count`,
 				boardID, ch.Vote.ID, r.Email, r.NoteID, r.Count)
+		}
+	}
+	return nil
+}
+
+// settledVote finishes a push's VoteChange once its batch (queueVote) is
+// written: the board's vote in memory, and the changelog entries of a
+// start or a reveal in the push's transaction.
+func settledVote(ctx context.Context, tx pgx.Tx, b *board.Board, ch persist.VoteChange, now time.Time) error {
+	if !ch.Set {
+		return nil
+	}
+	b.Vote = ch.Vote
+	if len(ch.Log) > 0 {
+		if _, err := appendLogTx(ctx, tx, b.ID, now, ch.Log); err != nil {
+			return fmt.Errorf("log the vote: %w", err)
 		}
 	}
 	return nil

@@ -122,28 +122,40 @@ func testVoteLifecycle(t *testing.T, open Opener) {
 			t.Fatalf("dot %d: %+v, want version %d and no row", i, a, 3+i)
 		}
 	}
-	v := headerVote(t, s)
-	if v.Voters != 2 || v.Dots != 3 || v.Results != nil {
-		t.Fatalf("vote=%s, want 2 voters, 3 dots, no results", voteJSON(v))
-	}
-	if id, mine := myDots(t, s, ann); id != "v1" || !sameDots(mine, map[string]int{"n1": 1}) {
-		t.Fatalf("ann's dots: %s %v, want n1", id, mine)
-	}
-	if _, mine := myDots(t, s, ben); !sameDots(mine, map[string]int{"n1": 1, "n3": 1}) {
-		t.Fatalf("ben's dots: %v, want n1 and n3", mine)
-	}
+	wantTotals(t, s, 2, 3, map[string]map[string]int{ann: {"n1": 1}, ben: {"n1": 1, "n3": 1}})
 	if got := changes(t, s, "b1", 0).Board.UpdatedAt; got != updatedAt {
 		t.Fatalf("updatedAt=%q after votes, want %q (the content did not change)", got, updatedAt)
 	}
+	testVoteReveal(t, s)
+	testVoteClear(t, s)
+}
 
-	// Close, then reveal: ranked by count, ties by note ID; anonymous.
+// wantTotals fails unless b1's open vote has voters and dots, and each
+// person the dots given.
+func wantTotals(t *testing.T, s persist.Store, voters, dots int, each map[string]map[string]int) {
+	t.Helper()
+	if v := headerVote(t, s); v.Voters != voters || v.Dots != dots || v.Results != nil {
+		t.Fatalf("vote=%s, want %d voters, %d dots, no results", voteJSON(v), voters, dots)
+	}
+	for who, want := range each {
+		if id, mine := myDots(t, s, who); id != "v1" || !sameDots(mine, want) {
+			t.Fatalf("%s's dots: %s %v, want %v", who, id, mine, want)
+		}
+	}
+}
+
+// testVoteReveal closes and reveals the lifecycle's vote (ann on n1, ben
+// on n1 and n3): ranked by count, ties by note ID, anonymous; the history
+// has the start and the reveal, with the ranking.
+func testVoteReveal(t *testing.T, s persist.Store) {
+	const ann = "ann@example.com"
 	if a := applyOne(t, s, voteAct(board.VoteClose), ""); a.Err != nil || a.Changes.Board.Vote.State != board.VoteClosed {
 		t.Fatalf("close: %+v", a)
 	}
 	if a := applyOne(t, s, dotPush(ann, "n2", 1), ""); board.ErrorCode(a.Err) != board.ECONFLICT {
 		t.Fatalf("dot on a closed vote: %+v, want ECONFLICT", a)
 	}
-	a = applyOne(t, s, voteAct(board.VoteReveal), "")
+	a := applyOne(t, s, voteAct(board.VoteReveal), "")
 	want := []board.VoteResult{{NoteID: "n1", Count: 2}, {NoteID: "n3", Count: 1}}
 	if a.Err != nil || fmt.Sprint(a.Changes.Board.Vote.Results) != fmt.Sprint(want) {
 		t.Fatalf("reveal: %+v, want results %v", a, want)
@@ -156,7 +168,6 @@ func testVoteLifecycle(t *testing.T, open Opener) {
 		t.Fatalf("second reveal: %+v, want version %d unchanged", a2, a.Version)
 	}
 
-	// The history has the start and the reveal, with the ranking.
 	entries, err := s.ListLog(context.Background(), "b1", persist.LogQuery{Limit: 10})
 	if err != nil || len(entries) != 2 || entries[0].Action != persist.ActionRevealVote || entries[1].Action != persist.ActionStartVote {
 		t.Fatalf("ListLog=%+v, %v; want reveal_vote then start_vote", entries, err)
@@ -170,15 +181,17 @@ func testVoteLifecycle(t *testing.T, open Opener) {
 			t.Fatalf("reveal entry=%s, want it to hold %q", e.Content, line)
 		}
 	}
+}
 
-	// Clear: the vote and its rows go.
+// testVoteClear clears the lifecycle's vote: the vote and its rows go.
+func testVoteClear(t *testing.T, s persist.Store) {
 	if a := applyOne(t, s, voteAct(board.VoteClear), ""); a.Err != nil || a.Changes.Board.Vote != nil {
 		t.Fatalf("clear: %+v", a)
 	}
 	if v := headerVote(t, s); v != nil {
 		t.Fatalf("vote after clear=%s", voteJSON(v))
 	}
-	if id, mine := myDots(t, s, ben); id != "" || len(mine) != 0 {
+	if id, mine := myDots(t, s, "ben@example.com"); id != "" || len(mine) != 0 {
 		t.Fatalf("ben's dots after clear: %q %v", id, mine)
 	}
 	if a := applyOne(t, s, voteAct(board.VoteClear), ""); a.Err != nil || a.Changes != nil {

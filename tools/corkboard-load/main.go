@@ -82,7 +82,7 @@ type Config struct {
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | votes")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | presence | votes")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
