@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'f9cfe2ac9bd0ff2b';
-const FILES = ["assets/AiErrorText-CgeHoaIs.js","assets/Analyse-Dre-Bwhv.js","assets/CanvasImportDialog-SIvb-Dmt.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-BgyM05gR.js","assets/ExportDialog-DcXPGuGi.js","assets/HistoryPanel-BYF9pM1B.js","assets/ImportDialog-ChqkqD-Q.js","assets/NoteAssist-CSPW2umi.js","assets/NoteHints-BOCS-zHr.js","assets/SlashMenu-BtHW1lRq.js","assets/SnapshotsPanel-CMKDAx0z.js","assets/TrackerGenerate-IdKmdhhx.js","assets/ai-D8en7buA.js","assets/api-C3eB7gWK.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-CIIue1OM.js","assets/importgen-Dn2DlGcc.css","assets/index-Bsji9q5p.js","assets/index-ClUUA6lH.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-BWSbWdv5.js"];
+const VERSION = '1db3503c5112f480';
+const FILES = ["assets/AiErrorText-598tUXBb.js","assets/Analyse-CRAznYKa.js","assets/CanvasImportDialog-r_lbi036.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-CJCf-9Gt.js","assets/ExportDialog-BmNDRFTx.js","assets/HistoryPanel-BxiMAfnD.js","assets/ImportDialog-SUZWw-cG.js","assets/NoteAssist-CQ2itz3E.js","assets/NoteHints-B6kJjJMj.js","assets/SlashMenu-C1xwf7nG.js","assets/SnapshotsPanel-DQ17mgDu.js","assets/TrackerGenerate-C54F12ux.js","assets/VotePanels-D1ha-zVk.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-Ds1kwYZe.js","assets/index-CLKyK6UU.js","assets/index-CdIx8sxU.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-ByHq4jg_.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
