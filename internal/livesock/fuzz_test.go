@@ -100,8 +100,12 @@ func sendRaw(tb testing.TB, s *echoServer, stream []byte) (clientView, error) {
 			return v, handlerEnd(ec, &v)
 		case err != nil:
 			// A reset: the server closed with bytes unread (after a
-			// protocol error), which the kernel answers so.
-			if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+			// protocol error), which the kernel answers so. A frame cut
+			// short: the server, seeing the client's half-close as its
+			// leaving, closed while an echo was on its way (the plain
+			// engine, about one run in a hundred under -race). Either is
+			// the connection's end; what it handled is what is compared.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 				return v, handlerEnd(ec, &v)
 			}
 			return v, fmt.Errorf("read: %w", err)
