@@ -500,12 +500,12 @@ func boardColumnsOf(records []persist.BoardRecord) (boardCols, memberCols, error
 			}
 			ph = js
 		}
-		timer, err := encodeTimer(bd.Timer)
+		timer, err := encodeJSONColumn(bd.Timer)
 		if err != nil {
 			return boardCols{}, memberCols{}, fmt.Errorf("encode timer of board %s: %w", bd.ID, err)
 		}
 		bc.timer = append(bc.timer, timer)
-		vote, err := encodeVote(bd.Vote)
+		vote, err := encodeJSONColumn(bd.Vote)
 		if err != nil {
 			return boardCols{}, memberCols{}, fmt.Errorf("encode vote of board %s: %w", bd.ID, err)
 		}
