@@ -64,6 +64,16 @@ func firstError(checks ...error) error {
 	return nil
 }
 
+// checkNoteRef checks what every request about one note names it by: the
+// board (required), the note's id and its title (both optional).
+func checkNoteRef(boardID, noteID, title string) error {
+	return firstError(
+		checkBoardID(boardID, true),
+		checkText("noteId", noteID, board.MaxIDLen, false),
+		checkText("title", title, board.MaxTitleLen, false),
+	)
+}
+
 // checkEither requires text in a or b; field and message are the error's.
 func checkEither(field, message, a, b string) error {
 	if strings.TrimSpace(a) == "" && strings.TrimSpace(b) == "" {
@@ -294,9 +304,7 @@ type FrontmatterRequest struct {
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *FrontmatterRequest) Validate() error {
 	return firstError(
-		checkBoardID(r.BoardID, true),
-		checkText("noteId", r.NoteID, board.MaxIDLen, false),
-		checkText("title", r.Title, board.MaxTitleLen, false),
+		checkNoteRef(r.BoardID, r.NoteID, r.Title),
 		checkText("content", r.Content, board.MaxNoteContent, false),
 		checkEither("content", "title or content is required.", r.Title, r.Content),
 		checkNotes("allNotes", r.AllNotes),
@@ -336,9 +344,7 @@ type AnalyzeNoteRequest struct {
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *AnalyzeNoteRequest) Validate() error {
 	return firstError(
-		checkBoardID(r.BoardID, true),
-		checkText("noteId", r.NoteID, board.MaxIDLen, false),
-		checkText("title", r.Title, board.MaxTitleLen, false),
+		checkNoteRef(r.BoardID, r.NoteID, r.Title),
 		checkText("content", r.Content, board.MaxNoteContent, true),
 		checkText("focus", r.Focus, MaxPrompt, false),
 	)
@@ -358,9 +364,7 @@ type RewriteNoteRequest struct {
 // Validate checks the request; errors are EINVALID and name the field.
 func (r *RewriteNoteRequest) Validate() error {
 	return firstError(
-		checkBoardID(r.BoardID, true),
-		checkText("noteId", r.NoteID, board.MaxIDLen, false),
-		checkText("title", r.Title, board.MaxTitleLen, false),
+		checkNoteRef(r.BoardID, r.NoteID, r.Title),
 		checkText("content", r.Content, board.MaxNoteContent, r.SelectedText == ""),
 		checkText("selectedText", r.SelectedText, board.MaxNoteContent, false),
 		checkText("instruction", r.Instruction, MaxPrompt, true),

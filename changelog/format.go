@@ -196,10 +196,16 @@ type rowTail struct {
 	extra     *[]board.Field
 }
 
-// decodeRow fills a row from mapping m: id and own are the row's own
-// fields, tail the rest. A row without an id is refused, naming noun (and
-// the line, when line is not 0); what names the block in errors.
-func decodeRow(m *yaml.Node, what, noun string, line int, id *string, own map[string]fieldSetter, tail rowTail) error {
+// rowFields names the fields of row: its id, its own fields and the tail
+// every kind of row carries.
+type rowFields[T any] func(row *T) (id *string, own map[string]fieldSetter, tail rowTail)
+
+// decodeRow reads a row of type T from mapping m, its fields named by
+// fields. A row without an id is refused, naming noun (and the line, when
+// line is not 0); what names the block in errors.
+func decodeRow[T any](m *yaml.Node, what, noun string, line int, fields rowFields[T]) (T, error) {
+	var row, zero T
+	id, own, tail := fields(&row)
 	own["id"] = setString(id)
 	own["updatedAt"] = setString(tail.updatedAt)
 	own["version"] = setVersion(tail.version)
@@ -207,15 +213,15 @@ func decodeRow(m *yaml.Node, what, noun string, line int, id *string, own map[st
 	own["extra"] = setExtra(tail.extra)
 	seen, err := decodeFields(m, what, own)
 	if err != nil {
-		return err
+		return zero, err
 	}
 	if seen["id"] && *id != "" {
-		return nil
+		return row, nil
 	}
 	if line != 0 {
-		return invalidf("%s, line %d: the %s has no id.", what, line, noun)
+		return zero, invalidf("%s, line %d: the %s has no id.", what, line, noun)
 	}
-	return invalidf("%s: the %s has no id.", what, noun)
+	return zero, invalidf("%s: the %s has no id.", what, noun)
 }
 
 // writeRowTail writes the YAML lines of what every kind of row carries

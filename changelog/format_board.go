@@ -690,18 +690,15 @@ func setPhaseList(dst *[]json.RawMessage) fieldSetter {
 
 // decodeItemFields fills a tracker item from a YAML mapping.
 func decodeItemFields(m *yaml.Node, what string) (board.TrackerItem, error) {
-	var it board.TrackerItem
-	err := decodeRow(m, what, "tracker item", 0, &it.ID, map[string]fieldSetter{
-		"key":      setString(&it.Key),
-		"type":     setString(&it.Type),
-		"summary":  setString(&it.Summary),
-		"status":   setString(&it.Status),
-		"parentId": setString(&it.ParentID),
-	}, rowTail{&it.UpdatedAt, &it.Version, &it.DeletedAt, &it.Extra})
-	if err != nil {
-		return board.TrackerItem{}, err
-	}
-	return it, nil
+	return decodeRow(m, what, "tracker item", 0, func(it *board.TrackerItem) (*string, map[string]fieldSetter, rowTail) {
+		return &it.ID, map[string]fieldSetter{
+			"key":      setString(&it.Key),
+			"type":     setString(&it.Type),
+			"summary":  setString(&it.Summary),
+			"status":   setString(&it.Status),
+			"parentId": setString(&it.ParentID),
+		}, rowTail{&it.UpdatedAt, &it.Version, &it.DeletedAt, &it.Extra}
+	})
 }
 
 // validateItem applies the limits every stored tracker item obeys.

@@ -74,20 +74,17 @@ func setExtra(dst *[]board.Field) fieldSetter {
 // decodeNoteFields fills a note from a YAML mapping and checks what the
 // mapping alone can tell: the id is there. what names the block in errors.
 func decodeNoteFields(m *yaml.Node, what string) (board.Note, error) {
-	var n board.Note
-	err := decodeRow(m, what, "note", m.Line, &n.ID, map[string]fieldSetter{
-		"title": setString(&n.Title),
-		"x":     setFloat(&n.X),
-		"y":     setFloat(&n.Y),
-		"w":     setFloat(&n.W),
-		"h":     setFloat(&n.H),
-		"color": setString(&n.Color),
-		"type":  setString(&n.Type),
-	}, rowTail{&n.UpdatedAt, &n.Version, &n.DeletedAt, &n.Extra})
-	if err != nil {
-		return board.Note{}, err
-	}
-	return n, nil
+	return decodeRow(m, what, "note", m.Line, func(n *board.Note) (*string, map[string]fieldSetter, rowTail) {
+		return &n.ID, map[string]fieldSetter{
+			"title": setString(&n.Title),
+			"x":     setFloat(&n.X),
+			"y":     setFloat(&n.Y),
+			"w":     setFloat(&n.W),
+			"h":     setFloat(&n.H),
+			"color": setString(&n.Color),
+			"type":  setString(&n.Type),
+		}, rowTail{&n.UpdatedAt, &n.Version, &n.DeletedAt, &n.Extra}
+	})
 }
 
 // validateNote applies the limits every stored note obeys, so a document can

@@ -144,36 +144,30 @@ var (
 )
 
 func decodeFrameFields(m *yaml.Node, what string) (board.Frame, error) {
-	var f board.Frame
-	err := decodeRow(m, what, "frame", 0, &f.ID, map[string]fieldSetter{
-		"title":  setString(&f.Title),
-		"x":      setFloat(&f.X),
-		"y":      setFloat(&f.Y),
-		"w":      setFloat(&f.W),
-		"h":      setFloat(&f.H),
-		"color":  setString(&f.Color),
-		"locked": setBool(&f.Locked),
-	}, rowTail{&f.UpdatedAt, &f.Version, &f.DeletedAt, &f.Extra})
-	if err != nil {
-		return board.Frame{}, err
-	}
-	return f, nil
+	return decodeRow(m, what, "frame", 0, func(f *board.Frame) (*string, map[string]fieldSetter, rowTail) {
+		return &f.ID, map[string]fieldSetter{
+			"title":  setString(&f.Title),
+			"x":      setFloat(&f.X),
+			"y":      setFloat(&f.Y),
+			"w":      setFloat(&f.W),
+			"h":      setFloat(&f.H),
+			"color":  setString(&f.Color),
+			"locked": setBool(&f.Locked),
+		}, rowTail{&f.UpdatedAt, &f.Version, &f.DeletedAt, &f.Extra}
+	})
 }
 
 func decodeConnectorFields(m *yaml.Node, what string) (board.Connector, error) {
-	var c board.Connector
-	err := decodeRow(m, what, "connector", 0, &c.ID, map[string]fieldSetter{
-		"from":  setString(&c.From),
-		"to":    setString(&c.To),
-		"label": setString(&c.Label),
-		"style": setString(&c.Style),
-		"dash":  setString(&c.Dash),
-		"color": setString(&c.Color),
-	}, rowTail{&c.UpdatedAt, &c.Version, &c.DeletedAt, &c.Extra})
-	if err != nil {
-		return board.Connector{}, err
-	}
-	return c, nil
+	return decodeRow(m, what, "connector", 0, func(c *board.Connector) (*string, map[string]fieldSetter, rowTail) {
+		return &c.ID, map[string]fieldSetter{
+			"from":  setString(&c.From),
+			"to":    setString(&c.To),
+			"label": setString(&c.Label),
+			"style": setString(&c.Style),
+			"dash":  setString(&c.Dash),
+			"color": setString(&c.Color),
+		}, rowTail{&c.UpdatedAt, &c.Version, &c.DeletedAt, &c.Extra}
+	})
 }
 
 // setBool stores a YAML boolean.

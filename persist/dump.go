@@ -212,6 +212,24 @@ type BoardCounts struct {
 	Rows [sha256.Size]byte
 }
 
+// Of is b's count of records of kind (a Count* name), or nil for a kind
+// that is not counted per board, so that whoever counts a dump's records
+// maps a kind to its board's field in one place.
+func (b *BoardCounts) Of(kind string) *int64 {
+	for _, f := range []struct {
+		kind string
+		n    *int64
+	}{
+		{CountNotes, &b.Notes}, {CountItems, &b.Items}, {CountFrames, &b.Frames}, {CountConnectors, &b.Connectors}, {CountTombstones, &b.Tombstones},
+		{CountRevisions, &b.Revisions}, {CountVoteDots, &b.VoteDots}, {CountKeys, &b.Keys}, {CountLogEntries, &b.LogEntries}, {CountSnapshots, &b.Snapshots}, {CountLinks, &b.Links},
+	} {
+		if f.kind == kind {
+			return f.n
+		}
+	}
+	return nil
+}
+
 // DumpCounts counts a store's records: per kind (the Count* names) and per
 // board.
 type DumpCounts struct {

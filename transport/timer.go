@@ -7,7 +7,6 @@ import (
 
 	"corkboard/board"
 	"corkboard/transport/jsondec"
-	"corkboard/transport/reqbody"
 	"corkboard/transport/reqctx"
 	"corkboard/transport/respond"
 )
@@ -62,32 +61,17 @@ func (s *Server) handleTime(w http.ResponseWriter, r *http.Request) {
 // naming the field, 409 for pause, resume or add without a timer; the
 // answer is the timer as the board has it after the action.
 func (s *Server) handleTimer(w http.ResponseWriter, r *http.Request) {
-	a := reqctx.Access(r.Context())
-	// A retried action with the key of one already applied is answered
-	// without being applied again (an "add" sent twice adds once), as a
-	// sync push is (docs/api.md, "The board's timer").
-	key, err := idempotencyKey(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	var act board.TimerAction
-	if err := reqbody.Decode(w, r, limitJSONBody, timerActionShape.Into(&act)); err != nil {
-		s.writeError(w, r, err)
-		return
+	push := func(by string) *board.Push {
+		act.By = by
+		return &board.Push{Timer: &act}
 	}
-	if err := act.Validate(); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	act.By = a.Email
-	if _, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Timer: &act}, key); err != nil {
-		s.writeError(w, r, err)
+	if _, ok := s.pushAction(w, r, timerActionShape.Into(&act), act.Validate, push); !ok {
 		return
 	}
 	// Read back rather than kept from the push: the timer and version as
 	// stored, which a later action may already have moved.
-	b, err := s.db.FindBoard(r.Context(), a.Board.ID)
+	b, err := s.db.FindBoard(r.Context(), reqctx.Access(r.Context()).Board.ID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -8,7 +8,6 @@ import (
 
 	"corkboard/board"
 	"corkboard/transport/jsondec"
-	"corkboard/transport/reqbody"
 	"corkboard/transport/reqctx"
 	"corkboard/transport/respond"
 )
@@ -80,24 +79,12 @@ func newVoteID() string {
 // in its transaction with the vote's rows (a reveal ranks them there).
 // Idempotency-Key as a sync push. 200 with the vote, 204 for clear.
 func (s *Server) handleVote(w http.ResponseWriter, r *http.Request) {
-	a := reqctx.Access(r.Context())
-	key, err := idempotencyKey(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	act := board.NewVoteAction()
-	if err := reqbody.Decode(w, r, limitJSONBody, voteActionShape.Into(&act)); err != nil {
-		s.writeError(w, r, err)
-		return
+	push := func(by string) *board.Push {
+		act.By, act.ID = by, newVoteID()
+		return &board.Push{Vote: &act}
 	}
-	if err := act.Validate(); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	act.By, act.ID = a.Email, newVoteID()
-	if _, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Vote: &act}, key); err != nil {
-		s.writeError(w, r, err)
+	if _, ok := s.pushAction(w, r, voteActionShape.Into(&act), act.Validate, push); !ok {
 		return
 	}
 	if act.Action == board.VoteClear {
@@ -105,7 +92,7 @@ func (s *Server) handleVote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Read back: the vote as stored, which a replay answers too.
-	b, err := s.db.FindBoard(r.Context(), a.Board.ID)
+	b, err := s.db.FindBoard(r.Context(), reqctx.Access(r.Context()).Board.ID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -123,25 +110,13 @@ func (s *Server) handleVote(w http.ResponseWriter, r *http.Request) {
 // that two dots at once never pass a limit together. 200 with the
 // person's dots after it.
 func (s *Server) handleDot(w http.ResponseWriter, r *http.Request) {
-	a := reqctx.Access(r.Context())
-	key, err := idempotencyKey(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	var dot board.VoteDot
-	if err := reqbody.Decode(w, r, limitJSONBody, voteDotShape.Into(&dot)); err != nil {
-		s.writeError(w, r, err)
-		return
+	push := func(by string) *board.Push {
+		dot.By = by
+		return &board.Push{Dot: &dot}
 	}
-	if err := dot.Validate(); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	dot.By = a.Email
-	v, _, err := s.hub.Push(r.Context(), a.Board.ID, &board.Push{Dot: &dot}, key)
-	if err != nil {
-		s.writeError(w, r, err)
+	v, ok := s.pushAction(w, r, voteDotShape.Into(&dot), dot.Validate, push)
+	if !ok {
 		return
 	}
 	s.writeMyDots(w, r, v)

@@ -247,9 +247,19 @@ func (c *countingSink) finish() {
 	}
 }
 
-func (c *countingSink) add(kind string) {
+// count counts a record of kind, and on board boardID's counts too when
+// the kind is counted per board ("": a record of no board).
+func (c *countingSink) count(kind, boardID string) {
 	c.counts.Kinds[kind]++
 	c.records++
+	if boardID == "" {
+		return
+	}
+	c.board(boardID, func(b *persist.BoardCounts) {
+		if n := b.Of(kind); n != nil {
+			*n++
+		}
+	})
 }
 
 func (c *countingSink) board(id string, fn func(*persist.BoardCounts)) {
@@ -259,44 +269,44 @@ func (c *countingSink) board(id string, fn func(*persist.BoardCounts)) {
 }
 
 func (c *countingSink) Secret(ctx context.Context, s []byte) error {
-	c.add(persist.CountSecret)
+	c.count(persist.CountSecret, "")
 	return c.DumpSink.Secret(ctx, s)
 }
 
 func (c *countingSink) User(ctx context.Context, u persist.User) error {
-	c.add(persist.CountUsers)
+	c.count(persist.CountUsers, "")
 	return c.DumpSink.User(ctx, u)
 }
 
 func (c *countingSink) Customer(ctx context.Context, r persist.CustomerRecord) error {
-	c.add(persist.CountCustomers)
+	c.count(persist.CountCustomers, "")
 	return c.DumpSink.Customer(ctx, r)
 }
 
 func (c *countingSink) BillingEvent(ctx context.Context, r persist.BillingEventRecord) error {
-	c.add(persist.CountBillingEvents)
+	c.count(persist.CountBillingEvents, "")
 	return c.DumpSink.BillingEvent(ctx, r)
 }
 
 func (c *countingSink) Usage(ctx context.Context, r persist.UsageRecord) error {
-	c.add(persist.CountUsage)
+	c.count(persist.CountUsage, "")
 	return c.DumpSink.Usage(ctx, r)
 }
 
 func (c *countingSink) Session(ctx context.Context, r persist.SessionRecord) error {
-	c.add(persist.CountSessions)
+	c.count(persist.CountSessions, "")
 	return c.DumpSink.Session(ctx, r)
 }
 
 func (c *countingSink) OTP(ctx context.Context, r persist.OTPRecord) error {
-	c.add(persist.CountOTPs)
+	c.count(persist.CountOTPs, "")
 	return c.DumpSink.OTP(ctx, r)
 }
 
 func (c *countingSink) Board(ctx context.Context, r persist.BoardRecord) error {
 	c.finish()
 	c.cur, c.digest = r.Board.ID, persist.NewRowsDigest()
-	c.add(persist.CountBoards)
+	c.count(persist.CountBoards, "")
 	c.counts.Kinds[persist.CountMembers] += 1 + int64(len(r.Board.InvitedEmails))
 	c.board(r.Board.ID, func(b *persist.BoardCounts) { b.Version, b.Horizon = r.Board.Version, r.Horizon })
 	return c.DumpSink.Board(ctx, r)
@@ -308,61 +318,50 @@ func (c *countingSink) Row(ctx context.Context, r persist.RowRecord) error {
 	}
 	switch {
 	case r.Data == nil:
-		c.add(persist.CountTombstones)
-		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Tombstones++ })
+		c.count(persist.CountTombstones, r.BoardID)
 	case r.Kind == persist.RowNote:
-		c.add(persist.CountNotes)
-		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Notes++ })
+		c.count(persist.CountNotes, r.BoardID)
 	case r.Kind == persist.RowFrame:
-		c.add(persist.CountFrames)
-		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Frames++ })
+		c.count(persist.CountFrames, r.BoardID)
 	case r.Kind == persist.RowConnector:
-		c.add(persist.CountConnectors)
-		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Connectors++ })
+		c.count(persist.CountConnectors, r.BoardID)
 	default:
-		c.add(persist.CountItems)
-		c.board(r.BoardID, func(b *persist.BoardCounts) { b.Items++ })
+		c.count(persist.CountItems, r.BoardID)
 	}
 	return c.DumpSink.Row(ctx, r)
 }
 
 func (c *countingSink) Revision(ctx context.Context, r persist.RevisionRecord) error {
-	c.add(persist.CountRevisions)
-	c.board(r.BoardID, func(b *persist.BoardCounts) { b.Revisions++ })
+	c.count(persist.CountRevisions, r.BoardID)
 	return c.DumpSink.Revision(ctx, r)
 }
 
 func (c *countingSink) VoteDots(ctx context.Context, r persist.VoteDotsRecord) error {
-	c.add(persist.CountVoteDots)
-	c.board(r.BoardID, func(b *persist.BoardCounts) { b.VoteDots++ })
+	c.count(persist.CountVoteDots, r.BoardID)
 	return c.DumpSink.VoteDots(ctx, r)
 }
 
 func (c *countingSink) IdempotencyKey(ctx context.Context, r persist.IdempotencyKeyRecord) error {
-	c.add(persist.CountKeys)
-	c.board(r.BoardID, func(b *persist.BoardCounts) { b.Keys++ })
+	c.count(persist.CountKeys, r.BoardID)
 	return c.DumpSink.IdempotencyKey(ctx, r)
 }
 
 func (c *countingSink) ChangelogState(ctx context.Context, r persist.ChangelogStateRecord) error {
-	c.add(persist.CountChangelogState)
+	c.count(persist.CountChangelogState, "")
 	return c.DumpSink.ChangelogState(ctx, r)
 }
 
 func (c *countingSink) LogEntry(ctx context.Context, r persist.LogEntryRecord) error {
-	c.add(persist.CountLogEntries)
-	c.board(r.BoardID, func(b *persist.BoardCounts) { b.LogEntries++ })
+	c.count(persist.CountLogEntries, r.BoardID)
 	return c.DumpSink.LogEntry(ctx, r)
 }
 
 func (c *countingSink) Snapshot(ctx context.Context, r persist.SnapshotRecord) error {
-	c.add(persist.CountSnapshots)
-	c.board(r.BoardID, func(b *persist.BoardCounts) { b.Snapshots++ })
+	c.count(persist.CountSnapshots, r.BoardID)
 	return c.DumpSink.Snapshot(ctx, r)
 }
 
 func (c *countingSink) Link(ctx context.Context, l persist.Link) error {
-	c.add(persist.CountLinks)
-	c.board(l.BoardID, func(b *persist.BoardCounts) { b.Links++ })
+	c.count(persist.CountLinks, l.BoardID)
 	return c.DumpSink.Link(ctx, l)
 }

@@ -62,10 +62,10 @@ func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, erro
 		}
 	}
 	var err error
-	if b.Timer, err = decodeTimer(timer); err != nil {
+	if b.Timer, err = decodeJSONColumn[board.Timer](timer); err != nil {
 		return nil, fmt.Errorf("decode timer of board %s: %w", b.ID, err)
 	}
-	if b.Vote, err = decodeVote(vote); err != nil {
+	if b.Vote, err = decodeJSONColumn[board.Vote](vote); err != nil {
 		return nil, fmt.Errorf("decode vote of board %s: %w", b.ID, err)
 	}
 	if b.InvitedEmails == nil {
@@ -80,24 +80,25 @@ func scanBoard(row pgx.Row, withInvitees bool, extra ...any) (*board.Board, erro
 	return &b, nil
 }
 
-// decodeTimer reads the timer column (NULL: no timer).
-func decodeTimer(js []byte) (*board.Timer, error) {
+// decodeJSONColumn reads a nullable JSON column such as a board's timer or
+// vote (NULL: nil), so every such column decodes the same way.
+func decodeJSONColumn[T any](js []byte) (*T, error) {
 	if js == nil {
 		return nil, nil
 	}
-	t := new(board.Timer)
-	if err := json.Unmarshal(js, t); err != nil {
+	v := new(T)
+	if err := json.Unmarshal(js, v); err != nil {
 		return nil, err
 	}
-	return t, nil
+	return v, nil
 }
 
-// encodeTimer is the timer column's value for t (nil: NULL).
-func encodeTimer(t *board.Timer) ([]byte, error) {
-	if t == nil {
+// encodeJSONColumn is a nullable JSON column's value for v (nil: NULL).
+func encodeJSONColumn[T any](v *T) ([]byte, error) {
+	if v == nil {
 		return nil, nil
 	}
-	return json.Marshal(t)
+	return json.Marshal(v)
 }
 
 // getBoard reads a board with its invitees; lock takes the board's row

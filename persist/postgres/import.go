@@ -500,12 +500,12 @@ func boardColumnsOf(records []persist.BoardRecord) (boardCols, memberCols, error
 			}
 			ph = js
 		}
-		timer, err := encodeTimer(bd.Timer)
+		timer, err := encodeJSONColumn(bd.Timer)
 		if err != nil {
 			return boardCols{}, memberCols{}, fmt.Errorf("encode timer of board %s: %w", bd.ID, err)
 		}
 		bc.timer = append(bc.timer, timer)
-		vote, err := encodeVote(bd.Vote)
+		vote, err := encodeJSONColumn(bd.Vote)
 		if err != nil {
 			return boardCols{}, memberCols{}, fmt.Errorf("encode vote of board %s: %w", bd.ID, err)
 		}
@@ -707,16 +707,13 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 		if err := rowDigests(ctx, tx, &c); err != nil {
 			return fmt.Errorf("digest rows: %w", err)
 		}
-		for _, t := range []struct {
-			kind, table string
-			field       func(*persist.BoardCounts) *int64
-		}{
-			{persist.CountRevisions, "board_revisions", func(b *persist.BoardCounts) *int64 { return &b.Revisions }},
-			{persist.CountVoteDots, "vote_dots", func(b *persist.BoardCounts) *int64 { return &b.VoteDots }},
-			{persist.CountKeys, "idempotency_keys", func(b *persist.BoardCounts) *int64 { return &b.Keys }},
-			{persist.CountLogEntries, "changelog_entries", func(b *persist.BoardCounts) *int64 { return &b.LogEntries }},
-			{persist.CountSnapshots, "snapshots", func(b *persist.BoardCounts) *int64 { return &b.Snapshots }},
-			{persist.CountLinks, "board_links", func(b *persist.BoardCounts) *int64 { return &b.Links }},
+		for _, t := range []struct{ kind, table string }{
+			{persist.CountRevisions, "board_revisions"},
+			{persist.CountVoteDots, "vote_dots"},
+			{persist.CountKeys, "idempotency_keys"},
+			{persist.CountLogEntries, "changelog_entries"},
+			{persist.CountSnapshots, "snapshots"},
+			{persist.CountLinks, "board_links"},
 		} {
 			rows, err := tx.Query(ctx, "SELECT board_id, count(*) FROM "+t.table+" GROUP BY board_id")
 			if err != nil {
@@ -724,7 +721,7 @@ func (s *Store) DumpCounts(ctx context.Context) (persist.DumpCounts, error) {
 			}
 			if _, err := pgx.ForEachRow(rows, []any{&id, &a}, func() error {
 				bc := c.Boards[id]
-				*t.field(&bc) = a
+				*bc.Of(t.kind) = a
 				c.Boards[id] = bc
 				c.Kinds[t.kind] += a
 				return nil

@@ -425,7 +425,7 @@ func queueBump(batch *pgx.Batch, b *board.Board, p *board.Push, stamp string, ti
 			updatedAt = &p.Board.UpdatedAt
 		}
 	}
-	timerJS, err := encodeTimer(timer.Timer)
+	timerJS, err := encodeJSONColumn(timer.Timer)
 	if err != nil {
 		return fmt.Errorf("encode timer: %w", err)
 	}
@@ -815,10 +815,10 @@ func (s *Store) ScanChangesSince(ctx context.Context, boardID string, since int6
 		} else if err != nil {
 			return err
 		}
-		if b.Timer, err = decodeTimer(timer); err != nil {
+		if b.Timer, err = decodeJSONColumn[board.Timer](timer); err != nil {
 			return fmt.Errorf("decode timer of board %s: %w", b.ID, err)
 		}
-		if b.Vote, err = decodeVote(vote); err != nil {
+		if b.Vote, err = decodeJSONColumn[board.Vote](vote); err != nil {
 			return fmt.Errorf("decode vote of board %s: %w", b.ID, err)
 		}
 		if phases != nil {

@@ -13,26 +13,6 @@ import (
 	"corkboard/persist"
 )
 
-// decodeVote reads the vote column (NULL: no vote).
-func decodeVote(js []byte) (*board.Vote, error) {
-	if js == nil {
-		return nil, nil
-	}
-	v := new(board.Vote)
-	if err := json.Unmarshal(js, v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// encodeVote is the vote column's value for v (nil: NULL).
-func encodeVote(v *board.Vote) ([]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
-	return json.Marshal(v)
-}
-
 // pgVotes reads what SettleVote needs inside the push transaction, which
 // holds the board's row lock.
 type pgVotes struct {
@@ -95,7 +75,7 @@ func queueVote(batch *pgx.Batch, boardID string, ch persist.VoteChange) error {
 	if !ch.Set {
 		return nil
 	}
-	js, err := encodeVote(ch.Vote)
+	js, err := encodeJSONColumn(ch.Vote)
 	if err != nil {
 		return fmt.Errorf("encode vote: %w", err)
 	}

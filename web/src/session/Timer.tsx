@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore, type FormEvent } from 'react';
 import { createPortal } from 'react-dom';
 import type { Timer, TimerAction, TimerAnswer } from '../api/types';
+import { Popover } from '../app/Popover';
 import { useServices } from '../app/services';
 import type { Connection } from '../sync/client';
 import { Chime } from './chime';
@@ -150,19 +151,6 @@ function TimerControls({ boardId, timer, phase, onAnswer, onClose }: { boardId: 
   const [error, setError] = useState('');
   const [minutes, setMinutes] = useState('');
   const [forPhase, setForPhase] = useState(true);
-  const box = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    box.current?.querySelector<HTMLElement>('button')?.focus();
-  }, []);
-  useEffect(() => {
-    const outside = (e: PointerEvent) => {
-      const wrap = box.current?.parentElement;
-      if (wrap && !wrap.contains(e.target as Node)) onClose();
-    };
-    document.addEventListener('pointerdown', outside);
-    return () => document.removeEventListener('pointerdown', outside);
-  }, [onClose]);
 
   const act = async (a: TimerAction, close: boolean) => {
     setBusy(true);
@@ -183,17 +171,9 @@ function TimerControls({ boardId, timer, phase, onAnswer, onClose }: { boardId: 
     if ('error' in r) setError(r.error);
     else start(r.ms);
   };
-  const onKeyDown = (e: KeyboardEvent) => {
-    e.stopPropagation(); // the canvas's shortcuts listen on the document
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      onClose();
-      (box.current?.parentElement?.querySelector('.timer-face') as HTMLElement | null)?.focus();
-    }
-  };
 
   return (
-    <div ref={box} className="timer-pop" role="dialog" aria-label="Timer controls" onKeyDown={onKeyDown}>
+    <Popover className="timer-pop" label="Timer controls" first="button" face=".timer-face" onClose={onClose}>
       {timer && (
         <div className="timer-row">
           {timer.state === 'running' ? (
@@ -237,6 +217,6 @@ function TimerControls({ boardId, timer, phase, onAnswer, onClose }: { boardId: 
       <p className="error" role="alert">
         {error}
       </p>
-    </div>
+    </Popover>
   );
 }

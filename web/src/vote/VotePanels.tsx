@@ -1,7 +1,8 @@
 // The vote's owner popover and its results list (docs/web-client.md, "Dot
 // voting"), loaded when first needed (Vote.tsx).
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useId, useMemo, useState, type FormEvent } from 'react';
 import type { Frame, Note, TrackerItem, Vote, VoteAction } from '../api/types';
+import { Popover } from '../app/Popover';
 import { useServices } from '../app/services';
 import { TYPES } from '../canvas/notes';
 import { randomId } from '../boards/ids';
@@ -18,19 +19,7 @@ export function VoteControls({ voting, frames, timerOn, onClose }: { voting: Vot
   const [error, setError] = useState('');
   const [field, setField] = useState('');
   const [form, setForm] = useState<StartForm>({ perPerson: String(DEFAULT_PER_PERSON), perNote: String(DEFAULT_PER_NOTE), anonymous: true, scope: 'all', endsWithTimer: false });
-  const box = useRef<HTMLDivElement>(null);
   const uid = useId();
-  useEffect(() => {
-    box.current?.querySelector<HTMLElement>('input, button')?.focus();
-  }, []);
-  useEffect(() => {
-    const outside = (e: PointerEvent) => {
-      const wrap = box.current?.parentElement;
-      if (wrap && !wrap.contains(e.target as Node)) onClose();
-    };
-    document.addEventListener('pointerdown', outside);
-    return () => document.removeEventListener('pointerdown', outside);
-  }, [onClose]);
 
   const act = async (a: VoteAction, thenClose: boolean) => {
     setBusy(true);
@@ -56,19 +45,11 @@ export function VoteControls({ voting, frames, timerOn, onClose }: { voting: Vot
     }
     void act(r.action, true);
   };
-  const onKeyDown = (e: KeyboardEvent) => {
-    e.stopPropagation(); // the canvas's shortcuts listen on the document
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      onClose();
-      (box.current?.parentElement?.querySelector('.vote-face') as HTMLElement | null)?.focus();
-    }
-  };
   const liveFrames = [...frames.values()].filter((f) => !f.deletedAt).sort((a, b) => (a.title || '').localeCompare(b.title || ''));
   const set = (p: Partial<StartForm>) => setForm((f) => ({ ...f, ...p }));
 
   return (
-    <div ref={box} className="vote-pop" role="dialog" aria-label="Vote controls" onKeyDown={onKeyDown}>
+    <Popover className="vote-pop" label="Vote controls" first="input, button" face=".vote-face" onClose={onClose}>
       {v && (
         <>
           <p className="vote-pop-head">
@@ -138,7 +119,7 @@ export function VoteControls({ voting, frames, timerOn, onClose }: { voting: Vot
       <p className="error" role="alert">
         {error}
       </p>
-    </div>
+    </Popover>
   );
 }
 
