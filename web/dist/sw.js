@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '1db3503c5112f480';
-const FILES = ["assets/AiErrorText-598tUXBb.js","assets/Analyse-CRAznYKa.js","assets/CanvasImportDialog-r_lbi036.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-CJCf-9Gt.js","assets/ExportDialog-BmNDRFTx.js","assets/HistoryPanel-BxiMAfnD.js","assets/ImportDialog-SUZWw-cG.js","assets/NoteAssist-CQ2itz3E.js","assets/NoteHints-B6kJjJMj.js","assets/SlashMenu-C1xwf7nG.js","assets/SnapshotsPanel-DQ17mgDu.js","assets/TrackerGenerate-C54F12ux.js","assets/VotePanels-D1ha-zVk.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-Ds1kwYZe.js","assets/index-CLKyK6UU.js","assets/index-CdIx8sxU.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-ByHq4jg_.js"];
+const VERSION = 'ee319d34ad626cae';
+const FILES = ["assets/AiErrorText-BAuftyWF.js","assets/Analyse-reNJW3Vr.js","assets/CanvasImportDialog-DUyjPfD6.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-Tk1T-nuW.js","assets/ExportDialog-BG2oEStd.js","assets/HistoryPanel-SOpDzcy9.js","assets/ImportDialog-B7GmUH6g.js","assets/NoteAssist-bv3OjyHv.js","assets/NoteHints-BehU-qD8.js","assets/SlashMenu-C4vTs6_D.js","assets/SnapshotsPanel-BCqcK-xt.js","assets/TrackerGenerate-BQKliKqM.js","assets/VotePanels-DhQk92pC.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-tNkORAch.js","assets/index-CdIx8sxU.css","assets/index-DrEQodzf.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-B5wl5D9G.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
