@@ -324,8 +324,9 @@ function VoteVersion({ vote, action, timestamp, md, frames }: { vote: VoteRecord
             at <time dateTime={vote.startedAt}>{started.toLocaleString()}</time>
           </>
         )}
-        , {voteSummary('start_vote', vote, frames)}.
+        .
       </p>
+      <p className="muted">{voteSummary('start_vote', vote, frames).replace(/^on /, 'On ')}</p>
       {action === 'reveal_vote' &&
         (vote.results.length === 0 ? (
           <p className="muted">Nobody voted.</p>
