@@ -278,6 +278,8 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
   const current = await ada.page.request.post(`${server.url}/api/boards/${id}/log/restore`, { data: { logKey: 'current.md', type: 'board' } });
   assert.equal(current.status(), 200);
   assert.equal((await current.json()).notes.length, 6);
+  const axeHistory = await new AxeBuilder({ page: ada.page }).include('.history').analyze();
+  assert.deepEqual(axeHistory.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`), [], 'Vote history');
   await shot(ada.page, 'vote-history-desktop');
   await ada.page.screenshot({ path: '/tmp/vote-history-desktop.png' });
   // On the phone (an invitee: any member reads the history).

@@ -334,7 +334,8 @@ function VoteVersion({ vote, action, timestamp, md, frames }: { vote: VoteRecord
           <ol className="plain history-vote-results" aria-label="Results, most dots first">
             {vote.results.map((r, i) => (
               <li key={`${r.noteId} ${i}`} data-note-id={r.noteId} data-count={r.count} className={r.deleted ? 'is-deleted' : undefined}>
-                <span className="vote-rank" aria-label={`Rank ${r.rank}`}>
+                <span className="vote-rank">
+                  <span className="sr-only">Rank </span>
                   {r.rank}
                 </span>
                 <span className="vote-result-title">{r.title}</span>
