@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, pushNotes, shot, DESKTOP, PHONE } from './helpers.mjs';
+import { login, createBoard, menuItem, pushNotes, shot, DESKTOP, PHONE } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -243,6 +243,54 @@ test('a dot vote: three people vote, see only their own dots and the totals, the
     await u.page.locator('.vote-chip').waitFor({ state: 'detached' });
     assert.equal(await u.page.locator('.vote-count, .vote-dots').count(), 0);
   }
+
+  // The vote stays in the board's history (issue 25): the owner opens Vote
+  // history and sees the results entry, the ranked notes read from it, and
+  // no Restore (the server refuses one, 400 naming logKey).
+  await menuItem(ada.page, 'Vote history');
+  const history = ada.page.getByRole('dialog', { name: 'Vote history' });
+  const entry = history.locator('li[data-action="reveal_vote"]');
+  await entry.getByText('Vote results').waitFor();
+  await entry.getByText('9 dots from 3 people · first: Idea A (3 dots)').waitFor();
+  assert.equal(await history.getByRole('button', { name: /Restore/ }).count(), 0, 'a vote entry has no Restore');
+  await entry.getByRole('button', { name: /^View the results of / }).click();
+  const record = history.locator('.history-vote-results');
+  await record.waitFor();
+  const ranked = await record.locator('li').evaluateAll((lis) => lis.map((li) => [li.querySelector('.vote-result-title').textContent.trim(), Number(li.dataset.count)]));
+  assert.deepEqual(ranked.map(([, c]) => c), [3, 2, 2, 1, 1]);
+  assert.equal(ranked[0][0], 'Idea A');
+  assert.deepEqual(ranked.slice(1, 3).map(([t]) => t).sort(), ['Idea B', 'Idea C']);
+  assert.match(await record.locator('li').first().locator('.vote-result-voters').textContent(), /bob-vote@example\.com/);
+  // The start is there too, under its own filter.
+  await history.getByLabel('Show').selectOption('start_vote');
+  await history.locator('li[data-action="start_vote"]').getByText('on the idea notes · 3 dots each').waitFor();
+  await history.getByLabel('Show').selectOption('reveal_vote');
+  await entry.getByRole('button', { name: /^View the results of / }).click();
+  await record.waitFor();
+  const log = await (await ada.page.request.get(`${server.url}/api/boards/${id}/log?action=reveal_vote`)).json();
+  const refusedRestore = await ada.page.request.post(`${server.url}/api/boards/${id}/log/restore`, { data: { logKey: log.entries[0].key, type: 'note' } });
+  assert.equal(refusedRestore.status(), 400);
+  assert.equal((await refusedRestore.json()).field, 'logKey');
+  // The board's Markdown (Export as Markdown, current.md) and its restore are untouched by the vote's entries.
+  const md = await ada.page.request.get(`${server.url}/api/boards/${id}/snapshot?download=1`);
+  assert.equal(md.status(), 200);
+  assert.match(await md.text(), /Idea A/);
+  const current = await ada.page.request.post(`${server.url}/api/boards/${id}/log/restore`, { data: { logKey: 'current.md', type: 'board' } });
+  assert.equal(current.status(), 200);
+  assert.equal((await current.json()).notes.length, 6);
+  const axeHistory = await new AxeBuilder({ page: ada.page }).include('.history').analyze();
+  assert.deepEqual(axeHistory.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`), [], 'Vote history');
+  await shot(ada.page, 'vote-history-desktop');
+  await ada.page.screenshot({ path: '/tmp/vote-history-desktop.png' });
+  // On the phone (an invitee: any member reads the history).
+  await menuItem(bob.page, 'Vote history');
+  const phoneHistory = bob.page.getByRole('dialog', { name: 'Vote history' });
+  await phoneHistory.locator('li[data-action="reveal_vote"]').getByText('9 dots from 3 people · first: Idea A (3 dots)').waitFor();
+  await bob.page.screenshot({ path: '/tmp/vote-history-list-phone.png' });
+  await phoneHistory.locator('li[data-action="reveal_vote"]').getByRole('button', { name: /^View the results of / }).tap();
+  await phoneHistory.locator('.history-vote-results li').first().waitFor();
+  await shot(bob.page, 'vote-history-phone');
+  await bob.page.screenshot({ path: '/tmp/vote-history-phone.png' });
   for (const u of people) await u.ctx.close();
 });
 

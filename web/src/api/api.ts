@@ -3,6 +3,7 @@
 // {error, field} and Retry-After.
 import type { LinkInfo, NewReadOnlyLink, ReadOnlyLink } from './types';
 import type { Access, BoardState, BoardSummary, Changes, ClientConfig, InviteeAccess, Invites, LogAction, LogEntry, LogInfo, Note, MyVotes, Phases, PushBody, SnapshotInfo, TimerAction, TimerAnswer, Vote, VoteAction, Role } from './types';
+import type { VoteLogAction } from './types';
 
 /** ApiError is a non-2xx answer, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -92,7 +93,7 @@ export function createApi(f: Fetch = (...a) => fetch(...a)) {
 
     // Changelog and snapshots (docs/changelog.md).
     postLog: (id: string, entries: LogEntry[]) => request<{ ok: true; keys: string[] }>(f, 'POST', `${b(id)}/log`, { entries }),
-    listLog: (id: string, q: { noteId?: string; action?: LogAction; before?: string; limit?: number } = {}) => {
+    listLog: (id: string, q: { noteId?: string; action?: LogAction | VoteLogAction; before?: string; limit?: number } = {}) => {
       const p = new URLSearchParams();
       if (q.noteId) p.set('noteId', q.noteId);
       if (q.action) p.set('action', q.action);

@@ -331,6 +331,13 @@ export interface ClientConfig {
 /** The four changelog actions (spec: Changelog and snapshots). */
 export type LogAction = 'create_note' | 'update_note' | 'delete_note' | 'rename_board';
 
+/**
+ * The changelog actions the server writes itself for a dot vote
+ * (docs/changelog.md, "Entries the server writes itself"): listed and
+ * read like the others, never posted, never restored.
+ */
+export type VoteLogAction = 'start_vote' | 'reveal_vote';
+
 /** One entry of POST /log: content is a note snapshot or a rename record. */
 export interface LogEntry {
   noteId: string;
@@ -342,7 +349,7 @@ export interface LogEntry {
 export interface LogInfo {
   key: string;
   noteId: string;
-  action: LogAction;
+  action: LogAction | VoteLogAction;
   timestamp: string;
 }
 

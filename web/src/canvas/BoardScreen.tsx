@@ -202,6 +202,7 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
   const menuItems: MenuItem[] = link ? themeItems : [
     ...(canEdit ? [{ label: 'Rename', onSelect: () => screen.startRename(name) }] : []),
     { label: 'Deleted notes', onSelect: () => screen.openHistory({}) },
+    { label: 'Vote history', onSelect: () => screen.openHistory({ action: 'reveal_vote' }) },
     { label: 'Snapshots', onSelect: () => screen.openPanel('snapshots') },
     ...(canEdit ? [{ label: 'Import document', onSelect: () => screen.openDialog('import') }] : []),
     { label: 'Export…', onSelect: () => screen.openDialog('export') },
@@ -351,11 +352,13 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           {ui.panel === 'history' && (
             <Suspense fallback={<p role="status">Loading the history…</p>}>
               <HistoryPanel
-                key={`${ui.history?.noteId ?? ''} ${ui.history?.openKey ?? ''}`}
+                key={`${ui.history?.noteId ?? ''} ${ui.history?.openKey ?? ''} ${ui.history?.action ?? ''}`}
                 boardId={boardId}
                 noteId={ui.history?.noteId}
                 openKey={ui.history?.openKey}
+                action={ui.history?.action}
                 notes={s.notes}
+                frames={s.frames}
                 canEdit={canEdit}
                 // A restore is a normal edit: pushed, seen live, logged, undone by another restore.
                 onRestore={(n) => client.upsertNote({ ...n, deletedAt: undefined })}

@@ -14,6 +14,8 @@ export type ScreenDialog = 'share' | 'import' | 'phases' | 'export' | 'importCan
 export interface HistoryTarget {
   noteId?: string;
   openKey?: string;
+  /** action: the board's history at its deleted notes (default) or its votes' entries. */
+  action?: 'delete_note' | 'start_vote' | 'reveal_vote';
 }
 
 /** ScreenState is an immutable snapshot of the board screen's state. */
