@@ -96,20 +96,39 @@ func SettleRights(p *Push, stored StoredRows) error {
 			return err
 		}
 	}
+	// The steps run in this order, each reading only its own rows, so
+	// that the first row refused is the one named.
+	if err := settleNoteUpserts(p, stored, restricted); err != nil {
+		return err
+	}
+	if restricted {
+		if err := a.checkNoteDeletes(p.Notes.Deleted, stored); err != nil {
+			return err
+		}
+	}
+	if err := settleFrameUpserts(p, stored, restricted); err != nil {
+		return err
+	}
+	if restricted {
+		return checkFrameDeletes(p.Frames.Deleted, stored)
+	}
+	return nil
+}
+
+// settleNoteUpserts checks each upserted note against its stored row
+// (when restricted: the author is neither the owner nor the server) and
+// settles its createdBy and, unless the push sent it, its lock.
+func settleNoteUpserts(p *Push, stored StoredRows, restricted bool) error {
+	a := p.Author
 	for i := range p.Notes.Upserted {
 		n := &p.Notes.Upserted[i]
 		cur, live, err := stored.Note(n.ID)
 		if err != nil {
 			return fmt.Errorf("read note %q: %w", n.ID, err)
 		}
-		field := fmt.Sprintf("notes.upserted[%d]", i)
 		if restricted {
-			if err := a.checkNote(field, n.ID, cur, live); err != nil {
+			if err := a.checkNoteUpsert(fmt.Sprintf("notes.upserted[%d]", i), n, cur, live); err != nil {
 				return err
-			}
-			if n.LockedSent && n.Locked != (live && cur.Locked) {
-				return &Error{Code: EFORBIDDEN, Field: field + ".locked", ID: n.ID,
-					Message: "Only the board's owner can lock or unlock a note."}
 			}
 		}
 		switch {
@@ -124,10 +143,26 @@ func SettleRights(p *Push, stored StoredRows) error {
 			n.Locked = live && cur.Locked
 		}
 	}
-	for i, id := range p.Notes.Deleted {
-		if !restricted {
-			break
-		}
+	return nil
+}
+
+// checkNoteUpsert refuses an upsert of n over the stored note cur that
+// the author may not make: checkNote's refusals, or a change of its lock.
+func (a *Author) checkNoteUpsert(field string, n *Note, cur Note, live bool) error {
+	if err := a.checkNote(field, n.ID, cur, live); err != nil {
+		return err
+	}
+	if n.LockedSent && n.Locked != (live && cur.Locked) {
+		return &Error{Code: EFORBIDDEN, Field: field + ".locked", ID: n.ID,
+			Message: "Only the board's owner can lock or unlock a note."}
+	}
+	return nil
+}
+
+// checkNoteDeletes refuses the deletion of a live note the author may not
+// change (checkNote); deleting a missing note is no change to refuse.
+func (a *Author) checkNoteDeletes(ids []string, stored StoredRows) error {
+	for i, id := range ids {
 		cur, live, err := stored.Note(id)
 		if err != nil {
 			return fmt.Errorf("read note %q: %w", id, err)
@@ -138,6 +173,15 @@ func SettleRights(p *Push, stored StoredRows) error {
 			}
 		}
 	}
+	return nil
+}
+
+// settleFrameUpserts refuses, when restricted, an upsert of a locked frame
+// or one that changes a frame's lock, and keeps the stored lock of a frame
+// a person pushed without "locked". It reads nothing when there is nothing
+// to check or settle (the owner sending "locked", or the server's push).
+func settleFrameUpserts(p *Push, stored StoredRows, restricted bool) error {
+	a := p.Author
 	for i := range p.Frames.Upserted {
 		f := &p.Frames.Upserted[i]
 		if !restricted && (f.LockedSent || a == nil) {
@@ -147,22 +191,34 @@ func SettleRights(p *Push, stored StoredRows) error {
 		if err != nil {
 			return fmt.Errorf("read frame %q: %w", f.ID, err)
 		}
-		field := fmt.Sprintf("frames.upserted[%d]", i)
-		if restricted && live && cur.Locked {
-			return lockedError("Frame", f.ID, field)
-		}
-		if restricted && f.LockedSent && f.Locked != (live && cur.Locked) {
-			return &Error{Code: EFORBIDDEN, Field: field + ".locked", ID: f.ID,
-				Message: "Only the board's owner can lock or unlock a frame."}
+		if restricted {
+			if err := checkFrameUpsert(fmt.Sprintf("frames.upserted[%d]", i), f, cur, live); err != nil {
+				return err
+			}
 		}
 		if !f.LockedSent { // a != nil here
 			f.Locked = live && cur.Locked
 		}
 	}
-	for i, id := range p.Frames.Deleted {
-		if !restricted {
-			break
-		}
+	return nil
+}
+
+// checkFrameUpsert refuses a non-owner's upsert of f over the stored
+// frame cur: a locked frame, or a change of its lock.
+func checkFrameUpsert(field string, f *Frame, cur Frame, live bool) error {
+	if live && cur.Locked {
+		return lockedError("Frame", f.ID, field)
+	}
+	if f.LockedSent && f.Locked != (live && cur.Locked) {
+		return &Error{Code: EFORBIDDEN, Field: field + ".locked", ID: f.ID,
+			Message: "Only the board's owner can lock or unlock a frame."}
+	}
+	return nil
+}
+
+// checkFrameDeletes refuses a non-owner's deletion of a locked frame.
+func checkFrameDeletes(ids []string, stored StoredRows) error {
+	for i, id := range ids {
 		cur, live, err := stored.Frame(id)
 		if err != nil {
 			return fmt.Errorf("read frame %q: %w", id, err)

@@ -70,15 +70,28 @@ func TestHelloPageAndWho(t *testing.T) {
 	if len(w.Present) != rooms.HelloPresent || w.PresentCount != n || !w.PresentMore || w.Present[0].ID != "c000" || w.Present[rooms.HelloPresent-1].ID != "c099" {
 		t.Fatalf("hello lists %d (first %s), count %d, more %v; want %d from c000, count %d, more", len(w.Present), w.Present[0].ID, w.PresentCount, w.PresentMore, rooms.HelloPresent, n)
 	}
-	// Exactly a page of others: not cut.
-	r2, _, _ := presenceRoom(t, rooms.Options{})
+	helloExactlyAPage(t)
+	whoPages(t, me, n)
+	whoRefusesBadArguments(t, me)
+}
+
+// helloExactlyAPage: a hello with exactly HelloPresent others lists them
+// all, not cut.
+func helloExactlyAPage(t *testing.T) {
+	t.Helper()
+	r, _, _ := presenceRoom(t, rooms.Options{})
 	for i := range rooms.HelloPresent {
-		subscribe(t, r2, fmt.Sprintf("c%03d", i), "x@example.com")
+		subscribe(t, r, fmt.Sprintf("c%03d", i), "x@example.com")
 	}
-	if _, w := subscribe(t, r2, "zz", "z@example.com"); len(w.Present) != rooms.HelloPresent || w.PresentMore || w.PresentCount != rooms.HelloPresent {
+	if _, w := subscribe(t, r, "zz", "z@example.com"); len(w.Present) != rooms.HelloPresent || w.PresentMore || w.PresentCount != rooms.HelloPresent {
 		t.Fatalf("with %d others: %d listed, more=%v, count %d", rooms.HelloPresent, len(w.Present), w.PresentMore, w.PresentCount)
 	}
+}
 
+// whoPages: me's who, among n others c000…, starts after an ID (between
+// IDs too), pages through every other once in order, and leaves me out.
+func whoPages(t *testing.T, me *rooms.Subscriber, n int) {
+	t.Helper()
 	if err := me.Who("c099", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +124,12 @@ func TestHelloPageAndWho(t *testing.T) {
 	if m := next(t, me); len(m.Present) != 51 || m.Present[0].ID != "c050" || m.Next != "" {
 		t.Fatalf("who after c05: %d from %s next %q, want 51 from c050", len(m.Present), m.Present[0].ID, m.Next)
 	}
+}
+
+// whoRefusesBadArguments: who refuses a limit past its edges and an after
+// longer than an ID, as EINVALID.
+func whoRefusesBadArguments(t *testing.T, me *rooms.Subscriber) {
+	t.Helper()
 	for _, bad := range []int{0, -1, rooms.MaxWhoLimit + 1} {
 		if err := me.Who("", bad); board.ErrorCode(err) != board.EINVALID || !strings.Contains(board.ErrorMessage(err), "limit") {
 			t.Fatalf("limit %d: err=%v, want EINVALID on limit", bad, err)
@@ -292,18 +311,7 @@ func TestFollow(t *testing.T) {
 	}
 	noneOf(t, f, livewire.TypeView)
 
-	// view?: once.
-	if err := o.ViewOnce("A"); err != nil {
-		t.Fatal(err)
-	}
-	if m := nextOf(t, o, livewire.TypeView); m.X != 7 {
-		t.Fatalf("O got %+v, want A's view once", m)
-	}
-	advance(rooms.ViewInterval)
-	if err := a.View(8, 8, 1); err != nil {
-		t.Fatal(err)
-	}
-	noneOf(t, o, livewire.TypeView)
+	viewOnceIsOnce(t, a, o, advance)
 
 	if err := f.Follow("A"); err != nil {
 		t.Fatal(err)
@@ -313,17 +321,7 @@ func TestFollow(t *testing.T) {
 	if m := nextOf(t, f, livewire.TypeFollow); m.Type != livewire.TypeFollow || m.ID != "" || m.Ended != "A" {
 		t.Fatalf("F got %+v, want the follow ended by A", m)
 	}
-	for _, c := range []struct {
-		id   string
-		code string
-	}{{"A", board.ENOTFOUND}, {"nobody", board.ENOTFOUND}, {"F", board.EINVALID}, {strings.Repeat("x", 65), board.EINVALID}} {
-		if err := f.Follow(c.id); board.ErrorCode(err) != c.code {
-			t.Fatalf("follow %.10q: err=%v, want %s", c.id, err, c.code)
-		}
-	}
-	if err := f.ViewOnce(""); board.ErrorCode(err) != board.EINVALID {
-		t.Fatalf("view? without id: err=%v, want EINVALID", err)
-	}
+	followRefusesBadIDs(t, f)
 }
 
 // TestViewLimits: coordinates within ±MaxCoordinate, zoom in (0, MaxZoom].
@@ -413,15 +411,7 @@ func TestPresenceAcrossNodes(t *testing.T) {
 	if k := kinds(relay.take()); !slices.Equal(k, []rooms.NoteKind{rooms.NoteWho, rooms.NoteJoin}) {
 		t.Fatalf("relayed %v, want who and A's join", k)
 	}
-	r.Remote(rooms.Note{Kind: rooms.NoteJoin, Node: "n2", Presence: livewire.Presence{ID: "R", Email: "r@example.com"}})
-	r.Remote(rooms.Note{Kind: rooms.NoteIdle, Node: "n2", Presence: livewire.Presence{ID: "R", Email: "r@example.com"}})
-	r.Remote(rooms.Note{Kind: rooms.NoteJoin, Node: "n2", Presence: livewire.Presence{ID: "R2", Email: "r2@example.com"}})
-	r.Remote(rooms.Note{Kind: rooms.NoteLeave, Node: "n2", Presence: livewire.Presence{ID: "R2", Email: "r2@example.com"}})
-	tm.Fire()
-	m := next(t, a)
-	if m.Type != livewire.TypePresence || len(m.Joined) != 2 || m.Joined[1].ID != "R" || !m.Joined[1].Idle || m.Joined[1].Color != rooms.ColorFor("r@example.com") || m.Count != 2 || m.Left != nil {
-		t.Fatalf("A got %+v, want A and R (idle) joined; R2 came and went", m)
-	}
+	remoteJoinsInBatch(t, r, tm, a)
 	// A follows R: n2 is told, and R's views then reach A.
 	if err := a.Follow("R"); err != nil {
 		t.Fatal(err)
@@ -433,6 +423,76 @@ func TestPresenceAcrossNodes(t *testing.T) {
 	if m := next(t, a); m.Type != livewire.TypeView || m.ID != "R" || m.X != 3 || m.Zoom != 0.5 {
 		t.Fatalf("A got %+v, want R's view", m)
 	}
+	viewsCrossWhileFollowed(t, r, relay, a, advance)
+	r.Remote(rooms.Note{Kind: rooms.NoteSummon, Node: "n2", Presence: livewire.Presence{ID: "R", Email: "r@example.com"}, X: 9, Y: 9, Zoom: 1})
+	if m := next(t, a); m.Type != livewire.TypeSummon || m.ID != "R" || m.X != 9 {
+		t.Fatalf("A got %+v, want R's summon", m)
+	}
+	r.ForgetNode("n2")
+	a.Active() // a round trip: the node is forgotten and the tick armed
+	if m := next(t, a); m.Type != livewire.TypeFollow || m.Ended != "R" {
+		t.Fatalf("A got %+v, want its following of R ended", m)
+	}
+	tm.Fire()
+	if m := nextOf(t, a, livewire.TypePresence); !slices.Equal(m.Left, []string{"R"}) || m.Count != 1 {
+		t.Fatalf("A got %+v, want R's leave", m)
+	}
+}
+
+// viewOnceIsOnce: o's view? of A sends A's latest view (x=7) once, and
+// A's next view does not follow.
+func viewOnceIsOnce(t *testing.T, a, o *rooms.Subscriber, advance func(time.Duration)) {
+	t.Helper()
+	// view?: once.
+	if err := o.ViewOnce("A"); err != nil {
+		t.Fatal(err)
+	}
+	if m := nextOf(t, o, livewire.TypeView); m.X != 7 {
+		t.Fatalf("O got %+v, want A's view once", m)
+	}
+	advance(rooms.ViewInterval)
+	if err := a.View(8, 8, 1); err != nil {
+		t.Fatal(err)
+	}
+	noneOf(t, o, livewire.TypeView)
+}
+
+// followRefusesBadIDs: F (once A left) may not follow A, nobody, itself
+// or an ID longer than any, nor ask view? without an ID.
+func followRefusesBadIDs(t *testing.T, f *rooms.Subscriber) {
+	t.Helper()
+	for _, c := range []struct {
+		id   string
+		code string
+	}{{"A", board.ENOTFOUND}, {"nobody", board.ENOTFOUND}, {"F", board.EINVALID}, {strings.Repeat("x", 65), board.EINVALID}} {
+		if err := f.Follow(c.id); board.ErrorCode(err) != c.code {
+			t.Fatalf("follow %.10q: err=%v, want %s", c.id, err, c.code)
+		}
+	}
+	if err := f.ViewOnce(""); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("view? without id: err=%v, want EINVALID", err)
+	}
+}
+
+// remoteJoinsInBatch: n2's R joins and goes idle, and its R2 joins and
+// leaves, within one tick: A's batch lists A and R (idle), not R2.
+func remoteJoinsInBatch(t *testing.T, r *rooms.Room, tm *roomstest.Timers, a *rooms.Subscriber) {
+	t.Helper()
+	r.Remote(rooms.Note{Kind: rooms.NoteJoin, Node: "n2", Presence: livewire.Presence{ID: "R", Email: "r@example.com"}})
+	r.Remote(rooms.Note{Kind: rooms.NoteIdle, Node: "n2", Presence: livewire.Presence{ID: "R", Email: "r@example.com"}})
+	r.Remote(rooms.Note{Kind: rooms.NoteJoin, Node: "n2", Presence: livewire.Presence{ID: "R2", Email: "r2@example.com"}})
+	r.Remote(rooms.Note{Kind: rooms.NoteLeave, Node: "n2", Presence: livewire.Presence{ID: "R2", Email: "r2@example.com"}})
+	tm.Fire()
+	m := next(t, a)
+	if m.Type != livewire.TypePresence || len(m.Joined) != 2 || m.Joined[1].ID != "R" || !m.Joined[1].Idle || m.Joined[1].Color != rooms.ColorFor("r@example.com") || m.Count != 2 || m.Left != nil {
+		t.Fatalf("A got %+v, want A and R (idle) joined; R2 came and went", m)
+	}
+}
+
+// viewsCrossWhileFollowed: A's own views cross only once n2 follows A,
+// starting with the latest, and stop when n2 stops following.
+func viewsCrossWhileFollowed(t *testing.T, r *rooms.Room, relay *recordingRelay, a *rooms.Subscriber, advance func(time.Duration)) {
+	t.Helper()
 	// A's own views cross only once n2 follows A, starting with the latest.
 	advance(rooms.ViewInterval)
 	if err := a.View(1, 1, 1); err != nil {
@@ -457,19 +517,6 @@ func TestPresenceAcrossNodes(t *testing.T) {
 	}
 	if !slices.Equal(xs, []float64{1, 2}) {
 		t.Fatalf("A's views relayed at x=%v, want 1 (on the follow) and 2 (while followed)", xs)
-	}
-	r.Remote(rooms.Note{Kind: rooms.NoteSummon, Node: "n2", Presence: livewire.Presence{ID: "R", Email: "r@example.com"}, X: 9, Y: 9, Zoom: 1})
-	if m := next(t, a); m.Type != livewire.TypeSummon || m.ID != "R" || m.X != 9 {
-		t.Fatalf("A got %+v, want R's summon", m)
-	}
-	r.ForgetNode("n2")
-	a.Active() // a round trip: the node is forgotten and the tick armed
-	if m := next(t, a); m.Type != livewire.TypeFollow || m.Ended != "R" {
-		t.Fatalf("A got %+v, want its following of R ended", m)
-	}
-	tm.Fire()
-	if m := nextOf(t, a, livewire.TypePresence); !slices.Equal(m.Left, []string{"R"}) || m.Count != 1 {
-		t.Fatalf("A got %+v, want R's leave", m)
 	}
 }
 

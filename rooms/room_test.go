@@ -564,6 +564,16 @@ func TestPresence(t *testing.T) {
 		t.Fatalf("B got %+v, want the same batch", m)
 	}
 	checkPointer(t, a, b)
+	checkLeave(t, tm, a, b)
+	if c := rooms.ColorFor("a@example.com"); len(c) != 7 || c[0] != '#' || c != a.Color() {
+		t.Fatalf("ColorFor=%q, want the subscriber's #rrggbb colour", c)
+	}
+}
+
+// checkLeave: b leaving (twice is safe) reaches a in the next tick's
+// batch, and b is closed normally.
+func checkLeave(t *testing.T, tm *roomstest.Timers, a, b *rooms.Subscriber) {
+	t.Helper()
 	b.Leave()
 	b.Leave() // twice is safe
 	tm.Fire()
@@ -572,9 +582,6 @@ func TestPresence(t *testing.T) {
 	}
 	if code, _ := b.CloseStatus(); code != livewire.CloseNormal {
 		t.Fatalf("left subscriber closed with %d, want %d", code, livewire.CloseNormal)
-	}
-	if c := rooms.ColorFor("a@example.com"); len(c) != 7 || c[0] != '#' || c != a.Color() {
-		t.Fatalf("ColorFor=%q, want the subscriber's #rrggbb colour", c)
 	}
 }
 

@@ -26,67 +26,10 @@ func TestLivePresence(t *testing.T) {
 	readCount(t, co, 2)
 	readCount(t, cg, 2)
 
-	t.Run("Who", func(t *testing.T) {
-		for _, limit := range []int{1, rooms.MaxWhoLimit} {
-			send(t, cg, map[string]any{"type": "who", "after": "", "limit": limit})
-			if m := readType(t, cg, livewire.TypeWho); len(m.Present) != 1 || m.Present[0].ID != ho.You.ID || m.Present[0].Email != "owner@example.com" || m.Next != "" {
-				t.Fatalf("who limit %d: %+v, want the owner and the end", limit, m)
-			}
-		}
-		send(t, cg, map[string]any{"type": "who"}) // the default limit
-		if m := readType(t, cg, livewire.TypeWho); len(m.Present) != 1 {
-			t.Fatalf("who: %+v, want the owner", m)
-		}
-	})
-	t.Run("Follow", func(t *testing.T) {
-		send(t, co, map[string]any{"type": "view", "x": 100, "y": -50, "zoom": 0.75})
-		send(t, cg, map[string]any{"type": "follow", "id": ho.You.ID})
-		if m := readType(t, cg, livewire.TypeView); m.ID != ho.You.ID || m.Email != "owner@example.com" || m.X != 100 || m.Y != -50 || m.Zoom != 0.75 {
-			t.Fatalf("guest got %+v, want the owner's view", m)
-		}
-		send(t, cg, map[string]any{"type": "follow", "id": ""})
-		send(t, cg, map[string]any{"type": "view?", "id": ho.You.ID})
-		if m := readType(t, cg, livewire.TypeView); m.ID != ho.You.ID || m.X != 100 {
-			t.Fatalf("view?: %+v, want the owner's view", m)
-		}
-		send(t, co, map[string]any{"type": "active"})
-	})
-	t.Run("Summon", func(t *testing.T) {
-		send(t, co, map[string]any{"type": "summon", "x": 1, "y": 2, "zoom": 3})
-		if m := readType(t, cg, livewire.TypeSummon); m.ID != ho.You.ID || m.Email != "owner@example.com" || m.X != 1 || m.Y != 2 || m.Zoom != 3 {
-			t.Fatalf("guest got %+v, want the owner's summon", m)
-		}
-		send(t, cg, map[string]any{"type": "summon", "x": 1, "y": 2, "zoom": 3})
-		if m := readType(t, cg, livewire.TypeError); m.Status != 403 || m.Field != "type" {
-			t.Fatalf("guest's summon: %+v, want 403 on type", m)
-		}
-	})
-	t.Run("BadMessages", func(t *testing.T) {
-		for _, tc := range []struct {
-			name, msg string
-			status    int
-			field     string
-		}{
-			{"WhoLimitZero", `{"type":"who","limit":0}`, 400, "limit"},
-			{"WhoLimitPast", fmt.Sprintf(`{"type":"who","limit":%d}`, rooms.MaxWhoLimit+1), 400, "limit"},
-			{"WhoAfterTooLong", `{"type":"who","after":"` + strings.Repeat("a", 65) + `"}`, 400, "after"},
-			{"ViewWithoutZoom", `{"type":"view","x":1,"y":2}`, 400, "zoom"},
-			{"ViewZoomZero", `{"type":"view","x":1,"y":2,"zoom":0}`, 400, "zoom"},
-			{"ViewZoomPast", `{"type":"view","x":1,"y":2,"zoom":100.5}`, 400, "zoom"},
-			{"ViewOffBoard", `{"type":"view","x":1e10,"y":2,"zoom":1}`, 400, "x"},
-			{"FollowNobody", `{"type":"follow","id":"nobody"}`, 404, "id"},
-			{"FollowSelf", `{"type":"follow","id":"` + hg.You.ID + `"}`, 400, "id"},
-			{"ViewOnceWithoutID", `{"type":"view?"}`, 400, "id"},
-			{"SummonWithoutX", `{"type":"summon","y":2,"zoom":1}`, 400, "x"},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				send(t, cg, []byte(tc.msg))
-				if m := readType(t, cg, livewire.TypeError); m.Status != tc.status || m.Field != tc.field || m.Error == "" {
-					t.Fatalf("got %+v, want %d on %s", m, tc.status, tc.field)
-				}
-			})
-		}
-	})
+	t.Run("Who", func(t *testing.T) { livePresenceWho(t, cg, ho.You.ID) })
+	t.Run("Follow", func(t *testing.T) { livePresenceFollow(t, co, cg, ho.You.ID) })
+	t.Run("Summon", func(t *testing.T) { livePresenceSummon(t, co, cg, ho.You.ID) })
+	t.Run("BadMessages", func(t *testing.T) { livePresenceBadMessages(t, cg, hg.You.ID) })
 	t.Run("FollowEndsWhenTheFollowedLeaves", func(t *testing.T) {
 		send(t, cg, map[string]any{"type": "follow", "id": ho.You.ID})
 		readType(t, cg, livewire.TypeView)
@@ -98,4 +41,77 @@ func TestLivePresence(t *testing.T) {
 			t.Fatalf("guest got %+v, want the owner's leave and a count of 1", m)
 		}
 	})
+}
+
+// livePresenceWho: the guest's who, at the edges of its limit and with the
+// default one, lists the owner and ends.
+func livePresenceWho(t *testing.T, cg *websocket.Conn, ownerID string) {
+	for _, limit := range []int{1, rooms.MaxWhoLimit} {
+		send(t, cg, map[string]any{"type": "who", "after": "", "limit": limit})
+		if m := readType(t, cg, livewire.TypeWho); len(m.Present) != 1 || m.Present[0].ID != ownerID || m.Present[0].Email != "owner@example.com" || m.Next != "" {
+			t.Fatalf("who limit %d: %+v, want the owner and the end", limit, m)
+		}
+	}
+	send(t, cg, map[string]any{"type": "who"}) // the default limit
+	if m := readType(t, cg, livewire.TypeWho); len(m.Present) != 1 {
+		t.Fatalf("who: %+v, want the owner", m)
+	}
+}
+
+// livePresenceFollow: following the owner sends their view, and view?
+// sends it once after the follow ends.
+func livePresenceFollow(t *testing.T, co, cg *websocket.Conn, ownerID string) {
+	send(t, co, map[string]any{"type": "view", "x": 100, "y": -50, "zoom": 0.75})
+	send(t, cg, map[string]any{"type": "follow", "id": ownerID})
+	if m := readType(t, cg, livewire.TypeView); m.ID != ownerID || m.Email != "owner@example.com" || m.X != 100 || m.Y != -50 || m.Zoom != 0.75 {
+		t.Fatalf("guest got %+v, want the owner's view", m)
+	}
+	send(t, cg, map[string]any{"type": "follow", "id": ""})
+	send(t, cg, map[string]any{"type": "view?", "id": ownerID})
+	if m := readType(t, cg, livewire.TypeView); m.ID != ownerID || m.X != 100 {
+		t.Fatalf("view?: %+v, want the owner's view", m)
+	}
+	send(t, co, map[string]any{"type": "active"})
+}
+
+// livePresenceSummon: the owner's summon reaches the guest; the guest may
+// not summon.
+func livePresenceSummon(t *testing.T, co, cg *websocket.Conn, ownerID string) {
+	send(t, co, map[string]any{"type": "summon", "x": 1, "y": 2, "zoom": 3})
+	if m := readType(t, cg, livewire.TypeSummon); m.ID != ownerID || m.Email != "owner@example.com" || m.X != 1 || m.Y != 2 || m.Zoom != 3 {
+		t.Fatalf("guest got %+v, want the owner's summon", m)
+	}
+	send(t, cg, map[string]any{"type": "summon", "x": 1, "y": 2, "zoom": 3})
+	if m := readType(t, cg, livewire.TypeError); m.Status != 403 || m.Field != "type" {
+		t.Fatalf("guest's summon: %+v, want 403 on type", m)
+	}
+}
+
+// livePresenceBadMessages: each bad who, view, follow, view? and summon
+// is refused naming its field.
+func livePresenceBadMessages(t *testing.T, cg *websocket.Conn, guestID string) {
+	for _, tc := range []struct {
+		name, msg string
+		status    int
+		field     string
+	}{
+		{"WhoLimitZero", `{"type":"who","limit":0}`, 400, "limit"},
+		{"WhoLimitPast", fmt.Sprintf(`{"type":"who","limit":%d}`, rooms.MaxWhoLimit+1), 400, "limit"},
+		{"WhoAfterTooLong", `{"type":"who","after":"` + strings.Repeat("a", 65) + `"}`, 400, "after"},
+		{"ViewWithoutZoom", `{"type":"view","x":1,"y":2}`, 400, "zoom"},
+		{"ViewZoomZero", `{"type":"view","x":1,"y":2,"zoom":0}`, 400, "zoom"},
+		{"ViewZoomPast", `{"type":"view","x":1,"y":2,"zoom":100.5}`, 400, "zoom"},
+		{"ViewOffBoard", `{"type":"view","x":1e10,"y":2,"zoom":1}`, 400, "x"},
+		{"FollowNobody", `{"type":"follow","id":"nobody"}`, 404, "id"},
+		{"FollowSelf", `{"type":"follow","id":"` + guestID + `"}`, 400, "id"},
+		{"ViewOnceWithoutID", `{"type":"view?"}`, 400, "id"},
+		{"SummonWithoutX", `{"type":"summon","y":2,"zoom":1}`, 400, "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			send(t, cg, []byte(tc.msg))
+			if m := readType(t, cg, livewire.TypeError); m.Status != tc.status || m.Field != tc.field || m.Error == "" {
+				t.Fatalf("got %+v, want %d on %s", m, tc.status, tc.field)
+			}
+		})
+	}
 }

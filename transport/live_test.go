@@ -683,29 +683,7 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 	// reading only after every push (slow on a loaded machine) would lose
 	// it by timing.
 	left := make(chan struct{})
-	go func() {
-		sawLeave := false
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 4*liveWait)
-			_, data, err := fast.Read(ctx)
-			cancel()
-			if err != nil {
-				close(got)
-				return
-			}
-			var m liveMsg
-			if json.Unmarshal(data, &m) != nil {
-				continue
-			}
-			switch {
-			case m.Type == livewire.TypeChanges:
-				got <- m.ServerVersion
-			case m.Type == livewire.TypePresence && len(m.Left) > 0 && !sawLeave:
-				sawLeave = true
-				close(left)
-			}
-		}
-	}()
+	go readVersionsAndLeave(fast, got, left)
 	slowClosed := make(chan websocket.StatusCode, 1)
 	go func() {
 		<-left
@@ -749,6 +727,33 @@ func TestLiveClientThatStopsReadingIsDropped(t *testing.T) {
 		}
 	case <-time.After(4 * liveWait):
 		t.Fatal("the client that stopped reading was never dropped (no leave announced, or no close)")
+	}
+}
+
+// readVersionsAndLeave reads c until it fails or stays quiet for
+// 4*liveWait, sending each changes message's version on got (closed at
+// the end) and closing left at the first presence message with a leave.
+func readVersionsAndLeave(c *websocket.Conn, got chan<- int64, left chan<- struct{}) {
+	sawLeave := false
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*liveWait)
+		_, data, err := c.Read(ctx)
+		cancel()
+		if err != nil {
+			close(got)
+			return
+		}
+		var m liveMsg
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		switch {
+		case m.Type == livewire.TypeChanges:
+			got <- m.ServerVersion
+		case m.Type == livewire.TypePresence && len(m.Left) > 0 && !sawLeave:
+			sawLeave = true
+			close(left)
+		}
 	}
 }
 

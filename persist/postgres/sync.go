@@ -343,24 +343,29 @@ func (s *Store) applyOne(ctx context.Context, tx pgx.Tx, b *lockedBoard, in pers
 		}
 	}
 
-	// Rows upserted and then deleted in the same push end deleted: they
-	// leave the change's upserted lists.
+	ch := pushChanges(b, notes, deletedNotes, items, deletedItems)
+	st.change(ch, b)
+	return ch, tally, nil
+}
+
+// pushChanges is what a written push changed in its notes and tracker
+// items, at b's new version. Rows upserted and then deleted in the same
+// push end deleted: they leave the change's upserted lists.
+func pushChanges(b *lockedBoard, notes []board.Note, deletedNotes []string, items []board.TrackerItem, deletedItems []string) *board.Changes {
 	if len(deletedNotes) > 0 && len(notes) > 0 {
 		notes = rowmerge.DropDeleted(notes, deletedNotes, func(n *board.Note) string { return n.ID })
 	}
 	if len(deletedItems) > 0 && len(items) > 0 {
 		items = rowmerge.DropDeleted(items, deletedItems, func(it *board.TrackerItem) string { return it.ID })
 	}
-	ch := &board.Changes{
+	return &board.Changes{
 		Board:                 b.Header(),
 		Notes:                 notes,
 		DeletedNoteIDs:        deletedNotes,
 		TrackerItems:          items,
 		DeletedTrackerItemIDs: deletedItems,
-		ServerVersion:         v,
+		ServerVersion:         b.Version,
 	}
-	st.change(ch, b)
-	return ch, tally, nil
 }
 
 // settleRights reads the live notes and frames p names, behind the

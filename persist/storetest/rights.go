@@ -83,18 +83,7 @@ func testRoles(t *testing.T, open Opener) {
 	if _, _, err := s.AddInvite(ctx, "b", adder); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.SetRole(ctx, "b", Owner, board.RoleView); board.ErrorCode(err) != board.ENOTFOUND {
-		t.Fatalf("SetRole(owner) = %v, want not_found (the owner has no role)", err)
-	}
-	if _, _, err := s.SetRole(ctx, "b", "stranger@example.com", board.RoleView); board.ErrorCode(err) != board.ENOTFOUND {
-		t.Fatalf("SetRole(not invited) = %v, want not_found", err)
-	}
-	if _, _, err := s.SetRole(ctx, "b", adder, "admin"); board.ErrorCode(err) != board.EINVALID {
-		t.Fatalf("SetRole(admin) = %v, want invalid", err)
-	}
-	if _, _, err := s.SetRole(ctx, "nope", adder, board.RoleAdd); board.ErrorCode(err) != board.ENOTFOUND {
-		t.Fatalf("SetRole(unclaimed) = %v, want not_found", err)
-	}
+	setRoleRefusals(t, s)
 	for _, step := range []struct {
 		role    string
 		changed bool
@@ -123,6 +112,25 @@ func testRoles(t *testing.T, open Opener) {
 	}
 	if b, err = s.FindBoard(ctx, "b"); err != nil || b.RoleOf(adder) != board.RoleEdit || len(b.Roles) != 0 {
 		t.Fatalf("FindBoard after re-invite: roles %v, %v; want none", b.Roles, err)
+	}
+}
+
+// setRoleRefusals: on board "b", with adder invited, SetRole refuses the
+// owner, someone not invited, a role that is none, and an unclaimed board.
+func setRoleRefusals(t *testing.T, s persist.Store) {
+	t.Helper()
+	ctx := context.Background()
+	if _, _, err := s.SetRole(ctx, "b", Owner, board.RoleView); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("SetRole(owner) = %v, want not_found (the owner has no role)", err)
+	}
+	if _, _, err := s.SetRole(ctx, "b", "stranger@example.com", board.RoleView); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("SetRole(not invited) = %v, want not_found", err)
+	}
+	if _, _, err := s.SetRole(ctx, "b", adder, "admin"); board.ErrorCode(err) != board.EINVALID {
+		t.Fatalf("SetRole(admin) = %v, want invalid", err)
+	}
+	if _, _, err := s.SetRole(ctx, "nope", adder, board.RoleAdd); board.ErrorCode(err) != board.ENOTFOUND {
+		t.Fatalf("SetRole(unclaimed) = %v, want not_found", err)
 	}
 }
 
