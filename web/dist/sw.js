@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'ee319d34ad626cae';
-const FILES = ["assets/AiErrorText-BAuftyWF.js","assets/Analyse-reNJW3Vr.js","assets/CanvasImportDialog-DUyjPfD6.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-Tk1T-nuW.js","assets/ExportDialog-BG2oEStd.js","assets/HistoryPanel-SOpDzcy9.js","assets/ImportDialog-B7GmUH6g.js","assets/NoteAssist-bv3OjyHv.js","assets/NoteHints-BehU-qD8.js","assets/SlashMenu-C4vTs6_D.js","assets/SnapshotsPanel-BCqcK-xt.js","assets/TrackerGenerate-BQKliKqM.js","assets/VotePanels-DhQk92pC.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-tNkORAch.js","assets/index-CdIx8sxU.css","assets/index-DrEQodzf.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-B5wl5D9G.js"];
+const VERSION = '3c86f0f28fb171c3';
+const FILES = ["assets/AiErrorText-C5kwNt5E.js","assets/Analyse-CNLdIOtV.js","assets/CanvasImportDialog-Dpv6ZHnO.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-SxVMIBD6.js","assets/ExportDialog-DY1meYul.js","assets/HistoryPanel-Cu7Q9iOT.js","assets/ImportDialog-D-LOIdj5.js","assets/NoteAssist-DezpT3JR.js","assets/NoteHints-CvPHKa8_.js","assets/SlashMenu-DLfrHkfH.js","assets/SnapshotsPanel-D7npNz7o.js","assets/TrackerGenerate-UhPlQcbf.js","assets/VotePanels-4mgS_AsI.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-aoMryE0E.js","assets/index-C4cuX3jz.css","assets/index-Dv-lvMdD.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-BbAIpg4U.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {
