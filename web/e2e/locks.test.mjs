@@ -148,7 +148,11 @@ for (const screen of [DESKTOP, PHONE]) {
     const notes = await until(adder.page, id, (ns) => ns.some((n) => n.title === 'My idea, better'));
     assert.equal(notes.find((n) => n.title === 'My idea, better').createdBy, adder.email);
 
-    // The owner's note opens read only, with the reason.
+    // The owner's note opens read only, with the reason. On a phone the
+    // in-place editor left the view on the new note, with the owner's
+    // partly off screen: the whole board first, as a person would.
+    const fit = adder.page.getByRole('button', { name: 'Zoom to fit' });
+    await (screen.hasTouch ? fit.tap() : fit.click());
     await dbl(screen, adder.page.locator('.note[data-note-id="plan"]'));
     const dialog = adder.page.getByRole('dialog', { name: 'Note' });
     await dialog.getByText('Added by someone else: you can add notes and edit only your own.').waitFor();

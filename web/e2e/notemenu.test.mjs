@@ -199,6 +199,8 @@ test('the note menu and Expand pass axe (colour contrast and ARIA) in dark and l
       // the arrows and Page Down scroll it and stay in it, Escape goes back to the note.
       await page.keyboard.press('Escape');
       await page.locator('.note-menu').waitFor({ state: 'detached' });
+      // The focus comes back to the note once the menu has gone (a render later).
+      await page.waitForFunction(() => document.activeElement?.getAttribute('data-note-id') === 'n');
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Open in the full editor');
       await page.keyboard.press('Tab');
