@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = '3c86f0f28fb171c3';
-const FILES = ["assets/AiErrorText-C5kwNt5E.js","assets/Analyse-CNLdIOtV.js","assets/CanvasImportDialog-Dpv6ZHnO.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-SxVMIBD6.js","assets/ExportDialog-DY1meYul.js","assets/HistoryPanel-Cu7Q9iOT.js","assets/ImportDialog-D-LOIdj5.js","assets/NoteAssist-DezpT3JR.js","assets/NoteHints-CvPHKa8_.js","assets/SlashMenu-DLfrHkfH.js","assets/SnapshotsPanel-D7npNz7o.js","assets/TrackerGenerate-UhPlQcbf.js","assets/VotePanels-4mgS_AsI.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-Dn2DlGcc.css","assets/importgen-aoMryE0E.js","assets/index-C4cuX3jz.css","assets/index-Dv-lvMdD.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-BbAIpg4U.js"];
+const VERSION = 'f989a718b2c9a382';
+const FILES = ["assets/AiErrorText-CExJgPU_.js","assets/Analyse-DNRKaM1O.js","assets/CanvasImportDialog-DBpbiaAu.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-DNl5daKt.js","assets/ExportDialog-Bet3Sbcn.js","assets/HistoryPanel-BOGxZxOI.js","assets/ImportDialog-QsTLtx-_.js","assets/NoteAssist-DLYFfsfR.js","assets/NoteHints-8BaKtrUa.js","assets/SlashMenu-Bm-6Lp0v.js","assets/SnapshotsPanel-DRYZpgLI.js","assets/TrackerGenerate-Bp_tzPGT.js","assets/VotePanels-BXR4RvEP.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-BSvsj0_Y.js","assets/importgen-Dn2DlGcc.css","assets/index-B-N47vfR.js","assets/index-C4cuX3jz.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Bk88lCpJ.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -234,7 +234,8 @@ function Board({ client, boardId, email, access, onAccessChange, onLogout, onSes
           <div className="topbar-actions">
             <SessionTimer boardId={boardId} timer={s.board?.timer ?? null} version={s.version} isOwner={access.isOwner} connection={s.connection} phase={currentPhase(access)} />
             {access.isOwner && <VoteButton voting={voting} frames={s.frames} timerOn={!!s.board?.timer} />}
-            <PeopleBar presence={client.presence} follow={follow} isOwner={access.isOwner} />
+            {/* A read-only link is nobody the board knows: no list of who is here (its socket gets no presence). */}
+            {!link && <PeopleBar presence={client.presence} follow={follow} isOwner={access.isOwner} />}
             {access.isOwner && (
               <button type="button" className="primary share-button" onClick={() => screen.openDialog('share')}>
                 Share
