@@ -305,16 +305,10 @@ func (s *Server) handleAddInvite(w http.ResponseWriter, r *http.Request) {
 			s.roleChanged(r.Context(), b.ID, email)
 		}
 	}
-	invitees, err := s.inviteeAccess(r.Context(), b)
+	invitees, invitee, err := s.inviteeOf(r.Context(), b, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
-	}
-	var invitee inviteeInfo
-	for _, in := range invitees {
-		if in.Email == email {
-			invitee = in
-		}
 	}
 	mailed := false
 	if added && s.auth != nil {

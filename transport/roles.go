@@ -58,16 +58,10 @@ func (s *Server) handleSetRole(w http.ResponseWriter, r *http.Request) {
 	if changed {
 		s.roleChanged(r.Context(), b.ID, email)
 	}
-	invitees, err := s.inviteeAccess(r.Context(), b)
+	invitees, invitee, err := s.inviteeOf(r.Context(), b, email)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
-	}
-	var invitee inviteeInfo
-	for _, in := range invitees {
-		if in.Email == email {
-			invitee = in
-		}
 	}
 	respond.JSON(w, http.StatusOK, map[string]any{"ok": true, "changed": changed, "invitedEmails": b.InvitedEmails,
 		"invitee": invitee, "invitees": invitees, "editPlans": s.editPlans()})
@@ -115,4 +109,19 @@ func (s *Server) boardChanged(boardID string) {
 			s.roleChanged(ctx, boardID, email)
 		}
 	}()
+}
+
+// inviteeOf is what an invite answer tells: every invitee's access to b
+// and email's among them (zero when email is not invited).
+func (s *Server) inviteeOf(ctx context.Context, b *board.Board, email string) ([]inviteeInfo, inviteeInfo, error) {
+	invitees, err := s.inviteeAccess(ctx, b)
+	if err != nil {
+		return nil, inviteeInfo{}, err
+	}
+	for _, in := range invitees {
+		if in.Email == email {
+			return invitees, in, nil
+		}
+	}
+	return invitees, inviteeInfo{}, nil
 }

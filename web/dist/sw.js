@@ -12,8 +12,8 @@
 // {type: 'skipWaiting'}; the new worker then takes over, deletes the old
 // cache, and the page reloads on the new build. The first install takes
 // over at once (there is nothing to wait for).
-const VERSION = 'f989a718b2c9a382';
-const FILES = ["assets/AiErrorText-CExJgPU_.js","assets/Analyse-DNRKaM1O.js","assets/CanvasImportDialog-DBpbiaAu.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-DNl5daKt.js","assets/ExportDialog-Bet3Sbcn.js","assets/HistoryPanel-BOGxZxOI.js","assets/ImportDialog-QsTLtx-_.js","assets/NoteAssist-DLYFfsfR.js","assets/NoteHints-8BaKtrUa.js","assets/SlashMenu-Bm-6Lp0v.js","assets/SnapshotsPanel-DRYZpgLI.js","assets/TrackerGenerate-Bp_tzPGT.js","assets/VotePanels-BXR4RvEP.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-BSvsj0_Y.js","assets/importgen-Dn2DlGcc.css","assets/index-B-N47vfR.js","assets/index-C4cuX3jz.css","assets/libesm-CCPUbXkV.js","assets/noteDraft-Bk88lCpJ.js"];
+const VERSION = '0993bd12efd0a753';
+const FILES = ["assets/AiErrorText-B_ck9rlB.js","assets/Analyse-DM5Ffa6D.js","assets/CanvasImportDialog-CGNQjYET.js","assets/ChatPanel-Bae7mnjI.css","assets/ChatPanel-DTmtK9P3.js","assets/ExportDialog--wNvadRZ.js","assets/HistoryPanel-1Tq_gZo0.js","assets/ImportDialog-1RpatxPz.js","assets/NoteAssist-BecKJ6GJ.js","assets/NoteHints-CpT03Nhn.js","assets/ResultTail-BlNQTIJN.js","assets/SlashMenu-XKdAHHI2.js","assets/SnapshotsPanel-Eb77gY6x.js","assets/TrackerGenerate-jO8RE7Ap.js","assets/VotePanels-CG5HsxDb.js","assets/ai-Dl3GIgj1.js","assets/api-D5OeCXsT.js","assets/boardContext-iuNq0MFQ.js","assets/export-DHzvntwr.css","assets/importgen-BivAHxmS.js","assets/importgen-Dn2DlGcc.css","assets/index-C4cuX3jz.css","assets/index-CJlHWifZ.js","assets/libesm-CCPUbXkV.js","assets/noteDraft-C-_v4weT.js"];
 const CACHE = 'corkboard-' + VERSION;
 
 self.addEventListener('install', (event) => {

@@ -11,6 +11,7 @@ import { DockPanel } from '../layout/Dock';
 import type { Frame, LogInfo, Note, VoteLogAction } from '../api/types';
 import { renderMarkdown } from '../canvas/notes';
 import { actionLabel, isVoteAction, parseVoteRecord, voteSummary, type VoteRecord } from './voteRecord';
+import { ResultTail } from '../vote/ResultTail';
 
 /** PAGE is how many entries one page lists. */
 export const PAGE = 20;
@@ -339,18 +340,7 @@ function VoteVersion({ vote, action, timestamp, md, frames }: { vote: VoteRecord
                   {r.rank}
                 </span>
                 <span className="vote-result-title">{r.title}</span>
-                <span className="vote-result-count">
-                  {r.count} dot{r.count === 1 ? '' : 's'}
-                </span>
-                {r.voters.length > 0 && (
-                  <span className="vote-result-voters" aria-label={`Voted by ${r.voters.join(', ')}`}>
-                    {r.voters.map((v) => (
-                      <span key={v} title={v}>
-                        {v}
-                      </span>
-                    ))}
-                  </span>
-                )}
+                <ResultTail count={r.count} voters={r.voters} />
               </li>
             ))}
           </ol>

@@ -10,6 +10,7 @@ import { nextKeys } from '../tracker/keys';
 import type { UndoHistory } from '../canvas/undo';
 import type { Voting } from './Vote';
 import { DEFAULT_PER_NOTE, DEFAULT_PER_PERSON, itemsBySummary, MAX_PER_PERSON, parseStart, ranked, scopeLabel, topPicks, totalText, type StartForm } from './vote';
+import { ResultTail } from './ResultTail';
 
 /** VoteControls is the owner's popover: start a vote; close, reveal and clear the one there is. */
 export function VoteControls({ voting, frames, timerOn, onClose }: { voting: Voting; frames: ReadonlyMap<string, Frame>; timerOn: boolean; onClose: () => void }) {
@@ -174,18 +175,7 @@ export function VoteResults({ vote, notes, items, canEdit, undo }: { vote: Vote;
                   {made.has(r.title) && <span className="vote-result-item"> · work item {made.get(r.title)}</span>}
                 </span>
               )}
-              <span className="vote-result-count">
-                {r.count} dot{r.count === 1 ? '' : 's'}
-              </span>
-              {r.voters.length > 0 && (
-                <span className="vote-result-voters" aria-label={`Voted by ${r.voters.join(', ')}`}>
-                  {r.voters.map((v) => (
-                    <span key={v} title={v}>
-                      {v}
-                    </span>
-                  ))}
-                </span>
-              )}
+              <ResultTail count={r.count} voters={r.voters} />
             </li>
           ))}
         </ol>
