@@ -528,6 +528,11 @@ func (h *Hub) Invalidate(kind, key string) {
 	}
 }
 
+// HasRoom reports whether the board's room runs on this node (someone is
+// connected here, or was a moment ago): what another node's change to the
+// board can matter to here.
+func (h *Hub) HasRoom(boardID string) bool { return h.existing(boardID) != nil }
+
 // existing returns the board's running room, or nil: notes never start one.
 func (h *Hub) existing(boardID string) *rooms.Room {
 	h.mu.Lock()

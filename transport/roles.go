@@ -93,9 +93,12 @@ func (s *Server) roleChanged(ctx context.Context, boardID, email string) {
 // invitees' roles may have changed there, so each invitee's connections
 // here are told what the guard answers now (an "access" message; one
 // that did not change is harmless to repeat). Board changes are rare
-// (invites, phases, roles).
+// (invites, phases, roles). A node with no room for the board has no
+// one to tell, and reads nothing: a read here would put the board in this
+// node's cache as it was before a later change whose note is still on its
+// way (TestTwoNodesCachesDropAnotherNodesChanges).
 func (s *Server) boardChanged(boardID string) {
-	if s.hub == nil || s.guard == nil || s.members == nil {
+	if s.hub == nil || s.guard == nil || s.members == nil || !s.hub.HasRoom(boardID) {
 		return
 	}
 	go func() {
