@@ -219,15 +219,16 @@ func generateUpdates(ctx context.Context, dir, tmp string, n int) (string, error
 // what Centrifugo logs per connection at info would be measured too.
 func centrifugoConfig(port int, apiKey string) ([]byte, error) {
 	return json.MarshalIndent(map[string]any{
-		"http_server": map[string]any{"address": "127.0.0.1", "port": strconv.Itoa(port)},
+		"http_server": map[string]any{"address": "127.0.0.1", "port": port},
 		"log":         map[string]any{"level": "warn"},
 		"engine":      map[string]any{"type": "memory"},
 		"http_api":    map[string]any{"key": apiKey},
 		"client":      map[string]any{"insecure": true},
 		"channel": map[string]any{"without_namespace": map[string]any{
-			"allow_subscribe_for_client": true,
-			"presence":                   false,
-			"history_size":               0,
+			"allow_subscribe_for_client":    true,
+			"allow_subscribe_for_anonymous": true,
+			"presence":                      false,
+			"history_size":                  0,
 		}},
 	}, "", "  ")
 }
