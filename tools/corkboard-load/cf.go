@@ -76,14 +76,13 @@ func (c *cfRelay) DialReceiver(ctx context.Context, room string, r *receiver) (f
 		return nil, err
 	}
 	return r.readLoop(conn, func(data []byte) {
-		if bytes.Contains(data, []byte(markerPrefix)) {
-			scanMarkers(data, func(m marker) {
-				if sent, ok := r.e.sentAt(m.Seq); ok && sent == m.SentNs {
-					r.record(m.Seq, sent)
-				}
-			})
-			return
-		}
+		scanMarkers(data, func(m marker) {
+			if sent, ok := r.e.sentAt(m.Seq); ok && sent == m.SentNs {
+				r.record(m.Seq, sent)
+			}
+		})
+		// A ping may share a message with pushes: unanswered, the server
+		// closes the connection.
 		if hasPing(data) {
 			wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			_ = conn.Write(wctx, websocket.MessageText, cfPong)
