@@ -1,7 +1,8 @@
 // Command corkboard-load measures a Corkboard server: live fan-out latency,
 // many held connections, no-change pulls (side by side with a bare net/http
 // handler it starts itself), concurrent pushes, held long polls, and the
-// same fan-out side by side with y-websocket. See docs/benchmarks.md.
+// same fan-out side by side with y-websocket and with Centrifugo. See
+// docs/benchmarks.md.
 //
 // It logs in through the real API (the login code comes from the server's
 // outbox folder), talks only to loopback addresses, and bounds every loop by
