@@ -1,7 +1,8 @@
 // Command corkboard-load measures a Corkboard server: live fan-out latency,
 // many held connections, no-change pulls (side by side with a bare net/http
 // handler it starts itself), concurrent pushes, held long polls, and the
-// same fan-out side by side with y-websocket. See docs/benchmarks.md.
+// same fan-out side by side with y-websocket and with Centrifugo. See
+// docs/benchmarks.md.
 //
 // It logs in through the real API (the login code comes from the server's
 // outbox folder), talks only to loopback addresses, and bounds every loop by
@@ -77,12 +78,14 @@ type Config struct {
 	Many     manyFlags
 	Presence presenceFlags
 	Votes    voteFlags
+
+	Centrifugo centrifugoFlags
 }
 
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | presence | votes")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | presence | votes | centrifugo")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -121,6 +124,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	addManyFlags(fs, &cfg.Many)
 	addPresenceFlags(fs, &cfg.Presence)
 	cfg.Votes.register(fs)
+	cfg.Centrifugo.register(fs)
 	return fs
 }
 
@@ -128,6 +132,11 @@ func (cfg *Config) check() error {
 	switch cfg.Mode {
 	case "fanout", "compare":
 		cfg.Boards, cfg.Writers = 1, 1
+	case "centrifugo":
+		cfg.Boards, cfg.Writers = 1, 1
+		if err := cfg.Centrifugo.check(); err != nil {
+			return err
+		}
 	case "spread", "pull", "pushes", "longpoll":
 	case "memory":
 		if err := cfg.Memory.check(); err != nil {
@@ -144,13 +153,13 @@ func (cfg *Config) check() error {
 	case "presence":
 		return cfg.checkPresence()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes, presence or votes, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes, presence, votes or centrifugo, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
 	}
-	if cfg.Mode == "compare" && cfg.PushOver != "ws" {
-		return fmt.Errorf("compare pushes over ws, like the y-websocket writer")
+	if (cfg.Mode == "compare" || cfg.Mode == "centrifugo") && cfg.PushOver != "ws" {
+		return fmt.Errorf("%s pushes to Corkboard over ws, like the other server's writer", cfg.Mode)
 	}
 	for _, c := range []struct {
 		name string
@@ -260,6 +269,9 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	}
 	if cfg.Mode == "presence" {
 		return rep, runPresence(ctx, cfg, rep, log)
+	}
+	if cfg.Mode == "centrifugo" {
+		return rep, runCentrifugoMode(ctx, cfg, rep, log)
 	}
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID

@@ -14,12 +14,13 @@ import (
 
 // Report is everything one invocation measured; -json prints it.
 type Report struct {
-	Mode      string        `json:"mode"`
-	StartedAt time.Time     `json:"startedAt"`
-	Machine   Machine       `json:"machine"`
-	Runs      []*RunResult  `json:"runs"`
-	Compare   *Comparison   `json:"compare,omitempty"`
-	Memory    *MemoryReport `json:"memory,omitempty"`
+	Mode       string          `json:"mode"`
+	StartedAt  time.Time       `json:"startedAt"`
+	Machine    Machine         `json:"machine"`
+	Runs       []*RunResult    `json:"runs"`
+	Compare    *Comparison     `json:"compare,omitempty"`
+	Centrifugo []*CFComparison `json:"centrifugo,omitempty"`
+	Memory     *MemoryReport   `json:"memory,omitempty"`
 	// Pull is Corkboard's no-change pulls against a bare handler (pull).
 	Pull *PullComparison `json:"pull,omitempty"`
 	// LongPoll is the held long polls (longpoll).
@@ -257,6 +258,9 @@ func printTable(w io.Writer, rep *Report) {
 		}
 		fmt.Fprintf(w, "\ncompare (y-websocket ÷ Corkboard; above 1 = Corkboard better): p99 latency %.2f×, server CPU per delivered message %.2f×: %s\n",
 			c.P99Ratio, c.CPUPerMsgRatio, verdict)
+	}
+	if len(rep.Centrifugo) > 0 {
+		printCentrifugo(w, rep.Centrifugo)
 	}
 	if rep.Memory != nil {
 		printMemory(w, rep.Memory)

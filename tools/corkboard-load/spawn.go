@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -206,4 +209,60 @@ func generateUpdates(ctx context.Context, dir, tmp string, n int) (string, error
 		return "", fmt.Errorf("gen-updates.js: %w: %s", err, b)
 	}
 	return out, nil
+}
+
+// centrifugoConfig is the configuration the tool starts Centrifugo with
+// (v6 layout): the in-memory engine (its default), no history and no
+// presence (channel defaults), clients connecting without a token
+// (client.insecure, the test channels only exist on loopback), and the
+// HTTP API behind a key made for this run. Its log stays at warnings:
+// what Centrifugo logs per connection at info would be measured too.
+func centrifugoConfig(port int, apiKey string) ([]byte, error) {
+	return json.MarshalIndent(map[string]any{
+		"http_server": map[string]any{"address": "127.0.0.1", "port": port},
+		"log":         map[string]any{"level": "warn"},
+		"engine":      map[string]any{"type": "memory"},
+		"http_api":    map[string]any{"key": apiKey},
+		"client":      map[string]any{"insecure": true},
+		"channel": map[string]any{"without_namespace": map[string]any{
+			"allow_subscribe_for_client":    true,
+			"allow_subscribe_for_anonymous": true,
+			"presence":                      false,
+			"history_size":                  0,
+		}},
+	}, "", "  ")
+}
+
+// spawnCentrifugo starts a Centrifugo binary on a fresh config in a temp
+// folder under parent and a free loopback port, with a new API key.
+func spawnCentrifugo(ctx context.Context, bin, parent string, keep bool) (*spawned, string, error) {
+	dir, err := os.MkdirTemp(parent, "corkboard-load-centrifugo-")
+	if err != nil {
+		return nil, "", err
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	key := make([]byte, 16)
+	_, _ = rand.Read(key)
+	apiKey := hex.EncodeToString(key)
+	conf, err := centrifugoConfig(port, apiKey)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, conf, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	s := &spawned{name: "centrifugo", cmd: exec.Command(bin, "--config", path), dir: dir, keep: keep, base: base}
+	if err := s.start(ctx, base+"/"); err != nil {
+		s.stop()
+		return nil, "", err
+	}
+	return s, apiKey, nil
 }
