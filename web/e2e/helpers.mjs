@@ -135,3 +135,17 @@ export async function pushNotes(page, server, id, notes) {
   const res = await page.request.post(`${server.url}/api/boards/${id}/sync`, { data: { clientVersion: 0, notes: { upserted, deleted: [] }, trackerItems: { upserted: [], deleted: [] } } });
   if (res.status() !== 200) throw new Error(`POST /sync: ${res.status()} ${await res.text()}`);
 }
+
+/** personPage is a new context at screen's size (touch on a phone) with email logged in. */
+export async function personPage(browser, server, email, screen = DESKTOP) {
+  const ctx = await browser.newContext({ viewport: screen.viewport, hasTouch: !!screen.hasTouch, isMobile: !!screen.isMobile });
+  const page = await ctx.newPage();
+  await login(page, server, email);
+  return { ctx, page, email };
+}
+
+/** openOnline opens board id in page and waits until its live channel is online. */
+export async function openOnline(page, server, id) {
+  await page.goto(`${server.url}/b/${id}`);
+  await page.locator('[data-connection="online"]').waitFor();
+}

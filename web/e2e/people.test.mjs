@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { skip, withServerAndBrowser } from './harness.mjs';
-import { login, createBoard, pushNotes, shot, DESKTOP, PHONE } from './helpers.mjs';
+import { personPage, openOnline, createBoard, pushNotes, shot, DESKTOP, PHONE } from './helpers.mjs';
 
 let server, browser;
 withServerAndBrowser((s, b) => {
@@ -16,17 +16,9 @@ withServerAndBrowser((s, b) => {
   browser = b;
 });
 
-async function userPage(email, screen = DESKTOP) {
-  const ctx = await browser.newContext({ viewport: screen.viewport, hasTouch: !!screen.hasTouch, isMobile: !!screen.isMobile });
-  const page = await ctx.newPage();
-  await login(page, server, email);
-  return { ctx, page, email };
-}
-
-async function openBoard(page, id) {
-  await page.goto(`${server.url}/b/${id}`);
-  await page.locator('[data-connection="online"]').waitFor();
-}
+// A logged-in context at a screen's size, and a board opened in it and online.
+const userPage = (email, screen = DESKTOP) => personPage(browser, server, email, screen);
+const openBoard = (page, id) => openOnline(page, server, id);
 
 /** centre is the page's view: the board point in the middle of its canvas, and the zoom. */
 function centre(page) {
