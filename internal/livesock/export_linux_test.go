@@ -1,6 +1,7 @@
 package livesock
 
 import (
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -29,19 +30,29 @@ func newTestWriter(queue int) *SocketWriterForTest {
 }
 
 // NewSocketWriterForTest returns a writer of c holding at most queue
-// messages, and the connection coder/websocket would write its control
-// frames to.
-func NewSocketWriterForTest(c net.Conn, queue int) (*SocketWriterForTest, net.Conn) {
+// messages, and where the connection writes its control frames (the
+// close: writeControl).
+func NewSocketWriterForTest(c net.Conn, queue int) (*SocketWriterForTest, io.Writer) {
 	t := newTestWriter(queue)
-	return t, t.w.attach(c)
+	t.w.attach(c)
+	return t, controlWriter{t.w}
+}
+
+// controlWriter writes through socketWriter.writeControl.
+type controlWriter struct{ w *socketWriter }
+
+func (c controlWriter) Write(p []byte) (int, error) {
+	if err := c.w.writeControl(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // NewSocketWriterWithDirectForTest is NewSocketWriterForTest with direct as
 // the non-blocking write (what a unix socket gets from direct_linux.go),
 // so that a test decides how much of each frame the socket takes.
-func NewSocketWriterWithDirectForTest(c net.Conn, queue int, direct func(p []byte) int) (*SocketWriterForTest, net.Conn) {
-	t := newTestWriter(queue)
-	g := t.w.attach(c)
+func NewSocketWriterWithDirectForTest(c net.Conn, queue int, direct func(p []byte) int) (*SocketWriterForTest, io.Writer) {
+	t, g := NewSocketWriterForTest(c, queue)
 	t.w.direct = direct
 	return t, g
 }

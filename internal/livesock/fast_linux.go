@@ -1,20 +1,22 @@
 package livesock
 
 import (
-	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
-
-	"github.com/coder/websocket"
+	"syscall"
+	"time"
 )
 
 // fastEngine is the fast implementation's shared part: the poller (nil
 // where epoll cannot be had; its connections then keep a reader goroutine
 // each, as plain ones do).
 type fastEngine struct {
-	p *poller
+	p   *poller
+	log *slog.Logger
 }
 
 func newFastEngine(log *slog.Logger) *fastEngine {
@@ -22,7 +24,7 @@ func newFastEngine(log *slog.Logger) *fastEngine {
 	if err != nil {
 		log.Warn("live: no epoll; one reader goroutine per connection", slog.Any("err", err))
 	}
-	return &fastEngine{p: p}
+	return &fastEngine{p: p, log: log}
 }
 
 func (f *fastEngine) close() error {
@@ -43,54 +45,66 @@ func (f *fastEngine) polled() int {
 // a constant, so that no connection can change what the others send.
 const pingFrame = "\x89\x00"
 
-// fastConn is the fast implementation of Conn. coder/websocket does the
-// handshake, the reads, answers the client's pings and does the close; the
-// frames the server sends go through socketWriter, straight to the socket
-// when it has room; its reads go through filterConn, which takes the
-// client's pongs out, so that the poller can tell when the library's Read
-// will return without waiting (docs/architecture.md, "No goroutine per
-// idle connection").
+// closeWait bounds the close handshake: how long a connection that sent
+// its close frame waits for the client's before it closes the socket (as
+// coder/websocket's Close waits).
+const closeWait = 5 * time.Second
+
+// fastConn is the fast implementation of Conn, with no WebSocket library
+// underneath: upgrade answers the handshake, socketWriter sends the
+// server's frames (straight to the socket when it has room), frameReader
+// reads the client's, and the connection answers pings and does the close
+// handshake itself. With a poller its socket is read only when it has
+// something, so an idle connection holds no goroutine and, besides the
+// socket, only this object (docs/architecture.md, "The socket engine").
 type fastConn struct {
 	// out is first and held by value: Send (the fan-out, once per
 	// subscriber) then touches one object's cache lines, not two.
 	out    socketWriter
 	h      Handler
-	ws     *websocket.Conn
-	rd     *filterConn
-	poller *poller // nil: a reader goroutine instead
+	conn   net.Conn
+	raw    syscall.RawConn // nil: no descriptor of its own; a reader goroutine instead
+	poller *poller         // nil: a reader goroutine instead
 	// pollToken is the connection's token in the poller.
 	pollToken uint64
+	// rd is the client's frames; only the goroutine reading (Read's, then
+	// one burst at a time, or serve) touches it.
+	rd frameReader
+	// ahead is what net/http had read past the request, read first.
+	ahead []byte
 
 	// The close code and reason, set once (Close, StopReading).
 	cmu    sync.Mutex
 	code   int
 	reason string
 	coded  bool
+	// closeTimer ends a connection whose client does not answer its
+	// close frame.
+	closeTimer *time.Timer
 
-	ended atomic.Bool
+	stopped   atomic.Bool // StopReading was called
+	closeSent atomic.Bool // the close frame is written (or being written)
+	ended     atomic.Bool
 }
 
 func (f *fastEngine) accept(w http.ResponseWriter, r *http.Request, h Handler, opts Options) (Conn, error) {
 	opts = opts.withDefaults()
-	c := &fastConn{h: h}
-	c.out.init(opts.QueueSize, opts.WriteTimeout, c.writerEnded)
-	c.rd = &filterConn{f: pongFilter{pong: h.Pong, control: h.Control}}
-	ws, err := websocket.Accept(&hijackGuard{ResponseWriter: w, w: &c.out, rd: c.rd}, r, &websocket.AcceptOptions{
-		OriginPatterns: opts.OriginPatterns,
-		// The filter takes the client's pongs out; one that reaches the
-		// library anyway says the same.
-		OnPongReceived: func(context.Context, []byte) { h.Pong() },
-	})
+	conn, ahead, err := upgrade(w, r, opts.OriginPatterns, f.log)
 	if err != nil {
-		// Accept has answered the request.
-		c.out.stop()
 		return nil, err
 	}
-	c.ws = ws
-	ws.SetReadLimit(opts.ReadLimit)
+	c := &fastConn{h: h, conn: conn, ahead: ahead}
+	c.rd.limit = opts.ReadLimit
+	c.out.init(opts.QueueSize, opts.WriteTimeout, c.writerEnded)
+	c.out.attach(conn)
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+		}
+	}
 	// The poller entry is made before the caller can start the writer
 	// (Send, Ping, Close), which may end the connection from then on.
-	if f.p != nil && c.rd.raw != nil && !f.p.isClosed() {
+	if f.p != nil && c.raw != nil && !f.p.isClosed() {
 		c.poller = f.p
 		f.p.register(c)
 	}
@@ -102,13 +116,18 @@ func (c *fastConn) Send(frame []byte) bool { return c.out.sendFrame(frame) }
 func (c *fastConn) WriteNow(frames ...[]byte) error { return c.out.writeNow(frames...) }
 
 // Ping never waits: written at once when the socket has room, else ahead of
-// the frames waiting, as the library's own control frames are.
+// the frames waiting.
 func (c *fastConn) Ping() { c.out.sendControl([]byte(pingFrame)) }
 
 // Read: with a poller, the connection keeps no goroutine while it is idle;
-// the poller starts one when the client sends something. Without one (or
-// over TLS) the connection keeps a reader goroutine.
+// the poller starts one when the client sends something. Without one the
+// connection keeps a reader goroutine.
 func (c *fastConn) Read() {
+	ahead := c.ahead
+	c.ahead = nil
+	if len(ahead) > 0 && !c.consume(ahead) {
+		return
+	}
 	if c.poller != nil {
 		c.readBurst() // what came with the upgrade, then the socket is armed
 		return
@@ -116,60 +135,121 @@ func (c *fastConn) Read() {
 	go c.serve()
 }
 
+// readBufs are the reads' buffers, shared: an idle connection holds none.
+var readBufs = sync.Pool{New: func() any { return new([4096]byte) }}
+
 // readBurst runs when the connection's socket has something to read (the
 // poller's event, or right after opening): it reads what is there without
-// waiting, hands each whole message to the library's Read and handles it,
-// and arms the socket again once nothing whole is left. The client's pongs
-// never reach the library (filterConn), so an answered ping costs no
-// goroutine beyond this burst.
+// waiting, handles each whole message and control frame, and arms the
+// socket again once the socket holds nothing more.
 func (c *fastConn) readBurst() {
+	buf := readBufs.Get().(*[4096]byte)
+	defer readBufs.Put(buf)
 	for {
-		read, ok := c.rd.pollRead(c.readNB)
-		if !ok {
-			// The library is reading: that is its close handshake, and
-			// whoever closes ends the connection.
+		n, err := c.readNB(buf[:])
+		if n > 0 && !c.consume(buf[:n]) {
 			return
 		}
-		if !read {
+		switch {
+		case errors.Is(err, errWouldBlock):
 			if !c.poller.arm(c) {
 				c.end() // the socket is closed already
 			}
 			return
-		}
-		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.rd.stopped.Load() || c.rd.cutShort() {
-			c.closeReading()
+		case err != nil || n == 0: // n == 0: the client's end
 			c.end()
 			return
 		}
-		c.rd.messageRead()
-		c.h.Message(data)
 	}
 }
 
 // serve is the reader goroutine of a connection without a poller.
 func (c *fastConn) serve() {
+	buf := make([]byte, 4096)
 	for {
-		_, data, err := c.ws.Read(context.Background())
-		if err != nil || c.rd.stopped.Load() || c.rd.cutShort() {
-			// A message the library had buffered before reading stopped
-			// is not handled, nor one the stream's end cut short.
-			c.closeReading()
+		n, err := c.conn.Read(buf)
+		if n > 0 && !c.consume(buf[:n]) {
+			return
+		}
+		if err != nil {
 			c.end()
 			return
 		}
-		c.h.Message(data)
 	}
 }
 
-// closeReading closes the socket when its reader found it ended: with
-// StopReading's code when reading was stopped (the close frame is written;
-// the handshake reads nothing more).
-func (c *fastConn) closeReading() {
-	if c.rd.stopped.Load() {
-		code, reason := c.closeCode()
-		_ = c.ws.Close(websocket.StatusCode(code), reason)
+// consume handles what the socket gave: each whole message goes to the
+// handler, pings are answered, pongs reported, a close frame answered. It
+// reports false when the connection is over, or reading stopped.
+func (c *fastConn) consume(p []byte) bool {
+	for len(p) > 0 {
+		if c.ended.Load() {
+			return false
+		}
+		n, kind, payload, rerr := c.rd.next(p)
+		p = p[n:]
+		if rerr != nil {
+			c.closeWith(rerr.code, rerr.reason)
+			return false
+		}
+		if !c.handle(kind, payload) {
+			return false
+		}
+		if c.stopped.Load() {
+			code, reason := c.closeCode()
+			c.closeWith(code, reason)
+			return false
+		}
 	}
+	return true
+}
+
+// handle acts on one thing the reader found; false when the connection is
+// over.
+func (c *fastConn) handle(kind frameKind, payload []byte) bool {
+	switch kind {
+	case gotMessage:
+		// Once the close frame is sent, the client's messages are read
+		// only to reach its close frame.
+		if !c.closeSent.Load() {
+			c.h.Message(payload)
+		}
+	case gotPing:
+		if !c.closeSent.Load() && c.h.Control() {
+			c.out.sendControl(controlFrame(opPong, payload))
+		}
+	case gotPong:
+		if c.h.Control() {
+			c.h.Pong()
+		}
+	case gotClose:
+		// The client's close: answered with its own code and reason
+		// (none when it gave none), unless ours went first; then the
+		// handshake is over.
+		code, reason := closeNoStatus, ""
+		if len(payload) >= 2 {
+			code, reason = int(payload[0])<<8|int(payload[1]), string(payload[2:])
+		}
+		c.closeWith(code, reason)
+		c.end()
+		return false
+	case gotRefused:
+		c.end()
+		return false
+	}
+	return true
+}
+
+// closeWith sends a close frame with code and reason, unless one was sent,
+// and ends the connection (at once after a protocol error or a stop, when
+// nothing more is read). What is queued is dropped; a frame begun on the
+// wire is finished first.
+func (c *fastConn) closeWith(code int, reason string) {
+	if c.closeSent.CompareAndSwap(false, true) {
+		c.out.stop()
+		_ = c.out.writeControl(controlFrame(opClose, closePayload(code, reason)))
+	}
+	c.end()
 }
 
 func (c *fastConn) setCode(code int, reason string) {
@@ -186,11 +266,12 @@ func (c *fastConn) closeCode() (int, string) {
 	return c.code, c.reason
 }
 
-// StopReading: the reading goroutine's next Read fails (filterConn answers
-// errStopped), and it closes the connection with code.
+// StopReading: nothing more is read after the call that made it (it is
+// made from the handler's callbacks, on the reading goroutine), and the
+// connection is closed with code.
 func (c *fastConn) StopReading(code int, reason string) {
 	c.setCode(code, reason)
-	c.rd.stopped.Store(true)
+	c.stopped.Store(true)
 }
 
 func (c *fastConn) Close(code int, reason string) {
@@ -201,23 +282,30 @@ func (c *fastConn) Close(code int, reason string) {
 func (c *fastConn) CloseNow() { c.end() }
 
 // writerEnded is the socket writer's end: a failed write ends the
-// connection at once; a close (Close) is done with its code. Called on the
-// writer goroutine, which may wait for the close handshake.
+// connection at once; a close (Close) sends the close frame with its code
+// and waits for the client's (the reader ends the connection when it
+// comes, or closeWait does).
 func (c *fastConn) writerEnded(err error) {
-	if err != nil {
-		_ = c.ws.CloseNow()
-	} else {
-		code, reason := c.closeCode()
-		_ = c.ws.Close(websocket.StatusCode(code), reason)
+	if err != nil || !c.closeSent.CompareAndSwap(false, true) {
+		c.end()
+		return
 	}
-	// Without a reader goroutine nobody else would see the socket closed.
-	c.end()
+	code, reason := c.closeCode()
+	if c.out.writeControl(controlFrame(opClose, closePayload(code, reason))) != nil {
+		c.end()
+		return
+	}
+	c.cmu.Lock()
+	if !c.ended.Load() {
+		c.closeTimer = time.AfterFunc(closeWait, c.end)
+	}
+	c.cmu.Unlock()
 }
 
 // end lets go of the connection, once: the poller's entry, the writer
 // (later frames are ignored), the socket; then the handler hears of it.
-// Whoever saw the connection end calls it (the burst whose Read failed,
-// the writer, CloseNow).
+// Whoever saw the connection end calls it (the reader, the writer,
+// CloseNow, the close handshake's timer).
 func (c *fastConn) end() {
 	if !c.ended.CompareAndSwap(false, true) {
 		return
@@ -226,6 +314,11 @@ func (c *fastConn) end() {
 		c.poller.forget(c)
 	}
 	c.out.stop()
-	_ = c.ws.CloseNow()
+	c.cmu.Lock()
+	if c.closeTimer != nil {
+		c.closeTimer.Stop()
+	}
+	c.cmu.Unlock()
+	_ = c.conn.Close()
 	c.h.Ended()
 }

@@ -1,14 +1,11 @@
 package livesock
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
+	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -284,93 +281,26 @@ func (w *socketWriter) stop() {
 	}
 }
 
-// hijackGuard hands websocket.Accept a connection whose writes take the
-// socket writer's lock (guardedConn), and gives the writer the connection
-// underneath.
-type hijackGuard struct {
-	http.ResponseWriter
-	w  *socketWriter
-	rd *filterConn
-}
-
-// Unwrap lets http.ResponseController reach the writer underneath.
-func (h *hijackGuard) Unwrap() http.ResponseWriter { return h.ResponseWriter }
-
-// The buffers coder/websocket is handed are plain.go's liveReadBuffer and
-// liveWriteBuffer: with the poller, most reads copy what it read ahead, so
-// a small read buffer costs no system calls, and the library writes only
-// control frames here, at most 127 bytes each, which must reach guardedConn
-// in one Write.
-
-// Hijack implements http.Hijacker. It hands coder/websocket small buffers
-// of its own, so that net/http's (and the request) are freed when the
-// handler returns, and a read side that takes the client's pongs out
-// (filterConn).
-func (h *hijackGuard) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	g := h.w.attach(c)
-	g.rd = h.rd
-	// net/http has flushed the 101 answer. A client may already have sent
-	// frames after its request, which net/http has read ahead: they come
-	// first, through the filter like the rest.
-	n := brw.Reader.Buffered()
-	ahead, _ := brw.Reader.Peek(n)
-	h.rd.src = c
-	if len(ahead) > 0 {
-		h.rd.ahead = h.rd.f.filter(bytes.Clone(ahead))
-	}
-	if sc, ok := c.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			h.rd.raw = raw
-		}
-	}
-	// The library reads through g (it resets the reader onto the
-	// connection it is given), and so through the filter.
-	return g, bufio.NewReadWriter(bufio.NewReaderSize(g, liveReadBuffer), bufio.NewWriterSize(g, liveWriteBuffer)), nil
-}
-
-// attach makes c the writer's connection and returns the connection
-// coder/websocket is to write to.
-func (w *socketWriter) attach(c net.Conn) *guardedConn {
+// attach makes c the writer's connection.
+func (w *socketWriter) attach(c net.Conn) {
 	w.conn = c
 	w.direct = directWriter(c)
-	return &guardedConn{Conn: c, w: w}
 }
 
-// guardedConn is the connection coder/websocket writes to: its control
-// frames (pings, pongs, close) wait for a frame in progress to end. It takes
-// whole control frames only: coder/websocket flushes each control frame in
-// one Write (they are at most 127 bytes), and data goes
-// through socketWriter; its write buffer is liveWriteBuffer bytes, room for
-// the largest. Anything else would be written in pieces between which the
-// room's frames could land, so it is refused. Its reads take the client's
-// pongs out (filterConn).
-type guardedConn struct {
-	net.Conn
-	w  *socketWriter
-	rd *filterConn // reads go through it
-}
-
-func (g *guardedConn) Read(p []byte) (int, error) {
-	if g.rd == nil {
-		return g.Conn.Read(p)
+// writeControl writes one whole control frame (the close) now, after the
+// rest of a frame begun on the wire, waiting for the socket up to the
+// timeout. Anything else would be written in pieces between which the
+// room's frames could land, so it is refused.
+func (w *socketWriter) writeControl(f []byte) error {
+	if !wholeControlFrame(f) {
+		return errors.New("livesock: writeControl takes one whole control frame")
 	}
-	return g.rd.Read(p)
-}
-
-func (g *guardedConn) Write(p []byte) (int, error) {
-	if !wholeControlFrame(p) {
-		return 0, errors.New("live: only whole control frames may be written through the WebSocket library; data goes through socketWriter")
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if err := w.finishPartialLocked(); err != nil {
+		return fmt.Errorf("finish a message before a control frame: %w", err)
 	}
-	g.w.wmu.Lock()
-	defer g.w.wmu.Unlock()
-	if err := g.w.finishPartialLocked(); err != nil {
-		return 0, errors.Join(errors.New("finish a message before a control frame"), err)
-	}
-	return g.Conn.Write(p)
+	return w.writeLocked([][]byte{f})
 }
 
 // wholeControlFrame reports whether p is exactly one unmasked control frame

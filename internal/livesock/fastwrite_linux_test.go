@@ -157,7 +157,7 @@ func (s *fakeSocket) SetWriteDeadline(time.Time) error { return nil }
 
 // newFakeWriter returns a socket writer on a fakeSocket of capacity bytes,
 // with the socket's TryWrite as its non-blocking write.
-func newFakeWriter(t *testing.T, capacity, queue int) (*livesock.SocketWriterForTest, net.Conn, *fakeSocket) {
+func newFakeWriter(t *testing.T, capacity, queue int) (*livesock.SocketWriterForTest, io.Writer, *fakeSocket) {
 	s := newFakeSocket(t, capacity)
 	w, guarded := livesock.NewSocketWriterWithDirectForTest(s, queue, s.TryWrite)
 	return w, guarded, s
@@ -242,7 +242,7 @@ func readWholeFrames(t *testing.T, r *bufio.Reader, messages, pings int, size fu
 }
 
 // TestSocketWriterKeepsFramesWhole fills a socket so that a frame is only
-// partly written, has control frames (as coder/websocket writes them) cut in
+// partly written, has control frames (the close, as writeControl writes it) cut in
 // meanwhile, and checks that the peer reads every frame whole and the
 // messages in order. The socket is a fakeSocket of 64 KiB: the first
 // message (1 MiB) is begun on the wire whatever the machine, and the peer's
@@ -346,7 +346,7 @@ func TestTextFrameLengths(t *testing.T) {
 }
 
 // TestSocketWriterStopKeepsFrameBegun: the connection is ended (stop, then
-// the library writes its close frame) while a frame is half on the wire:
+// writeControl writes the close frame) while a frame is half on the wire:
 // the peer reads the whole frame, then the close frame, and nothing queued
 // after it.
 func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
@@ -383,7 +383,7 @@ func TestSocketWriterStopKeepsFrameBegun(t *testing.T) {
 	}
 }
 
-func TestGuardedConnTakesWholeControlFramesOnly(t *testing.T) {
+func TestWriteControlTakesWholeControlFramesOnly(t *testing.T) {
 	server, _ := socketPair(t)
 	_, guarded := livesock.NewSocketWriterForTest(server, 10)
 	for _, tc := range []struct {

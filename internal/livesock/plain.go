@@ -210,6 +210,12 @@ func (c *plainConn) readLoop() {
 			break
 		}
 		c.h.Message(data)
+		if c.stopped.Load() {
+			// Read no further: a frame the library refuses after the one
+			// that stopped reading would otherwise race its 1002 against
+			// StopReading's code (FuzzClientBytes).
+			break
+		}
 	}
 	// A close under way (Close, StopReading) ends the connection when its
 	// handshake is over; ending it here would cut the close frame off.

@@ -87,7 +87,7 @@ func (p *poller) arm(c *fastConn) bool {
 		return false
 	}
 	var cerr error
-	err := c.rd.raw.Control(func(fd uintptr) {
+	err := c.raw.Control(func(fd uintptr) {
 		ev := syscall.EpollEvent{
 			Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT,
 			Fd:     int32(uint32(c.pollToken)),
@@ -176,10 +176,13 @@ func (p *poller) len() int {
 	return len(p.conns)
 }
 
+// errWouldBlock is readNB's answer when the socket holds nothing more.
+var errWouldBlock = errors.New("livesock: nothing to read yet")
+
 // readNB reads what c's socket holds without waiting: errWouldBlock when
 // it holds nothing.
 func (c *fastConn) readNB(p []byte) (n int, err error) {
-	rerr := c.rd.raw.Read(func(fd uintptr) bool {
+	rerr := c.raw.Read(func(fd uintptr) bool {
 		n, err = syscall.Read(int(fd), p)
 		return true // never wait in Go's poller: ours said there is something
 	})
