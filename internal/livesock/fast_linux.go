@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -60,31 +59,52 @@ const closeWait = 5 * time.Second
 type fastConn struct {
 	// out is first and held by value: Send (the fan-out, once per
 	// subscriber) then touches one object's cache lines, not two.
-	out    socketWriter
-	h      Handler
-	conn   net.Conn
-	raw    syscall.RawConn // nil: no descriptor of its own; a reader goroutine instead
-	poller *poller         // nil: a reader goroutine instead
-	// pollToken is the connection's token in the poller.
-	pollToken uint64
+	out socketWriter
+	h   Handler
+	// With a poller the connection's socket is sock, taken out of Go's
+	// net package (sock_linux.go), and sock.poller is set; without one it
+	// stays the net.Conn the writer holds (out.conn), read by a goroutine
+	// of its own.
+	sock sock
 	// rd is the client's frames; only the goroutine reading (Read's, then
 	// one burst at a time, or serve) touches it.
 	rd frameReader
-	// ahead is what net/http had read past the request, read first.
-	ahead []byte
+	// ahead is what net/http had read past the request, read first (nil
+	// when nothing was).
+	ahead *[]byte
+	// closing is the close code and reason, set once (Close,
+	// StopReading), and the close handshake's timer.
+	closing atomic.Pointer[closeState]
 
-	// The close code and reason, set once (Close, StopReading).
-	cmu    sync.Mutex
+	// bursts counts the arms: the store before each arm and the poller's
+	// load after the event order one burst's reads of rd before the
+	// next's for the race detector (epoll orders them, but it cannot see
+	// that).
+	bursts atomic.Uint32
+	// flags are flagStopped, flagCloseSent and flagEnded: one word, as an
+	// idle connection is kept small.
+	flags atomic.Uint32
+}
+
+const (
+	flagStopped   = 1 << iota // StopReading was called
+	flagCloseSent             // the close frame is written (or being written)
+	flagEnded                 // end ran
+)
+
+// has reports whether flag is set.
+func (c *fastConn) has(flag uint32) bool { return c.flags.Load()&flag != 0 }
+
+// set sets flag and reports whether it was set already.
+func (c *fastConn) set(flag uint32) (was bool) { return c.flags.Or(flag)&flag != 0 }
+
+// closeState is how a connection is to be closed.
+type closeState struct {
 	code   int
 	reason string
-	coded  bool
-	// closeTimer ends a connection whose client does not answer its
-	// close frame.
-	closeTimer *time.Timer
-
-	stopped   atomic.Bool // StopReading was called
-	closeSent atomic.Bool // the close frame is written (or being written)
-	ended     atomic.Bool
+	// timer ends a connection whose client does not answer its close
+	// frame (nil until the frame is sent).
+	timer atomic.Pointer[time.Timer]
 }
 
 func (f *fastEngine) accept(w http.ResponseWriter, r *http.Request, h Handler, opts Options) (Conn, error) {
@@ -93,21 +113,26 @@ func (f *fastEngine) accept(w http.ResponseWriter, r *http.Request, h Handler, o
 	if err != nil {
 		return nil, err
 	}
-	c := &fastConn{h: h, conn: conn, ahead: ahead}
+	c := &fastConn{h: h}
+	if len(ahead) > 0 {
+		c.ahead = &ahead
+	}
 	c.rd.limit = opts.ReadLimit
 	c.out.init(opts.QueueSize, opts.WriteTimeout, c.writerEnded)
-	c.out.attach(conn)
-	if sc, ok := conn.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw = raw
+	c.sock.fd = -1
+	if f.p != nil && !f.p.isClosed() {
+		if fd, err := takeSocket(conn); err == nil {
+			c.sock.fd = fd
+			c.out.conn, c.out.direct = &c.sock, c.sock.writeNB
+			// The poller entry is made before the caller can start the
+			// writer (Send, Ping, Close), which may end the connection
+			// from then on.
+			c.sock.poller = f.p
+			f.p.register(c)
+			return c, nil
 		}
 	}
-	// The poller entry is made before the caller can start the writer
-	// (Send, Ping, Close), which may end the connection from then on.
-	if f.p != nil && c.raw != nil && !f.p.isClosed() {
-		c.poller = f.p
-		f.p.register(c)
-	}
+	c.out.attach(conn)
 	return c, nil
 }
 
@@ -123,12 +148,13 @@ func (c *fastConn) Ping() { c.out.sendControl([]byte(pingFrame)) }
 // the poller starts one when the client sends something. Without one the
 // connection keeps a reader goroutine.
 func (c *fastConn) Read() {
-	ahead := c.ahead
-	c.ahead = nil
-	if len(ahead) > 0 && !c.consume(ahead) {
-		return
+	if ahead := c.ahead; ahead != nil {
+		c.ahead = nil
+		if !c.consume(*ahead) {
+			return
+		}
 	}
-	if c.poller != nil {
+	if c.sock.poller != nil {
 		c.readBurst() // what came with the upgrade, then the socket is armed
 		return
 	}
@@ -146,13 +172,14 @@ func (c *fastConn) readBurst() {
 	buf := readBufs.Get().(*[4096]byte)
 	defer readBufs.Put(buf)
 	for {
-		n, err := c.readNB(buf[:])
+		n, err := c.sock.readNB(buf[:])
 		if n > 0 && !c.consume(buf[:n]) {
 			return
 		}
 		switch {
 		case errors.Is(err, errWouldBlock):
-			if !c.poller.arm(c) {
+			c.bursts.Add(1)
+			if !c.sock.poller.arm(c) {
 				c.end() // the socket is closed already
 			}
 			return
@@ -167,7 +194,7 @@ func (c *fastConn) readBurst() {
 func (c *fastConn) serve() {
 	buf := make([]byte, 4096)
 	for {
-		n, err := c.conn.Read(buf)
+		n, err := c.out.conn.(net.Conn).Read(buf)
 		if n > 0 && !c.consume(buf[:n]) {
 			return
 		}
@@ -183,7 +210,7 @@ func (c *fastConn) serve() {
 // reports false when the connection is over, or reading stopped.
 func (c *fastConn) consume(p []byte) bool {
 	for len(p) > 0 {
-		if c.ended.Load() {
+		if c.has(flagEnded) {
 			return false
 		}
 		n, kind, payload, rerr := c.rd.next(p)
@@ -195,7 +222,7 @@ func (c *fastConn) consume(p []byte) bool {
 		if !c.handle(kind, payload) {
 			return false
 		}
-		if c.stopped.Load() {
+		if c.has(flagStopped) {
 			code, reason := c.closeCode()
 			c.closeWith(code, reason)
 			return false
@@ -211,11 +238,11 @@ func (c *fastConn) handle(kind frameKind, payload []byte) bool {
 	case gotMessage:
 		// Once the close frame is sent, the client's messages are read
 		// only to reach its close frame.
-		if !c.closeSent.Load() {
+		if !c.has(flagCloseSent) {
 			c.h.Message(payload)
 		}
 	case gotPing:
-		if !c.closeSent.Load() && c.h.Control() {
+		if !c.has(flagCloseSent) && c.h.Control() {
 			c.out.sendControl(controlFrame(opPong, payload))
 		}
 	case gotPong:
@@ -245,7 +272,7 @@ func (c *fastConn) handle(kind frameKind, payload []byte) bool {
 // nothing more is read). What is queued is dropped; a frame begun on the
 // wire is finished first.
 func (c *fastConn) closeWith(code int, reason string) {
-	if c.closeSent.CompareAndSwap(false, true) {
+	if !c.set(flagCloseSent) {
 		c.out.stop()
 		_ = c.out.writeControl(controlFrame(opClose, closePayload(code, reason)))
 	}
@@ -253,17 +280,15 @@ func (c *fastConn) closeWith(code int, reason string) {
 }
 
 func (c *fastConn) setCode(code int, reason string) {
-	c.cmu.Lock()
-	defer c.cmu.Unlock()
-	if !c.coded {
-		c.code, c.reason, c.coded = code, reason, true
-	}
+	c.closing.CompareAndSwap(nil, &closeState{code: code, reason: reason})
 }
 
+// closeCode is the code and reason set first (none: 1005, no code).
 func (c *fastConn) closeCode() (int, string) {
-	c.cmu.Lock()
-	defer c.cmu.Unlock()
-	return c.code, c.reason
+	if s := c.closing.Load(); s != nil {
+		return s.code, s.reason
+	}
+	return closeNoStatus, ""
 }
 
 // StopReading: nothing more is read after the call that made it (it is
@@ -271,7 +296,7 @@ func (c *fastConn) closeCode() (int, string) {
 // connection is closed with code.
 func (c *fastConn) StopReading(code int, reason string) {
 	c.setCode(code, reason)
-	c.stopped.Store(true)
+	c.set(flagStopped)
 }
 
 func (c *fastConn) Close(code int, reason string) {
@@ -286,7 +311,7 @@ func (c *fastConn) CloseNow() { c.end() }
 // and waits for the client's (the reader ends the connection when it
 // comes, or closeWait does).
 func (c *fastConn) writerEnded(err error) {
-	if err != nil || !c.closeSent.CompareAndSwap(false, true) {
+	if err != nil || c.set(flagCloseSent) {
 		c.end()
 		return
 	}
@@ -295,11 +320,14 @@ func (c *fastConn) writerEnded(err error) {
 		c.end()
 		return
 	}
-	c.cmu.Lock()
-	if !c.ended.Load() {
-		c.closeTimer = time.AfterFunc(closeWait, c.end)
+	// The handshake's bound; end stops it, and if end ran already the
+	// timer's end does nothing.
+	if s := c.closing.Load(); s != nil {
+		s.timer.Store(time.AfterFunc(closeWait, c.end))
+		if c.has(flagEnded) {
+			s.timer.Load().Stop()
+		}
 	}
-	c.cmu.Unlock()
 }
 
 // end lets go of the connection, once: the poller's entry, the writer
@@ -307,18 +335,22 @@ func (c *fastConn) writerEnded(err error) {
 // Whoever saw the connection end calls it (the reader, the writer,
 // CloseNow, the close handshake's timer).
 func (c *fastConn) end() {
-	if !c.ended.CompareAndSwap(false, true) {
+	if c.set(flagEnded) {
 		return
 	}
-	if c.poller != nil {
-		c.poller.forget(c)
+	if c.sock.poller != nil {
+		c.sock.poller.forget(c)
 	}
 	c.out.stop()
-	c.cmu.Lock()
-	if c.closeTimer != nil {
-		c.closeTimer.Stop()
+	if s := c.closing.Load(); s != nil {
+		if t := s.timer.Load(); t != nil {
+			t.Stop()
+		}
 	}
-	c.cmu.Unlock()
-	_ = c.conn.Close()
+	if conn, ok := c.out.conn.(net.Conn); ok {
+		_ = conn.Close()
+	} else {
+		c.sock.close()
+	}
 	c.h.Ended()
 }

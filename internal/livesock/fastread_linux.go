@@ -25,17 +25,19 @@ type frameReader struct {
 
 	// The frame under way: hdr holds its header bytes so far (up to 14),
 	// need how many it has once known (0 before the second byte), left its
-	// payload still to come and pos how much came (for the mask).
+	// payload still to come and pos how much came, modulo 4 (for the
+	// mask).
 	hdr  [14]byte
 	nhdr uint8
 	need uint8
-	left uint64
-	pos  uint64
+	pos  uint8
+	// inMessage says a data message has begun (even an empty one).
+	inMessage bool
+	left      uint64
 
 	// msg is the data message under way (nil between messages, so an idle
-	// connection keeps no array); inMessage says one has begun, even empty.
-	msg       []byte
-	inMessage bool
+	// connection keeps no array).
+	msg []byte
 	// ctl is the control frame's payload under way (nil otherwise).
 	ctl []byte
 }
@@ -203,9 +205,9 @@ func (r *frameReader) payload(p []byte) int {
 	*dst = append(*dst, p[:k]...)
 	key := r.hdr[r.need-4 : r.need]
 	for i, b := range (*dst)[at:] {
-		(*dst)[at+i] = b ^ key[(r.pos+uint64(i))&3]
+		(*dst)[at+i] = b ^ key[(int(r.pos)+i)&3]
 	}
-	r.pos += uint64(k)
+	r.pos = uint8((int(r.pos) + k) & 3)
 	r.left -= uint64(k)
 	return k
 }

@@ -35,14 +35,13 @@ import (
 // socket through guardedConn; a frame begun by a non-blocking write is
 // finished before anything else is written.
 type socketWriter struct {
-	conn net.Conn // the hijacked connection; set by hijackGuard
+	conn socketConn // the connection's socket
 	// direct writes as much of a frame as the socket takes without waiting
 	// and returns how much that was (called with wmu held); nil where there
 	// is no such write (a connection without a descriptor of its own, such
 	// as TLS, or a platform without one; see directWriter): every frame is
 	// then queued.
 	direct func(p []byte) int
-	max    int // frames the queue may hold
 	// timeout bounds one wait for the socket.
 	timeout time.Duration
 	// spawn starts the writer goroutine (go f(); tests run it by hand).
@@ -56,10 +55,18 @@ type socketWriter struct {
 
 	qmu     sync.Mutex // guards the fields below
 	queue   [][]byte   // frames waiting, in order
+	max     int32      // frames the queue may hold (set once, by init)
 	partial bool       // queue[0] is the rest of a frame already begun on the wire
 	running bool       // a writer goroutine runs (or is about to)
 	dropped bool       // close the socket once the frame begun is written
 	closed  bool
+}
+
+// socketConn is what the writer needs of a socket: a net.Conn's writes
+// with a deadline (a sock's, without a poller the net.Conn).
+type socketConn interface {
+	Write(p []byte) (int, error)
+	SetWriteDeadline(t time.Time) error
 }
 
 func newSocketWriter(max int, timeout time.Duration, ended func(err error)) *socketWriter {
@@ -70,7 +77,7 @@ func newSocketWriter(max int, timeout time.Duration, ended func(err error)) *soc
 
 // init sets up a writer in place (a fastConn holds its writer by value).
 func (w *socketWriter) init(max int, timeout time.Duration, ended func(err error)) {
-	w.max, w.timeout, w.ended, w.spawn = max, timeout, ended, func(f func()) { go f() }
+	w.max, w.timeout, w.ended, w.spawn = int32(min(max, 1<<31-1)), timeout, ended, func(f func()) { go f() }
 }
 
 // drop makes the writer goroutine end the connection (ended(nil)) once the
@@ -144,7 +151,7 @@ func (w *socketWriter) sendControl(f []byte) {
 // enqueueLocked queues f for the writer goroutine; false when the queue is
 // full. Called with qmu held.
 func (w *socketWriter) enqueueLocked(f []byte) bool {
-	if len(w.queue) >= w.max {
+	if len(w.queue) >= int(w.max) {
 		return false
 	}
 	w.queue = append(w.queue, f)

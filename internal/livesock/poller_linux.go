@@ -24,8 +24,12 @@ import (
 type poller struct {
 	log  *slog.Logger
 	epfd int
-	wake [2]int // a pipe: a byte written to wake[1] stops run
-	done chan struct{}
+	// wepfd is the second epoll set: sockets whose writer waits for room
+	// (sock.waitWritable), one-shot too; runWrites wakes the writer.
+	wepfd int
+	wake  [2]int // a pipe: a byte written to wake[1] stops run and runWrites
+	done  chan struct{}
+	wdone chan struct{}
 
 	// mu guards conns and next, and closed: once set, epfd is not used
 	// (arm answers false) and run closes it.
@@ -41,22 +45,32 @@ func newPoller(log *slog.Logger) (*poller, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &poller{log: log, epfd: epfd, conns: map[uint64]*fastConn{}, done: make(chan struct{})}
-	if err := syscall.Pipe2(p.wake[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+	wepfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
 		syscall.Close(epfd)
 		return nil, err
 	}
-	ev := syscall.EpollEvent{Events: syscall.EPOLLIN}
-	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, p.wake[0], &ev); err != nil {
-		p.closeFDs()
+	p := &poller{log: log, epfd: epfd, wepfd: wepfd, conns: map[uint64]*fastConn{}, done: make(chan struct{}), wdone: make(chan struct{})}
+	if err := syscall.Pipe2(p.wake[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		syscall.Close(epfd)
+		syscall.Close(wepfd)
 		return nil, err
 	}
+	for _, e := range []int{epfd, wepfd} {
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN}
+		if err := syscall.EpollCtl(e, syscall.EPOLL_CTL_ADD, p.wake[0], &ev); err != nil {
+			p.closeFDs()
+			return nil, err
+		}
+	}
 	go p.run()
+	go p.runWrites()
 	return p, nil
 }
 
 func (p *poller) closeFDs() {
 	syscall.Close(p.epfd)
+	syscall.Close(p.wepfd)
 	syscall.Close(p.wake[0])
 	syscall.Close(p.wake[1])
 }
@@ -66,39 +80,49 @@ func (p *poller) register(c *fastConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
-	c.pollToken = p.next
-	p.conns[c.pollToken] = c
+	c.sock.token = p.next
+	p.conns[c.sock.token] = c
 }
 
 // forget drops c's token: an event already taken for it is ignored.
 func (p *poller) forget(c *fastConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.conns, c.pollToken)
+	delete(p.conns, c.sock.token)
 }
 
 // arm asks for one event when c's socket has something to read (or is
 // closed or failed); false when the socket is closed already, or the
 // poller is.
 func (p *poller) arm(c *fastConn) bool {
+	return p.ctl(p.epfd, &c.sock, syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLONESHOT)
+}
+
+// armWrite asks for one event when s has room to write (or is closed or
+// failed), for its waiting writer; false when the socket is closed
+// already, or the poller is.
+func (p *poller) armWrite(s *sock) bool {
+	return p.ctl(p.wepfd, s, syscall.EPOLLOUT|syscall.EPOLLONESHOT)
+}
+
+// ctl registers (or re-arms) s in the epoll set epfd under its
+// connection's token.
+func (p *poller) ctl(epfd int, s *sock, events uint32) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.closed {
 		return false
 	}
-	var cerr error
-	err := c.raw.Control(func(fd uintptr) {
-		ev := syscall.EpollEvent{
-			Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT,
-			Fd:     int32(uint32(c.pollToken)),
-			Pad:    int32(uint32(c.pollToken >> 32)),
-		}
-		cerr = syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_MOD, int(fd), &ev)
-		if errors.Is(cerr, syscall.ENOENT) {
-			cerr = syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, int(fd), &ev)
+	tok := s.token
+	var err error
+	ok := s.do(func(fd int) {
+		ev := syscall.EpollEvent{Events: events, Fd: int32(uint32(tok)), Pad: int32(uint32(tok >> 32))}
+		err = syscall.EpollCtl(epfd, syscall.EPOLL_CTL_MOD, fd, &ev)
+		if errors.Is(err, syscall.ENOENT) {
+			err = syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
 		}
 	})
-	return err == nil && cerr == nil
+	return ok && err == nil
 }
 
 // run is the poller's goroutine (it blocks in epoll_wait on a thread of
@@ -128,6 +152,7 @@ func (p *poller) run() {
 				return
 			}
 			if c := p.conns[tok]; c != nil {
+				c.bursts.Load() // see fastConn.bursts
 				go c.readBurst()
 			}
 		}
@@ -135,8 +160,41 @@ func (p *poller) run() {
 	}
 }
 
-// stop marks the poller closed, closes its descriptors and closes every
-// connection it still held at once. On run's goroutine.
+// runWrites is the second epoll set's goroutine: it wakes the writers
+// waiting for room. It ends when the wake-up pipe is readable.
+func (p *poller) runWrites() {
+	defer close(p.wdone)
+	events := make([]syscall.EpollEvent, 64)
+	for {
+		n, err := syscall.EpollWait(p.wepfd, events, -1)
+		if err != nil {
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
+			// Never for a valid epoll descriptor: writers that wait for
+			// room meet their deadlines from now on, and their
+			// connections end.
+			p.log.Error("live poller: epoll_wait failed for writes", slog.Any("err", err))
+			return
+		}
+		p.mu.RLock()
+		for _, ev := range events[:n] {
+			tok := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			if tok == 0 {
+				p.mu.RUnlock()
+				return
+			}
+			if c := p.conns[tok]; c != nil {
+				c.sock.signal()
+			}
+		}
+		p.mu.RUnlock()
+	}
+}
+
+// stop marks the poller closed, closes every connection it still held at
+// once, waits for runWrites and closes the descriptors. On run's
+// goroutine.
 func (p *poller) stop() {
 	p.mu.Lock()
 	p.closed = true
@@ -145,10 +203,12 @@ func (p *poller) stop() {
 		conns = append(conns, c)
 	}
 	p.mu.Unlock()
-	p.closeFDs()
+	_, _ = syscall.Write(p.wake[1], []byte{0}) // runWrites too, if run failed
 	for _, c := range conns {
 		c.CloseNow()
 	}
+	<-p.wdone
+	p.closeFDs()
 }
 
 // close stops the poller and waits for it; safe to call twice.
@@ -178,22 +238,3 @@ func (p *poller) len() int {
 
 // errWouldBlock is readNB's answer when the socket holds nothing more.
 var errWouldBlock = errors.New("livesock: nothing to read yet")
-
-// readNB reads what c's socket holds without waiting: errWouldBlock when
-// it holds nothing.
-func (c *fastConn) readNB(p []byte) (n int, err error) {
-	rerr := c.raw.Read(func(fd uintptr) bool {
-		n, err = syscall.Read(int(fd), p)
-		return true // never wait in Go's poller: ours said there is something
-	})
-	if n < 0 {
-		n = 0
-	}
-	if errors.Is(err, syscall.EAGAIN) {
-		err = errWouldBlock
-	}
-	if rerr != nil {
-		err = rerr
-	}
-	return n, err
-}
