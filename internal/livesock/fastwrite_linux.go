@@ -9,15 +9,14 @@ import (
 	"time"
 )
 
-// socketWriter writes a fast connection's frames. coder/websocket does the
-// handshake, reads, answers pings and the close; the messages the server
-// sends go through here, because fan-out is where the server's CPU goes
-// (docs/benchmarks.md):
+// socketWriter writes a fast connection's frames: the messages the server
+// sends, pings and pongs, and the close frame. Fan-out is where the
+// server's CPU goes (docs/benchmarks.md):
 //
 //   - A message is framed once per push, not once per subscriber (the
 //     caller hands Send a prepared frame), and the room's fan-out goroutine writes the
 //     frame straight to every socket that has room for it, with one
-//     non-blocking write each: no goroutine wakes, no timer, no lock of the
+//     non-blocking write each: no goroutine wakes, no timer, no lock of a
 //     library per frame. This is what a Node relay does in its send loop.
 //   - A socket that cannot take the whole frame at once (a slow or dead
 //     client) gets the rest, and every later message, queued; a writer
@@ -31,9 +30,8 @@ import (
 // costs no goroutine here, and most connections are idle.
 //
 // Frames must never interleave on the wire: whoever writes to the socket
-// holds wmu, including coder/websocket's control frames, which reach the
-// socket through guardedConn; a frame begun by a non-blocking write is
-// finished before anything else is written.
+// holds wmu, the close frame's writer too (writeControl); a frame begun by
+// a non-blocking write is finished before anything else is written.
 type socketWriter struct {
 	conn socketConn // the connection's socket
 	// direct writes as much of a frame as the socket takes without waiting
@@ -125,12 +123,14 @@ func (w *socketWriter) sendFrame(f []byte) bool {
 
 // sendControl sends a control frame (the keeper's ping) without waiting:
 // straight to the socket when nothing is queued, else ahead of the queued
-// messages (after a frame begun on the wire), as the library's control
-// frames go. It is not counted against the queue's bound: the keeper has
-// at most one ping outstanding per connection.
+// messages (after a frame begun on the wire), as RFC 6455 lets control
+// frames go. It is not counted against the queue's bound (the keeper has
+// at most one ping outstanding per connection), but a pong (answering the
+// client's ping) is not queued past it: a client that pings and does not
+// read gets no more answers, not a queue that grows.
 func (w *socketWriter) sendControl(f []byte) {
 	w.qmu.Lock()
-	if w.closed {
+	if w.closed || f[0]&0x0f == opPong && len(w.queue) >= int(w.max) {
 		w.qmu.Unlock()
 		return
 	}

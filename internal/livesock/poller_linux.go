@@ -9,18 +9,19 @@ import (
 
 // poller waits for every idle fast connection's socket to become readable
 // with one epoll instance and one goroutine per engine, instead of one
-// goroutine per connection blocked in the WebSocket library's Read (4 KiB
-// of stack each, and as much again of garbage collector headroom: most of
-// what an idle connection cost; docs/benchmarks.md, "Idle connections"). A
-// connection is registered one-shot: when its socket has something, the
-// poller starts a goroutine (readBurst) that reads what there is, hands
-// whole messages to the library, and arms the socket again.
+// goroutine per connection blocked in a read (4 KiB of stack each, and as
+// much again of garbage collector headroom: most of what an idle
+// connection cost; docs/benchmarks.md, "Idle connections"). A connection
+// is registered one-shot: when its socket has something, the poller starts
+// a goroutine (readBurst) that reads what there is, handles each whole
+// message and control frame, and arms the socket again. A second epoll set
+// and goroutine wake the writers that wait for room (sock.waitWritable),
+// also one-shot.
 //
-// The socket stays in Go's own poller too (an fd may be in several epoll
-// sets): the library's reads and the writer's waits go through it as
-// before. Events carry a token, never the descriptor's number, which a
-// closed socket's successor may reuse; a closed descriptor leaves the
-// epoll set by itself. Token 0 is the poller's own wake-up pipe.
+// The sockets are not in Go's own poller (sock_linux.go). Events carry a
+// token, never the descriptor's number, which a closed socket's successor
+// may reuse; a closed descriptor leaves both epoll sets by itself. Token 0
+// is the poller's own wake-up pipe.
 type poller struct {
 	log  *slog.Logger
 	epfd int
