@@ -505,3 +505,24 @@ func TestNoDirectWriteWithoutDescriptor(t *testing.T) {
 		t.Fatal("net.Pipe has a direct write")
 	}
 }
+
+// TestSocketWriterPongsBounded: pongs answering a client that pings and
+// does not read stop being queued once the queue is full, while the
+// keeper's ping still goes ahead.
+func TestSocketWriterPongsBounded(t *testing.T) {
+	w, _, _ := newFakeWriter(t, 64<<10, 3)
+	defer w.Stop()
+	if !w.Send(livesock.TextFrame(payloadOf(0, 1<<20))) { // fills the socket; the rest is queued
+		t.Fatal("Send refused a message")
+	}
+	for range 100 {
+		w.SendControl([]byte{0x8a, 1, 'p'})
+	}
+	if n, _ := w.Queue(); n != 3 {
+		t.Fatalf("%d frames queued after 100 pongs, want 3 (the bound)", n)
+	}
+	w.SendControl([]byte{0x89, 0})
+	if n, _ := w.Queue(); n != 4 {
+		t.Fatalf("%d frames queued after a ping, want 4", n)
+	}
+}
