@@ -91,7 +91,7 @@ func (r *Room) queuePush(ctx context.Context, req *pushReq) error {
 	req.ctx = ctx
 	req.reply = make(chan pushReply, 1)
 	if r.opts.Stages != nil {
-		req.received = now()
+		req.received = wallNanos()
 	}
 	select {
 	case r.reqC <- req:
@@ -252,7 +252,7 @@ func (r *Room) encodeChangeSince(req *pushReq, a persist.Applied, since int64) *
 func (r *Room) finishCommit(c *commit) {
 	r.committing = false
 	if r.opts.Stages != nil {
-		taken := now()
+		taken := wallNanos()
 		for _, m := range c.msgs {
 			if m != nil && m.trace != nil {
 				m.trace.s.Taken = taken

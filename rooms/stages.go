@@ -70,8 +70,8 @@ type msgTrace struct {
 	slowestShard, slowestSend   atomic.Int64
 }
 
-// now is the wall clock in Unix nanoseconds.
-func now() int64 { return time.Now().UnixNano() }
+// wallNanos is the wall clock in Unix nanoseconds.
+func wallNanos() int64 { return time.Now().UnixNano() }
 
 // storeMax raises a to v if v is larger.
 func storeMax(a *atomic.Int64, v int64) {
@@ -101,7 +101,7 @@ func (t *msgTrace) beginHandOver(shards int) {
 }
 
 func (t *msgTrace) endHandOver() {
-	t.handed.Store(now())
+	t.handed.Store(wallNanos())
 	t.finishOne()
 }
 
@@ -135,7 +135,7 @@ func (r *Room) traceCommit(c *commit) {
 	if r.opts.Stages == nil {
 		return
 	}
-	encoded := now()
+	encoded := wallNanos()
 	for i, m := range c.msgs {
 		if m == nil {
 			continue

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -245,14 +246,14 @@ func parseGCTrace(r io.Reader, launched time.Time) []gcEvent {
 		var c1, c2, c3 float64
 		var cpu string
 		line := sc.Text()
-		if !bytes.HasPrefix([]byte(line), []byte("gc ")) {
+		if !strings.HasPrefix(line, "gc ") {
 			continue
 		}
 		if _, err := fmt.Sscanf(line, "gc %d %s %s %f+%f+%f ms clock, %s", &n, &at, &pct, &c1, &c2, &c3, &cpu); err != nil {
 			continue
 		}
-		secs, err := strconv.ParseFloat(string(bytes.Trim([]byte(at), "@s")), 64)
-		if err != nil {
+		secs, err := strconv.ParseFloat(strings.Trim(at, "@s"), 64)
+		if err != nil || !(secs >= 0 && secs < 1e9) { // the runtime writes seconds since start
 			continue
 		}
 		ev := gcEvent{at: launched.Add(time.Duration(secs * float64(time.Second))),
