@@ -30,6 +30,9 @@ type pushReq struct {
 	origin *Subscriber // nil for REST pushes
 	msgID  string      // the live push's id, echoed in the ack
 	reply  chan pushReply
+	// received is when the room was asked (Unix ns), kept only when the
+	// room records stages.
+	received int64
 }
 
 // serve queues the push and starts a commit unless one is in flight.
@@ -53,6 +56,9 @@ type commit struct {
 	err    error
 	// base is the room's version when the store call started.
 	base int64
+	// started and committed bracket the store call (Unix ns), kept only
+	// when the room records stages.
+	started, committed int64
 	// catchUp, only with several nodes (peers.go), is a read of the
 	// changes after base: other nodes committed in between, and it is
 	// sent in place of the batch's messages; or, for a commit without
@@ -70,18 +76,36 @@ func (r *Room) Push(ctx context.Context, p *board.Push, idemKey string) (version
 }
 
 func (r *Room) push(ctx context.Context, req *pushReq) (int64, bool, error) {
+	if err := r.queuePush(ctx, req); err != nil {
+		return 0, false, err
+	}
+	return req.await(ctx)
+}
+
+// queuePush hands req to the loop, which queues it behind the pushes it
+// took before; it returns once the loop has it, before its commit.
+func (r *Room) queuePush(ctx context.Context, req *pushReq) error {
 	if r.closing.Load() {
-		return 0, false, ErrClosed
+		return ErrClosed
 	}
 	req.ctx = ctx
 	req.reply = make(chan pushReply, 1)
+	if r.opts.Stages != nil {
+		req.received = wallNanos()
+	}
 	select {
 	case r.reqC <- req:
+		return nil
 	case <-r.done:
-		return 0, false, ErrClosed
+		return ErrClosed
 	case <-ctx.Done():
-		return 0, false, ctx.Err()
+		return ctx.Err()
 	}
+}
+
+// await waits for the answer to a push the loop took: its commit and
+// fan-out, or ctx.
+func (req *pushReq) await(ctx context.Context) (int64, bool, error) {
 	// The loop answers every push it took, even when it shuts down.
 	select {
 	case rep := <-req.reply:
@@ -144,7 +168,9 @@ func (r *Room) commit(batch []*pushReq, base int64) {
 	// with what subscribers were sent.
 	start := time.Now()
 	c.applied, c.err = r.store.ApplyPushes(context.Background(), r.id, in)
-	r.opts.Observer.Committed(len(batch), time.Since(start), c.err)
+	took := time.Since(start)
+	r.opts.Observer.Committed(len(batch), took, c.err)
+	c.started, c.committed = start.UnixNano(), start.Add(took).UnixNano()
 	if c.err == nil {
 		observeMerges(r.opts.Observer, c.applied)
 		r.peers.bridge(c)
@@ -165,6 +191,7 @@ func (r *Room) commit(batch []*pushReq, base int64) {
 				c.msgs[i] = r.encodeChangeSince(batch[i], c.applied[i], since)
 				since = -1
 			}
+			r.traceCommit(c)
 		}
 	}
 	r.commitC <- c
@@ -224,6 +251,14 @@ func (r *Room) encodeChangeSince(req *pushReq, a persist.Applied, since int64) *
 // change out, and the long polls when the version moved.
 func (r *Room) finishCommit(c *commit) {
 	r.committing = false
+	if r.opts.Stages != nil {
+		taken := wallNanos()
+		for _, m := range c.msgs {
+			if m != nil && m.trace != nil {
+				m.trace.s.Taken = taken
+			}
+		}
+	}
 	before := r.version.Load()
 	if c.catchUp != nil {
 		r.peers.finishCatchUp(c)

@@ -3,6 +3,7 @@ package rooms
 import (
 	"log/slog"
 	"sync"
+	"time"
 
 	"corkboard/transport/livewire"
 )
@@ -103,10 +104,23 @@ func (r *Room) broadcast(msg *Message, skip *Subscriber) {
 			parts[s.shard-1] = append(parts[s.shard-1], s)
 		}
 	}
+	t := msg.trace
+	if t != nil {
+		n := 0
+		for _, p := range parts {
+			if len(p) > 0 {
+				n++
+			}
+		}
+		t.beginHandOver(n)
+	}
 	for i, p := range parts {
 		if len(p) > 0 {
 			r.handOverTo(i, fanJob{msg: msg, subs: p})
 		}
+	}
+	if t != nil {
+		t.endHandOver()
 	}
 }
 
@@ -186,9 +200,13 @@ func (r *Room) runShard(c <-chan fanJob) {
 	defer r.fan.wg.Done()
 	var full []*Subscriber
 	for job := range c {
-		for _, s := range job.subs {
-			if !s.sink.Send(job.msg) {
-				full = append(full, s)
+		if job.msg.trace != nil {
+			full = sendTimed(job, full)
+		} else {
+			for _, s := range job.subs {
+				if !s.sink.Send(job.msg) {
+					full = append(full, s)
+				}
 			}
 		}
 		for _, s := range full {
@@ -197,6 +215,27 @@ func (r *Room) runShard(c <-chan fanJob) {
 		clear(full)
 		full = full[:0]
 	}
+}
+
+// sendTimed is the shard's sending of a traced message: the same sends,
+// with the shard's start, end and slowest send added to the message's
+// timeline. It returns full with the subscribers whose sinks were full
+// appended.
+func sendTimed(job fanJob, full []*Subscriber) []*Subscriber {
+	start := time.Now()
+	var slowest time.Duration
+	last := start
+	for _, s := range job.subs {
+		ok := s.sink.Send(job.msg)
+		t := time.Now()
+		slowest = max(slowest, t.Sub(last))
+		last = t
+		if !ok {
+			full = append(full, s)
+		}
+	}
+	job.msg.trace.shardDone(start.UnixNano(), last.UnixNano(), int64(slowest))
+	return full
 }
 
 // startFanOut prepares the room's fan-out; its shards start with their

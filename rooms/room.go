@@ -76,6 +76,10 @@ type Options struct {
 	// would find nothing new asks the store for the board's version first
 	// (one indexed read); without one it is answered from memory.
 	Relay Relay
+	// Stages, when set, is given the stage timeline of every changes
+	// message a push fans out (stages.go); nil records nothing and reads
+	// no clock for it.
+	Stages StageRecorder
 }
 
 func (o Options) withDefaults() Options {

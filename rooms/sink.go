@@ -26,6 +26,9 @@ type Message struct {
 	Version int64
 
 	wire atomic.Pointer[[]byte]
+	// trace is the message's stage timeline (stages.go), nil unless the
+	// room records stages.
+	trace *msgTrace
 }
 
 // NewMessage wraps encoded JSON.

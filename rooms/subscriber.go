@@ -164,6 +164,25 @@ func (s *Subscriber) Push(ctx context.Context, msgID string, p *board.Push, idem
 	return s.room.push(ctx, &pushReq{in: persist.PushInput{Push: p, IdempotencyKey: idemKey}, origin: s, msgID: msgID})
 }
 
+// QueuePush is Push without the wait: it returns once the room has taken
+// the push (or could not: ErrClosed, ctx's error), so a connection's pushes
+// are still applied in the order it queued them, and the connection can
+// read its next message while this one commits; pushes queued during a
+// commit share the next one. The connection gets its ack in version order
+// as with Push; answered is called once, from a goroutine of its own, with
+// the push's outcome (nil when applied) when the room took it.
+func (s *Subscriber) QueuePush(ctx context.Context, msgID string, p *board.Push, idemKey string, answered func(err error)) error {
+	req := &pushReq{in: persist.PushInput{Push: p, IdempotencyKey: idemKey}, origin: s, msgID: msgID}
+	if err := s.room.queuePush(ctx, req); err != nil {
+		return err
+	}
+	go func() {
+		_, _, err := req.await(ctx)
+		answered(err)
+	}()
+	return nil
+}
+
 // PullTo is Room.PullTo.
 func (s *Subscriber) PullTo(ctx context.Context, since int64, fn func(p *persist.ChangePart) error) (int64, bool, error) {
 	return s.room.PullTo(ctx, since, fn)

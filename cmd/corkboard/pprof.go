@@ -8,6 +8,8 @@ import (
 	"net/http/pprof"
 	"strings"
 	"time"
+
+	"corkboard/internal/stagelog"
 )
 
 // checkPprofAddr refuses a -pprof address that is not on the loopback
@@ -44,8 +46,14 @@ func listenPprof(addr string) (net.Listener, error) {
 // newPprofServer serves net/http/pprof's handlers under /debug/pprof/ on a
 // mux of its own, never on the API's router. Its write timeout leaves room
 // for a CPU profile or trace of up to 30 minutes (pprof refuses longer).
-func newPprofServer(log *slog.Logger) *http.Server {
+//
+// stages, when not nil, is served at /debug/corkboard/stages: the fan-out's
+// stage timelines and the runtime's seconds (internal/stagelog).
+func newPprofServer(log *slog.Logger, stages *stagelog.Log) *http.Server {
 	mux := http.NewServeMux()
+	if stages != nil {
+		mux.Handle("/debug/corkboard/stages", stages)
+	}
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

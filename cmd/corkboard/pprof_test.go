@@ -85,9 +85,17 @@ func TestPprofServesOnLoopback(t *testing.T) {
 	if status, body := get(t, pprofBase+"/debug/pprof/goroutine?debug=1"); status != http.StatusOK || !strings.Contains(body, "goroutine profile") {
 		t.Fatalf("GET /debug/pprof/goroutine = %d %.200s", status, body)
 	}
+	// With the profiler, the fan-out's stage log is served beside it
+	// (internal/stagelog; the load tool reads it).
+	if status, body := get(t, pprofBase+"/debug/corkboard/stages"); status != http.StatusOK || !strings.Contains(body, `"messages"`) || !strings.Contains(body, `"seconds"`) {
+		t.Fatalf("GET /debug/corkboard/stages = %d %.200s, want the stage log", status, body)
+	}
 	// Only the profiler's own listener serves it.
 	if _, body := get(t, base+"/debug/pprof/"); strings.Contains(body, pprofIndex) {
 		t.Fatal("the API's address serves pprof")
+	}
+	if _, body := get(t, base+"/debug/corkboard/stages"); strings.Contains(body, `"messages"`) {
+		t.Fatal("the API's address serves the stage log")
 	}
 	if status, _ := get(t, pprofBase+"/api/auth/me"); status != http.StatusNotFound {
 		t.Fatalf("the pprof address answers the API: %d", status)

@@ -14,6 +14,7 @@ import (
 	"corkboard/billing"
 	"corkboard/changelog"
 	"corkboard/hub"
+	"corkboard/internal/stagelog"
 	"corkboard/metrics"
 	"corkboard/ratelimit"
 	"corkboard/transport"
@@ -50,7 +51,11 @@ type Main struct {
 	cancelRequests context.CancelFunc
 	ln             net.Listener
 	pprofSrv       *http.Server
-	stopMetrics    func()
+	// stages, with -pprof, is the fan-out's stage log served beside the
+	// profiles; stopStages ends its sampler.
+	stages      *stagelog.Log
+	stopStages  context.CancelFunc
+	stopMetrics func()
 	// served is set once Run has handed the listener to the HTTP server.
 	served bool
 }
@@ -166,7 +171,17 @@ func (m *Main) openServices(ctx context.Context, set *settings) error {
 	// can drain it in order.
 	m.auth.Start(context.WithoutCancel(ctx))
 
-	m.hub = hub.New(m.db, hubOptions(cfg, m.metrics, bus, links, m.Log))
+	hubOpts := hubOptions(cfg, m.metrics, bus, links, m.Log)
+	if cfg.Pprof != "" {
+		// Stage timing is for the one who profiles: the load tool reads it
+		// from the profiler's listener (docs/benchmarks.md).
+		m.stages = stagelog.New()
+		var sctx context.Context
+		sctx, m.stopStages = context.WithCancel(context.WithoutCancel(ctx))
+		go m.stages.Run(sctx)
+		hubOpts.Room.Stages = m.stages
+	}
+	m.hub = hub.New(m.db, hubOpts)
 	links.set(m.hub, m.auth)
 	if bus != nil {
 		m.Log.Info("joined the other nodes on the store's bus", "node", m.hub.NodeID(), "poll", cfg.NodePoll)
@@ -269,7 +284,7 @@ func (m *Main) openHTTP(ctx context.Context, set *settings) error {
 		if err != nil {
 			return err
 		}
-		m.pprofSrv = newPprofServer(m.Log)
+		m.pprofSrv = newPprofServer(m.Log, m.stages)
 		m.Log.Info("pprof listening", "addr", pln.Addr().String())
 		go func() {
 			if err := m.pprofSrv.Serve(pln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -371,6 +386,9 @@ func (m *Main) closeAfterStopped() {
 	}
 	if m.pprofSrv != nil {
 		m.pprofSrv.Close()
+	}
+	if m.stopStages != nil {
+		m.stopStages()
 	}
 	if m.cancelRequests != nil {
 		m.cancelRequests()

@@ -27,7 +27,11 @@ type cfRelay struct {
 	maxInFlight int
 	dial        *http.Client
 	http        *http.Client
+	// diag is where the server's GC trace is (timeline.go).
+	diag diagSource
 }
+
+func (c *cfRelay) diagnostics() diagSource { return c.diag }
 
 func newCFRelay(base string, pid int, apiKey, prefix string, maxInFlight int) (*cfRelay, error) {
 	u, err := checkLoopbackURL(base)

@@ -16,6 +16,9 @@ type centrifugoFlags struct {
 	PID    int
 	APIKey string
 	Pairs  int
+	// Timeline: spawned servers run with a GC trace, Corkboard with its
+	// stage log, and the report splits each run by second (timeline.go).
+	Timeline bool
 }
 
 func (f *centrifugoFlags) register(fs *flag.FlagSet) {
@@ -23,6 +26,7 @@ func (f *centrifugoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.URL, "centrifugo-url", "", "centrifugo: a running Centrifugo (http://127.0.0.1:8000) instead of -centrifugo-bin")
 	fs.IntVar(&f.PID, "centrifugo-pid", 0, "centrifugo: the running Centrifugo's process ID")
 	fs.StringVar(&f.APIKey, "centrifugo-api-key", "", "centrifugo: the running Centrifugo's HTTP API key")
+	fs.BoolVar(&f.Timeline, "timeline", true, "centrifugo: spawned servers run with GODEBUG=gctrace=1, Corkboard with -pprof and its stage log; each run's report has a per-second and per-push timeline")
 	fs.IntVar(&f.Pairs, "pairs", 1, "centrifugo: pairs of runs, Corkboard and Centrifugo; the order alternates (Corkboard first in the first)")
 }
 
@@ -132,14 +136,20 @@ func runCentrifugoMode(ctx context.Context, cfg *Config, rep *Report, log *slog.
 // started for this run with -spawn-corkboard, else the one at -url.
 func runCorkboardOnce(ctx context.Context, cfg *Config, log *slog.Logger) (*RunResult, error) {
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID
+	var diag diagSource
 	if cfg.SpawnCorkboard != "" {
-		srv, err := spawnCorkboard(ctx, cfg.SpawnCorkboard, false, cfg.TempDir, cfg.Keep)
+		// With the timeline, the server runs with its profiler's listener
+		// (which serves its stage log) and a GC trace in its log.
+		srv, err := spawnCorkboardEnv(ctx, cfg.SpawnCorkboard, cfg.Centrifugo.Timeline, cfg.TempDir, cfg.Keep, timelineEnv(cfg))
 		if err != nil {
 			return nil, err
 		}
 		defer srv.stop()
 		base, outbox, pid = srv.base, srv.outbox(), srv.PID()
 		log.Info("corkboard started", "url", base, "pid", pid)
+		if cfg.Centrifugo.Timeline {
+			diag = diagSource{stagesURL: srv.pprofBase + "/debug/corkboard/stages", logPath: srv.logPath, launched: srv.launched}
+		}
 	}
 	a, err := newAPI(base, 64)
 	if err != nil {
@@ -148,27 +158,41 @@ func runCorkboardOnce(ctx context.Context, cfg *Config, log *slog.Logger) (*RunR
 	if err := logIn(ctx, a, cfg, outbox, log); err != nil {
 		return nil, err
 	}
-	return runLive(ctx, cfg, &corkRelay{api: a, pid: pid, prefix: newPrefix(), pushOver: "ws"}, log)
+	return runLive(ctx, cfg, &corkRelay{api: a, pid: pid, prefix: newPrefix(), pushOver: "ws", diag: diag}, log)
 }
 
 // runCentrifugoOnce runs the fan-out once against Centrifugo.
 func runCentrifugoOnce(ctx context.Context, cfg *Config, log *slog.Logger) (*RunResult, error) {
 	f := cfg.Centrifugo
 	base, pid, key := f.URL, f.PID, f.APIKey
+	var diag diagSource
 	if f.Bin != "" {
-		srv, k, err := spawnCentrifugo(ctx, f.Bin, cfg.TempDir, cfg.Keep)
+		srv, k, err := spawnCentrifugo(ctx, f.Bin, cfg.TempDir, cfg.Keep, timelineEnv(cfg))
 		if err != nil {
 			return nil, err
 		}
 		defer srv.stop()
 		base, pid, key = srv.base, srv.PID(), k
 		log.Info("centrifugo started", "url", base, "pid", pid)
+		if f.Timeline {
+			diag = diagSource{logPath: srv.logPath, launched: srv.launched}
+		}
 	}
 	rel, err := newCFRelay(base, pid, key, newPrefix(), cfg.MaxInFlight)
 	if err != nil {
 		return nil, err
 	}
+	rel.diag = diag
 	return runLive(ctx, cfg, rel, log)
+}
+
+// timelineEnv is the spawned servers' added environment: a GC trace when
+// the timeline is on.
+func timelineEnv(cfg *Config) []string {
+	if !cfg.Centrifugo.Timeline {
+		return nil
+	}
+	return []string{"GODEBUG=gctrace=1"}
 }
 
 // printCentrifugo writes the pairs' ratios.

@@ -23,7 +23,11 @@ type corkRelay struct {
 	pushOver string // "ws" or "rest"
 	// maxInFlight bounds a REST writer's pushes awaiting their answer.
 	maxInFlight int
+	// diag is where the server's stage log and GC trace are (timeline.go).
+	diag diagSource
 }
+
+func (c *corkRelay) diagnostics() diagSource { return c.diag }
 
 func (c *corkRelay) Name() string { return "corkboard" }
 func (c *corkRelay) PID() int     { return c.pid }
@@ -79,6 +83,8 @@ type liveHead struct {
 	Status int    `json:"status"`
 	Error  string `json:"error"`
 	Field  string `json:"field"`
+	// ServerVersion is an ack's version.
+	ServerVersion int64 `json:"serverVersion"`
 }
 
 // changesPrefix starts every changes message.
@@ -196,7 +202,7 @@ func (p *wsPusher) readAck(e *engine, data []byte) {
 	if h.Type == livewire.TypeError {
 		e.ack(seq, fmt.Errorf("error %d: %s %s", h.Status, h.Field, h.Error))
 	} else {
-		e.ack(seq, nil)
+		e.ackVersion(seq, h.ServerVersion)
 	}
 }
 

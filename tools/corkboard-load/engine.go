@@ -52,6 +52,7 @@ type receiver struct {
 	e    *engine
 	room int
 	lat  []time.Duration // push→receive latencies
+	seqs []int32         // the push of each latency, for the timeline
 	seen []uint64        // bitset of seqs received; nil when too big to keep
 
 	got  atomic.Int64 // pushes received
@@ -97,6 +98,12 @@ type engine struct {
 	acked     atomic.Int64
 	failed    atomic.Int64
 
+	// versions is each push's version as its ack gave it (Corkboard's
+	// live pushes), for the timeline; 0 when unknown.
+	versions []atomic.Int64
+	// diag is where the server tells more than /proc (timeline.go).
+	diag diagSource
+
 	mu      sync.Mutex
 	ackLat  []time.Duration
 	errs    int64
@@ -115,6 +122,7 @@ func newEngine(rel relay, wl Workload) *engine {
 		sentNs:    make([]atomic.Int64, total),
 		ackedBy:   make([]atomic.Int64, wl.Boards),
 		acks:      make([]atomic.Bool, total),
+		versions:  make([]atomic.Int64, total),
 	}
 }
 
@@ -155,6 +163,15 @@ func (e *engine) ack(seq int64, err error) {
 	e.mu.Lock()
 	e.ackLat = append(e.ackLat, lat)
 	e.mu.Unlock()
+}
+
+// ackVersion records the answer to push seq with the version the server
+// gave it.
+func (e *engine) ackVersion(seq, version int64) {
+	if seq >= 0 && seq < int64(len(e.versions)) {
+		e.versions[seq].Store(version)
+	}
+	e.ack(seq, nil)
 }
 
 // error counts a failure and keeps the first few for the report.
@@ -280,6 +297,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	// Push for Duration at Rate, spread evenly over the writers.
 	cpu0 := probe.cpuTimes()
 	writeStart := time.Now()
+	tl := startTimeline(pid)
 	var wg sync.WaitGroup
 	interval := time.Duration(float64(wl.Writers) / wl.Rate * float64(time.Second))
 	for w, p := range writers {
@@ -315,6 +333,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 		return e.acked.Load()+e.failed.Load() == e.sent.Load() && delivered() >= expected()
 	})
 	windowEnd := time.Now()
+	secs := tl.end()
 	cpu1 := probe.cpuTimes()
 	probe.sample(&res.Server.After)
 
@@ -325,8 +344,14 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	loops.Wait()
 
 	var lat []time.Duration
+	bySeq := make([][]time.Duration, len(e.sentNs))
 	for _, r := range recvs {
 		lat = append(lat, r.lat...)
+		for i, seq := range r.seqs {
+			if seq >= 0 {
+				bySeq[seq] = append(bySeq[seq], r.lat[i])
+			}
+		}
 		res.Duplicates += r.dup.Load()
 		if r.closeCode == livewire.CloseResync {
 			res.Drops++
@@ -351,6 +376,7 @@ func (e *engine) run(ctx context.Context, pid int) (*RunResult, error) {
 	res.Delivered = delivered()
 	res.Missing = max(res.Expected-res.Delivered, 0)
 	res.WindowS = windowEnd.Sub(writeStart).Seconds()
+	res.Timeline = buildTimeline(ctx, deliveries{start: writeStart, sentNs: e.sentAt, version: func(seq int64) int64 { return e.versions[seq].Load() }, bySeq: bySeq}, secs, e.diag, e.start)
 	s := summarize(lat)
 	res.Latency = &s
 	e.mu.Lock()
@@ -449,6 +475,11 @@ func (r *receiver) record(seq, sentNs int64) {
 		r.seen[w] |= bit
 	}
 	r.lat = append(r.lat, time.Duration(r.e.now()-sentNs))
+	if seq >= 0 && seq < int64(len(r.e.sentNs)) {
+		r.seqs = append(r.seqs, int32(seq))
+	} else {
+		r.seqs = append(r.seqs, -1)
+	}
 	r.got.Add(1)
 }
 

@@ -451,7 +451,11 @@ func (cfg *Config) workload() Workload {
 func runLive(ctx context.Context, cfg *Config, rel relay, log *slog.Logger) (*RunResult, error) {
 	wl := cfg.workload()
 	log.Info("live run", "server", rel.Name(), "boards", wl.Boards, "conns", wl.Conns, "writers", wl.Writers, "rate", wl.Rate, "for", wl.Duration)
-	r, err := newEngine(rel, wl).run(ctx, rel.PID())
+	e := newEngine(rel, wl)
+	if d, ok := rel.(interface{ diagnostics() diagSource }); ok {
+		e.diag = d.diagnostics()
+	}
+	r, err := e.run(ctx, rel.PID())
 	if r != nil {
 		r.Name = cfg.Mode
 		if rel.Name() == "corkboard" {

@@ -97,9 +97,11 @@ type RunResult struct {
 	// AckLatency is push→acknowledgement at the pusher.
 	AckLatency *Summary `json:"ackLatency,omitempty"`
 
-	Server             *ServerStats `json:"server,omitempty"`
-	LoadToolCPUSeconds float64      `json:"loadToolCpuSeconds,omitempty"`
-	Wrk                *WrkResult   `json:"wrk,omitempty"`
+	Server *ServerStats `json:"server,omitempty"`
+	// Timeline splits the push window by second and by push (timeline.go).
+	Timeline           *TimelineReport `json:"timeline,omitempty"`
+	LoadToolCPUSeconds float64         `json:"loadToolCpuSeconds,omitempty"`
+	Wrk                *WrkResult      `json:"wrk,omitempty"`
 }
 
 // ServerStats is the server process as /proc saw it.
@@ -261,6 +263,7 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if len(rep.Centrifugo) > 0 {
 		printCentrifugo(w, rep.Centrifugo)
+		printSlowSeconds(w, rep.Runs)
 	}
 	if rep.Memory != nil {
 		printMemory(w, rep.Memory)

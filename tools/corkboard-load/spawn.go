@@ -32,6 +32,10 @@ type spawned struct {
 	// stoppedIn and startedAt are the last restart's (presence.go).
 	stoppedIn time.Duration
 	startedAt time.Time
+	// launched is when the process was started (its GC trace's clock
+	// starts then); logPath its log file.
+	launched time.Time
+	logPath  string
 }
 
 // freePort asks the kernel for a free loopback port. Another process may
@@ -53,8 +57,9 @@ func (s *spawned) start(ctx context.Context, readyURL string) error {
 	if err != nil {
 		return err
 	}
-	s.log = f
+	s.log, s.logPath = f, f.Name()
 	s.cmd.Stdout, s.cmd.Stderr = f, f
+	s.launched = time.Now()
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", s.name, err)
 	}
@@ -123,6 +128,12 @@ var unlimitedLive = []string{
 // pprof set it also serves Go's profiler on another free loopback port
 // (corkboard -pprof), at the returned pprofBase. extra are more flags.
 func spawnCorkboard(ctx context.Context, bin string, pprof bool, parent string, keep bool, extra ...string) (*spawned, error) {
+	return spawnCorkboardEnv(ctx, bin, pprof, parent, keep, nil, extra...)
+}
+
+// spawnCorkboardEnv is spawnCorkboard with env added to the server's
+// environment (GODEBUG=gctrace=1 for the timeline).
+func spawnCorkboardEnv(ctx context.Context, bin string, pprof bool, parent string, keep bool, env []string, extra ...string) (*spawned, error) {
 	dir, err := os.MkdirTemp(parent, "corkboard-load-")
 	if err != nil {
 		return nil, err
@@ -151,6 +162,9 @@ func spawnCorkboard(ctx context.Context, bin string, pprof bool, parent string, 
 	// The server reads CORKBOARD_* variables; the flags above win, and the
 	// rest of the environment is the operator's.
 	s := &spawned{name: "corkboard", cmd: exec.Command(bin, args...), dir: dir, keep: keep, base: base, pprofBase: pprofBase}
+	if env != nil {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	if err := s.start(ctx, base+"/api/auth/me"); err != nil {
 		s.stop()
 		return nil, err
@@ -235,7 +249,7 @@ func centrifugoConfig(port int, apiKey string) ([]byte, error) {
 
 // spawnCentrifugo starts a Centrifugo binary on a fresh config in a temp
 // folder under parent and a free loopback port, with a new API key.
-func spawnCentrifugo(ctx context.Context, bin, parent string, keep bool) (*spawned, string, error) {
+func spawnCentrifugo(ctx context.Context, bin, parent string, keep bool, env []string) (*spawned, string, error) {
 	dir, err := os.MkdirTemp(parent, "corkboard-load-centrifugo-")
 	if err != nil {
 		return nil, "", err
@@ -260,6 +274,9 @@ func spawnCentrifugo(ctx context.Context, bin, parent string, keep bool) (*spawn
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	s := &spawned{name: "centrifugo", cmd: exec.Command(bin, "--config", path), dir: dir, keep: keep, base: base}
+	if env != nil {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	if err := s.start(ctx, base+"/"); err != nil {
 		s.stop()
 		return nil, "", err

@@ -171,7 +171,7 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		ch.writeError(w, r, err)
 		return
 	}
-	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease}
+	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease, pushSlots: make(chan struct{}, maxPushesInFlight)}
 	if a.Link != nil {
 		lc.link, lc.linkEnds = true, a.Link.ExpiresAt
 	}
@@ -417,6 +417,9 @@ type liveConn struct {
 	// overBudget is set once the connection's messages went past its
 	// budget or its person's; it is being closed with 4029.
 	overBudget atomic.Bool
+	// pushSlots bounds the connection's pushes taken by the room and not
+	// yet answered (maxPushesInFlight): past it, the reader waits.
+	pushSlots chan struct{}
 	// link is set for a socket opened with a read-only link (watch is
 	// then nil): it only watches. linkEnds is when the link expires.
 	link     bool
@@ -508,6 +511,8 @@ func (lc *liveConn) Message(data []byte) {
 	}
 	switch m.Type {
 	case livewire.TypePush:
+		// The push's answer (an ack in version order, or an error) comes
+		// later; the reader goes on to the next message meanwhile.
 		lc.sendError(ctx, m.ID, lc.push(ctx, &m))
 	case livewire.TypePointer:
 		if m.X == nil || m.Y == nil {
@@ -622,9 +627,32 @@ func (lc *liveConn) push(ctx context.Context, m *clientMessage) error {
 		return err
 	}
 	p.Author = a.Author() // locks and roles: board.SettleRights
-	_, _, err = lc.sub.Push(ctx, m.ID, &p, m.IdempotencyKey)
+	// The room takes the push in the order the connection sent it, but
+	// the connection does not wait for its commit: a slow fsync would hold
+	// its next pushes (each then a commit of its own, one after the other:
+	// issue 26's slow seconds) and its pings. At most maxPushesInFlight
+	// wait for their answer; past that the reader waits, as it did for
+	// every push before.
+	select {
+	case lc.pushSlots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	id := m.ID
+	err = lc.sub.QueuePush(ctx, id, &p, m.IdempotencyKey, func(err error) {
+		<-lc.pushSlots
+		lc.sendError(ctx, id, err)
+	})
+	if err != nil {
+		<-lc.pushSlots
+	}
 	return err
 }
+
+// maxPushesInFlight is how many of a connection's pushes may wait for
+// their commit at once: a client that sends faster than the board commits
+// is then read no faster than it commits.
+const maxPushesInFlight = 32
 
 // sendError queues an error answer; nil err sends nothing.
 func (lc *liveConn) sendError(ctx context.Context, id string, err error) {
