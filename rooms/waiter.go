@@ -75,8 +75,9 @@ func (w *Waiter) serve(r *Room) {
 // Wait registers a waiter for the room's version to pass f.Since. When the
 // version is not f.Since already (the board moved, or the client is ahead
 // of it), the waiter is answered at once with WaitPassed. With several
-// nodes (a Relay) the store's version is read first, and a store ahead of
-// the room answers at once too. The caller must
+// nodes (a Relay) the store's version is read first, unless the Relay is
+// current (as for Pull), and a store ahead of the room answers at once
+// too. The caller must
 // call Stop when it is done with the waiter, answered or not.
 //
 // Once Wait has returned, the room has taken the waiter: a push the room
@@ -90,7 +91,7 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	}
 	r.touch()
 	w := &Waiter{room: r, since: f.Since, email: f.Email, pos: -1, end: make(chan WaitEnd, 1), onStop: f.OnStop}
-	if v := r.version.Load(); f.Since >= v && r.peers.shared() {
+	if v := r.version.Load(); f.Since >= v && r.peers.shared() && (f.Since > v || !r.peers.current(v)) {
 		// With several nodes the room may be behind the store: another node
 		// acknowledged a push whose note is on its way, or the client pushed
 		// there and is ahead of this room. The store knows; a wait never
