@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/persist/postgres"
@@ -18,9 +20,10 @@ import (
 )
 
 // pgNode is one node on PostgreSQL: its own store (pool), its LISTEN/NOTIFY
-// bus and its hub.
+// bus and its hub, which reads the store through reads (counted).
 type pgNode struct {
 	store *postgres.Store
+	reads *countingStore
 	bus   *postgres.Bus
 	hub   *hub.Hub
 }
@@ -35,10 +38,25 @@ func newPGNodes(tb testing.TB, n int) []*pgNode {
 // wrap is set (to hold a node's notes back).
 func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*pgNode {
 	tb.Helper()
+	return startPGNodesWith(tb, pgNodesOptions{n: n, wrap: wrap})
+}
+
+// pgNodesOptions set up the nodes of startPGNodesWith.
+type pgNodesOptions struct {
+	n    int
+	wrap func(i int, b hub.Bus) hub.Bus // nil: the bus itself
+	// lease is node i's hub.Options.Lease; nil: the default.
+	lease func(i int) time.Duration
+	// setup runs on the fresh database, b1 claimed, before any node starts.
+	setup func(s *postgres.Store)
+}
+
+func startPGNodesWith(tb testing.TB, o pgNodesOptions) []*pgNode {
+	tb.Helper()
 	dsn := pgtest.NewDatabase(tb)
 	ctx := context.Background()
 	var out []*pgNode
-	for i := range n {
+	for i := range o.n {
 		s, err := postgres.Open(ctx, dsn)
 		if err != nil {
 			tb.Fatal(err)
@@ -47,13 +65,21 @@ func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*
 			if _, err := s.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
 				tb.Fatal(err)
 			}
+			if o.setup != nil {
+				o.setup(s)
+			}
 		}
 		bus := s.NewBus(postgres.BusOptions{MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 		var hb hub.Bus = bus
-		if wrap != nil {
-			hb = wrap(i, bus)
+		if o.wrap != nil {
+			hb = o.wrap(i, bus)
 		}
-		h := hub.New(s, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1})
+		var lease time.Duration
+		if o.lease != nil {
+			lease = o.lease(i)
+		}
+		reads := &countingStore{SyncStore: s}
+		h := hub.New(reads, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1, Lease: lease})
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 			defer cancel()
@@ -63,13 +89,35 @@ func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*
 			bus.Close()
 			s.Close()
 		})
-		out = append(out, &pgNode{store: s, bus: bus, hub: h})
+		out = append(out, &pgNode{store: s, reads: reads, bus: bus, hub: h})
 	}
 	// Every listener LISTENs before a test publishes anything.
 	for _, nd := range out {
 		waitUntil(tb, "listener connected", func() bool { return nd.bus.Connects() > 0 })
 	}
 	return out
+}
+
+// countingStore counts the reads a hub makes of a board's version and
+// changes: what a pull answered from memory does not make.
+type countingStore struct {
+	persist.SyncStore
+	n atomic.Int64
+}
+
+func (s *countingStore) CurrentVersion(ctx context.Context, boardID string) (int64, error) {
+	s.n.Add(1)
+	return s.SyncStore.CurrentVersion(ctx, boardID)
+}
+
+func (s *countingStore) ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error) {
+	s.n.Add(1)
+	return s.SyncStore.ChangesSince(ctx, boardID, since)
+}
+
+func (s *countingStore) ScanChangesSince(ctx context.Context, boardID string, since int64, fn func(p *persist.ChangePart) error) error {
+	s.n.Add(1)
+	return s.SyncStore.ScanChangesSince(ctx, boardID, since, fn)
 }
 
 // waitUntil polls cond, failing after waitFor: for states only a query
@@ -217,9 +265,10 @@ func BenchmarkPGFanOut(b *testing.B) {
 
 // heldBus is a node's bus whose incoming notes can be held back: while
 // held, the listener waits before handing a note on, as if PostgreSQL's
-// NOTIFY were late. Publishing is untouched.
+// NOTIFY were late; its probes, read by the same listener after the note,
+// are held with it. Publishing is untouched.
 type heldBus struct {
-	hub.Bus
+	hub.Prober
 	mu   sync.Mutex
 	gate chan struct{} // open (closed channel) unless held
 }
@@ -227,11 +276,11 @@ type heldBus struct {
 func newHeldBus(b hub.Bus) *heldBus {
 	open := make(chan struct{})
 	close(open)
-	return &heldBus{Bus: b, gate: open}
+	return &heldBus{Prober: b.(hub.Prober), gate: open}
 }
 
 func (b *heldBus) Listen(receive func([]byte), resync func()) {
-	b.Bus.Listen(func(p []byte) {
+	b.Prober.Listen(func(p []byte) {
 		b.mu.Lock()
 		gate := b.gate
 		b.mu.Unlock()
