@@ -257,3 +257,28 @@ func TestPGAckWaitsForTheNote(t *testing.T) {
 		t.Fatal("push not acknowledged once its note could be published")
 	}
 }
+
+// TestPGLostNoteRepairedForPulls: a commit whose note never went out (its
+// node died between the commit and the NOTIFY, so it was never
+// acknowledged) reaches the pulls of a room nobody watches at the next
+// recheck, as it reaches live subscribers: the rooms pulled since the
+// last round are rechecked too.
+func TestPGLostNoteRepairedForPulls(t *testing.T) {
+	nodes := startPGNodesWith(t, pgNodesOptions{n: 1, setup: pushN1, pollEvery: time.Hour,
+		lease: func(int) time.Duration { return longLease }})
+	nd := nodes[0]
+	ctx := context.Background()
+	if _, err := nd.hub.Pull(ctx, "b1", 0); err != nil {
+		t.Fatal(err)
+	}
+	// Another node's commit, with no note.
+	if _, err := nd.store.ApplyPushes(ctx, "b1", []persist.PushInput{{Push: onePush("n2")}}); err != nil {
+		t.Fatal(err)
+	}
+	nd.hub.Tick(ctx)
+	waitProbe(t, nd.bus)
+	res, err := nd.hub.Pull(ctx, "b1", 1)
+	if err != nil || res.ServerVersion != 2 || res.Changes == nil {
+		t.Fatalf("pull since 1 after the recheck: %+v %v, want version 2 with n2", res, err)
+	}
+}

@@ -646,8 +646,9 @@ func (h *Hub) Tick(ctx context.Context) {
 }
 
 // Recheck reads the version of boards from the store and advances their
-// rooms to it: the boards of rooms with live subscribers or held polls, or
-// every running room when all (after the bus reconnects). One single-row
+// rooms to it: the boards of rooms with live subscribers or held polls
+// (and, where pulls are answered from memory, pulled since the last
+// round), or every running room when all (after the bus reconnects). One single-row
 // read per board.
 func (h *Hub) Recheck(ctx context.Context, all bool) {
 	h.recheck(ctx, all)
@@ -656,8 +657,16 @@ func (h *Hub) Recheck(ctx context.Context, all bool) {
 // recheck is Recheck; it reports whether every read succeeded.
 func (h *Hub) recheck(ctx context.Context, all bool) bool {
 	ok := true
+	// Pulls answered from memory: a note lost for good (its node died
+	// between the commit and the NOTIFY, before acknowledging) would leave
+	// a room nobody watches behind for as long as it is pulled, so the
+	// rooms pulled since the last round are rechecked too.
+	var pulled time.Time
+	if h.nodes != nil && h.nodes.prober != nil && h.opts.PollEvery > 0 {
+		pulled = h.opts.Now().Add(-h.opts.PollEvery)
+	}
 	for _, r := range h.running() {
-		if !all && r.Subscribers() == 0 && r.Waiters() == 0 {
+		if !all && r.Subscribers() == 0 && r.Waiters() == 0 && (pulled.IsZero() || !r.ActiveSince(pulled)) {
 			continue
 		}
 		v, err := h.store.CurrentVersion(ctx, r.ID())

@@ -49,6 +49,8 @@ type pgNodesOptions struct {
 	lease func(i int) time.Duration
 	// setup runs on the fresh database, b1 claimed, before any node starts.
 	setup func(s *postgres.Store)
+	// pollEvery is hub.Options.PollEvery; 0: none (tests call Tick).
+	pollEvery time.Duration
 }
 
 func startPGNodesWith(tb testing.TB, o pgNodesOptions) []*pgNode {
@@ -79,7 +81,11 @@ func startPGNodesWith(tb testing.TB, o pgNodesOptions) []*pgNode {
 			lease = o.lease(i)
 		}
 		reads := &countingStore{SyncStore: s}
-		h := hub.New(reads, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1, Lease: lease})
+		poll := o.pollEvery
+		if poll == 0 {
+			poll = -1
+		}
+		h := hub.New(reads, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: poll, Lease: lease})
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 			defer cancel()

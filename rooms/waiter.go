@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"corkboard/board"
 )
@@ -161,6 +162,10 @@ func (w *Waiter) answer(v int64, why WaitReason) {
 // Waiters returns how many waiters the room holds (counting those whose
 // Wait has returned and that it has not answered or let go yet).
 func (r *Room) Waiters() int { return int(r.waitCount.Load()) }
+
+// ActiveSince reports whether the room took a request (a pull, a push, a
+// wait…) at t or later.
+func (r *Room) ActiveSince(t time.Time) bool { return r.lastActive.Load() >= t.UnixNano() }
 
 // addWaiter holds w, or answers it at once when the version moved since
 // Wait looked. Called by the loop.
