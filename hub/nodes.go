@@ -258,8 +258,10 @@ func (n *nodes) Committed(boardID string, version int64) <-chan error {
 }
 
 // trusted is how recent a returned probe must be for a pull to be
-// answered from memory: the lease less an eighth, so that clocks that run
-// at rates up to 12 % apart still keep the promise (scale-out.md).
+// answered from memory: the lease less an eighth, so that clocks whose
+// rates differ by up to 14 % (8/7) still keep the promise; offsets never
+// matter, each node only measures intervals on its own monotonic clock
+// (scale-out.md, "Pulls from memory").
 func (n *nodes) trusted() time.Duration { return n.lease - n.lease/8 }
 
 // Current reports whether the node has heard every note published more
