@@ -45,10 +45,12 @@ type Bus interface {
 type Prober interface {
 	Bus
 	// Current reports whether a probe the bus sent itself less than
-	// within ago has come back on its listener's current connection (so
-	// every note published more than within ago was handed to receive),
-	// and keeps the probes going while questions come.
-	Current(within time.Duration) bool
+	// within before now has come back on its listener's current
+	// connection (so every note published more than within before now
+	// was handed to receive), and keeps the probes going while questions
+	// come. now is a time.Now reading; without a monotonic one the bus
+	// reads its own clock.
+	Current(now time.Time, within time.Duration) bool
 }
 
 // MaxNotePayload bounds one published payload: under PostgreSQL's 8000-byte
@@ -267,8 +269,8 @@ func (n *nodes) trusted() time.Duration { return n.lease - n.lease/8 }
 // Current reports whether the node has heard every note published more
 // than the trusted time ago, its rooms caught up with what its listener
 // missed before it connected (rooms.Relay).
-func (n *nodes) Current() bool {
-	return n.prober != nil && n.synced.Load() && n.prober.Current(n.trusted())
+func (n *nodes) Current(now time.Time) bool {
+	return n.prober != nil && n.synced.Load() && n.prober.Current(now, n.trusted())
 }
 
 // resync runs when the listener (re)connected: notes sent while it was

@@ -377,7 +377,7 @@ type recordingRelay struct {
 }
 
 func (*recordingRelay) Committed(string, int64) <-chan error { return nil }
-func (*recordingRelay) Current() bool                        { return false }
+func (*recordingRelay) Current(time.Time) bool               { return false }
 func (r *recordingRelay) Presence(_ string, n rooms.Note) {
 	r.mu.Lock()
 	r.notes = append(r.notes, n)

@@ -2,6 +2,7 @@ package rooms
 
 import (
 	"slices"
+	"time"
 
 	"corkboard/transport/livewire"
 )
@@ -27,10 +28,12 @@ type Relay interface {
 	// the note could not be sent, and the pushes are answered with it.
 	Committed(boardID string, version int64) <-chan error
 	// Current reports whether every note another node published more
-	// than the lease ago has been handed to this node's rooms (Advance):
-	// then a room whose version no note passed may answer a pull from
-	// memory.
-	Current() bool
+	// than the lease before now has been handed to this node's rooms
+	// (Advance): then a room whose version no note passed may answer a
+	// pull from memory. now is the room's clock's reading for the pull
+	// (Options.Now; a reading without a monotonic clock is not trusted:
+	// the Relay reads its own).
+	Current(now time.Time) bool
 	// Presence tells the others of a local connection joining, leaving or
 	// moving its pointer, or asks them who is here (NoteWho).
 	Presence(boardID string, n Note)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -20,7 +21,7 @@ type nopRelay struct{}
 
 func (nopRelay) Committed(string, int64) <-chan error { return nil }
 func (nopRelay) Presence(string, rooms.Note)          {}
-func (nopRelay) Current() bool                        { return false }
+func (nopRelay) Current(time.Time) bool               { return false }
 
 // flakyReads fails the next ChangesSince when armed, as a store whose
 // connection another fault just cut would.

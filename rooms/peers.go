@@ -43,11 +43,11 @@ type peers interface {
 	// this node's pushes; the commit's answers wait for the channel it
 	// returns (nil: none to wait for; Relay.Committed).
 	committed(v int64) <-chan error
-	// current reports whether a pull that finds the room at v may be
-	// answered from memory: every push another node acknowledged before
+	// current reports whether a pull that finds the room at v at now may
+	// be answered from memory: every push another node acknowledged before
 	// now has reached the room (Relay.Current), and no note above v is on
 	// its way to it. Called from any goroutine.
-	current(v int64) bool
+	current(v int64, now time.Time) bool
 }
 
 func newPeers(r *Room, relay Relay) peers {
@@ -60,13 +60,13 @@ func newPeers(r *Room, relay Relay) peers {
 // noPeers is a room alone on its board: nobody else commits to it.
 type noPeers struct{}
 
-func (noPeers) shared() bool                 { return false }
-func (noPeers) heard(int64)                  {}
-func (noPeers) catchUp()                     {}
-func (noPeers) bridge(*commit)               {}
-func (noPeers) finishCatchUp(*commit)        {}
-func (noPeers) committed(int64) <-chan error { return nil }
-func (noPeers) current(int64) bool           { return true }
+func (noPeers) shared() bool                  { return false }
+func (noPeers) heard(int64)                   {}
+func (noPeers) catchUp()                      {}
+func (noPeers) bridge(*commit)                {}
+func (noPeers) finishCatchUp(*commit)         {}
+func (noPeers) committed(int64) <-chan error  { return nil }
+func (noPeers) current(int64, time.Time) bool { return true }
 
 // storePeers is a room among rooms of its board on other nodes: it
 // catches up with their commits by reading the store, and tells them of
@@ -99,8 +99,8 @@ func (p *storePeers) committed(v int64) <-chan error { return p.relay.Committed(
 // current: the Relay is asked first, noted read after. A note the
 // listener handed on before the probe that made the Relay current has
 // set noted by then.
-func (p *storePeers) current(v int64) bool {
-	return p.relay.Current() && p.room.noted.Load() <= v
+func (p *storePeers) current(v int64, now time.Time) bool {
+	return p.relay.Current(now) && p.room.noted.Load() <= v
 }
 
 // catchUp moves the room to the version other nodes reached: at once

@@ -37,10 +37,10 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	if r.closing.Load() {
 		return nil, ErrClosed
 	}
-	r.touch()
+	now := r.touch()
 	var start time.Time
 	if v := r.version.Load(); since == v && since != 0 {
-		if r.peers.current(v) {
+		if r.peers.current(v, now) {
 			// One node, or several whose notes up to the lease ago are in
 			// (scale-out.md, "Pulls from memory"). Not timed: the cheapest
 			// pull would pay more for two clock reads than for its answer.
@@ -85,8 +85,8 @@ func (r *Room) PullTo(ctx context.Context, since int64, fn func(p *persist.Chang
 	if r.closing.Load() {
 		return 0, false, ErrClosed
 	}
-	r.touch()
-	if v := r.version.Load(); since == v && since != 0 && r.peers.current(v) {
+	now := r.touch()
+	if v := r.version.Load(); since == v && since != 0 && r.peers.current(v, now) {
 		r.opts.Observer.Pulled(0, false, nil)
 		return v, false, nil
 	}

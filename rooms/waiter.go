@@ -90,9 +90,9 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	if r.closing.Load() {
 		return nil, ErrClosed
 	}
-	r.touch()
+	now := r.touch()
 	w := &Waiter{room: r, since: f.Since, email: f.Email, pos: -1, end: make(chan WaitEnd, 1), onStop: f.OnStop}
-	if v := r.version.Load(); f.Since >= v && r.peers.shared() && (f.Since > v || !r.peers.current(v)) {
+	if v := r.version.Load(); f.Since >= v && r.peers.shared() && (f.Since > v || !r.peers.current(v, now)) {
 		// With several nodes the room may be behind the store: another node
 		// acknowledged a push whose note is on its way, or the client pushed
 		// there and is ahead of this room. The store knows; a wait never

@@ -29,6 +29,17 @@ var monoOrigin = time.Now()
 // mono is the monotonic clock in nanoseconds since monoOrigin, never 0.
 func mono() int64 { return int64(time.Since(monoOrigin)) + 1 }
 
+// monoAt is mono at t, a time.Now reading the caller already made (a pull
+// reads the clock anyway): no second clock read. A t without a monotonic
+// reading (Round(0) strips it; a test's clock never had one) is not
+// trusted, since wall time may jump: the clock is read instead.
+func monoAt(t time.Time) int64 {
+	if t.Round(0) == t {
+		return mono()
+	}
+	return int64(t.Sub(monoOrigin)) + 1
+}
+
 // probeSlots is how many probes may be on their way at once: more are
 // forgotten (a probe that comes back unknown counts for nothing).
 const probeSlots = 256
@@ -116,9 +127,9 @@ func (p *probes) returned(payload string) {
 // than within ago has been handed to receive. It also keeps the probes
 // going for BusOptions.ProbeFor. Cheap: one monotonic clock read and a few
 // atomic loads (a store a few times a second).
-func (b *Bus) Current(within time.Duration) bool {
+func (b *Bus) Current(reading time.Time, within time.Duration) bool {
 	p := &b.probes
-	now := mono()
+	now := monoAt(reading)
 	if last := p.demand.Load(); now-last > int64(b.opts.ProbeFor/8) {
 		p.demand.Store(now)
 		if now-last > int64(b.opts.ProbeFor) {
@@ -144,7 +155,7 @@ func (b *Bus) WaitProbe(ctx context.Context) error {
 		if p.at.Load() > start {
 			return nil
 		}
-		b.Current(0)
+		b.Current(time.Now(), 0)
 		select {
 		case <-c:
 		case <-ctx.Done():
@@ -159,11 +170,20 @@ func (b *Bus) Probes() (sent, back int64) {
 	return b.probes.sentCount.Load(), b.probes.backCount.Load()
 }
 
+// maxProbesInFlight bounds the probes being sent at once: a slow NOTIFY
+// (a busy server) does not hold the next one back, so probes keep coming
+// back every ProbeEvery while each takes longer than that; past the bound
+// the server is too slow for probes to help.
+const maxProbesInFlight = 4
+
 // sendProbes is the probe sender: every ProbeEvery while questions come,
-// asleep otherwise.
+// asleep otherwise. Each probe is sent by a goroutine of its own.
 func (b *Bus) sendProbes() {
 	p := &b.probes
-	t := time.NewTimer(0)
+	slots := make(chan struct{}, maxProbesInFlight)
+	var sending sync.WaitGroup
+	defer sending.Wait()
+	t := time.NewTicker(b.opts.ProbeEvery)
 	defer t.Stop()
 	for {
 		if mono()-p.demand.Load() > int64(b.opts.ProbeFor) {
@@ -175,9 +195,15 @@ func (b *Bus) sendProbes() {
 		}
 		if p.since.Load() != 0 {
 			// Not while the listener is away: it would not hear it.
-			b.sendProbe()
+			select {
+			case slots <- struct{}{}:
+				sending.Go(func() {
+					b.sendProbe()
+					<-slots
+				})
+			default:
+			}
 		}
-		t.Reset(b.opts.ProbeEvery)
 		select {
 		case <-t.C:
 		case <-b.ctx.Done():
