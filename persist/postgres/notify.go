@@ -15,6 +15,15 @@ import (
 // NotifyChannel is the LISTEN/NOTIFY channel nodes share (per database).
 const NotifyChannel = "corkboard_nodes"
 
+// notifySQL sends a notification in a transaction of its own that commits
+// without waiting for its WAL to reach disk (synchronous_commit off for
+// that transaction only): a note is not data, and what the nodes rely on
+// is the queue's order, which is set at commit either way (scale-out.md,
+// "Pulls from memory"). A crash that loses it cuts every listener, and
+// their resync reads the store. It spares a push's acknowledgement, and
+// every probe, an fsync.
+const notifySQL = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
+
 // maxNotifyPayload is PostgreSQL's NOTIFY payload limit (less than 8000
 // bytes in the default configuration).
 const maxNotifyPayload = 7999
@@ -107,7 +116,7 @@ func (b *Bus) Publish(ctx context.Context, payload []byte) error {
 	}
 	ctx, cancel := b.s.call(ctx)
 	defer cancel()
-	_, err := b.s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", b.opts.Channel, string(payload))
+	_, err := b.s.pool.Exec(ctx, notifySQL, b.opts.Channel, string(payload))
 	return wrap(err, "notify")
 }
 

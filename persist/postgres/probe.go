@@ -218,7 +218,7 @@ func (b *Bus) sendProbe() {
 	seq := b.probes.next()
 	ctx, cancel := b.s.call(b.ctx)
 	defer cancel()
-	if _, err := b.s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", b.probes.channel, strconv.FormatUint(seq, 10)); err != nil && b.ctx.Err() == nil {
+	if _, err := b.s.pool.Exec(ctx, notifySQL, b.probes.channel, strconv.FormatUint(seq, 10)); err != nil && b.ctx.Err() == nil {
 		b.log.Debug("probe the node bus", slog.Any("err", err))
 	}
 }
