@@ -84,6 +84,13 @@ type Options struct {
 	PollEvery time.Duration
 	// PointerFlush is how often pointer positions go to the other nodes.
 	PointerFlush time.Duration
+	// Lease, with a Bus that is a Prober (PostgreSQL's), is how long a
+	// push's acknowledgement waits after its note went out, so that other
+	// nodes may answer no-change pulls from memory (DefaultLease; docs/
+	// scale-out.md, "Pulls from memory"). Negative: no wait, and every
+	// no-change pull asks the store, as without a Prober. Every node of a
+	// cluster must use the same lease.
+	Lease time.Duration
 	// OnInvalidate, if set, is called for each record another node says
 	// changed (Invalidate): the place where caches drop their copy.
 	OnInvalidate func(kind, key string)
@@ -171,6 +178,9 @@ func (o Options) withNodeDefaults() Options {
 	}
 	if o.PointerFlush <= 0 {
 		o.PointerFlush = DefaultPointerFlush
+	}
+	if o.Lease == 0 {
+		o.Lease = DefaultLease
 	}
 	return o
 }

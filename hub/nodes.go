@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"corkboard/rooms"
@@ -36,6 +38,21 @@ type Bus interface {
 	Listen(receive func(payload []byte), resync func())
 }
 
+// Prober is a Bus that can tell how current its listener is (the
+// PostgreSQL bus's probes, docs/scale-out.md, "Pulls from memory"). With
+// one, a node answers no-change pulls from memory and acknowledges its
+// pushes only once their note is out and the lease has passed.
+type Prober interface {
+	Bus
+	// Current reports whether a probe the bus sent itself less than
+	// within before now has come back on its listener's current
+	// connection (so every note published more than within before now
+	// was handed to receive), and keeps the probes going while questions
+	// come. now is a time.Now reading; without a monotonic one the bus
+	// reads its own clock.
+	Current(now time.Time, within time.Duration) bool
+}
+
 // MaxNotePayload bounds one published payload: under PostgreSQL's 8000-byte
 // NOTIFY limit with room for the channel name.
 const MaxNotePayload = 7900
@@ -50,6 +67,19 @@ const (
 	// nodes: at most 10 notes a second per node, whatever the number of
 	// pointers (the latest position of each wins).
 	DefaultPointerFlush = 100 * time.Millisecond
+	// DefaultLease is how long a node waits, after a push's note is on its
+	// way, before it acknowledges the push, when its bus is a Prober; and,
+	// less a margin (trusted), how recent a returned probe must be for a
+	// pull to be answered from memory. It bounds what a push pays for
+	// linearizable pulls on several nodes: long enough for a probe's round
+	// trip under load (a few ms on a busy machine), short against a
+	// person's patience.
+	DefaultLease = 10 * time.Millisecond
+	// publishRetry is the first wait before the publisher tries again
+	// after a NOTIFY failed while acknowledgements wait for it (doubling
+	// to publishRetryMax).
+	publishRetry    = 10 * time.Millisecond
+	publishRetryMax = time.Second
 	// nodeSilence is how many PollEvery rounds a node may stay silent
 	// before its connections are taken for gone.
 	nodeSilence = 3
@@ -120,6 +150,20 @@ type nodes struct {
 	seen     map[string]uint64 // other nodes by the round they were last heard in
 	round    uint64
 	dropped  int
+	// waiting are the acknowledgements the next successful flush
+	// releases (Committed); retry the wait before the next try after a
+	// failed one.
+	waiting []chan error
+	retry   time.Duration
+	stopped bool // the publisher has stopped: nothing more goes out
+
+	// With a Prober: the lease, and whether the rooms have caught up with
+	// everything committed before the listener's connection (a full
+	// recheck after it succeeded); epoch counts the connections.
+	prober Prober
+	lease  time.Duration
+	synced atomic.Bool
+	epoch  atomic.Uint64
 
 	done chan struct{}
 }
@@ -146,10 +190,13 @@ func (h *Hub) startNodes() {
 		seen:     map[string]uint64{},
 		done:     make(chan struct{}),
 	}
+	if p, ok := h.opts.Bus.(Prober); ok && h.opts.Lease > 0 {
+		n.prober, n.lease = p, h.opts.Lease
+	}
 	h.nodes = n
 	h.opts.Room.Relay = n
 	go n.publish()
-	n.bus.Listen(n.receive, func() { h.Recheck(context.Background(), true) })
+	n.bus.Listen(n.receive, n.resync)
 	if h.opts.PollEvery > 0 {
 		h.janitor.Go(func() {
 			// Close waits for this goroutine: a recheck stuck on the store
@@ -186,13 +233,62 @@ func (h *Hub) NodeID() string {
 }
 
 // Committed queues "board is at version" for the other nodes (rooms.Relay).
-func (n *nodes) Committed(boardID string, version int64) {
+// With a Prober the channel it returns gives nil once a NOTIFY carrying
+// the note (or a later version of the board) returned and the lease has
+// passed since, or an error when the hub closed first; without one, nil:
+// nobody answers pulls from memory, so nothing waits.
+func (n *nodes) Committed(boardID string, version int64) <-chan error {
+	var told chan error
 	n.mu.Lock()
 	if version > n.versions[boardID] {
 		n.versions[boardID] = version
 	}
+	if n.prober != nil {
+		told = make(chan error, 1)
+		if n.stopped {
+			told <- errNotPublished
+		} else {
+			n.waiting = append(n.waiting, told)
+		}
+	}
 	n.mu.Unlock()
 	n.signal(n.wake)
+	if told == nil {
+		return nil
+	}
+	return told
+}
+
+// trusted is how recent a returned probe must be for a pull to be
+// answered from memory: the lease less an eighth, so that clocks whose
+// rates differ by up to 14 % (8/7) still keep the promise; offsets never
+// matter, each node only measures intervals on its own monotonic clock
+// (scale-out.md, "Pulls from memory").
+func (n *nodes) trusted() time.Duration { return n.lease - n.lease/8 }
+
+// Current reports whether the node has heard every note published more
+// than the trusted time ago, its rooms caught up with what its listener
+// missed before it connected (rooms.Relay).
+func (n *nodes) Current(now time.Time) bool {
+	return n.prober != nil && n.synced.Load() && n.prober.Current(now, n.trusted())
+}
+
+// resync runs when the listener (re)connected: notes sent while it was
+// away are lost, so every room rechecks its board's version in the store.
+// Only when every read succeeded may pulls be answered from memory again
+// (until then the timer's Tick retries the full recheck).
+func (n *nodes) resync() {
+	e := n.epoch.Add(1)
+	n.synced.Store(false)
+	n.fullRecheck(context.Background(), e)
+}
+
+// fullRecheck rechecks every running room and marks the node synced when
+// every read succeeded and the listener did not reconnect meanwhile.
+func (n *nodes) fullRecheck(ctx context.Context, epoch uint64) {
+	if n.h.recheck(ctx, true) && n.epoch.Load() == epoch {
+		n.synced.Store(true)
+	}
 }
 
 // Presence queues a presence note for the other nodes (rooms.Relay).
@@ -297,6 +393,7 @@ func (n *nodes) publish() {
 			ptrs = true
 		case <-n.h.quit:
 			n.flush(false)
+			n.failWaiting()
 			return
 		}
 		n.flush(ptrs)
@@ -322,10 +419,13 @@ func (n *nodes) flush(ptrs bool) {
 	}
 	dropped := n.dropped
 	n.dropped = 0
+	waiting := n.waiting
+	n.waiting = nil
 	n.mu.Unlock()
 	if dropped > 0 {
 		n.h.log.Warn("node notes dropped: the bus is behind", slog.Int("notes", dropped))
 	}
+	var failed bool
 	for _, p := range pack(n.id, batch, MaxNotePayload) {
 		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 		err := n.bus.Publish(ctx, p)
@@ -333,9 +433,56 @@ func (n *nodes) flush(ptrs bool) {
 		if err != nil {
 			// The others recheck on their timer; nothing is lost.
 			n.h.log.Warn("publish node notes", slog.Int("bytes", len(p)), slog.Any("err", err))
+			failed = true
 		}
 	}
+	n.settle(batch, waiting, failed)
 }
+
+// settle releases the acknowledgements a flush carried: after the lease
+// when it published everything, or else later: their version notes go
+// back in the queue and the publisher tries again (it never acknowledges
+// a push whose note may not have gone out). When the hub is closing there
+// is no later: they get an error.
+func (n *nodes) settle(batch []note, waiting []chan error, failed bool) {
+	if len(waiting) == 0 {
+		return
+	}
+	if !failed {
+		n.mu.Lock()
+		n.retry = 0
+		n.mu.Unlock()
+		time.AfterFunc(n.lease, func() {
+			for _, c := range waiting {
+				c <- nil
+			}
+		})
+		return
+	}
+	select {
+	case <-n.h.quit:
+		for _, c := range waiting {
+			c <- errNotPublished
+		}
+		return
+	default:
+	}
+	n.mu.Lock()
+	for _, nt := range batch {
+		if nt.K == kindVersion && nt.V > n.versions[nt.Board] {
+			n.versions[nt.Board] = nt.V
+		}
+	}
+	n.waiting = append(waiting, n.waiting...)
+	n.retry = min(max(2*n.retry, publishRetry), publishRetryMax)
+	wait := n.retry
+	n.mu.Unlock()
+	time.AfterFunc(wait, func() { n.signal(n.wake) })
+}
+
+// errNotPublished is what pushes waiting for their note get when the hub
+// closed before it could be sent.
+var errNotPublished = errors.New("node bus: the note of a commit could not be published before shutdown")
 
 // publishTimeout bounds one Publish.
 const publishTimeout = 5 * time.Second
@@ -492,29 +639,52 @@ func (h *Hub) Tick(ctx context.Context) {
 			h.log.Info("node silent: its connections are taken for gone", slog.String("node", node))
 			n.forget(node)
 		}
+		if n.prober != nil && !n.synced.Load() {
+			// The last resync could not read every board: try again, all of
+			// them, before pulls are answered from memory.
+			n.fullRecheck(ctx, n.epoch.Load())
+			return
+		}
 	}
 	h.Recheck(ctx, false)
 }
 
 // Recheck reads the version of boards from the store and advances their
-// rooms to it: the boards of rooms with live subscribers or held polls, or
-// every running room when all (after the bus reconnects). One single-row
+// rooms to it: the boards of rooms with live subscribers or held polls
+// (and, where pulls are answered from memory, pulled since the last
+// round), or every running room when all (after the bus reconnects). One single-row
 // read per board.
 func (h *Hub) Recheck(ctx context.Context, all bool) {
+	h.recheck(ctx, all)
+}
+
+// recheck is Recheck; it reports whether every read succeeded.
+func (h *Hub) recheck(ctx context.Context, all bool) bool {
+	ok := true
+	// Pulls answered from memory: a note lost for good (its node died
+	// between the commit and the NOTIFY, before acknowledging) would leave
+	// a room nobody watches behind for as long as it is pulled, so the
+	// rooms pulled since the last round are rechecked too.
+	var pulled time.Time
+	if h.nodes != nil && h.nodes.prober != nil && h.opts.PollEvery > 0 {
+		pulled = h.opts.Now().Add(-h.opts.PollEvery)
+	}
 	for _, r := range h.running() {
-		if !all && r.Subscribers() == 0 && r.Waiters() == 0 {
+		if !all && r.Subscribers() == 0 && r.Waiters() == 0 && (pulled.IsZero() || !r.ActiveSince(pulled)) {
 			continue
 		}
 		v, err := h.store.CurrentVersion(ctx, r.ID())
 		if err != nil {
 			if ctx.Err() != nil {
-				return
+				return false
 			}
 			h.log.Warn("recheck board version", slog.String("board", r.ID()), slog.Any("err", err))
+			ok = false
 			continue
 		}
 		r.Advance(v)
 	}
+	return ok
 }
 
 // Invalidate tells the other nodes that the record kind/key changed, so
@@ -549,6 +719,19 @@ func (h *Hub) running() []*rooms.Room {
 		out = append(out, r)
 	}
 	return out
+}
+
+// failWaiting answers the acknowledgements still waiting when the
+// publisher stops (a retry queued them after its last flush).
+func (n *nodes) failWaiting() {
+	n.mu.Lock()
+	waiting := n.waiting
+	n.waiting = nil
+	n.stopped = true
+	n.mu.Unlock()
+	for _, c := range waiting {
+		c <- errNotPublished
+	}
 }
 
 // waitNodes waits for the publisher, which flushes what is waiting (the

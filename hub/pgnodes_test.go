@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/persist/postgres"
@@ -18,9 +20,10 @@ import (
 )
 
 // pgNode is one node on PostgreSQL: its own store (pool), its LISTEN/NOTIFY
-// bus and its hub.
+// bus and its hub, which reads the store through reads (counted).
 type pgNode struct {
 	store *postgres.Store
+	reads *countingStore
 	bus   *postgres.Bus
 	hub   *hub.Hub
 }
@@ -35,10 +38,27 @@ func newPGNodes(tb testing.TB, n int) []*pgNode {
 // wrap is set (to hold a node's notes back).
 func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*pgNode {
 	tb.Helper()
+	return startPGNodesWith(tb, pgNodesOptions{n: n, wrap: wrap})
+}
+
+// pgNodesOptions set up the nodes of startPGNodesWith.
+type pgNodesOptions struct {
+	n    int
+	wrap func(i int, b hub.Bus) hub.Bus // nil: the bus itself
+	// lease is node i's hub.Options.Lease; nil: the default.
+	lease func(i int) time.Duration
+	// setup runs on the fresh database, b1 claimed, before any node starts.
+	setup func(s *postgres.Store)
+	// pollEvery is hub.Options.PollEvery; 0: none (tests call Tick).
+	pollEvery time.Duration
+}
+
+func startPGNodesWith(tb testing.TB, o pgNodesOptions) []*pgNode {
+	tb.Helper()
 	dsn := pgtest.NewDatabase(tb)
 	ctx := context.Background()
 	var out []*pgNode
-	for i := range n {
+	for i := range o.n {
 		s, err := postgres.Open(ctx, dsn)
 		if err != nil {
 			tb.Fatal(err)
@@ -47,13 +67,25 @@ func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*
 			if _, err := s.ClaimBoard(ctx, "b1", "owner@example.com"); err != nil {
 				tb.Fatal(err)
 			}
+			if o.setup != nil {
+				o.setup(s)
+			}
 		}
 		bus := s.NewBus(postgres.BusOptions{MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
 		var hb hub.Bus = bus
-		if wrap != nil {
-			hb = wrap(i, bus)
+		if o.wrap != nil {
+			hb = o.wrap(i, bus)
 		}
-		h := hub.New(s, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: -1})
+		var lease time.Duration
+		if o.lease != nil {
+			lease = o.lease(i)
+		}
+		reads := &countingStore{SyncStore: s}
+		poll := o.pollEvery
+		if poll == 0 {
+			poll = -1
+		}
+		h := hub.New(reads, hub.Options{IdleTimeout: time.Hour, SweepEvery: -1, Bus: hb, NodeID: fmt.Sprintf("pg%d", i), PollEvery: poll, Lease: lease})
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 			defer cancel()
@@ -63,13 +95,35 @@ func startPGNodes(tb testing.TB, n int, wrap func(i int, b hub.Bus) hub.Bus) []*
 			bus.Close()
 			s.Close()
 		})
-		out = append(out, &pgNode{store: s, bus: bus, hub: h})
+		out = append(out, &pgNode{store: s, reads: reads, bus: bus, hub: h})
 	}
 	// Every listener LISTENs before a test publishes anything.
 	for _, nd := range out {
 		waitUntil(tb, "listener connected", func() bool { return nd.bus.Connects() > 0 })
 	}
 	return out
+}
+
+// countingStore counts the reads a hub makes of a board's version and
+// changes: what a pull answered from memory does not make.
+type countingStore struct {
+	persist.SyncStore
+	n atomic.Int64
+}
+
+func (s *countingStore) CurrentVersion(ctx context.Context, boardID string) (int64, error) {
+	s.n.Add(1)
+	return s.SyncStore.CurrentVersion(ctx, boardID)
+}
+
+func (s *countingStore) ChangesSince(ctx context.Context, boardID string, since int64) (*board.Changes, error) {
+	s.n.Add(1)
+	return s.SyncStore.ChangesSince(ctx, boardID, since)
+}
+
+func (s *countingStore) ScanChangesSince(ctx context.Context, boardID string, since int64, fn func(p *persist.ChangePart) error) error {
+	s.n.Add(1)
+	return s.SyncStore.ScanChangesSince(ctx, boardID, since, fn)
 }
 
 // waitUntil polls cond, failing after waitFor: for states only a query
@@ -217,9 +271,10 @@ func BenchmarkPGFanOut(b *testing.B) {
 
 // heldBus is a node's bus whose incoming notes can be held back: while
 // held, the listener waits before handing a note on, as if PostgreSQL's
-// NOTIFY were late. Publishing is untouched.
+// NOTIFY were late; its probes, read by the same listener after the note,
+// are held with it. Publishing is untouched.
 type heldBus struct {
-	hub.Bus
+	hub.Prober
 	mu   sync.Mutex
 	gate chan struct{} // open (closed channel) unless held
 }
@@ -227,11 +282,11 @@ type heldBus struct {
 func newHeldBus(b hub.Bus) *heldBus {
 	open := make(chan struct{})
 	close(open)
-	return &heldBus{Bus: b, gate: open}
+	return &heldBus{Prober: b.(hub.Prober), gate: open}
 }
 
 func (b *heldBus) Listen(receive func([]byte), resync func()) {
-	b.Bus.Listen(func(p []byte) {
+	b.Prober.Listen(func(p []byte) {
 		b.mu.Lock()
 		gate := b.gate
 		b.mu.Unlock()
@@ -342,11 +397,12 @@ func streamedPull(ctx context.Context, h *hub.Hub, since int64) (version int64, 
 // BenchmarkPGPullNoChange is a pull that finds nothing new, on PostgreSQL,
 // side by side in one loop: each round makes one pull through a hub
 // without a bus ("memory": one node, where the room's version is the
-// truth; and what a node of several answered before issue 21 while its
-// version was under -node-poll old) and one through a hub with one
-// ("store": several nodes, where the room confirms its version with one
-// indexed read), on one database, and times each. It reports the mean,
-// p50 and p99 of each, and the ratio of the means.
+// truth) and one through a hub with one ("nodes": several nodes, answered
+// from memory while the bus's probes are fresh, with one indexed read of
+// the board's version otherwise; before issue 26's lease, always the
+// read), on one database, and times each. It reports the mean, p50 and
+// p99 of each, the ratio of the means, and the share of the "nodes" pulls
+// that read the store.
 //
 //	go test -run '^$' -bench PGPullNoChange -benchtime 20000x -count 3 ./hub/
 func BenchmarkPGPullNoChange(b *testing.B) {
@@ -368,6 +424,7 @@ func BenchmarkPGPullNoChange(b *testing.B) {
 		}
 	}
 	took := [2][]time.Duration{}
+	reads := nodes[0].reads.n.Load()
 	for b.Loop() {
 		for i, h := range hubs {
 			t0 := time.Now()
@@ -377,6 +434,7 @@ func BenchmarkPGPullNoChange(b *testing.B) {
 			took[i] = append(took[i], time.Since(t0))
 		}
 	}
+	reads = nodes[0].reads.n.Load() - reads
 	mean := func(d []time.Duration) float64 {
 		var sum time.Duration
 		for _, x := range d {
@@ -388,20 +446,22 @@ func BenchmarkPGPullNoChange(b *testing.B) {
 		slices.Sort(d)
 		return float64(d[min(len(d)-1, int(float64(len(d))*p))].Nanoseconds())
 	}
-	for i, name := range []string{"memory", "store"} {
+	for i, name := range []string{"memory", "nodes"} {
 		b.ReportMetric(mean(took[i]), name+"-ns")
 		b.ReportMetric(pct(took[i], 0.5), name+"-p50-ns")
 		b.ReportMetric(pct(took[i], 0.99), name+"-p99-ns")
 	}
-	b.ReportMetric(mean(took[1])/mean(took[0]), "store/memory")
+	b.ReportMetric(mean(took[1])/mean(took[0]), "nodes/memory")
+	b.ReportMetric(float64(reads)/float64(len(took[1])), "store-reads/pull")
 }
 
 // BenchmarkPGPullNoChangeParallel is BenchmarkPGPullNoChange with many
 // clients pulling one board at once (a busy board's polling clients): the
-// time per pull, one node ("memory") against several ("store", where each
-// pull must see every push acknowledged before it began). The "store" pulls
-// share version reads (rooms/confirm.go), so their cost is not one round
-// trip each. Run the two alternately:
+// time per pull, one node ("memory") against several ("nodes": from
+// memory while the probes are fresh; otherwise the pulls share version
+// reads, rooms/confirm.go). It also reports the share of "nodes" pulls
+// that read the store and the probes the bus sent a second (what a busy
+// node's pulls cost PostgreSQL). Run the two alternately:
 //
 //	go test -run '^$' -bench PGPullNoChangeParallel -benchtime 200000x -count 5 ./hub/
 func BenchmarkPGPullNoChangeParallel(b *testing.B) {
@@ -419,8 +479,11 @@ func BenchmarkPGPullNoChangeParallel(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		h    *hub.Hub
-	}{{"memory", alone}, {"store", nodes[0].hub}} {
+	}{{"memory", alone}, {"nodes", nodes[0].hub}} {
 		b.Run(c.name, func(b *testing.B) {
+			reads := nodes[0].reads.n.Load()
+			probes, _ := nodes[0].bus.Probes()
+			start := time.Now()
 			b.SetParallelism(32) // 64 clients on 2 CPUs, as the load tool's pull mode
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -430,6 +493,12 @@ func BenchmarkPGPullNoChangeParallel(b *testing.B) {
 					}
 				}
 			})
+			if c.h == alone {
+				return
+			}
+			sent, _ := nodes[0].bus.Probes()
+			b.ReportMetric(float64(nodes[0].reads.n.Load()-reads)/float64(b.N), "store-reads/pull")
+			b.ReportMetric(float64(sent-probes)/time.Since(start).Seconds(), "probes/s")
 		})
 	}
 }

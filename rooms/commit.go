@@ -263,39 +263,61 @@ func (r *Room) finishCommit(c *commit) {
 	if c.catchUp != nil {
 		r.peers.finishCatchUp(c)
 	}
-	var own int64
+	// The other nodes hear first (the note only goes out after the commit
+	// anyway): when the answers need not wait for them, each ack follows
+	// its push's changes at once, ahead of the next push's.
+	var told <-chan error
+	if own := ownVersion(c); own > 0 {
+		told = r.peers.committed(own)
+	}
+	hold := r.holdAnswers(told)
+	var answers []pushAnswer
 	for i, req := range c.reqs {
-		own = max(own, r.answerPush(c, i, req))
+		if a, ok := r.answerPush(c, i, req); ok {
+			if hold {
+				answers = append(answers, a)
+			} else {
+				r.sendAnswers([]pushAnswer{a}, nil, true)
+			}
+		}
 	}
 	if r.version.Load() != before {
 		r.answerWaiters(WaitPassed)
 	}
-	if own > 0 {
-		r.peers.committed(own)
+	if hold {
+		r.release(answers, told)
 	}
 	if c.err != nil {
 		r.log.Error("commit failed", slog.Int("pushes", len(c.reqs)), slog.Any("err", c.err))
 	}
 }
 
-// answerPush answers the i-th push of a finished commit: it fans its
-// change and merge events out, acks it on its connection and replies to
-// its caller. It returns the push's version when the push changed the
-// board (0 otherwise), for the other nodes.
-func (r *Room) answerPush(c *commit, i int, req *pushReq) int64 {
+// pushAnswer is a successful push's answer: its ack on its connection
+// and its caller's reply, which may wait for the other nodes (release).
+// version is what the other nodes must hear of before it goes: the
+// push's version when it changed the board or was replayed (its note may
+// never have gone out: the node that took it first may have died between
+// its commit and its note), 0 otherwise.
+type pushAnswer struct {
+	req     *pushReq
+	reply   pushReply
+	version int64
+}
+
+// answerPush settles the i-th push of a finished commit: it fans its
+// change and merge events out and returns its answer (ok), or replies to
+// a failed push at once.
+func (r *Room) answerPush(c *commit, i int, req *pushReq) (pushAnswer, bool) {
 	if c.err != nil {
 		req.reply <- pushReply{err: c.err}
-		return 0
+		return pushAnswer{}, false
 	}
 	a := c.applied[i]
 	if a.Err != nil {
 		req.reply <- pushReply{err: a.Err}
-		return 0
+		return pushAnswer{}, false
 	}
-	var own int64
-	if a.Changes != nil {
-		own = a.Version
-	}
+	own := answerVersion(a)
 	// With a catch-up read, that read carried (or will carry) the push's
 	// rows to the subscribers with what other nodes committed around it.
 	var changesSent bool
@@ -304,13 +326,93 @@ func (r *Room) answerPush(c *commit, i int, req *pushReq) int64 {
 		changesSent = i < len(c.folded) && c.folded[i] || r.sendChange(req, a, c.msgs[i])
 	}
 	r.sendEvents(a.Events, changesSent)
-	if req.origin != nil && r.has(req.origin) {
-		// The ack goes through the pusher's queue so that it arrives in
-		// version order with the changes of others.
-		r.deliver(req.origin, mustEncode(livewire.Ack{Type: livewire.TypeAck, ID: req.msgID, ServerVersion: a.Version, Replayed: a.Replayed}))
+	return pushAnswer{req: req, reply: pushReply{version: a.Version, replayed: a.Replayed}, version: own}, true
+}
+
+// errUnconfirmed answers a push that was committed but whose note could not
+// be sent to the other nodes before this one stopped: acknowledging it
+// would let another node answer a pull without it. Retried with the same
+// idempotency key, it is replayed and its note sent again.
+var errUnconfirmed = board.Errorf(board.EUNAVAILABLE, "The push was saved but could not be confirmed; retry it with the same idempotency key.")
+
+// answerVersion is the version the other nodes must hear of before a
+// successful push is answered: its own when it changed the board or was
+// replayed (the node that first took it may have died between its commit
+// and its note), 0 otherwise.
+func answerVersion(a persist.Applied) int64 {
+	if a.Err == nil && (a.Changes != nil || a.Replayed) {
+		return a.Version
 	}
-	req.reply <- pushReply{version: a.Version, replayed: a.Replayed}
+	return 0
+}
+
+// ownVersion is the highest answerVersion of a commit's pushes.
+func ownVersion(c *commit) int64 {
+	var own int64
+	if c.err == nil {
+		for _, a := range c.applied {
+			own = max(own, answerVersion(a))
+		}
+	}
 	return own
+}
+
+// holdAnswers reports whether a commit's answers wait: for the other
+// nodes (told), or behind an earlier commit's answers still waiting.
+// Called by the loop.
+func (r *Room) holdAnswers(told <-chan error) bool {
+	if r.released != nil {
+		select {
+		case <-r.released:
+			r.released = nil // every earlier answer went out
+		default:
+		}
+	}
+	return told != nil || r.released != nil
+}
+
+// release acks a commit's pushes on their connections and replies to
+// their callers once the other nodes were told (scale-out.md, "Pulls from
+// memory"), off the loop, which goes on meanwhile, and after the answers
+// of earlier commits. Called by the loop.
+func (r *Room) release(answers []pushAnswer, told <-chan error) {
+	prev := r.released
+	done := make(chan struct{})
+	r.released = done
+	go func() {
+		defer close(done)
+		var err error
+		if told != nil {
+			err = <-told
+		}
+		if prev != nil {
+			<-prev
+		}
+		if !r.onLoop(func() { r.sendAnswers(answers, err, true) }) {
+			// The room stopped: no connection to ack on, the callers still
+			// get their replies.
+			r.sendAnswers(answers, err, false)
+		}
+	}()
+}
+
+// sendAnswers acks each push on its connection when onLoop (through the
+// pusher's queue, after the changes sent before) and replies to its
+// caller; with err, the pushes the other nodes had to hear of are
+// answered with errUnconfirmed instead.
+func (r *Room) sendAnswers(answers []pushAnswer, err error, onLoop bool) {
+	for _, a := range answers {
+		req := a.req
+		if err != nil {
+			if a.version > 0 {
+				req.reply <- pushReply{err: errUnconfirmed}
+				continue
+			}
+		} else if onLoop && req.origin != nil && r.has(req.origin) {
+			r.deliver(req.origin, mustEncode(livewire.Ack{Type: livewire.TypeAck, ID: req.msgID, ServerVersion: a.reply.version, Replayed: a.reply.replayed}))
+		}
+		req.reply <- a.reply
+	}
 }
 
 // advanceTo moves the room's version to v, and reports whether v is new

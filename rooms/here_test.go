@@ -376,7 +376,8 @@ type recordingRelay struct {
 	notes []rooms.Note
 }
 
-func (*recordingRelay) Committed(string, int64) {}
+func (*recordingRelay) Committed(string, int64) <-chan error { return nil }
+func (*recordingRelay) Current(time.Time) bool               { return false }
 func (r *recordingRelay) Presence(_ string, n rooms.Note) {
 	r.mu.Lock()
 	r.notes = append(r.notes, n)

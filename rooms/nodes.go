@@ -2,6 +2,7 @@ package rooms
 
 import (
 	"slices"
+	"time"
 
 	"corkboard/transport/livewire"
 )
@@ -16,11 +17,23 @@ import (
 // the store), never loses it.
 
 // Relay carries a room's notes to the rooms of the same board on other
-// nodes. Both methods are called from the room's loop and must not wait.
+// nodes. Its methods must not wait: Committed and Presence are called
+// from the room's loop, Current by every no-change pull.
 type Relay interface {
 	// Committed tells the others the board is at version (after the commit,
-	// never inside it).
-	Committed(boardID string, version int64)
+	// never inside it). The room acknowledges the pushes of that commit
+	// once the channel it returns gives nil: their note is on its way to
+	// every node and the lease has passed since (docs/scale-out.md,
+	// "Pulls from memory"). A nil channel: acknowledge at once. An error:
+	// the note could not be sent, and the pushes are answered with it.
+	Committed(boardID string, version int64) <-chan error
+	// Current reports whether every note another node published more
+	// than the lease before now has been handed to this node's rooms
+	// (Advance): then a room whose version no note passed may answer a
+	// pull from memory. now is the room's clock's reading for the pull
+	// (Options.Now; a reading without a monotonic clock is not trusted:
+	// the Relay reads its own).
+	Current(now time.Time) bool
 	// Presence tells the others of a local connection joining, leaving or
 	// moving its pointer, or asks them who is here (NoteWho).
 	Presence(boardID string, n Note)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"corkboard/board"
 	"corkboard/persist"
@@ -14,11 +15,13 @@ import (
 )
 
 // nopRelay is a node bus that carries nothing: the room behaves as one of
-// several nodes, but hears of no other node's commit.
+// several nodes, but hears of no other node's commit, and is never current
+// (every no-change pull asks the store).
 type nopRelay struct{}
 
-func (nopRelay) Committed(string, int64)     {}
-func (nopRelay) Presence(string, rooms.Note) {}
+func (nopRelay) Committed(string, int64) <-chan error { return nil }
+func (nopRelay) Presence(string, rooms.Note)          {}
+func (nopRelay) Current(time.Time) bool               { return false }
 
 // flakyReads fails the next ChangesSince when armed, as a store whose
 // connection another fault just cut would.

@@ -40,8 +40,14 @@ type peers interface {
 	// subscribers and moves the room's version.
 	finishCatchUp(c *commit)
 	// committed tells the other nodes the board is at v, after a commit of
-	// this node's pushes.
-	committed(v int64)
+	// this node's pushes; the commit's answers wait for the channel it
+	// returns (nil: none to wait for; Relay.Committed).
+	committed(v int64) <-chan error
+	// current reports whether a pull that finds the room at v at now may
+	// be answered from memory: every push another node acknowledged before
+	// now has reached the room (Relay.Current), and no note above v is on
+	// its way to it. Called from any goroutine.
+	current(v int64, now time.Time) bool
 }
 
 func newPeers(r *Room, relay Relay) peers {
@@ -54,12 +60,13 @@ func newPeers(r *Room, relay Relay) peers {
 // noPeers is a room alone on its board: nobody else commits to it.
 type noPeers struct{}
 
-func (noPeers) shared() bool          { return false }
-func (noPeers) heard(int64)           {}
-func (noPeers) catchUp()              {}
-func (noPeers) bridge(*commit)        {}
-func (noPeers) finishCatchUp(*commit) {}
-func (noPeers) committed(int64)       {}
+func (noPeers) shared() bool                  { return false }
+func (noPeers) heard(int64)                   {}
+func (noPeers) catchUp()                      {}
+func (noPeers) bridge(*commit)                {}
+func (noPeers) finishCatchUp(*commit)         {}
+func (noPeers) committed(int64) <-chan error  { return nil }
+func (noPeers) current(int64, time.Time) bool { return true }
 
 // storePeers is a room among rooms of its board on other nodes: it
 // catches up with their commits by reading the store, and tells them of
@@ -87,7 +94,14 @@ func (p *storePeers) shared() bool { return true }
 
 func (p *storePeers) heard(v int64) { p.target = max(p.target, v) }
 
-func (p *storePeers) committed(v int64) { p.relay.Committed(p.room.id, v) }
+func (p *storePeers) committed(v int64) <-chan error { return p.relay.Committed(p.room.id, v) }
+
+// current: the Relay is asked first, noted read after. A note the
+// listener handed on before the probe that made the Relay current has
+// set noted by then.
+func (p *storePeers) current(v int64, now time.Time) bool {
+	return p.relay.Current(now) && p.room.noted.Load() <= v
+}
 
 // catchUp moves the room to the version other nodes reached: at once
 // without subscribers (a pull below it asks the store anyway), through a
@@ -183,6 +197,14 @@ func (p *storePeers) finishCatchUp(c *commit) {
 // anyway) and answers its long polls. A room without a Relay has no other
 // node to keep up with, and ignores it.
 func (r *Room) Advance(v int64) {
+	for {
+		// Before the loop hears of it: pulls stop answering from memory at
+		// once (storePeers.current).
+		n := r.noted.Load()
+		if v <= n || r.noted.CompareAndSwap(n, v) {
+			break
+		}
+	}
 	r.onLoop(func() {
 		if v <= r.version.Load() {
 			return

@@ -21,10 +21,12 @@ type PullResult struct {
 }
 
 // Pull answers a pull. When since equals the room's version it answers at
-// once without touching storage on a single node; with several (a Relay)
-// it first reads the board's version from the store, since another node
-// may have acknowledged a push whose note has not come yet, and reads the
-// changes when the store is ahead (the room catches up too). Otherwise it
+// once without touching storage on a single node, and on several (a
+// Relay) when the Relay is current and no note above the version is on
+// its way; otherwise it first reads the board's version from the store,
+// since another node may have acknowledged a push whose note has not come
+// yet, and reads the changes when the store is ahead (the room catches up
+// too). Otherwise it
 // reads the store in the caller's goroutine, so a large pull never holds
 // up the room. since 0 is a full sync and always gets the full shape, even
 // from a board still at version 0 (its header and empty lists).
@@ -35,12 +37,13 @@ func (r *Room) Pull(ctx context.Context, since int64) (*PullResult, error) {
 	if r.closing.Load() {
 		return nil, ErrClosed
 	}
-	r.touch()
+	now := r.touch()
 	var start time.Time
 	if v := r.version.Load(); since == v && since != 0 {
-		if !r.peers.shared() {
-			// Not timed: the cheapest pull would pay more for two clock reads
-			// than for its answer.
+		if r.peers.current(v, now) {
+			// One node, or several whose notes up to the lease ago are in
+			// (scale-out.md, "Pulls from memory"). Not timed: the cheapest
+			// pull would pay more for two clock reads than for its answer.
 			r.opts.Observer.Pulled(0, false, nil)
 			return &PullResult{ServerVersion: v}, nil
 		}
@@ -82,8 +85,8 @@ func (r *Room) PullTo(ctx context.Context, since int64, fn func(p *persist.Chang
 	if r.closing.Load() {
 		return 0, false, ErrClosed
 	}
-	r.touch()
-	if v := r.version.Load(); since == v && since != 0 && !r.peers.shared() {
+	now := r.touch()
+	if v := r.version.Load(); since == v && since != 0 && r.peers.current(v, now) {
 		r.opts.Observer.Pulled(0, false, nil)
 		return v, false, nil
 	}

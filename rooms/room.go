@@ -131,9 +131,14 @@ type Room struct {
 	quit    chan struct{} // closed by Close
 	done    chan struct{} // closed when the loop has exited
 
-	closeOnce  sync.Once
-	closing    atomic.Bool
-	version    atomic.Int64 // last committed version; written by the loop only
+	closeOnce sync.Once
+	closing   atomic.Bool
+	version   atomic.Int64 // last committed version; written by the loop only
+	// noted is the highest version the other nodes' notes, the rechecks
+	// and the pulls' store reads told the room of (Advance): while it is
+	// above version, a catch-up is on its way and a pull must not be
+	// answered from memory. Written when told, before the loop hears.
+	noted      atomic.Int64
 	lastActive atomic.Int64 // UnixNano of the last request
 	subCount   atomic.Int32
 	waitCount  atomic.Int32
@@ -142,6 +147,7 @@ type Room struct {
 	subs       []*Subscriber // in no particular order; a subscriber's index is its pos
 	seq        uint64
 	pending    []*pushReq
+	released   chan struct{} // closed once the last commit's held answers went out (commit.go)
 	committing bool          // a commit or a catch-up is in flight: its answer comes on commitC
 	dropped    []*Subscriber // subscribers whose sinks were full, to drop
 	stopped    bool          // an idle stop was granted: the loop ends

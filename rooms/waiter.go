@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"corkboard/board"
 )
@@ -75,8 +76,9 @@ func (w *Waiter) serve(r *Room) {
 // Wait registers a waiter for the room's version to pass f.Since. When the
 // version is not f.Since already (the board moved, or the client is ahead
 // of it), the waiter is answered at once with WaitPassed. With several
-// nodes (a Relay) the store's version is read first, and a store ahead of
-// the room answers at once too. The caller must
+// nodes (a Relay) the store's version is read first, unless the Relay is
+// current (as for Pull), and a store ahead of the room answers at once
+// too. The caller must
 // call Stop when it is done with the waiter, answered or not.
 //
 // Once Wait has returned, the room has taken the waiter: a push the room
@@ -88,9 +90,9 @@ func (r *Room) Wait(ctx context.Context, f WaitFor) (*Waiter, error) {
 	if r.closing.Load() {
 		return nil, ErrClosed
 	}
-	r.touch()
+	now := r.touch()
 	w := &Waiter{room: r, since: f.Since, email: f.Email, pos: -1, end: make(chan WaitEnd, 1), onStop: f.OnStop}
-	if v := r.version.Load(); f.Since >= v && r.peers.shared() {
+	if v := r.version.Load(); f.Since >= v && r.peers.shared() && (f.Since > v || !r.peers.current(v, now)) {
 		// With several nodes the room may be behind the store: another node
 		// acknowledged a push whose note is on its way, or the client pushed
 		// there and is ahead of this room. The store knows; a wait never
@@ -160,6 +162,10 @@ func (w *Waiter) answer(v int64, why WaitReason) {
 // Waiters returns how many waiters the room holds (counting those whose
 // Wait has returned and that it has not answered or let go yet).
 func (r *Room) Waiters() int { return int(r.waitCount.Load()) }
+
+// ActiveSince reports whether the room took a request (a pull, a push, a
+// wait…) at t or later.
+func (r *Room) ActiveSince(t time.Time) bool { return r.lastActive.Load() >= t.UnixNano() }
 
 // addWaiter holds w, or answers it at once when the version moved since
 // Wait looked. Called by the loop.

@@ -15,6 +15,15 @@ import (
 // NotifyChannel is the LISTEN/NOTIFY channel nodes share (per database).
 const NotifyChannel = "corkboard_nodes"
 
+// notifySQL sends a notification in a transaction of its own that commits
+// without waiting for its WAL to reach disk (synchronous_commit off for
+// that transaction only): a note is not data, and what the nodes rely on
+// is the queue's order, which is set at commit either way (scale-out.md,
+// "Pulls from memory"). A crash that loses it cuts every listener, and
+// their resync reads the store. It spares a push's acknowledgement, and
+// every probe, an fsync.
+const notifySQL = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
+
 // maxNotifyPayload is PostgreSQL's NOTIFY payload limit (less than 8000
 // bytes in the default configuration).
 const maxNotifyPayload = 7999
@@ -32,7 +41,17 @@ type BusOptions struct {
 	PingEvery time.Duration
 	// Logger; nil is slog.Default().
 	Logger *slog.Logger
+	// ProbeEvery is how often the bus sends itself a probe while someone
+	// asks whether the listener is current (Current); ProbeFor is how long
+	// it goes on after the last question. An idle node sends none.
+	ProbeEvery, ProbeFor time.Duration
 }
+
+// Defaults of the probes.
+const (
+	DefaultProbeEvery = 3 * time.Millisecond
+	DefaultProbeFor   = time.Second
+)
 
 // Bus carries the nodes' notes (hub.Bus) over PostgreSQL LISTEN/NOTIFY.
 // Publish sends a NOTIFY through the store's pool, outside any
@@ -54,6 +73,8 @@ type Bus struct {
 
 	listenerPID atomic.Uint32 // the listening backend's PID, 0 while not connected
 	connects    atomic.Int64  // how many times the listener has connected
+
+	probes probes
 }
 
 // NewBus returns a bus on the store's database. Nothing listens until
@@ -74,8 +95,16 @@ func (s *Store) NewBus(opts BusOptions) *Bus {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.ProbeEvery <= 0 {
+		opts.ProbeEvery = DefaultProbeEvery
+	}
+	if opts.ProbeFor <= 0 {
+		opts.ProbeFor = DefaultProbeFor
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bus{s: s, opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel}
+	b := &Bus{s: s, opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel}
+	b.probes.init(opts.Channel)
+	return b
 }
 
 // Publish sends payload to every listening node (this one included) with
@@ -87,7 +116,7 @@ func (b *Bus) Publish(ctx context.Context, payload []byte) error {
 	}
 	ctx, cancel := b.s.call(ctx)
 	defer cancel()
-	_, err := b.s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", b.opts.Channel, string(payload))
+	_, err := b.s.pool.Exec(ctx, notifySQL, b.opts.Channel, string(payload))
 	return wrap(err, "notify")
 }
 
@@ -97,6 +126,7 @@ func (b *Bus) Publish(ctx context.Context, payload []byte) error {
 // called from the listener's goroutine. Call it once.
 func (b *Bus) Listen(receive func(payload []byte), resync func()) {
 	b.wg.Go(func() { b.run(receive, resync) })
+	b.wg.Go(b.sendProbes)
 }
 
 // run keeps a listening connection until Close.
@@ -105,6 +135,7 @@ func (b *Bus) run(receive func([]byte), resync func()) {
 	for {
 		connected, err := b.listen(receive, resync)
 		b.listenerPID.Store(0)
+		b.probes.lost()
 		if b.ctx.Err() != nil {
 			return
 		}
@@ -138,18 +169,27 @@ func (b *Bus) listen(receive func([]byte), resync func()) (connected bool, err e
 	}()
 	ctx, cancel = context.WithTimeout(b.ctx, b.s.timeout)
 	_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{b.opts.Channel}.Sanitize())
+	if err == nil {
+		_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{b.probes.channel}.Sanitize())
+	}
 	cancel()
 	if err != nil {
 		return false, fmt.Errorf("listen: %w", err)
 	}
 	b.listenerPID.Store(conn.PgConn().PID())
 	b.connects.Add(1)
+	// Only probes sent from now on count: notes committed before this
+	// LISTEN were lost with the last connection, and resync makes up for
+	// them before any probe of this connection is read.
+	b.probes.listening()
 	resync()
 	for {
 		ctx, cancel := context.WithTimeout(b.ctx, b.opts.PingEvery)
 		n, err := conn.WaitForNotification(ctx)
 		cancel()
 		switch {
+		case err == nil && n.Channel == b.probes.channel:
+			b.probes.returned(n.Payload)
 		case err == nil:
 			receive([]byte(n.Payload))
 		case b.ctx.Err() != nil:

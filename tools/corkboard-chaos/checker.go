@@ -58,10 +58,18 @@ type WatcherLog struct {
 	Events      []WatchEvent
 }
 
+// PullAfterAck is a pusher's incremental pull that began after one of its
+// pushes was acknowledged at Acked; Answered is the version it answered.
+type PullAfterAck struct {
+	Pusher, Board, Node string
+	Acked, Answered     int64
+}
+
 // History is everything the checker looks at, gathered outside the nodes.
 type History struct {
 	Boards   []FinalBoard
 	Pushes   []Push
+	Pulls    []PullAfterAck
 	Watchers []WatcherLog
 	// Copies are the clients' copies and the nodes' final full pulls.
 	Copies []Copy
@@ -87,6 +95,7 @@ const (
 	checkWatcher    = "watcher versions not increasing"
 	checkConverge   = "not converged"
 	checkReset      = "reset without a reason"
+	checkPullBehind = "pull behind an acknowledged push"
 )
 
 // Check verifies a history. The workload writes one new note per push and
@@ -97,6 +106,13 @@ func Check(h History) []Violation {
 	var out []Violation
 	add := func(check, format string, args ...any) {
 		out = append(out, Violation{check, fmt.Sprintf(format, args...)})
+	}
+	// Every node answers a pull with every push acknowledged before it
+	// began (scale-out.md), from memory or not.
+	for _, p := range h.Pulls {
+		if p.Answered < p.Acked {
+			add(checkPullBehind, "%s (board %s): pull on %s answered version %d after its push was acknowledged at %d", p.Pusher, p.Board, p.Node, p.Answered, p.Acked)
+		}
 	}
 	final := map[string]FinalBoard{}
 	byNote := map[string]map[string]Row{} // board → note ID → row

@@ -70,6 +70,9 @@ func TestCheckFindsViolations(t *testing.T) {
 		{"AckAtOtherVersion", func(h *History) { h.Pushes[0].Version = 2 }, checkAckVersion, "push k1 acknowledged at version 2, its note is at version 1"},
 		{"AppliedTwice", func(h *History) { h.Boards[0].Rows[2].Content = "c2" }, checkTwice, `content "c2" in 2 rows`},
 		{"Phantom", func(h *History) { h.Pushes = h.Pushes[:2] }, checkPhantom, "note n3 at version 3"},
+		{"PullBehindAck", func(h *History) {
+			h.Pulls = append(h.Pulls, PullAfterAck{Pusher: "pusher 1", Board: "b", Node: "n2", Acked: 3, Answered: 2})
+		}, checkPullBehind, "answered version 2 after its push was acknowledged at 3"},
 		{"KeyVersion", func(h *History) { h.Boards[0].Keys["k2"] = 3 }, checkKey, "key k2 recorded at version 3, acknowledged at 2"},
 		{"WatcherRepeats", func(h *History) {
 			ev := &h.Watchers[0].Events

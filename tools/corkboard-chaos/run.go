@@ -241,6 +241,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	h := History{Boards: final}
 	for _, p := range pushers {
 		h.Pushes = append(h.Pushes, p.pushes...)
+		h.Pulls = append(h.Pulls, p.pulls...)
 		h.Copies = append(h.Copies, p.copy)
 	}
 	for _, w := range watchers {

@@ -95,6 +95,10 @@ type pusher struct {
 
 	mu     sync.Mutex
 	pushes []Push
+	// lastAck is the highest version a push of this pusher was
+	// acknowledged at; pulls records every pull made after one.
+	lastAck int64
+	pulls   []PullAfterAck
 }
 
 // run pushes until stop is closed, then finishes the push in flight (up to
@@ -142,6 +146,7 @@ func (p *pusher) run(hard context.Context, stop <-chan struct{}, e *env, runID s
 			e.st.acks.Add(1)
 			p.mu.Lock()
 			p.pushes[idx].Acked, p.pushes[idx].Version = true, ans.ServerVersion
+			p.lastAck = max(p.lastAck, ans.ServerVersion)
 			p.mu.Unlock()
 			break
 		}
@@ -160,6 +165,11 @@ func (p *pusher) pull(ctx context.Context, e *env, n *node) error {
 		return err
 	}
 	e.st.pulls.Add(1)
+	p.mu.Lock()
+	if p.lastAck > 0 {
+		p.pulls = append(p.pulls, PullAfterAck{Pusher: fmt.Sprintf("pusher %d", p.id), Board: p.board, Node: n.base(), Acked: p.lastAck, Answered: ch.ServerVersion})
+	}
+	p.mu.Unlock()
 	p.copy.apply(&ch)
 	return nil
 }
