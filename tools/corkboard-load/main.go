@@ -85,7 +85,7 @@ type Config struct {
 func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("corkboard-load", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | presence | votes | centrifugo")
+	fs.StringVar(&cfg.Mode, "mode", "fanout", "fanout | spread | pull | pushes | compare | longpoll | memory | nodes | memory-nodes | presence | votes | centrifugo | commits")
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "Corkboard's base URL (loopback only); ignored with -spawn-corkboard")
 	fs.StringVar(&cfg.Outbox, "outbox", "", "the server's <data>/outbox folder, where login codes land when no SMTP is configured")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "Corkboard's process ID, to report its RSS and CPU from /proc")
@@ -138,6 +138,12 @@ func (cfg *Config) check() error {
 			return err
 		}
 	case "spread", "pull", "pushes", "longpoll":
+	case "commits":
+		// The store is opened in-process: no server, no login.
+		if cfg.Rate <= 0 || cfg.Rate > 10_000 || cfg.Duration <= 0 || cfg.Duration > time.Hour {
+			return fmt.Errorf("-mode commits needs -rate above 0 and at most 10000, and -duration above 0 and at most 1h")
+		}
+		return nil
 	case "memory":
 		if err := cfg.Memory.check(); err != nil {
 			return err
@@ -153,7 +159,7 @@ func (cfg *Config) check() error {
 	case "presence":
 		return cfg.checkPresence()
 	default:
-		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes, presence, votes or centrifugo, not %q", cfg.Mode)
+		return fmt.Errorf("-mode must be fanout, spread, pull, pushes, compare, longpoll, memory, nodes, memory-nodes, presence, votes, centrifugo or commits, not %q", cfg.Mode)
 	}
 	if cfg.PushOver != "ws" && cfg.PushOver != "rest" {
 		return fmt.Errorf("-push-over must be ws or rest")
@@ -272,6 +278,9 @@ func run(ctx context.Context, cfg *Config, log *slog.Logger) (*Report, error) {
 	}
 	if cfg.Mode == "centrifugo" {
 		return rep, runCentrifugoMode(ctx, cfg, rep, log)
+	}
+	if cfg.Mode == "commits" {
+		return rep, runCommits(ctx, cfg, rep, log)
 	}
 
 	base, outbox, pid := cfg.URL, cfg.Outbox, cfg.ServerPID

@@ -34,6 +34,9 @@ type Report struct {
 	Presence *PresenceReport `json:"presence,omitempty"`
 	// Votes is a dot vote of many participants (votes).
 	Votes *VoteReport `json:"votes,omitempty"`
+	// Commits is what a commit of the bbolt store costs on a disk
+	// (commits).
+	Commits *CommitsReport `json:"commits,omitempty"`
 }
 
 // Machine describes where the figures were taken.
@@ -276,6 +279,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	if rep.Votes != nil {
 		printVotes(w, rep.Votes)
+	}
+	if rep.Commits != nil {
+		printCommits(w, rep.Commits)
 	}
 }
 
