@@ -117,7 +117,8 @@ func (p *poller) ctl(epfd int, s *sock, events uint32) bool {
 	tok := s.token
 	var err error
 	ok := s.do(func(fd int) {
-		ev := syscall.EpollEvent{Events: events, Fd: int32(uint32(tok)), Pad: int32(uint32(tok >> 32))}
+		ev := syscall.EpollEvent{Events: events}
+		setToken(&ev, tok)
 		err = syscall.EpollCtl(epfd, syscall.EPOLL_CTL_MOD, fd, &ev)
 		if errors.Is(err, syscall.ENOENT) {
 			err = syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
@@ -135,18 +136,15 @@ func (p *poller) run() {
 	defer close(p.done)
 	events := make([]syscall.EpollEvent, 256)
 	for {
-		n, err := syscall.EpollWait(p.epfd, events, -1)
+		n, err := epollWait(p.epfd, events)
 		if err != nil {
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
 			p.log.Error("live poller: epoll_wait failed; closing the connections it held", slog.Any("err", err))
 			p.stop()
 			return
 		}
 		p.mu.RLock()
 		for _, ev := range events[:n] {
-			tok := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			tok := tokenOf(&ev)
 			if tok == 0 {
 				p.mu.RUnlock()
 				p.stop()
@@ -167,11 +165,8 @@ func (p *poller) runWrites() {
 	defer close(p.wdone)
 	events := make([]syscall.EpollEvent, 64)
 	for {
-		n, err := syscall.EpollWait(p.wepfd, events, -1)
+		n, err := epollWait(p.wepfd, events)
 		if err != nil {
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
 			// Never for a valid epoll descriptor: writers that wait for
 			// room meet their deadlines from now on, and their
 			// connections end.
@@ -180,7 +175,7 @@ func (p *poller) runWrites() {
 		}
 		p.mu.RLock()
 		for _, ev := range events[:n] {
-			tok := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			tok := tokenOf(&ev)
 			if tok == 0 {
 				p.mu.RUnlock()
 				return
@@ -239,3 +234,26 @@ func (p *poller) len() int {
 
 // errWouldBlock is readNB's answer when the socket holds nothing more.
 var errWouldBlock = errors.New("livesock: nothing to read yet")
+
+// epollWait waits for events on epfd with no timeout, again when a signal
+// interrupts it.
+func epollWait(epfd int, events []syscall.EpollEvent) (int, error) {
+	for {
+		n, err := syscall.EpollWait(epfd, events, -1)
+		if !errors.Is(err, syscall.EINTR) {
+			return n, err
+		}
+	}
+}
+
+// setToken puts a connection's 64-bit token in an event's data (the Fd
+// and Pad halves of epoll_data), where tokenOf reads it back: sockets are
+// found by token, never by descriptor number, which the kernel reuses.
+func setToken(ev *syscall.EpollEvent, tok uint64) {
+	ev.Fd, ev.Pad = int32(uint32(tok)), int32(uint32(tok>>32))
+}
+
+// tokenOf is the token setToken put in ev.
+func tokenOf(ev *syscall.EpollEvent) uint64 {
+	return uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+}
