@@ -45,6 +45,8 @@ type Config struct {
 
 	NodeID   string
 	NodePoll time.Duration
+	// NodeLease is hub.Options.Lease (0 here turns it off).
+	NodeLease time.Duration
 
 	LiveMaxPerBoard int
 	LiveMaxPerUser  int
@@ -127,6 +129,7 @@ func newFlagSet(cfg *Config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&cfg.RoomIdle, "room-idle", 5*time.Minute, "stop a board's room after this long without sockets or requests")
 	fs.StringVar(&cfg.NodeID, "node-id", "", "this node's name to the other nodes sharing a PostgreSQL store (default: random at each start)")
 	fs.DurationVar(&cfg.NodePoll, "node-poll", hub.DefaultPollEvery, "with several nodes: how often rooms with live subscribers or held long polls recheck their board's version in the store")
+	fs.DurationVar(&cfg.NodeLease, "node-lease", hub.DefaultLease, "with several nodes: how long a push's acknowledgement waits after its note went out, so that no-change pulls on other nodes are answered from memory (1ms to 1s, the same on every node; 0: no wait, every such pull asks the store)")
 	fs.IntVar(&cfg.LiveMaxPerBoard, "live-max-per-board", hub.DefaultMaxConnsPerUserBoard, "live WebSockets one person may have open on one board")
 	fs.IntVar(&cfg.LiveMaxPerUser, "live-max-per-user", hub.DefaultMaxConnsPerUser, "live WebSockets one person may have open in all")
 	fs.IntVar(&cfg.LiveMax, "live-max", hub.DefaultMaxConns, "live WebSockets the server keeps open in all")
@@ -268,6 +271,9 @@ func (cfg *Config) checkRates() error {
 	}
 	if cfg.CacheTTL < time.Second || cfg.CacheTTL > time.Minute {
 		return fmt.Errorf("-cache-ttl must be from 1s to 1m, not %s", cfg.CacheTTL)
+	}
+	if cfg.NodeLease != 0 && (cfg.NodeLease < time.Millisecond || cfg.NodeLease > time.Second) {
+		return fmt.Errorf("-node-lease must be 0 or from 1ms to 1s, not %s", cfg.NodeLease)
 	}
 	return nil
 }

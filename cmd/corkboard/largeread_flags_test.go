@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"corkboard/hub"
 )
 
 // TestLargeReadFlags: the large-read gate's flags, their defaults and
@@ -42,5 +44,33 @@ func TestLargeReadFlags(t *testing.T) {
 				t.Fatalf("err=%v, want one naming %s", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestNodeLeaseFlag: -node-lease's default is the hub's, 0 turns the lease
+// off (every no-change pull on several nodes asks the store), and its
+// edges are 1ms and 1s.
+func TestNodeLeaseFlag(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	cfg, err := parseConfig(nil, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.NodeLease != hub.DefaultLease || hubLease(cfg.NodeLease) != hub.DefaultLease {
+		t.Fatalf("default %s, want hub.DefaultLease %s", cfg.NodeLease, hub.DefaultLease)
+	}
+	if hubLease(0) >= 0 {
+		t.Fatalf("-node-lease 0 gives the hub %s, want a negative lease (off)", hubLease(0))
+	}
+	for _, tc := range []struct {
+		arg     string
+		wantErr bool
+	}{
+		{"0", false}, {"1ms", false}, {"999us", true}, {"1s", false}, {"1001ms", true}, {"-1ms", true},
+	} {
+		_, err := parseConfig([]string{"-node-lease", tc.arg}, noEnv, io.Discard)
+		if (err != nil) != tc.wantErr || (err != nil && !strings.Contains(err.Error(), "-node-lease")) {
+			t.Errorf("-node-lease %s: err=%v, want error %v naming the flag", tc.arg, err, tc.wantErr)
+		}
 	}
 }

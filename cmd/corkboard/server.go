@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"time"
 
 	"corkboard/ai"
 	"corkboard/auth"
@@ -249,6 +250,7 @@ func hubOptions(cfg *Config, mt *metrics.Metrics, bus hub.Bus, links *nodeLinks,
 		Bus:                  bus,
 		NodeID:               cfg.NodeID,
 		PollEvery:            cfg.NodePoll,
+		Lease:                hubLease(cfg.NodeLease),
 		OnInvalidate:         links.invalidate,
 	}
 }
@@ -404,4 +406,13 @@ func (m *Main) closeAfterStopped() {
 			m.Log.Error("close storage", "err", err)
 		}
 	}
+}
+
+// hubLease is -node-lease as hub.Options.Lease, where 0 means the default:
+// the flag's 0 turns the lease off.
+func hubLease(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
