@@ -15,5 +15,5 @@ func PackForTest(node string, conns, emails []string, limit int) [][]byte {
 	for i := range conns {
 		ns[i] = note{K: kindPointer, Board: "b", Conn: conns[i], Email: emails[i], X: 1.5, Y: -2}
 	}
-	return pack(node, ns, limit)
+	return pack(envelope{Node: node}, ns, limit)
 }

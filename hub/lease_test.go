@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"corkboard/board"
 	"corkboard/hub"
 	"corkboard/persist"
 	"corkboard/persist/postgres"
@@ -280,5 +281,60 @@ func TestPGLostNoteRepairedForPulls(t *testing.T) {
 	res, err := nd.hub.Pull(ctx, "b1", 1)
 	if err != nil || res.ServerVersion != 2 || res.Changes == nil {
 		t.Fatalf("pull since 1 after the recheck: %+v %v, want version 2 with n2", res, err)
+	}
+}
+
+// TestPGShorterLeaseHeardTurnsMemoryPullsOff: once a node hears another
+// whose lease is shorter than its own (a -node-lease set apart, or a build
+// from before leases during a rolling upgrade), that other node may
+// acknowledge a push before this one's probes cover it: every no-change
+// pull here then asks the store, however fresh the probe.
+func TestPGShorterLeaseHeardTurnsMemoryPullsOff(t *testing.T) {
+	nodes := startPGNodesWith(t, pgNodesOptions{n: 2, setup: pushN1, lease: func(i int) time.Duration {
+		if i == 0 {
+			return longLease
+		}
+		return -1 // off: acknowledges at once
+	}})
+	nd := nodes[0]
+	ctx := context.Background()
+	if _, err := nd.hub.Pull(ctx, "b1", 0); err != nil {
+		t.Fatal(err)
+	}
+	waitProbe(t, nd.bus)
+	pullCountingReads(t, nd, 0) // nobody heard yet: from memory
+	nodes[1].hub.Tick(ctx)      // node 1 says it is alive, announcing no lease
+	waitUntil(t, "a no-change pull asking the store", func() bool {
+		waitProbe(t, nd.bus)
+		before := nd.reads.n.Load()
+		if _, err := nd.hub.Pull(ctx, "b1", 1); err != nil {
+			t.Fatal(err)
+		}
+		return nd.reads.n.Load() > before
+	})
+	waitProbe(t, nd.bus)
+	pullCountingReads(t, nd, 1)
+}
+
+// TestPGAckGivesUpOnANoteThatCannotGoOut: while NOTIFY keeps failing, a
+// push is not held for the whole outage: past the bound it is answered
+// "saved but could not be confirmed", and its retry with the same
+// idempotency key, once notes go out again, is acknowledged as a replay.
+func TestPGAckGivesUpOnANoteThatCannotGoOut(t *testing.T) {
+	fail := &failingPublish{failed: make(chan struct{}, 1)}
+	fail.armed.Store(true)
+	nodes := startPGNodesWith(t, pgNodesOptions{n: 1, wrap: func(_ int, b hub.Bus) hub.Bus {
+		fail.Prober = b.(hub.Prober)
+		return fail
+	}})
+	ctx := context.Background()
+	_, _, err := nodes[0].hub.Push(ctx, "b1", onePush("n1"), "key-1")
+	if board.ErrorCode(err) != board.EUNAVAILABLE {
+		t.Fatalf("push while notes cannot go out: %v, want the push saved but not confirmed", err)
+	}
+	fail.armed.Store(false)
+	v, replayed, err := nodes[0].hub.Push(ctx, "b1", onePush("n1"), "key-1")
+	if err != nil || v != 1 || !replayed {
+		t.Fatalf("retry: version %d replayed %v err %v, want version 1 replayed", v, replayed, err)
 	}
 }

@@ -128,9 +128,13 @@ type note struct {
 	Table string `json:"o,omitempty"`
 }
 
-// envelope is one payload: the sending node and its notes.
+// envelope is one payload: the sending node, its lease and its notes.
 type envelope struct {
-	Node  string `json:"n"`
+	Node string `json:"n"`
+	// Lease is the sender's lease in nanoseconds, 0 for none (no prober,
+	// the lease off, or a build from before leases): how long it waits
+	// after a note before it acknowledges the push (peerLeases).
+	Lease int64  `json:"l,omitempty"`
 	Notes []note `json:"m"`
 }
 
@@ -148,12 +152,13 @@ type nodes struct {
 	pointers map[string]note   // the latest position per connection
 	ptrTimer *time.Timer       // armed while pointers wait
 	seen     map[string]uint64 // other nodes by the round they were last heard in
+	leases   map[string]int64  // other nodes' announced leases (envelope.Lease)
 	round    uint64
 	dropped  int
 	// waiting are the acknowledgements the next successful flush
 	// releases (Committed); retry the wait before the next try after a
 	// failed one.
-	waiting []chan error
+	waiting []ackWait
 	retry   time.Duration
 	stopped bool // the publisher has stopped: nothing more goes out
 
@@ -162,8 +167,11 @@ type nodes struct {
 	// recheck after it succeeded); epoch counts the connections.
 	prober Prober
 	lease  time.Duration
-	synced atomic.Bool
+	synced atomic.Uint64 // the epoch whose full recheck succeeded, 0 for none
 	epoch  atomic.Uint64
+	// short counts the nodes heard whose lease is shorter than this one's
+	// (peerLeases): while any is, every no-change pull asks the store.
+	short atomic.Int32
 
 	done chan struct{}
 }
@@ -188,6 +196,7 @@ func (h *Hub) startNodes() {
 		versions: map[string]int64{},
 		pointers: map[string]note{},
 		seen:     map[string]uint64{},
+		leases:   map[string]int64{},
 		done:     make(chan struct{}),
 	}
 	if p, ok := h.opts.Bus.(Prober); ok && h.opts.Lease > 0 {
@@ -248,7 +257,7 @@ func (n *nodes) Committed(boardID string, version int64) <-chan error {
 		if n.stopped {
 			told <- errNotPublished
 		} else {
-			n.waiting = append(n.waiting, told)
+			n.waiting = append(n.waiting, ackWait{c: told, at: time.Now()})
 		}
 	}
 	n.mu.Unlock()
@@ -270,7 +279,7 @@ func (n *nodes) trusted() time.Duration { return n.lease - n.lease/8 }
 // than the trusted time ago, its rooms caught up with what its listener
 // missed before it connected (rooms.Relay).
 func (n *nodes) Current(now time.Time) bool {
-	return n.prober != nil && n.synced.Load() && n.prober.Current(now, n.trusted())
+	return n.prober != nil && n.short.Load() == 0 && n.isSynced() && n.prober.Current(now, n.trusted())
 }
 
 // resync runs when the listener (re)connected: notes sent while it was
@@ -279,15 +288,40 @@ func (n *nodes) Current(now time.Time) bool {
 // (until then the timer's Tick retries the full recheck).
 func (n *nodes) resync() {
 	e := n.epoch.Add(1)
-	n.synced.Store(false)
 	n.fullRecheck(context.Background(), e)
+}
+
+// countShortLocked recounts the nodes heard with a lease shorter than this
+// node's (n.mu held). The promise of a pull from memory holds only if the
+// node that acknowledged a push waited at least as long as the puller
+// trusts its probes: a node with a shorter lease (a -node-lease set apart,
+// or a build from before leases during a rolling upgrade) turns this
+// node's pulls from memory off until it leaves or changes.
+func (n *nodes) countShortLocked() {
+	var short int32
+	for _, l := range n.leases {
+		if time.Duration(l) < n.lease {
+			short++
+		}
+	}
+	n.short.Store(short)
+}
+
+// isSynced reports whether a full recheck succeeded since the listener's
+// last (re)connect.
+func (n *nodes) isSynced() bool {
+	e := n.epoch.Load()
+	return e != 0 && n.synced.Load() == e
 }
 
 // fullRecheck rechecks every running room and marks the node synced when
 // every read succeeded and the listener did not reconnect meanwhile.
 func (n *nodes) fullRecheck(ctx context.Context, epoch uint64) {
-	if n.h.recheck(ctx, true) && n.epoch.Load() == epoch {
-		n.synced.Store(true)
+	// Marked for its own epoch only: a reconnect that comes between the
+	// recheck and the mark moves the epoch on, and this mark then says
+	// nothing of the new connection (isSynced compares them).
+	if n.h.recheck(ctx, true) {
+		n.synced.Store(epoch)
 	}
 }
 
@@ -426,7 +460,7 @@ func (n *nodes) flush(ptrs bool) {
 		n.h.log.Warn("node notes dropped: the bus is behind", slog.Int("notes", dropped))
 	}
 	var failed bool
-	for _, p := range pack(n.id, batch, MaxNotePayload) {
+	for _, p := range pack(envelope{Node: n.id, Lease: int64(n.lease)}, batch, MaxNotePayload) {
 		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 		err := n.bus.Publish(ctx, p)
 		cancel()
@@ -444,7 +478,7 @@ func (n *nodes) flush(ptrs bool) {
 // back in the queue and the publisher tries again (it never acknowledges
 // a push whose note may not have gone out). When the hub is closing there
 // is no later: they get an error.
-func (n *nodes) settle(batch []note, waiting []chan error, failed bool) {
+func (n *nodes) settle(batch []note, waiting []ackWait, failed bool) {
 	if len(waiting) == 0 {
 		return
 	}
@@ -453,20 +487,34 @@ func (n *nodes) settle(batch []note, waiting []chan error, failed bool) {
 		n.retry = 0
 		n.mu.Unlock()
 		time.AfterFunc(n.lease, func() {
-			for _, c := range waiting {
-				c <- nil
+			for _, w := range waiting {
+				w.c <- nil
 			}
 		})
 		return
 	}
 	select {
 	case <-n.h.quit:
-		for _, c := range waiting {
-			c <- errNotPublished
+		for _, w := range waiting {
+			w.c <- errNotPublished
 		}
 		return
 	default:
 	}
+	// A push does not wait for its note past maxNoteWait: while NOTIFY
+	// fails (a full notification queue, a lost database) its client gets
+	// an error it retries with the same idempotency key, whose replay
+	// publishes again, instead of a request held for the whole outage.
+	now := time.Now()
+	kept := waiting[:0]
+	for _, w := range waiting {
+		if now.Sub(w.at) >= maxNoteWait {
+			w.c <- errNoteStuck
+			continue
+		}
+		kept = append(kept, w)
+	}
+	waiting = kept
 	n.mu.Lock()
 	for _, nt := range batch {
 		if nt.K == kindVersion && nt.V > n.versions[nt.Board] {
@@ -480,6 +528,21 @@ func (n *nodes) settle(batch []note, waiting []chan error, failed bool) {
 	time.AfterFunc(wait, func() { n.signal(n.wake) })
 }
 
+// ackWait is a push's acknowledgement waiting for its note to go out.
+type ackWait struct {
+	c  chan error
+	at time.Time // when it began to wait
+}
+
+// maxNoteWait bounds how long a push's acknowledgement waits for its note
+// while publishing fails.
+const maxNoteWait = 5 * time.Second
+
+// errNoteStuck is what a push gets when its note could not be published
+// within maxNoteWait: it was committed, and its retry is answered by
+// replay.
+var errNoteStuck = errors.New("node bus: the note of a commit could not be published in time")
+
 // errNotPublished is what pushes waiting for their note get when the hub
 // closed before it could be sent.
 var errNotPublished = errors.New("node bus: the note of a commit could not be published before shutdown")
@@ -490,8 +553,9 @@ const publishTimeout = 5 * time.Second
 // pack encodes notes into payloads of at most limit bytes each, in order.
 // A note that does not fit in a payload of its own (it cannot: IDs and
 // addresses are bounded) is left out.
-func pack(node string, notes []note, limit int) [][]byte {
-	head, _ := json.Marshal(envelope{Node: node, Notes: []note{}})
+func pack(env envelope, notes []note, limit int) [][]byte {
+	env.Notes = []note{}
+	head, _ := json.Marshal(env)
 	head = head[:len(head)-2] // `{"n":"…","m":[` and the closing `]}` is added below
 	var out [][]byte
 	var buf []byte
@@ -535,6 +599,10 @@ func (n *nodes) receive(payload []byte) {
 	n.mu.Lock()
 	_, known := n.seen[env.Node]
 	n.seen[env.Node] = n.round
+	if l, ok := n.leases[env.Node]; !ok || l != env.Lease {
+		n.leases[env.Node] = env.Lease
+		n.countShortLocked()
+	}
 	n.mu.Unlock()
 	if !known {
 		// A node new to this one, or back after it was taken for gone (a
@@ -613,6 +681,8 @@ func (n *nodes) askWho() {
 func (n *nodes) forget(node string) {
 	n.mu.Lock()
 	delete(n.seen, node)
+	delete(n.leases, node)
+	n.countShortLocked()
 	n.mu.Unlock()
 	for _, r := range n.h.running() {
 		r.ForgetNode(node)
@@ -639,7 +709,7 @@ func (h *Hub) Tick(ctx context.Context) {
 			h.log.Info("node silent: its connections are taken for gone", slog.String("node", node))
 			n.forget(node)
 		}
-		if n.prober != nil && !n.synced.Load() {
+		if n.prober != nil && !n.isSynced() {
 			// The last resync could not read every board: try again, all of
 			// them, before pulls are answered from memory.
 			n.fullRecheck(ctx, n.epoch.Load())
@@ -729,8 +799,8 @@ func (n *nodes) failWaiting() {
 	n.waiting = nil
 	n.stopped = true
 	n.mu.Unlock()
-	for _, c := range waiting {
-		c <- errNotPublished
+	for _, w := range waiting {
+		w.c <- errNotPublished
 	}
 }
 

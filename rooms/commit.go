@@ -403,12 +403,13 @@ func (r *Room) release(answers []pushAnswer, told <-chan error) {
 func (r *Room) sendAnswers(answers []pushAnswer, err error, onLoop bool) {
 	for _, a := range answers {
 		req := a.req
-		if err != nil {
-			if a.version > 0 {
-				req.reply <- pushReply{err: errUnconfirmed}
-				continue
-			}
-		} else if onLoop && req.origin != nil && r.has(req.origin) {
+		if err != nil && a.version > 0 {
+			req.reply <- pushReply{err: errUnconfirmed}
+			continue
+		}
+		// A push that changed nothing had no note to wait for: it is
+		// acked whatever became of the others'.
+		if onLoop && req.origin != nil && r.has(req.origin) {
 			r.deliver(req.origin, mustEncode(livewire.Ack{Type: livewire.TypeAck, ID: req.msgID, ServerVersion: a.reply.version, Replayed: a.reply.replayed}))
 		}
 		req.reply <- a.reply

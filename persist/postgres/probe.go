@@ -132,11 +132,13 @@ func (b *Bus) Current(reading time.Time, within time.Duration) bool {
 	now := monoAt(reading)
 	if last := p.demand.Load(); now-last > int64(b.opts.ProbeFor/8) {
 		p.demand.Store(now)
-		if now-last > int64(b.opts.ProbeFor) {
-			select {
-			case p.wake <- struct{}{}:
-			default:
-			}
+		// Every stored question wakes the sender (a few times a second at
+		// most): one that only woke it after a quiet ProbeFor could miss a
+		// sender that read the old demand just before this store and went
+		// to sleep, and with questions every ProbeFor/8 none would wake it.
+		select {
+		case p.wake <- struct{}{}:
+		default:
 		}
 	}
 	at := p.at.Load()
@@ -186,9 +188,9 @@ func (b *Bus) sendProbes() {
 	t := time.NewTicker(b.opts.ProbeEvery)
 	defer t.Stop()
 	for {
-		if mono()-p.demand.Load() > int64(b.opts.ProbeFor) {
+		for mono()-p.demand.Load() > int64(b.opts.ProbeFor) {
 			select {
-			case <-p.wake:
+			case <-p.wake: // and look at the demand again: the wake may be an old one
 			case <-b.ctx.Done():
 				return
 			}

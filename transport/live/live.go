@@ -171,7 +171,13 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		ch.writeError(w, r, err)
 		return
 	}
-	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease, pushSlots: make(chan struct{}, maxPushesInFlight)}
+	// The connection's context holds the user only: the request's would
+	// keep the request (and the board it was checked against) for the
+	// connection's life, and must not end the connection once hijacked.
+	// Ended cancels it, so that what waits for the connection's pushes
+	// (a push slot, a commit's answer) ends with it.
+	ctx, cancel := context.WithCancel(reqctx.WithEmail(context.Background(), a.Email))
+	lc := &liveConn{ch: ch, boardID: a.Board.ID, email: a.Email, token: token, watch: watch, lease: lease, pushSlots: make(chan struct{}, maxPushesInFlight), ctx: ctx, cancel: cancel}
 	if a.Link != nil {
 		lc.link, lc.linkEnds = true, a.Link.ExpiresAt
 	}
@@ -187,17 +193,11 @@ func (ch *Channel) Serve(w http.ResponseWriter, r *http.Request, req Request) {
 		ch.log.DebugContext(r.Context(), "websocket upgrade failed", slog.Any("err", err))
 		watch.Stop()
 		lease.Release()
+		cancel()
 		return
 	}
 	lc.conn = conn
 	lc.out.conn = conn
-
-	// The connection's context holds the user only: the request's would
-	// keep the request (and the board it was checked against) for the
-	// connection's life, and must not end the connection once hijacked.
-	// It is never cancelled: the connection ends by its socket closing.
-	ctx := reqctx.WithEmail(context.Background(), a.Email)
-	lc.ctx = ctx
 	if !lc.open(ctx, since, a.CanEdit, a.Role) {
 		return // closed: the engine calls Ended
 	}
@@ -338,6 +338,7 @@ func (lc *liveConn) Ended() {
 	}
 	lc.watch.Stop() // nil-safe: a link's socket has none
 	lc.lease.Release()
+	lc.cancel()
 }
 
 // originPatterns are the hosts (besides the request's own) whose pages
@@ -401,8 +402,10 @@ type liveConn struct {
 	token   string // the session cookie the socket was opened with
 	watch   *auth.SessionWatch
 	lease   *hub.Lease
-	// ctx is the connection's context for the messages it handles.
+	// ctx is the connection's context for the messages it handles;
+	// cancel ends it, when the connection ends.
 	ctx      context.Context
+	cancel   context.CancelFunc
 	finished atomic.Bool
 
 	// The keeper's, under its lock: the index in its list, when the next
