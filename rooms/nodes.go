@@ -25,7 +25,9 @@ type Relay interface {
 	// once the channel it returns gives nil: their note is on its way to
 	// every node and the lease has passed since (docs/scale-out.md,
 	// "Pulls from memory"). A nil channel: acknowledge at once. An error:
-	// the note could not be sent, and the pushes are answered with it.
+	// the note could not be sent in time (the hub stopped, or publishing
+	// kept failing), and the pushes are answered "saved but could not be
+	// confirmed".
 	Committed(boardID string, version int64) <-chan error
 	// Current reports whether every note another node published more
 	// than the lease before now has been handed to this node's rooms

@@ -121,7 +121,12 @@ func (f *fastEngine) accept(w http.ResponseWriter, r *http.Request, h Handler, o
 	c.out.init(opts.QueueSize, opts.WriteTimeout, c.writerEnded)
 	c.sock.fd = -1
 	if f.p != nil && !f.p.isClosed() {
-		if fd, err := takeSocket(conn); err == nil {
+		fd, err := takeSocket(conn)
+		if err != nil {
+			// Out of descriptors for the dup, most likely: the connection
+			// works, with a reader goroutine of its own.
+			f.log.Warn("live: the socket stays in Go's net package", slog.Any("err", err))
+		} else {
 			c.sock.fd = fd
 			c.out.conn, c.out.direct = &c.sock, c.sock.writeNB
 			// The poller entry is made before the caller can start the

@@ -223,7 +223,10 @@ func (w *socketWriter) writeLocked(frames [][]byte) error {
 			n++
 		}
 		if err = w.conn.SetWriteDeadline(time.Now().Add(w.timeout)); err == nil {
-			bufs := net.Buffers(frames[:n]) // one writev on a TCP socket
+			// One writev on a net.Conn; a socket taken out of Go's net
+			// package gets a write(2) a frame (net.Buffers writev only
+			// for net's own): this path is a slow client's backlog.
+			bufs := net.Buffers(frames[:n])
 			_, err = bufs.WriteTo(w.conn)
 		}
 		frames = frames[n:]
