@@ -136,26 +136,17 @@ func (p *poller) run() {
 	defer close(p.done)
 	events := make([]syscall.EpollEvent, 256)
 	for {
-		n, err := epollWait(p.epfd, events)
+		woken, err := p.dispatch(p.epfd, events, func(c *fastConn) {
+			c.bursts.Load() // see fastConn.bursts
+			go c.readBurst()
+		})
 		if err != nil {
 			p.log.Error("live poller: epoll_wait failed; closing the connections it held", slog.Any("err", err))
+		}
+		if err != nil || woken {
 			p.stop()
 			return
 		}
-		p.mu.RLock()
-		for _, ev := range events[:n] {
-			tok := tokenOf(&ev)
-			if tok == 0 {
-				p.mu.RUnlock()
-				p.stop()
-				return
-			}
-			if c := p.conns[tok]; c != nil {
-				c.bursts.Load() // see fastConn.bursts
-				go c.readBurst()
-			}
-		}
-		p.mu.RUnlock()
 	}
 }
 
@@ -165,27 +156,39 @@ func (p *poller) runWrites() {
 	defer close(p.wdone)
 	events := make([]syscall.EpollEvent, 64)
 	for {
-		n, err := epollWait(p.wepfd, events)
+		woken, err := p.dispatch(p.wepfd, events, func(c *fastConn) { c.sock.signal() })
 		if err != nil {
 			// Never for a valid epoll descriptor: writers that wait for
 			// room meet their deadlines from now on, and their
 			// connections end.
 			p.log.Error("live poller: epoll_wait failed for writes", slog.Any("err", err))
+		}
+		if err != nil || woken {
 			return
 		}
-		p.mu.RLock()
-		for _, ev := range events[:n] {
-			tok := tokenOf(&ev)
-			if tok == 0 {
-				p.mu.RUnlock()
-				return
-			}
-			if c := p.conns[tok]; c != nil {
-				c.sock.signal()
-			}
-		}
-		p.mu.RUnlock()
 	}
+}
+
+// dispatch waits for the events of one epoll set and calls fn for the
+// connection each names (under the read lock, so fn must not wait);
+// woken reports the wake-up pipe's token: the set's goroutine is to end.
+func (p *poller) dispatch(epfd int, events []syscall.EpollEvent, fn func(*fastConn)) (woken bool, err error) {
+	n, err := epollWait(epfd, events)
+	if err != nil {
+		return false, err
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, ev := range events[:n] {
+		tok := tokenOf(&ev)
+		if tok == 0 {
+			return true, nil
+		}
+		if c := p.conns[tok]; c != nil {
+			fn(c)
+		}
+	}
+	return false, nil
 }
 
 // stop marks the poller closed, closes every connection it still held at
